@@ -1,0 +1,760 @@
+/* Logical switches and ports, and their SB bindings; see datapaths.h. */
+#include <config.h>
+#include "northd/datapaths.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "hash.h"
+#include "hmapx.h"
+#include "lib/ovn-nb-idl.h"
+#include "lib/ovn-sb-idl.h"
+#include "lib/tnlid.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/vlog.h"
+#include "smap.h"
+#include "sset.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(datapaths);
+
+COVERAGE_DEFINE(datapath_created);
+COVERAGE_DEFINE(datapath_deleted);
+COVERAGE_DEFINE(port_binding_created);
+COVERAGE_DEFINE(port_binding_deleted);
+COVERAGE_DEFINE(bad_nb_row);
+
+/* Bad NB rows can repeat on every pass: keep the log readable. */
+static struct vlog_rate_limit bad_row_rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* Port types ovn-controller 23.03 knows on a logical switch. */
+static const char *const known_port_types[] = {
+    "", "router", "localnet", "localport", "l2gateway", "vtep",
+    "external", "virtual", "remote",
+};
+
+static bool
+is_known_port_type(const char *type)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(known_port_types); i++) {
+        if (!strcmp(type, known_port_types[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+ls_model_init(struct ls_model *m)
+{
+    hmap_init(&m->datapaths);
+    hmap_init(&m->ports);
+    m->dp_array = NULL;
+    m->n_datapaths = 0;
+    m->n_bad_rows = 0;
+}
+
+static void
+ls_port_destroy(struct ls_port *p)
+{
+    for (size_t i = 0; i < p->n_addrs; i++) {
+        lsp_addresses_destroy(&p->addrs[i]);
+    }
+    free(p->addrs);
+    for (size_t i = 0; i < p->n_ps_addrs; i++) {
+        lsp_addresses_destroy(&p->ps_addrs[i]);
+    }
+    free(p->ps_addrs);
+    free(p);
+}
+
+void
+ls_model_destroy(struct ls_model *m)
+{
+    if (!m) {
+        return;
+    }
+    struct ls_port *p;
+    HMAP_FOR_EACH_POP (p, name_node, &m->ports) {
+        ls_port_destroy(p);
+    }
+    hmap_destroy(&m->ports);
+
+    struct ls_datapath *dp;
+    HMAP_FOR_EACH_POP (dp, uuid_node, &m->datapaths) {
+        free(dp);
+    }
+    hmap_destroy(&m->datapaths);
+    free(m->dp_array);
+}
+
+struct ls_datapath *
+ls_model_find_datapath(const struct ls_model *m, const struct uuid *nb_uuid)
+{
+    struct ls_datapath *dp;
+    HMAP_FOR_EACH_WITH_HASH (dp, uuid_node, uuid_hash(nb_uuid),
+                             &m->datapaths) {
+        if (uuid_equals(&dp->nb->header_.uuid, nb_uuid)) {
+            return dp;
+        }
+    }
+    return NULL;
+}
+
+struct ls_port *
+ls_model_find_port(const struct ls_model *m, const char *name)
+{
+    struct ls_port *p;
+    HMAP_FOR_EACH_WITH_HASH (p, name_node, hash_string(name, 0), &m->ports) {
+        if (!strcmp(p->nb->name, name)) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static int
+compare_switches(const void *a_, const void *b_)
+{
+    const struct nbrec_logical_switch *const *a = a_;
+    const struct nbrec_logical_switch *const *b = b_;
+    return uuid_compare_3way(&(*a)->header_.uuid, &(*b)->header_.uuid);
+}
+
+/* Returns the tunnel key requested in 'smap' under "requested-tnl-key", or
+ * 0 if none is requested or the request is out of [min, max]. */
+static uint32_t
+requested_key(const struct smap *smap, uint32_t min, uint32_t max,
+              const char *what, const char *name)
+{
+    const char *s = smap_get(smap, "requested-tnl-key");
+    if (!s) {
+        return 0;
+    }
+    char *end;
+    unsigned long long k = strtoull(s, &end, 10);
+    if (*end || k < min || k > max) {
+        VLOG_WARN_RL(&bad_row_rl, "%s %s: requested-tnl-key \"%s\" is not "
+                     "an integer in %"PRIu32"..%"PRIu32", ignoring it",
+                     what, name, s, min, max);
+        return 0;
+    }
+    return k;
+}
+
+/* Assigns datapath tunnel keys: requested keys first, then keys already in
+ * the SB, then new ones, so existing datapaths never change keys unless
+ * asked to. */
+static void
+assign_datapath_keys(struct ls_model *m)
+{
+    struct tnlid_set keys;
+    tnlid_set_init(&keys, LS_DP_KEY_MIN, LS_DP_KEY_MAX);
+
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        struct ls_datapath *dp = m->dp_array[i];
+        uint32_t k = requested_key(&dp->nb->other_config, LS_DP_KEY_MIN,
+                                   LS_DP_KEY_MAX, "Logical_Switch",
+                                   dp->nb->name);
+        if (k && !tnlid_reserve(&keys, k)) {
+            VLOG_WARN_RL(&bad_row_rl, "Logical_Switch %s: requested tunnel "
+                         "key %"PRIu32" is already in use", dp->nb->name, k);
+            k = 0;
+        }
+        dp->tunnel_key = k;
+    }
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        struct ls_datapath *dp = m->dp_array[i];
+        if (!dp->tunnel_key && dp->sb
+            && dp->sb->tunnel_key >= LS_DP_KEY_MIN
+            && dp->sb->tunnel_key <= LS_DP_KEY_MAX
+            && tnlid_reserve(&keys, dp->sb->tunnel_key)) {
+            dp->tunnel_key = dp->sb->tunnel_key;
+        }
+    }
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        struct ls_datapath *dp = m->dp_array[i];
+        if (!dp->tunnel_key) {
+            dp->tunnel_key = tnlid_allocate(&keys);
+            if (!dp->tunnel_key) {
+                VLOG_WARN_RL(&bad_row_rl, "Logical_Switch %s: all datapath "
+                             "tunnel keys are in use", dp->nb->name);
+            }
+        }
+    }
+    tnlid_set_destroy(&keys);
+}
+
+/* Same as assign_datapath_keys(), for the ports of one datapath. */
+static void
+assign_port_keys(struct ls_datapath *dp)
+{
+    struct tnlid_set keys;
+    tnlid_set_init(&keys, LS_PORT_KEY_MIN, LS_PORT_KEY_MAX);
+
+    struct ls_port *p;
+    LIST_FOR_EACH (p, dp_node, &dp->ports) {
+        uint32_t k = requested_key(&p->nb->options, LS_PORT_KEY_MIN,
+                                   LS_PORT_KEY_MAX, "Logical_Switch_Port",
+                                   p->nb->name);
+        if (k && !tnlid_reserve(&keys, k)) {
+            VLOG_WARN_RL(&bad_row_rl, "Logical_Switch_Port %s: requested "
+                         "tunnel key %"PRIu32" is already in use on switch "
+                         "%s", p->nb->name, k, dp->nb->name);
+            k = 0;
+        }
+        p->tunnel_key = k;
+    }
+    LIST_FOR_EACH (p, dp_node, &dp->ports) {
+        if (!p->tunnel_key && p->sb && p->sb->datapath == dp->sb
+            && p->sb->tunnel_key >= LS_PORT_KEY_MIN
+            && p->sb->tunnel_key <= LS_PORT_KEY_MAX
+            && tnlid_reserve(&keys, p->sb->tunnel_key)) {
+            p->tunnel_key = p->sb->tunnel_key;
+        }
+    }
+    LIST_FOR_EACH (p, dp_node, &dp->ports) {
+        if (!p->tunnel_key) {
+            p->tunnel_key = tnlid_allocate(&keys);
+            if (!p->tunnel_key) {
+                VLOG_WARN_RL(&bad_row_rl, "Logical_Switch_Port %s: all port "
+                             "tunnel keys of switch %s are in use",
+                             p->nb->name, dp->nb->name);
+            }
+        }
+    }
+    tnlid_set_destroy(&keys);
+}
+
+/* Parses 'n' address strings into '*out'.  Bad entries are logged, naming
+ * the port and column, and left out. */
+static void
+parse_port_addresses(struct ls_model *m, const char *port, const char *column,
+                     char **strings, size_t n, struct lsp_addresses **out,
+                     size_t *n_out, bool *has_unknown)
+{
+    *out = xcalloc(n ? n : 1, sizeof **out);
+    *n_out = 0;
+    for (size_t i = 0; i < n; i++) {
+        enum lsp_addr_kind kind;
+        char *error = lsp_addresses_parse(strings[i], &kind,
+                                          &(*out)[*n_out]);
+        if (error) {
+            COVERAGE_INC(bad_nb_row);
+            m->n_bad_rows++;
+            VLOG_WARN_RL(&bad_row_rl, "Logical_Switch_Port %s: ignoring %s "
+                         "entry \"%s\": %s", port, column, strings[i], error);
+            free(error);
+        } else if (kind == LSP_ADDR_MAC_IPS) {
+            (*n_out)++;
+        } else if (kind == LSP_ADDR_UNKNOWN && has_unknown) {
+            *has_unknown = true;
+        } else if (kind == LSP_ADDR_DYNAMIC) {
+            /* Addresses allocated by a router's IPAM: not compiled here. */
+            lsp_addresses_destroy(&(*out)[*n_out]);
+        }
+    }
+}
+
+static int
+compare_ports_by_name(const void *a_, const void *b_)
+{
+    const struct nbrec_logical_switch_port *const *a = a_;
+    const struct nbrec_logical_switch_port *const *b = b_;
+    int cmp = strcmp((*a)->name, (*b)->name);
+    return cmp ? cmp : uuid_compare_3way(&(*a)->header_.uuid,
+                                         &(*b)->header_.uuid);
+}
+
+/* Ports are visited by name, so new ones get tunnel keys in a predictable
+ * order and the same NB always yields the same SB. */
+static void
+build_ports(struct ls_model *m, struct ls_datapath *dp,
+            const struct shash *sb_ports)
+{
+    size_t n_ports = dp->nb->n_ports;
+    const struct nbrec_logical_switch_port **sorted
+        = xmalloc((n_ports ? n_ports : 1) * sizeof *sorted);
+    memcpy(sorted, dp->nb->ports, n_ports * sizeof *sorted);
+    qsort(sorted, n_ports, sizeof *sorted, compare_ports_by_name);
+
+    for (size_t i = 0; i < n_ports; i++) {
+        const struct nbrec_logical_switch_port *nbp = sorted[i];
+        struct ls_port *other = ls_model_find_port(m, nbp->name);
+        if (other) {
+            COVERAGE_INC(bad_nb_row);
+            m->n_bad_rows++;
+            VLOG_WARN_RL(&bad_row_rl, "Logical_Switch_Port %s ("UUID_FMT") "
+                         "on switch %s: duplicate port name (already on "
+                         "switch %s), ignoring this one", nbp->name,
+                         UUID_ARGS(&nbp->header_.uuid), dp->nb->name,
+                         other->dp->nb->name);
+            continue;
+        }
+        if (!is_known_port_type(nbp->type)) {
+            COVERAGE_INC(bad_nb_row);
+            m->n_bad_rows++;
+            VLOG_WARN_RL(&bad_row_rl, "Logical_Switch_Port %s on switch %s: "
+                         "unknown port type \"%s\", ignoring the port",
+                         nbp->name, dp->nb->name, nbp->type);
+            continue;
+        }
+
+        struct ls_port *p = xzalloc(sizeof *p);
+        p->nb = nbp;
+        p->dp = dp;
+        p->sb = shash_find_data(sb_ports, nbp->name);
+        p->enabled = !nbp->n_enabled || nbp->enabled[0];
+        parse_port_addresses(m, nbp->name, "addresses", nbp->addresses,
+                             nbp->n_addresses, &p->addrs, &p->n_addrs,
+                             &p->has_unknown);
+        parse_port_addresses(m, nbp->name, "port_security",
+                             nbp->port_security, nbp->n_port_security,
+                             &p->ps_addrs, &p->n_ps_addrs, NULL);
+        hmap_insert(&m->ports, &p->name_node, hash_string(nbp->name, 0));
+        ovs_list_push_back(&dp->ports, &p->dp_node);
+        dp->n_ports++;
+    }
+    free(sorted);
+}
+
+void
+ls_model_build(struct ls_model *m, struct ovsdb_idl *nb_idl,
+               struct ovsdb_idl *sb_idl)
+{
+    /* Index the SB replica: datapaths by the NB switch they stand for,
+     * port bindings by name. */
+    struct hmap sb_dps = HMAP_INITIALIZER(&sb_dps);
+    struct sb_dp_node {
+        struct hmap_node node;
+        struct uuid ls_uuid;
+        const struct sbrec_datapath_binding *sb;
+    };
+    const struct sbrec_datapath_binding *sb_dp;
+    SBREC_DATAPATH_BINDING_FOR_EACH (sb_dp, sb_idl) {
+        struct uuid ls_uuid;
+        if (smap_get_uuid(&sb_dp->external_ids, "logical-switch", &ls_uuid)) {
+            struct sb_dp_node *n = xmalloc(sizeof *n);
+            n->ls_uuid = ls_uuid;
+            n->sb = sb_dp;
+            hmap_insert(&sb_dps, &n->node, uuid_hash(&ls_uuid));
+        }
+    }
+    struct shash sb_ports = SHASH_INITIALIZER(&sb_ports);
+    const struct sbrec_port_binding *sb_pb;
+    SBREC_PORT_BINDING_FOR_EACH (sb_pb, sb_idl) {
+        shash_add_once(&sb_ports, sb_pb->logical_port, sb_pb);
+    }
+
+    /* Switches in UUID order, so that the outcome (e.g. which of two
+     * duplicate port names wins) does not depend on arrival order. */
+    size_t n = 0;
+    const struct nbrec_logical_switch *nb_ls;
+    NBREC_LOGICAL_SWITCH_FOR_EACH (nb_ls, nb_idl) {
+        n++;
+    }
+    const struct nbrec_logical_switch **switches = xmalloc((n ? n : 1)
+                                                           * sizeof *switches);
+    n = 0;
+    NBREC_LOGICAL_SWITCH_FOR_EACH (nb_ls, nb_idl) {
+        switches[n++] = nb_ls;
+    }
+    qsort(switches, n, sizeof *switches, compare_switches);
+
+    m->dp_array = xmalloc((n ? n : 1) * sizeof *m->dp_array);
+    for (size_t i = 0; i < n; i++) {
+        struct ls_datapath *dp = xzalloc(sizeof *dp);
+        dp->nb = switches[i];
+        dp->index = i;
+        ovs_list_init(&dp->ports);
+
+        /* If several SB rows claim this switch, use the one with the lowest
+         * key; the others are deleted by the sync. */
+        struct sb_dp_node *sn;
+        HMAP_FOR_EACH_WITH_HASH (sn, node, uuid_hash(&dp->nb->header_.uuid),
+                                 &sb_dps) {
+            if (uuid_equals(&sn->ls_uuid, &dp->nb->header_.uuid)
+                && (!dp->sb || sn->sb->tunnel_key < dp->sb->tunnel_key)) {
+                dp->sb = sn->sb;
+            }
+        }
+        hmap_insert(&m->datapaths, &dp->uuid_node,
+                    uuid_hash(&dp->nb->header_.uuid));
+        m->dp_array[m->n_datapaths++] = dp;
+    }
+    free(switches);
+
+    assign_datapath_keys(m);
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        build_ports(m, m->dp_array[i], &sb_ports);
+        assign_port_keys(m->dp_array[i]);
+    }
+
+    struct sb_dp_node *sn;
+    HMAP_FOR_EACH_POP (sn, node, &sb_dps) {
+        free(sn);
+    }
+    hmap_destroy(&sb_dps);
+    shash_destroy(&sb_ports);
+}
+
+/* Deletes 'sb_dp' and the rows that hold strong references to it, which
+ * would otherwise make the whole transaction fail. */
+static void
+delete_sb_datapath(struct ovsdb_idl *sb_idl,
+                   const struct sbrec_datapath_binding *sb_dp)
+{
+    const struct sbrec_mac_binding *mb;
+    SBREC_MAC_BINDING_FOR_EACH_SAFE (mb, sb_idl) {
+        if (mb->datapath == sb_dp) {
+            sbrec_mac_binding_delete(mb);
+        }
+    }
+    const struct sbrec_static_mac_binding *smb;
+    SBREC_STATIC_MAC_BINDING_FOR_EACH_SAFE (smb, sb_idl) {
+        if (smb->datapath == sb_dp) {
+            sbrec_static_mac_binding_delete(smb);
+        }
+    }
+    const struct sbrec_logical_flow *lf;
+    SBREC_LOGICAL_FLOW_FOR_EACH_SAFE (lf, sb_idl) {
+        if (lf->logical_datapath == sb_dp) {
+            sbrec_logical_flow_delete(lf);
+        }
+    }
+    const struct sbrec_dns *dns;
+    SBREC_DNS_FOR_EACH_SAFE (dns, sb_idl) {
+        for (size_t i = 0; i < dns->n_datapaths; i++) {
+            if (dns->datapaths[i] == sb_dp) {
+                if (dns->n_datapaths == 1) {
+                    sbrec_dns_delete(dns);
+                } else {
+                    sbrec_dns_update_datapaths_delvalue(dns, sb_dp);
+                }
+                break;
+            }
+        }
+    }
+    const struct sbrec_load_balancer *lb;
+    SBREC_LOAD_BALANCER_FOR_EACH_SAFE (lb, sb_idl) {
+        for (size_t i = 0; i < lb->n_datapaths; i++) {
+            if (lb->datapaths[i] == sb_dp) {
+                sbrec_load_balancer_update_datapaths_delvalue(lb, sb_dp);
+                break;
+            }
+        }
+    }
+    const struct sbrec_port_binding *pb;
+    SBREC_PORT_BINDING_FOR_EACH_SAFE (pb, sb_idl) {
+        if (pb->datapath == sb_dp) {
+            sbrec_port_binding_delete(pb);
+        }
+    }
+    const struct sbrec_multicast_group *mg;
+    SBREC_MULTICAST_GROUP_FOR_EACH_SAFE (mg, sb_idl) {
+        if (mg->datapath == sb_dp) {
+            sbrec_multicast_group_delete(mg);
+        }
+    }
+    sbrec_datapath_binding_delete(sb_dp);
+    COVERAGE_INC(datapath_deleted);
+}
+
+static void
+sync_datapath(struct ovsdb_idl_txn *sb_txn, struct ls_datapath *dp)
+{
+    if (!dp->sb) {
+        dp->sb = sbrec_datapath_binding_insert(sb_txn);
+        COVERAGE_INC(datapath_created);
+    }
+    if (dp->sb->tunnel_key != dp->tunnel_key) {
+        sbrec_datapath_binding_set_tunnel_key(dp->sb, dp->tunnel_key);
+    }
+
+    struct smap ids = SMAP_INITIALIZER(&ids);
+    char *uuid_s = xasprintf(UUID_FMT, UUID_ARGS(&dp->nb->header_.uuid));
+    smap_add(&ids, "logical-switch", uuid_s);
+    free(uuid_s);
+    if (dp->nb->name[0]) {
+        smap_add(&ids, "name", dp->nb->name);
+    }
+    /* ovn-trace and operators name datapaths by these as well. */
+    const char *name2 = smap_get(&dp->nb->external_ids, "neutron:network_name");
+    if (name2) {
+        smap_add(&ids, "name2", name2);
+    }
+    if (!smap_equal(&ids, &dp->sb->external_ids)) {
+        sbrec_datapath_binding_set_external_ids(dp->sb, &ids);
+    }
+    smap_destroy(&ids);
+}
+
+static bool
+strings_equal(char **a, size_t n_a, char **b, size_t n_b)
+{
+    if (n_a != n_b) {
+        return false;
+    }
+    for (size_t i = 0; i < n_a; i++) {
+        if (strcmp(a[i], b[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Port_Binding.mac gets the valid entries of 'addresses' (plus "unknown"),
+ * in NB order, so ovn-controller never sees one it cannot parse. */
+static void
+sync_port_binding_mac(const struct ls_port *p)
+{
+    const char **macs = xmalloc((p->nb->n_addresses + 1) * sizeof *macs);
+    size_t n = 0;
+    for (size_t i = 0; i < p->nb->n_addresses; i++) {
+        enum lsp_addr_kind kind;
+        struct lsp_addresses la;
+        char *error = lsp_addresses_parse(p->nb->addresses[i], &kind, &la);
+        if (!error) {
+            lsp_addresses_destroy(&la);
+            if (kind == LSP_ADDR_MAC_IPS || kind == LSP_ADDR_UNKNOWN
+                || kind == LSP_ADDR_ROUTER) {
+                macs[n++] = p->nb->addresses[i];
+            }
+        }
+        free(error);
+    }
+    if (!strings_equal((char **) macs, n, p->sb->mac, p->sb->n_mac)) {
+        sbrec_port_binding_set_mac(p->sb, macs, n);
+    }
+    free(macs);
+}
+
+static void
+sync_port_binding(struct ovsdb_idl_txn *sb_txn, struct ls_port *p)
+{
+    if (!p->sb) {
+        p->sb = sbrec_port_binding_insert(sb_txn);
+        sbrec_port_binding_set_logical_port(p->sb, p->nb->name);
+        COVERAGE_INC(port_binding_created);
+    }
+    const struct sbrec_port_binding *pb = p->sb;
+    if (pb->datapath != p->dp->sb) {
+        sbrec_port_binding_set_datapath(pb, p->dp->sb);
+    }
+    if (pb->tunnel_key != p->tunnel_key) {
+        sbrec_port_binding_set_tunnel_key(pb, p->tunnel_key);
+    }
+    if (strcmp(pb->type, p->nb->type)) {
+        sbrec_port_binding_set_type(pb, p->nb->type);
+    }
+    if (!smap_equal(&pb->options, &p->nb->options)) {
+        sbrec_port_binding_set_options(pb, &p->nb->options);
+    }
+    sync_port_binding_mac(p);
+    if (!strings_equal(p->nb->port_security, p->nb->n_port_security,
+                       pb->port_security, pb->n_port_security)) {
+        sbrec_port_binding_set_port_security(
+            pb, (const char **) p->nb->port_security,
+            p->nb->n_port_security);
+    }
+
+    const char *parent = p->nb->parent_name && p->nb->parent_name[0]
+                         ? p->nb->parent_name : NULL;
+    if (!!parent != !!pb->parent_port
+        || (parent && strcmp(parent, pb->parent_port))) {
+        sbrec_port_binding_set_parent_port(pb, parent);
+    }
+    /* A tag only makes sense for a nested (container) port. */
+    size_t n_tag = parent && p->nb->n_tag ? 1 : 0;
+    if (n_tag != pb->n_tag || (n_tag && *pb->tag != *p->nb->tag)) {
+        sbrec_port_binding_set_tag(pb, p->nb->tag, n_tag);
+    }
+
+    struct smap ids = SMAP_INITIALIZER(&ids);
+    const char *name = smap_get(&p->nb->external_ids, "neutron:port_name");
+    if (name && name[0]) {
+        smap_add(&ids, "name", name);
+    }
+    if (!smap_equal(&ids, &pb->external_ids)) {
+        sbrec_port_binding_set_external_ids(pb, &ids);
+    }
+    smap_destroy(&ids);
+}
+
+/* Sets 'sb_mg' (creating it if NULL) to the given ports; deletes it if
+ * there are none. */
+static void
+sync_mc_group(struct ovsdb_idl_txn *sb_txn, const struct ls_datapath *dp,
+              const struct sbrec_multicast_group *sb_mg, const char *name,
+              uint32_t key, const struct sbrec_port_binding **ports,
+              size_t n_ports)
+{
+    if (!n_ports) {
+        if (sb_mg) {
+            sbrec_multicast_group_delete(sb_mg);
+        }
+        return;
+    }
+    if (!sb_mg) {
+        sb_mg = sbrec_multicast_group_insert(sb_txn);
+        sbrec_multicast_group_set_datapath(sb_mg, dp->sb);
+        sbrec_multicast_group_set_name(sb_mg, name);
+    }
+    if (sb_mg->tunnel_key != key) {
+        sbrec_multicast_group_set_tunnel_key(sb_mg, key);
+    }
+
+    bool same = sb_mg->n_ports == n_ports;
+    for (size_t i = 0; same && i < n_ports; i++) {
+        bool found = false;
+        for (size_t j = 0; j < sb_mg->n_ports && !found; j++) {
+            found = sb_mg->ports[j] == ports[i];
+        }
+        same = found;
+    }
+    if (!same) {
+        sbrec_multicast_group_set_ports(
+            sb_mg, (struct sbrec_port_binding **) ports, n_ports);
+    }
+}
+
+/* 'live_dps' holds the SB datapaths that survive this pass: groups of the
+ * others were deleted along with them. */
+static void
+sync_mc_groups(struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *sb_txn,
+               const struct ls_model *m, const struct hmapx *live_dps)
+{
+    /* Existing groups of our datapaths, by "<dp uuid>/<name>". */
+    struct shash existing = SHASH_INITIALIZER(&existing);
+    const struct sbrec_multicast_group *mg;
+    SBREC_MULTICAST_GROUP_FOR_EACH (mg, sb_idl) {
+        if (!hmapx_contains(live_dps, mg->datapath)) {
+            continue;
+        }
+        char *key = xasprintf(UUID_FMT"/%s",
+                              UUID_ARGS(&mg->datapath->header_.uuid),
+                              mg->name);
+        if (!shash_add_once(&existing, key, mg)) {
+            sbrec_multicast_group_delete(mg);
+        }
+        free(key);
+    }
+
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        const struct ls_datapath *dp = m->dp_array[i];
+        const struct sbrec_port_binding **flood, **unknown, **flood_l2;
+        size_t n_flood = 0, n_unknown = 0, n_flood_l2 = 0;
+        size_t cap = dp->n_ports ? dp->n_ports : 1;
+        flood = xmalloc(cap * sizeof *flood);
+        unknown = xmalloc(cap * sizeof *unknown);
+        flood_l2 = xmalloc(cap * sizeof *flood_l2);
+
+        const struct ls_port *p;
+        LIST_FOR_EACH (p, dp_node, &dp->ports) {
+            if (!p->enabled) {
+                continue;
+            }
+            flood[n_flood++] = p->sb;
+            if (strcmp(p->nb->type, "router")) {
+                flood_l2[n_flood_l2++] = p->sb;
+            }
+            if (p->has_unknown) {
+                unknown[n_unknown++] = p->sb;
+            }
+        }
+
+        static const struct {
+            const char *name;
+            uint32_t key;
+        } groups[] = {
+            { MC_FLOOD, MC_FLOOD_KEY },
+            { MC_UNKNOWN, MC_UNKNOWN_KEY },
+            { MC_FLOOD_L2, MC_FLOOD_L2_KEY },
+        };
+        const struct sbrec_port_binding **members[] = {
+            flood, unknown, flood_l2,
+        };
+        size_t n_members[] = { n_flood, n_unknown, n_flood_l2 };
+        for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
+            char *key = xasprintf(UUID_FMT"/%s",
+                                  UUID_ARGS(&dp->sb->header_.uuid),
+                                  groups[g].name);
+            const struct sbrec_multicast_group *sb_mg
+                = shash_find_and_delete(&existing, key);
+            free(key);
+            sync_mc_group(sb_txn, dp, sb_mg, groups[g].name, groups[g].key,
+                          members[g], n_members[g]);
+        }
+        free(flood);
+        free(unknown);
+        free(flood_l2);
+    }
+
+    /* Groups nobody asked for (other names, gone datapaths). */
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &existing) {
+        sbrec_multicast_group_delete(node->data);
+    }
+    shash_destroy(&existing);
+}
+
+void
+ls_model_sync_sb(struct ls_model *m, struct ovsdb_idl *sb_idl,
+                 struct ovsdb_idl_txn *sb_txn)
+{
+    /* Deletions come first, and rows deleted along with a datapath are not
+     * visited again: the IDL still iterates over rows deleted in 'sb_txn'. */
+    struct hmapx keep_dp = HMAPX_INITIALIZER(&keep_dp);
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        if (m->dp_array[i]->sb) {
+            hmapx_add(&keep_dp, (void *) m->dp_array[i]->sb);
+        }
+    }
+    const struct sbrec_datapath_binding *sb_dp;
+    SBREC_DATAPATH_BINDING_FOR_EACH_SAFE (sb_dp, sb_idl) {
+        if (!hmapx_contains(&keep_dp, sb_dp)) {
+            delete_sb_datapath(sb_idl, sb_dp);
+        }
+    }
+
+    struct hmapx keep_pb = HMAPX_INITIALIZER(&keep_pb);
+    struct ls_port *p;
+    HMAP_FOR_EACH (p, name_node, &m->ports) {
+        if (p->sb) {
+            hmapx_add(&keep_pb, (void *) p->sb);
+        }
+    }
+    const struct sbrec_port_binding *pb;
+    SBREC_PORT_BINDING_FOR_EACH_SAFE (pb, sb_idl) {
+        if (!hmapx_contains(&keep_pb, pb)
+            && hmapx_contains(&keep_dp, pb->datapath)) {
+            sbrec_port_binding_delete(pb);
+            COVERAGE_INC(port_binding_deleted);
+        }
+    }
+    hmapx_destroy(&keep_pb);
+
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        sync_datapath(sb_txn, m->dp_array[i]);
+    }
+    HMAP_FOR_EACH (p, name_node, &m->ports) {
+        sync_port_binding(sb_txn, p);
+    }
+    sync_mc_groups(sb_idl, sb_txn, m, &keep_dp);
+    hmapx_destroy(&keep_dp);
+}
+
+void
+ls_model_sync_nb_up(const struct ls_model *m)
+{
+    const struct ls_port *p;
+    HMAP_FOR_EACH (p, name_node, &m->ports) {
+        const struct sbrec_port_binding *pb = p->sb;
+        /* A binding created in this pass has no state yet. */
+        bool up = pb && (pb->n_up ? pb->up[0] : pb->chassis != NULL);
+        if (!p->nb->n_up || p->nb->up[0] != up) {
+            nbrec_logical_switch_port_set_up(p->nb, &up, 1);
+        }
+    }
+}

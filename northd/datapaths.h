@@ -1,0 +1,98 @@
+/* Logical switches and their ports: the typed input model every compiled
+ * capability starts from, and the SB rows that represent them
+ * (Datapath_Binding, Port_Binding, Multicast_Group).
+ *
+ * ls_model_build() reads the NB replica, validates each switch and port,
+ * and assigns tunnel keys that stay stable across restarts by reusing the
+ * keys already in the SB replica.  ls_model_sync_sb() then writes only the
+ * differences.  Everything in the model borrows IDL rows: it is valid until
+ * the next ovsdb_idl_run() of either database. */
+#ifndef NORTHD_DATAPATHS_H
+#define NORTHD_DATAPATHS_H 1
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/lsp-addresses.h"
+#include "openvswitch/hmap.h"
+#include "openvswitch/list.h"
+#include "openvswitch/uuid.h"
+
+struct ovsdb_idl;
+struct ovsdb_idl_txn;
+struct nbrec_logical_switch;
+struct nbrec_logical_switch_port;
+struct sbrec_datapath_binding;
+struct sbrec_port_binding;
+
+/* Tunnel key ranges hypervisors expect. */
+#define LS_DP_KEY_MIN 1
+#define LS_DP_KEY_MAX ((1u << 24) - 1 - 65536)
+#define LS_PORT_KEY_MIN 1
+#define LS_PORT_KEY_MAX 32767
+
+/* Multicast groups of a logical switch, with the keys ovn-controller 23.03
+ * reserves for them. */
+#define MC_FLOOD "_MC_flood"
+#define MC_FLOOD_KEY 32768
+#define MC_UNKNOWN "_MC_unknown"
+#define MC_UNKNOWN_KEY 32769
+#define MC_FLOOD_L2 "_MC_flood_l2"
+#define MC_FLOOD_L2_KEY 32772
+
+struct ls_datapath;
+
+struct ls_port {
+    struct hmap_node name_node;     /* In ls_model 'ports', by name. */
+    struct ovs_list dp_node;        /* In ls_datapath 'ports'. */
+    const struct nbrec_logical_switch_port *nb;
+    const struct sbrec_port_binding *sb;  /* NULL until created. */
+    struct ls_datapath *dp;
+    uint32_t tunnel_key;
+    bool enabled;
+
+    /* Valid "MAC [IP...]" entries of 'addresses' and 'port_security'; bad
+     * entries are logged and left out.  Owned. */
+    struct lsp_addresses *addrs;
+    size_t n_addrs;
+    struct lsp_addresses *ps_addrs;
+    size_t n_ps_addrs;
+    bool has_unknown;               /* "unknown" among the addresses. */
+};
+
+struct ls_datapath {
+    struct hmap_node uuid_node;     /* In ls_model 'datapaths', by NB uuid. */
+    const struct nbrec_logical_switch *nb;
+    const struct sbrec_datapath_binding *sb;  /* NULL until created. */
+    uint32_t tunnel_key;
+    struct ovs_list ports;          /* Contains "struct ls_port"s. */
+    size_t n_ports;
+    size_t index;                   /* 0..n-1, in NB uuid order. */
+};
+
+struct ls_model {
+    struct hmap datapaths;          /* Contains "struct ls_datapath"s. */
+    struct hmap ports;              /* Contains "struct ls_port"s. */
+    struct ls_datapath **dp_array;  /* By 'index'. */
+    size_t n_datapaths;
+    size_t n_bad_rows;              /* Rows skipped or partly ignored. */
+};
+
+void ls_model_init(struct ls_model *);
+void ls_model_destroy(struct ls_model *);
+
+void ls_model_build(struct ls_model *, struct ovsdb_idl *nb_idl,
+                    struct ovsdb_idl *sb_idl);
+
+struct ls_datapath *ls_model_find_datapath(const struct ls_model *,
+                                           const struct uuid *nb_uuid);
+struct ls_port *ls_model_find_port(const struct ls_model *,
+                                   const char *name);
+
+/* Writes Datapath_Binding, Port_Binding and Multicast_Group differences. */
+void ls_model_sync_sb(struct ls_model *, struct ovsdb_idl *sb_idl,
+                      struct ovsdb_idl_txn *sb_txn);
+
+/* Mirrors Port_Binding.up into Logical_Switch_Port.up. */
+void ls_model_sync_nb_up(const struct ls_model *);
+
+#endif /* northd/datapaths.h */

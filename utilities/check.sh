@@ -1,0 +1,25 @@
+#!/bin/sh
+# Runs the whole test suite from a fresh Debian 12 machine (as root):
+# installs what is missing, builds with AddressSanitizer and UBSan, runs
+# every test, and ends with the line "N passed, N failed[, N skipped]".
+# Extra arguments go to the autotest suite (e.g. -k northd, or a number).
+cd "$(dirname "$0")/.." || exit 1
+./utilities/build.sh --enable-sanitizers || exit 1
+
+out=tests/check-output.txt
+jobs=$(nproc)
+make -s tests/testsuite >/dev/null 2>&1 || true
+make -s check TESTSUITEFLAGS="-j$jobs $*" 2>&1 | tee "$out"
+passed=$(grep -c -E '^ *[0-9]+: .* ok$' "$out")
+failed=$(grep -c -E '^ *[0-9]+: .* FAILED \(' "$out")
+skipped=$(grep -c -E '^ *[0-9]+: .* skipped \(' "$out")
+if test "$passed" -eq 0 && test "$failed" -eq 0; then
+    # The suite did not run at all (build or harness failure).
+    failed=1
+fi
+if test "$skipped" -gt 0; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+test "$failed" -eq 0
