@@ -1,9 +1,24 @@
 # northd/: the daemon.
 bin_PROGRAMS += northd/ovn-northd
 northd_ovn_northd_SOURCES = \
+	northd/acls.c \
+	northd/acls.h \
 	northd/datapaths.c \
 	northd/datapaths.h \
+	northd/dp-groups.c \
+	northd/dp-groups.h \
+	northd/groups.c \
+	northd/groups.h \
+	northd/l2.c \
+	northd/l2.h \
+	northd/lb.c \
+	northd/lb.h \
+	northd/lflow.c \
+	northd/lflow.h \
+	northd/meters.c \
+	northd/meters.h \
 	northd/northd.c \
 	northd/northd.h \
-	northd/ovn-northd.c
+	northd/ovn-northd.c \
+	northd/pipeline.h
 northd_ovn_northd_LDADD = $(LSN_LDADD)

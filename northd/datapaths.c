@@ -400,7 +400,9 @@ ls_model_build(struct ls_model *m, struct ovsdb_idl *nb_idl,
 }
 
 /* Deletes 'sb_dp' and the rows that hold strong references to it, which
- * would otherwise make the whole transaction fail. */
+ * would otherwise make the whole transaction fail.  Logical flows are left
+ * to the lflow sync, which rewrites or deletes every flow in the same
+ * transaction. */
 static void
 delete_sb_datapath(struct ovsdb_idl *sb_idl,
                    const struct sbrec_datapath_binding *sb_dp)
@@ -415,12 +417,6 @@ delete_sb_datapath(struct ovsdb_idl *sb_idl,
     SBREC_STATIC_MAC_BINDING_FOR_EACH_SAFE (smb, sb_idl) {
         if (smb->datapath == sb_dp) {
             sbrec_static_mac_binding_delete(smb);
-        }
-    }
-    const struct sbrec_logical_flow *lf;
-    SBREC_LOGICAL_FLOW_FOR_EACH_SAFE (lf, sb_idl) {
-        if (lf->logical_datapath == sb_dp) {
-            sbrec_logical_flow_delete(lf);
         }
     }
     const struct sbrec_dns *dns;

@@ -11,12 +11,20 @@
 #include "coverage.h"
 #include "lib/ovn-nb-idl.h"
 #include "lib/ovn-sb-idl.h"
+#include "northd/acls.h"
 #include "northd/datapaths.h"
+#include "northd/dp-groups.h"
+#include "northd/groups.h"
+#include "northd/l2.h"
+#include "northd/lb.h"
+#include "northd/lflow.h"
+#include "northd/meters.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
 #include "ovsdb-idl.h"
 #include "smap.h"
+#include "sset.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -29,7 +37,8 @@ COVERAGE_DEFINE(northd_recompute);
  * silently ignoring e.g. a logical router would surprise an operator. */
 static const char *const handled_nb_tables[] = {
     "NB_Global", "Logical_Switch", "Logical_Switch_Port",
-    "Connection", "SSL",
+    "Connection", "SSL", "ACL", "Port_Group", "Address_Set",
+    "Load_Balancer", "Load_Balancer_Group", "Meter", "Meter_Band",
 };
 
 /* Row counts of NB tables we do not compile, from the last pass. */
@@ -41,6 +50,7 @@ struct northd_stats {
     size_t n_datapaths;
     size_t n_ports;
     size_t n_bad_rows;
+    size_t n_lflows;
 };
 static struct northd_stats stats;
 
@@ -118,6 +128,8 @@ northd_format_stats(struct ds *out)
     ds_put_format(out, "datapaths: %"PRIuSIZE"\n", stats.n_datapaths);
     ds_put_format(out, "ports: %"PRIuSIZE"\n", stats.n_ports);
     ds_put_format(out, "bad NB rows: %"PRIuSIZE"\n", stats.n_bad_rows);
+    ds_put_format(out, "logical flows: %"PRIuSIZE"\n", stats.n_lflows);
+    acls_format_stats(out);
 }
 
 static const struct nbrec_nb_global *
@@ -168,6 +180,8 @@ northd_run(struct northd_ctx *ctx)
     const struct nbrec_nb_global *nb = get_nb_global(ctx);
     sync_sb_global(ctx, nb);
 
+    /* Input model: switches and ports (with their SB bindings, created
+     * here so flows can refer to them), load balancers. */
     struct ls_model model;
     ls_model_init(&model);
     ls_model_build(&model, ctx->nb_idl, ctx->sb_idl);
@@ -175,7 +189,40 @@ northd_run(struct northd_ctx *ctx)
     if (ctx->nb_txn) {
         ls_model_sync_nb_up(&model);
     }
+    struct lb_model lbs;
+    lb_model_init(&lbs);
+    lb_model_build(&lbs, &model, ctx->nb_idl);
+
+    /* Compile. */
+    struct lflow_table lflows;
+    lflow_table_init(&lflows, model.n_datapaths);
+    struct sset *dp_pg_refs = xcalloc(model.n_datapaths + 1,
+                                      sizeof *dp_pg_refs);
+    for (size_t i = 0; i < model.n_datapaths; i++) {
+        sset_init(&dp_pg_refs[i]);
+    }
+    l2_build_lflows(&lflows, &model);
+    lb_build_lflows(&lflows, &model, &lbs);
+    acls_build_lflows(&lflows, &model, &lbs, ctx->nb_idl, nb, dp_pg_refs);
+
+    /* Reconcile. */
+    struct dp_groups dpgs;
+    dp_groups_init(&dpgs, &model, ctx->sb_idl);
+    lb_sync_sb(&lbs, &model, ctx->sb_idl, ctx->sb_txn, &dpgs);
+    lflow_table_sync_sb(&lflows, &model, ctx->sb_idl, ctx->sb_txn, &dpgs);
+    groups_sync_sb(&model, ctx->nb_idl, dp_pg_refs, ctx->sb_idl,
+                   ctx->sb_txn);
+    meters_sync_sb(ctx->nb_idl, ctx->sb_idl, ctx->sb_txn);
     check_unsupported(ctx->nb_idl);
+
+    stats.n_lflows = lflow_table_count(&lflows);
+    for (size_t i = 0; i < model.n_datapaths; i++) {
+        sset_destroy(&dp_pg_refs[i]);
+    }
+    free(dp_pg_refs);
+    dp_groups_destroy(&dpgs);
+    lflow_table_destroy(&lflows);
+    lb_model_destroy(&lbs);
 
     stats.n_runs++;
     stats.n_datapaths = model.n_datapaths;

@@ -1,0 +1,145 @@
+/* SB Logical_DP_Group reuse by content; see dp-groups.h. */
+#include <config.h>
+#include "northd/dp-groups.h"
+
+#include "bitmap.h"
+#include "hash.h"
+#include "lib/ovn-sb-idl.h"
+#include "northd/datapaths.h"
+#include "util.h"
+
+struct dp_group {
+    struct hmap_node node;
+    unsigned long *bitmap;          /* Owned. */
+    size_t n;
+    const struct sbrec_logical_dp_group *sb;
+};
+
+static uint32_t
+bitmap_hash(const unsigned long *bitmap, size_t n_bits)
+{
+    return hash_bytes(bitmap, bitmap_n_bytes(n_bits), 0);
+}
+
+static struct dp_group *
+dp_groups_find(const struct dp_groups *g, const unsigned long *bitmap,
+               uint32_t hash)
+{
+    size_t n_bits = g->model->n_datapaths;
+    struct dp_group *dpg;
+    HMAP_FOR_EACH_WITH_HASH (dpg, node, hash, &g->groups) {
+        if (bitmap_equal(dpg->bitmap, bitmap, n_bits)) {
+            return dpg;
+        }
+    }
+    return NULL;
+}
+
+void
+dp_groups_init(struct dp_groups *g, const struct ls_model *m,
+               struct ovsdb_idl *sb_idl)
+{
+    hmap_init(&g->groups);
+    g->model = m;
+
+    /* The model knows datapaths by index; map SB rows to indexes. */
+    struct hmap by_sb = HMAP_INITIALIZER(&by_sb);
+    struct idx_node {
+        struct hmap_node node;
+        const struct sbrec_datapath_binding *sb;
+        size_t index;
+    };
+    struct idx_node *nodes = xmalloc((m->n_datapaths + 1) * sizeof *nodes);
+    size_t n_nodes = 0;
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        if (m->dp_array[i]->sb) {
+            struct idx_node *in = &nodes[n_nodes++];
+            in->sb = m->dp_array[i]->sb;
+            in->index = i;
+            hmap_insert(&by_sb, &in->node, hash_pointer(in->sb, 0));
+        }
+    }
+
+    const struct sbrec_logical_dp_group *sb;
+    SBREC_LOGICAL_DP_GROUP_FOR_EACH (sb, sb_idl) {
+        unsigned long *bitmap = bitmap_allocate(m->n_datapaths);
+        size_t n = 0;
+        bool usable = true;
+        for (size_t i = 0; i < sb->n_datapaths && usable; i++) {
+            struct idx_node *in;
+            bool found = false;
+            HMAP_FOR_EACH_WITH_HASH (in, node,
+                                     hash_pointer(sb->datapaths[i], 0),
+                                     &by_sb) {
+                if (in->sb == sb->datapaths[i]) {
+                    found = true;
+                    if (!bitmap_is_set(bitmap, in->index)) {
+                        bitmap_set1(bitmap, in->index);
+                        n++;
+                    }
+                    break;
+                }
+            }
+            usable = found;
+        }
+        uint32_t hash = bitmap_hash(bitmap, m->n_datapaths);
+        if (!usable || !n || dp_groups_find(g, bitmap, hash)) {
+            /* Refers to a datapath that is going away, or duplicates
+             * another group: leave it for the database to collect. */
+            bitmap_free(bitmap);
+            continue;
+        }
+        struct dp_group *dpg = xmalloc(sizeof *dpg);
+        dpg->bitmap = bitmap;
+        dpg->n = n;
+        dpg->sb = sb;
+        hmap_insert(&g->groups, &dpg->node, hash);
+    }
+    hmap_destroy(&by_sb);
+    free(nodes);
+}
+
+void
+dp_groups_destroy(struct dp_groups *g)
+{
+    if (!g) {
+        return;
+    }
+    struct dp_group *dpg;
+    HMAP_FOR_EACH_POP (dpg, node, &g->groups) {
+        bitmap_free(dpg->bitmap);
+        free(dpg);
+    }
+    hmap_destroy(&g->groups);
+}
+
+const struct sbrec_logical_dp_group *
+dp_groups_get(struct dp_groups *g, struct ovsdb_idl_txn *txn,
+              const unsigned long *bitmap, size_t n)
+{
+    const struct ls_model *m = g->model;
+    uint32_t hash = bitmap_hash(bitmap, m->n_datapaths);
+    struct dp_group *dpg = dp_groups_find(g, bitmap, hash);
+    if (dpg) {
+        return dpg->sb;
+    }
+
+    const struct sbrec_datapath_binding **dps = xmalloc(n * sizeof *dps);
+    size_t k = 0;
+    size_t idx;
+    BITMAP_FOR_EACH_1 (idx, m->n_datapaths, bitmap) {
+        dps[k++] = m->dp_array[idx]->sb;
+    }
+    const struct sbrec_logical_dp_group *sb
+        = sbrec_logical_dp_group_insert(txn);
+    sbrec_logical_dp_group_set_datapaths(
+        sb, (struct sbrec_datapath_binding **) dps, k);
+    free(dps);
+
+    dpg = xmalloc(sizeof *dpg);
+    dpg->bitmap = bitmap_clone(bitmap, m->n_datapaths);
+    dpg->n = n;
+    dpg->sb = sb;
+    hmap_insert(&g->groups, &dpg->node, hash);
+    return sb;
+}

@@ -1,0 +1,196 @@
+/* Layer-2 forwarding on a logical switch: port security, MAC learning for
+ * ports with unknown addresses, ARP/ND responder, L2 lookup, and the
+ * default flow of every stage no other capability owns. */
+#include <config.h>
+#include "northd/l2.h"
+
+#include <string.h>
+
+#include "lib/ovn-nb-idl.h"
+#include "northd/datapaths.h"
+#include "northd/lflow.h"
+#include "northd/pipeline.h"
+#include "openvswitch/dynamic-string.h"
+#include "packets.h"
+
+/* Stages whose default flow is "next;" and is not decided elsewhere. */
+static const enum ls_stage plain_stages[] = {
+    S_IN_APPLY_PORT_SEC, S_IN_LOOKUP_FDB, S_IN_PUT_FDB, S_IN_PRE_ACL,
+    S_IN_PRE_LB, S_IN_PRE_STATEFUL, S_IN_QOS_MARK, S_IN_QOS_METER,
+    S_IN_LB_AFF_CHECK, S_IN_LB, S_IN_LB_AFF_LEARN, S_IN_PRE_HAIRPIN,
+    S_IN_NAT_HAIRPIN, S_IN_HAIRPIN, S_IN_STATEFUL, S_IN_ARP_ND_RSP,
+    S_IN_DHCP_OPTIONS, S_IN_DHCP_RESPONSE, S_IN_DNS_LOOKUP,
+    S_IN_DNS_RESPONSE, S_IN_EXTERNAL_PORT,
+    S_OUT_PRE_ACL, S_OUT_PRE_LB, S_OUT_PRE_STATEFUL, S_OUT_QOS_MARK,
+    S_OUT_QOS_METER, S_OUT_STATEFUL,
+};
+
+static void
+build_datapath_defaults(struct lflow_table *t, const struct ls_datapath *dp)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(plain_stages); i++) {
+        lflow_add(t, dp, plain_stages[i], 0, "1", "next;");
+    }
+
+    /* Ingress port security: drop multicast sources and VLAN-tagged frames
+     * on the logical wire, and let ovn-controller check each port's
+     * port_security (copied into Port_Binding) in check_in_port_sec(). */
+    lflow_add(t, dp, S_IN_CHECK_PORT_SEC, 100, "eth.src[40]", "drop;");
+    lflow_add(t, dp, S_IN_CHECK_PORT_SEC, 100, "vlan.present", "drop;");
+    lflow_add(t, dp, S_IN_CHECK_PORT_SEC, 50, "1",
+              REGBIT_PORT_SEC_DROP" = check_in_port_sec(); next;");
+    lflow_add(t, dp, S_IN_APPLY_PORT_SEC, 50, REGBIT_PORT_SEC_DROP" == 1",
+              "drop;");
+
+    lflow_add(t, dp, S_OUT_CHECK_PORT_SEC, 100, "eth.mcast",
+              REGBIT_PORT_SEC_DROP" = 0; next;");
+    lflow_add(t, dp, S_OUT_CHECK_PORT_SEC, 0, "1",
+              REGBIT_PORT_SEC_DROP" = check_out_port_sec(); next;");
+    lflow_add(t, dp, S_OUT_APPLY_PORT_SEC, 50, REGBIT_PORT_SEC_DROP" == 1",
+              "drop;");
+    lflow_add(t, dp, S_OUT_APPLY_PORT_SEC, 0, "1", "output;");
+
+    /* L2 lookup: multicast floods, unknown unicast asks the FDB. */
+    lflow_add(t, dp, S_IN_L2_LKUP, 70, "eth.mcast",
+              "outport = \""MC_FLOOD"\"; output;");
+    lflow_add(t, dp, S_IN_L2_LKUP, 0, "1",
+              "outport = get_fdb(eth.dst); next;");
+
+    bool has_unknown = false;
+    const struct ls_port *p;
+    LIST_FOR_EACH (p, dp_node, &dp->ports) {
+        has_unknown |= p->has_unknown && p->enabled;
+    }
+    lflow_add(t, dp, S_IN_L2_UNKNOWN, 50, "outport == \"none\"",
+              has_unknown ? "outport = \""MC_UNKNOWN"\"; output;" : "drop;");
+    lflow_add(t, dp, S_IN_L2_UNKNOWN, 0, "1", "output;");
+}
+
+/* ARP and ND replies on behalf of a port, for each of its IPs, except to
+ * the port itself (it may be probing for duplicates). */
+static void
+build_arp_nd_responder(struct lflow_table *t, const struct ls_port *p,
+                       const struct lsp_addresses *la, struct ds *match,
+                       struct ds *actions)
+{
+    const struct uuid *hint = &p->nb->header_.uuid;
+    for (size_t i = 0; i < la->n_ipv4; i++) {
+        ds_clear(match);
+        ds_put_format(match, "arp.tpa == "IP_FMT" && arp.op == 1",
+                      IP_ARGS(la->ipv4[i].addr));
+        ds_clear(actions);
+        ds_put_format(actions,
+                      "eth.dst = eth.src; eth.src = "ETH_ADDR_FMT"; "
+                      "arp.op = 2; /* ARP reply */ arp.tha = arp.sha; "
+                      "arp.sha = "ETH_ADDR_FMT"; arp.tpa = arp.spa; "
+                      "arp.spa = "IP_FMT"; outport = inport; "
+                      "flags.loopback = 1; output;",
+                      ETH_ADDR_ARGS(la->ea), ETH_ADDR_ARGS(la->ea),
+                      IP_ARGS(la->ipv4[i].addr));
+        lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 50, ds_cstr(match),
+                       ds_cstr(actions), hint);
+        ds_put_format(match, " && inport == \"%s\"", p->nb->name);
+        lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
+                       "next;", hint);
+    }
+
+    for (size_t i = 0; i < la->n_ipv6; i++) {
+        const struct in6_addr *ip6 = &la->ipv6[i].addr;
+        struct in6_addr sn;
+        in6_addr_solicited_node(&sn, ip6);
+        char ip_s[INET6_ADDRSTRLEN];
+        char sn_s[INET6_ADDRSTRLEN];
+        inet_ntop(AF_INET6, ip6, ip_s, sizeof ip_s);
+        inet_ntop(AF_INET6, &sn, sn_s, sizeof sn_s);
+
+        ds_clear(match);
+        ds_put_format(match, "nd_ns && ip6.dst == {%s, %s} && "
+                      "nd.target == %s", ip_s, sn_s, ip_s);
+        ds_clear(actions);
+        ds_put_format(actions,
+                      "nd_na { eth.src = "ETH_ADDR_FMT"; ip6.src = %s; "
+                      "nd.target = %s; nd.tll = "ETH_ADDR_FMT"; "
+                      "outport = inport; flags.loopback = 1; output; };",
+                      ETH_ADDR_ARGS(la->ea), ip_s, ip_s,
+                      ETH_ADDR_ARGS(la->ea));
+        lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 50, ds_cstr(match),
+                       ds_cstr(actions), hint);
+        ds_put_format(match, " && inport == \"%s\"", p->nb->name);
+        lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
+                       "next;", hint);
+    }
+}
+
+static void
+build_port_flows(struct lflow_table *t, const struct ls_port *p,
+                 struct ds *match, struct ds *actions)
+{
+    const struct uuid *hint = &p->nb->header_.uuid;
+    const char *name = p->nb->name;
+
+    if (!p->enabled) {
+        /* A disabled port neither sends nor receives. */
+        ds_clear(match);
+        ds_put_format(match, "inport == \"%s\"", name);
+        lflow_add_hint(t, p->dp, S_IN_CHECK_PORT_SEC, 100, ds_cstr(match),
+                       REGBIT_PORT_SEC_DROP" = 1; next;", hint);
+        ds_clear(match);
+        ds_put_format(match, "outport == \"%s\"", name);
+        lflow_add_hint(t, p->dp, S_IN_L2_UNKNOWN, 50, ds_cstr(match),
+                       "drop;", hint);
+        for (size_t i = 0; i < p->n_addrs; i++) {
+            ds_clear(match);
+            ds_put_format(match, "eth.dst == "ETH_ADDR_FMT,
+                          ETH_ADDR_ARGS(p->addrs[i].ea));
+            lflow_add_hint(t, p->dp, S_IN_L2_LKUP, 50, ds_cstr(match),
+                           "drop;", hint);
+        }
+        return;
+    }
+
+    if (p->has_unknown) {
+        /* Learn source MACs behind ports with unknown addresses. */
+        ds_clear(match);
+        ds_put_format(match, "inport == \"%s\"", name);
+        lflow_add_hint(t, p->dp, S_IN_LOOKUP_FDB, 100, ds_cstr(match),
+                       REGBIT_LKUP_FDB" = lookup_fdb(inport, eth.src); "
+                       "next;", hint);
+        ds_put_format(match, " && "REGBIT_LKUP_FDB" == 0");
+        lflow_add_hint(t, p->dp, S_IN_PUT_FDB, 100, ds_cstr(match),
+                       "put_fdb(inport, eth.src); next;", hint);
+    }
+
+    for (size_t i = 0; i < p->n_addrs; i++) {
+        const struct lsp_addresses *la = &p->addrs[i];
+        ds_clear(match);
+        ds_put_format(match, "eth.dst == "ETH_ADDR_FMT, ETH_ADDR_ARGS(la->ea));
+        ds_clear(actions);
+        ds_put_format(actions, "outport = \"%s\"; output;", name);
+        lflow_add_hint(t, p->dp, S_IN_L2_LKUP, 50, ds_cstr(match),
+                       ds_cstr(actions), hint);
+
+        /* Router ports answer for themselves; a port with "unknown" may
+         * have other hosts behind it that own the address. */
+        if ((!p->nb->type[0] || !strcmp(p->nb->type, "localport"))
+            && !p->has_unknown) {
+            build_arp_nd_responder(t, p, la, match, actions);
+        }
+    }
+}
+
+void
+l2_build_lflows(struct lflow_table *t, const struct ls_model *m)
+{
+    struct ds match = DS_EMPTY_INITIALIZER;
+    struct ds actions = DS_EMPTY_INITIALIZER;
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        const struct ls_datapath *dp = m->dp_array[i];
+        build_datapath_defaults(t, dp);
+        const struct ls_port *p;
+        LIST_FOR_EACH (p, dp_node, &dp->ports) {
+            build_port_flows(t, p, &match, &actions);
+        }
+    }
+    ds_destroy(&match);
+    ds_destroy(&actions);
+}

@@ -1,0 +1,488 @@
+/* Load balancers on logical switches; see lb.h. */
+#include <config.h>
+#include "northd/lb.h"
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitmap.h"
+#include "coverage.h"
+#include "lib/ovn-nb-idl.h"
+#include "lib/ovn-sb-idl.h"
+#include "northd/datapaths.h"
+#include "northd/dp-groups.h"
+#include "northd/lflow.h"
+#include "northd/pipeline.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/shash.h"
+#include "openvswitch/vlog.h"
+#include "smap.h"
+#include "sset.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(lb);
+
+COVERAGE_DEFINE(lb_bad_vip);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* Parses "IP", "IP:PORT", "[IP6]" or "[IP6]:PORT".  On success stores the
+ * normalized address text in '*ip' (caller frees) and returns NULL;
+ * otherwise returns an error message (caller frees). */
+static char *
+parse_ip_port(const char *s, bool *ipv6, char **ip, uint16_t *port)
+{
+    char *copy = xstrdup(s);
+    char *addr = copy;
+    char *port_s = NULL;
+    *port = 0;
+
+    if (addr[0] == '[') {
+        char *end = strchr(addr, ']');
+        if (!end) {
+            free(copy);
+            return xasprintf("\"%s\": missing \"]\"", s);
+        }
+        *end = '\0';
+        addr++;
+        if (end[1] == ':') {
+            port_s = end + 2;
+        } else if (end[1]) {
+            free(copy);
+            return xasprintf("\"%s\": unexpected text after \"]\"", s);
+        }
+    } else if (strchr(addr, ':') == strrchr(addr, ':') && strchr(addr, ':')) {
+        /* Exactly one colon: IPv4 with a port. */
+        port_s = strchr(addr, ':');
+        *port_s++ = '\0';
+    }
+
+    if (port_s) {
+        char *end;
+        long p = strtol(port_s, &end, 10);
+        if (!port_s[0] || *end || p < 1 || p > 65535) {
+            free(copy);
+            return xasprintf("\"%s\": bad port", s);
+        }
+        *port = p;
+    }
+
+    struct in6_addr a6;
+    ovs_be32 a4;
+    char buf[INET6_ADDRSTRLEN];
+    if (inet_pton(AF_INET, addr, &a4) == 1) {
+        *ipv6 = false;
+        inet_ntop(AF_INET, &a4, buf, sizeof buf);
+    } else if (inet_pton(AF_INET6, addr, &a6) == 1) {
+        *ipv6 = true;
+        inet_ntop(AF_INET6, &a6, buf, sizeof buf);
+    } else {
+        free(copy);
+        return xasprintf("\"%s\": not an IP address", s);
+    }
+    *ip = xstrdup(buf);
+    free(copy);
+    return NULL;
+}
+
+static void
+lb_vip_destroy(struct lb_vip *vip)
+{
+    for (size_t i = 0; i < vip->n_backends; i++) {
+        free(vip->backends[i].ip);
+    }
+    free(vip->backends);
+    free(vip->backends_str);
+    free(vip->ip);
+}
+
+static char *
+parse_vip(const char *key, const char *value, struct lb_vip *vip)
+{
+    memset(vip, 0, sizeof *vip);
+    char *error = parse_ip_port(key, &vip->ipv6, &vip->ip, &vip->port);
+    if (error) {
+        return error;
+    }
+
+    struct ds bs = DS_EMPTY_INITIALIZER;
+    char *copy = xstrdup(value);
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ", ", &save); tok;
+         tok = strtok_r(NULL, ", ", &save)) {
+        struct lb_backend b;
+        bool b6;
+        error = parse_ip_port(tok, &b6, &b.ip, &b.port);
+        if (!error && b6 != vip->ipv6) {
+            free(b.ip);
+            error = xasprintf("backend \"%s\" is not of the VIP's address "
+                              "family", tok);
+        } else if (!error && !vip->port != !b.port) {
+            free(b.ip);
+            error = xasprintf("backend \"%s\" must have a port exactly when "
+                              "the VIP has one", tok);
+        }
+        if (error) {
+            break;
+        }
+        vip->backends = xrealloc(vip->backends,
+                                 (vip->n_backends + 1) * sizeof b);
+        vip->backends[vip->n_backends++] = b;
+        if (bs.length) {
+            ds_put_char(&bs, ',');
+        }
+        if (b.port) {
+            ds_put_format(&bs, b6 ? "[%s]:%"PRIu16 : "%s:%"PRIu16,
+                          b.ip, b.port);
+        } else {
+            ds_put_cstr(&bs, b.ip);
+        }
+    }
+    free(copy);
+    if (!error && !vip->n_backends) {
+        error = xstrdup("no backends");
+    }
+    if (error) {
+        ds_destroy(&bs);
+        lb_vip_destroy(vip);
+        return error;
+    }
+    vip->backends_str = ds_steal_cstr(&bs);
+    return NULL;
+}
+
+void
+lb_model_init(struct lb_model *lm)
+{
+    memset(lm, 0, sizeof *lm);
+}
+
+void
+lb_model_destroy(struct lb_model *lm)
+{
+    if (!lm) {
+        return;
+    }
+    for (size_t i = 0; i < lm->n_lbs; i++) {
+        struct lb *lb = &lm->lbs[i];
+        for (size_t j = 0; j < lb->n_vips; j++) {
+            lb_vip_destroy(&lb->vips[j]);
+        }
+        free(lb->vips);
+        bitmap_free(lb->dps);
+    }
+    free(lm->lbs);
+    bitmap_free(lm->dps_with_vips);
+}
+
+static struct lb *
+lb_model_get(struct lb_model *lm, struct shash *by_uuid,
+             const struct nbrec_load_balancer *nb)
+{
+    char key[UUID_LEN + 1];
+    snprintf(key, sizeof key, UUID_FMT, UUID_ARGS(&nb->header_.uuid));
+    struct lb *lb = shash_find_data(by_uuid, key);
+    if (lb) {
+        return lb;
+    }
+    lb = &lm->lbs[lm->n_lbs++];
+    memset(lb, 0, sizeof *lb);
+    lb->nb = nb;
+    lb->proto = nb->protocol && nb->protocol[0] ? nb->protocol : "tcp";
+    lb->dps = bitmap_allocate(lm->n_datapaths);
+
+    struct smap_node *node;
+    SMAP_FOR_EACH (node, &nb->vips) {
+        struct lb_vip vip;
+        char *error = parse_vip(node->key, node->value, &vip);
+        if (error) {
+            COVERAGE_INC(lb_bad_vip);
+            VLOG_WARN_RL(&rl, "Load_Balancer %s ("UUID_FMT"): ignoring VIP "
+                         "\"%s\": %s", nb->name, UUID_ARGS(&nb->header_.uuid),
+                         node->key, error);
+            free(error);
+            continue;
+        }
+        lb->vips = xrealloc(lb->vips, (lb->n_vips + 1) * sizeof *lb->vips);
+        lb->vips[lb->n_vips++] = vip;
+    }
+    shash_add(by_uuid, key, lb);
+    return lb;
+}
+
+static void
+lb_attach(struct lb_model *lm, struct lb *lb, size_t dp_index)
+{
+    if (!bitmap_is_set(lb->dps, dp_index)) {
+        bitmap_set1(lb->dps, dp_index);
+        lb->n_dps++;
+    }
+    if (lb->n_vips) {
+        bitmap_set1(lm->dps_with_vips, dp_index);
+    }
+}
+
+void
+lb_model_build(struct lb_model *lm, const struct ls_model *m,
+               struct ovsdb_idl *nb_idl)
+{
+    size_t n = 0;
+    const struct nbrec_load_balancer *nb_lb;
+    NBREC_LOAD_BALANCER_FOR_EACH (nb_lb, nb_idl) {
+        n++;
+    }
+    lm->lbs = xmalloc((n ? n : 1) * sizeof *lm->lbs);
+    lm->n_datapaths = m->n_datapaths;
+    lm->dps_with_vips = bitmap_allocate(m->n_datapaths);
+
+    /* In switch order, so the same NB gives the same result. */
+    struct shash by_uuid = SHASH_INITIALIZER(&by_uuid);
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        const struct nbrec_logical_switch *ls = m->dp_array[i]->nb;
+        for (size_t j = 0; j < ls->n_load_balancer; j++) {
+            lb_attach(lm, lb_model_get(lm, &by_uuid, ls->load_balancer[j]),
+                      i);
+        }
+        for (size_t j = 0; j < ls->n_load_balancer_group; j++) {
+            const struct nbrec_load_balancer_group *g
+                = ls->load_balancer_group[j];
+            for (size_t k = 0; k < g->n_load_balancer; k++) {
+                lb_attach(lm, lb_model_get(lm, &by_uuid,
+                                           g->load_balancer[k]), i);
+            }
+        }
+    }
+    shash_destroy(&by_uuid);
+}
+
+bool
+lb_model_dp_has_vips(const struct lb_model *lm, size_t dp_index)
+{
+    return bitmap_is_set(lm->dps_with_vips, dp_index);
+}
+
+static const char *
+ip_field(bool ipv6)
+{
+    return ipv6 ? "ip6" : "ip4";
+}
+
+static void
+build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
+                const struct lb *lb, const struct lb_vip *vip,
+                struct sset *pre_lb_in, struct sset *pre_lb_out,
+                struct ds *match, struct ds *actions)
+{
+    const struct uuid *hint = &lb->nb->header_.uuid;
+    const char *ipf = ip_field(vip->ipv6);
+    const char *icmp = vip->ipv6 ? "icmp6" : "icmp4";
+
+    /* Into conntrack: anything to the VIP address. */
+    ds_clear(match);
+    ds_put_format(match, "%s.dst == %s", ipf, vip->ip);
+    if (sset_add(pre_lb_in, ds_cstr(match))) {
+        lflow_add_hint(t, dp, S_IN_PRE_LB, 100, ds_cstr(match),
+                       REGBIT_CONNTRACK_NAT" = 1; next;", hint);
+    }
+
+    /* Out of a backend towards a client: replies to un-DNAT, and ICMP
+     * errors about the connection. */
+    for (size_t i = 0; i < vip->n_backends; i++) {
+        const struct lb_backend *b = &vip->backends[i];
+        ds_clear(match);
+        if (b->port) {
+            ds_put_format(match, "%s.src == %s && (%s.src == %"PRIu16
+                          " || %s)", ipf, b->ip, lb->proto, b->port, icmp);
+        } else {
+            ds_put_format(match, "%s.src == %s", ipf, b->ip);
+        }
+        if (sset_add(pre_lb_out, ds_cstr(match))) {
+            lflow_add_hint(t, dp, S_OUT_PRE_LB, 100, ds_cstr(match),
+                           REGBIT_CONNTRACK_NAT" = 1; next;", hint);
+        }
+    }
+
+    /* Remember the VIP for hairpin detection, then let conntrack NAT. */
+    ds_clear(match);
+    ds_put_format(match, REGBIT_CONNTRACK_NAT" == 1 && %s.dst == %s",
+                  ipf, vip->ip);
+    ds_clear(actions);
+    ds_put_format(actions, "%s = %s; ",
+                  vip->ipv6 ? REG_ORIG_DIP_IPV6 : REG_ORIG_DIP_IPV4, vip->ip);
+    if (vip->port) {
+        ds_put_format(match, " && %s.dst == %"PRIu16, lb->proto, vip->port);
+        ds_put_format(actions, REG_ORIG_TP_DPORT" = %"PRIu16"; ", vip->port);
+    }
+    ds_put_cstr(actions, "ct_lb_mark;");
+    lflow_add_hint(t, dp, S_IN_PRE_STATEFUL, 120, ds_cstr(match),
+                   ds_cstr(actions), hint);
+
+    /* New connections to the VIP pick a backend.  The ACL stages' commit
+     * bit is left alone, so the stateful stage still records the ACL's
+     * label and blocked state (23.03 lost them here). */
+    ds_clear(match);
+    ds_put_format(match, "ct.new && %s.dst == %s", ipf, vip->ip);
+    if (vip->port) {
+        ds_put_format(match, " && %s.dst == %"PRIu16, lb->proto, vip->port);
+    }
+    ds_clear(actions);
+    ds_put_format(actions, "ct_lb_mark(backends=%s);", vip->backends_str);
+    lflow_add_hint(t, dp, S_IN_LB, vip->port ? 120 : 110, ds_cstr(match),
+                   ds_cstr(actions), hint);
+}
+
+/* Hairpin: a backend reaching its own VIP gets its packet back, with the
+ * VIP as source. */
+static void
+build_hairpin_flows(struct lflow_table *t, const struct ls_datapath *dp)
+{
+    lflow_add(t, dp, S_IN_PRE_HAIRPIN, 100, "ip && ct.trk",
+              REGBIT_HAIRPIN" = chk_lb_hairpin(); "
+              REGBIT_HAIRPIN_REPLY" = chk_lb_hairpin_reply(); next;");
+    lflow_add(t, dp, S_IN_NAT_HAIRPIN, 100,
+              "ip && ct.new && ct.trk && "REGBIT_HAIRPIN" == 1",
+              "ct_snat_to_vip; next;");
+    lflow_add(t, dp, S_IN_NAT_HAIRPIN, 100,
+              "ip && ct.est && ct.trk && "REGBIT_HAIRPIN" == 1", "ct_snat;");
+    lflow_add(t, dp, S_IN_NAT_HAIRPIN, 90,
+              "ip && "REGBIT_HAIRPIN_REPLY" == 1", "ct_snat;");
+    lflow_add(t, dp, S_IN_HAIRPIN, 1,
+              "("REGBIT_HAIRPIN" == 1 || "REGBIT_HAIRPIN_REPLY" == 1)",
+              "eth.dst <-> eth.src; outport = inport; flags.loopback = 1; "
+              "output;");
+}
+
+void
+lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
+                const struct lb_model *lm)
+{
+    struct ds match = DS_EMPTY_INITIALIZER;
+    struct ds actions = DS_EMPTY_INITIALIZER;
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        const struct ls_datapath *dp = m->dp_array[i];
+
+        /* Traffic conntrack must not see, or that a router port will load
+         * balance itself. */
+        lflow_add(t, dp, S_IN_PRE_LB, 110, "eth.mcast", "next;");
+        lflow_add(t, dp, S_OUT_PRE_LB, 110, "eth.mcast", "next;");
+        lflow_add(t, dp, S_IN_PRE_LB, 110,
+                  "nd || nd_rs || nd_ra || mldv1 || mldv2", "next;");
+        lflow_add(t, dp, S_OUT_PRE_LB, 110,
+                  "nd || nd_rs || nd_ra || mldv1 || mldv2", "next;");
+        lflow_add(t, dp, S_IN_PRE_STATEFUL, 110,
+                  REGBIT_CONNTRACK_NAT" == 1", "ct_lb_mark;");
+        lflow_add(t, dp, S_OUT_PRE_STATEFUL, 110,
+                  REGBIT_CONNTRACK_NAT" == 1", "ct_lb_mark;");
+        lflow_add(t, dp, S_IN_PRE_STATEFUL, 100,
+                  REGBIT_CONNTRACK_DEFRAG" == 1", "ct_next;");
+        lflow_add(t, dp, S_OUT_PRE_STATEFUL, 100,
+                  REGBIT_CONNTRACK_DEFRAG" == 1", "ct_next;");
+
+        if (!lb_model_dp_has_vips(lm, i)) {
+            continue;
+        }
+        const struct ls_port *p;
+        LIST_FOR_EACH (p, dp_node, &dp->ports) {
+            if (!strcmp(p->nb->type, "router")) {
+                ds_clear(&match);
+                ds_put_format(&match, "ip && inport == \"%s\"", p->nb->name);
+                lflow_add(t, dp, S_IN_PRE_LB, 110, ds_cstr(&match), "next;");
+                ds_clear(&match);
+                ds_put_format(&match, "ip && outport == \"%s\"",
+                              p->nb->name);
+                lflow_add(t, dp, S_OUT_PRE_LB, 110, ds_cstr(&match),
+                          "next;");
+            }
+        }
+
+        struct sset pre_lb_in = SSET_INITIALIZER(&pre_lb_in);
+        struct sset pre_lb_out = SSET_INITIALIZER(&pre_lb_out);
+        for (size_t j = 0; j < lm->n_lbs; j++) {
+            const struct lb *lb = &lm->lbs[j];
+            if (!bitmap_is_set(lb->dps, i)) {
+                continue;
+            }
+            for (size_t k = 0; k < lb->n_vips; k++) {
+                build_vip_flows(t, dp, lb, &lb->vips[k], &pre_lb_in,
+                                &pre_lb_out, &match, &actions);
+            }
+        }
+        sset_destroy(&pre_lb_in);
+        sset_destroy(&pre_lb_out);
+        build_hairpin_flows(t, dp);
+    }
+    ds_destroy(&match);
+    ds_destroy(&actions);
+}
+
+/* SB Load_Balancer rows, one per NB load balancer applied to a switch,
+ * keyed by external_ids:lb_id. */
+void
+lb_sync_sb(const struct lb_model *lm, const struct ls_model *m,
+           struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *txn,
+           struct dp_groups *dpgs)
+{
+    struct shash existing = SHASH_INITIALIZER(&existing);
+    const struct sbrec_load_balancer *sb;
+    SBREC_LOAD_BALANCER_FOR_EACH_SAFE (sb, sb_idl) {
+        const char *id = smap_get(&sb->external_ids, "lb_id");
+        if (!id || !shash_add_once(&existing, id, sb)) {
+            sbrec_load_balancer_delete(sb);
+        }
+    }
+
+    for (size_t i = 0; i < lm->n_lbs; i++) {
+        const struct lb *lb = &lm->lbs[i];
+        if (!lb->n_dps) {
+            continue;
+        }
+        char id[UUID_LEN + 1];
+        snprintf(id, sizeof id, UUID_FMT, UUID_ARGS(&lb->nb->header_.uuid));
+        sb = shash_find_and_delete(&existing, id);
+        if (!sb) {
+            sb = sbrec_load_balancer_insert(txn);
+            struct smap ids = SMAP_INITIALIZER(&ids);
+            smap_add(&ids, "lb_id", id);
+            sbrec_load_balancer_set_external_ids(sb, &ids);
+            smap_destroy(&ids);
+        }
+        if (strcmp(sb->name, lb->nb->name)) {
+            sbrec_load_balancer_set_name(sb, lb->nb->name);
+        }
+        if (!smap_equal(&sb->vips, &lb->nb->vips)) {
+            sbrec_load_balancer_set_vips(sb, &lb->nb->vips);
+        }
+        if (!sb->protocol || strcmp(sb->protocol, lb->proto)) {
+            sbrec_load_balancer_set_protocol(sb, lb->proto);
+        }
+
+        struct smap options = SMAP_INITIALIZER(&options);
+        /* The VIP is also kept in registers (see pre_stateful), which
+         * tells ovn-controller it may use the original tuple. */
+        smap_add(&options, "hairpin_orig_tuple", "true");
+        const char *snat_ip = smap_get(&lb->nb->options, "hairpin_snat_ip");
+        if (snat_ip) {
+            smap_add(&options, "hairpin_snat_ip", snat_ip);
+        }
+        if (!smap_equal(&options, &sb->options)) {
+            sbrec_load_balancer_set_options(sb, &options);
+        }
+        smap_destroy(&options);
+
+        const struct sbrec_logical_dp_group *g
+            = dp_groups_get(dpgs, txn, lb->dps, lb->n_dps);
+        if (sb->datapath_group != g) {
+            sbrec_load_balancer_set_datapath_group(sb, g);
+        }
+        if (sb->n_datapaths) {
+            sbrec_load_balancer_set_datapaths(sb, NULL, 0);
+        }
+    }
+
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &existing) {
+        sbrec_load_balancer_delete(node->data);
+    }
+    shash_destroy(&existing);
+}

@@ -1,0 +1,66 @@
+/* Load balancers on logical switches: VIP parsing, the DNAT and hairpin
+ * flows, and SB Load_Balancer rows (which ovn-controller 23.03 uses for
+ * its hairpin flows).
+ *
+ * Unlike upstream, only traffic that can belong to a load-balanced
+ * connection enters conntrack because of a load balancer: packets to a VIP
+ * address on the way in, and packets from a backend address (and port)
+ * towards a client on the way out, with their related ICMP errors.  See
+ * docs/load-balancers.md for the reasoning and its limits. */
+#ifndef NORTHD_LB_H
+#define NORTHD_LB_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct dp_groups;
+struct lflow_table;
+struct ls_model;
+struct nbrec_load_balancer;
+struct ovsdb_idl;
+struct ovsdb_idl_txn;
+
+struct lb_backend {
+    char *ip;                       /* Normalized text, no brackets. */
+    uint16_t port;                  /* 0 if none. */
+};
+
+struct lb_vip {
+    bool ipv6;
+    char *ip;                       /* Normalized text, no brackets. */
+    uint16_t port;                  /* 0 if none. */
+    struct lb_backend *backends;
+    size_t n_backends;
+    char *backends_str;             /* For ct_lb_mark(backends=...). */
+};
+
+struct lb {
+    const struct nbrec_load_balancer *nb;
+    const char *proto;              /* "tcp", "udp" or "sctp". */
+    struct lb_vip *vips;
+    size_t n_vips;
+    unsigned long *dps;             /* Datapaths it applies to. */
+    size_t n_dps;
+};
+
+struct lb_model {
+    struct lb *lbs;
+    size_t n_lbs;
+    size_t n_datapaths;
+    unsigned long *dps_with_vips;   /* Datapaths with at least one VIP. */
+};
+
+void lb_model_init(struct lb_model *);
+void lb_model_destroy(struct lb_model *);
+void lb_model_build(struct lb_model *, const struct ls_model *,
+                    struct ovsdb_idl *nb_idl);
+bool lb_model_dp_has_vips(const struct lb_model *, size_t dp_index);
+
+void lb_build_lflows(struct lflow_table *, const struct ls_model *,
+                     const struct lb_model *);
+void lb_sync_sb(const struct lb_model *, const struct ls_model *,
+                struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *,
+                struct dp_groups *);
+
+#endif /* northd/lb.h */

@@ -1,0 +1,13 @@
+/* SB Meter rows for the meters ACL logging uses: every NB meter by name,
+ * and for a "fair" meter one copy per logging ACL ("<meter>__<acl uuid>"),
+ * so that each ACL gets its own rate. */
+#ifndef NORTHD_METERS_H
+#define NORTHD_METERS_H 1
+
+struct ovsdb_idl;
+struct ovsdb_idl_txn;
+
+void meters_sync_sb(struct ovsdb_idl *nb_idl, struct ovsdb_idl *sb_idl,
+                    struct ovsdb_idl_txn *);
+
+#endif /* northd/meters.h */
