@@ -2,6 +2,7 @@
 #include <config.h>
 #include "lib/lsp-addresses.h"
 
+#include <arpa/inet.h>
 #include <string.h>
 #include "openvswitch/dynamic-string.h"
 #include "util.h"
@@ -22,6 +23,24 @@ lsp_addresses_destroy(struct lsp_addresses *la)
     }
 }
 
+/* Returns true if the address part of 'tok' (before any "/") is four
+ * decimal numbers 0..255, as inet_pton() requires.  ip_parse_cidr() scans
+ * each number into a uint8_t and so takes "300.1.1.1" for 44.1.1.1. */
+static bool
+ipv4_is_dotted_quad(const char *tok)
+{
+    char addr[INET_ADDRSTRLEN];
+    size_t len = strcspn(tok, "/");
+    struct in_addr in;
+
+    if (len >= sizeof addr) {
+        return false;
+    }
+    memcpy(addr, tok, len);
+    addr[len] = '\0';
+    return inet_pton(AF_INET, addr, &in) == 1;
+}
+
 /* Parses one IP token ("10.0.0.1", "10.0.0.1/24", "fd00::1/64") into 'la'.
  * Returns NULL or a malloc'd error. */
 static char *
@@ -40,7 +59,9 @@ parse_ip_token(const char *tok, struct lsp_addresses *la)
     } else {
         ovs_be32 ip4;
         unsigned int plen;
-        char *error = ip_parse_cidr(tok, &ip4, &plen);
+        char *error = (ipv4_is_dotted_quad(tok) ? ip_parse_cidr(tok, &ip4,
+                                                                &plen)
+                       : xstrdup("not a dotted quad"));
         if (error) {
             free(error);
             return xasprintf("\"%s\" is not a valid IPv4 address", tok);

@@ -2,9 +2,11 @@
 #include <config.h>
 #include "northd/datapaths.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bitmap.h"
 #include "coverage.h"
 #include "hash.h"
 #include "hmapx.h"
@@ -25,8 +27,33 @@ COVERAGE_DEFINE(port_binding_created);
 COVERAGE_DEFINE(port_binding_deleted);
 COVERAGE_DEFINE(bad_nb_row);
 
-/* Bad NB rows can repeat on every pass: keep the log readable. */
-static struct vlog_rate_limit bad_row_rl = VLOG_RATE_LIMIT_INIT(5, 20);
+/* Problems with NB rows found on the previous pass.  A bad row stays bad
+ * on every pass until someone fixes it, and a pass runs on every database
+ * change: logging each problem every time would flood the log and, through
+ * the rate limit, hide new problems behind old ones.  So a problem is
+ * logged when it first appears (or reappears after going away). */
+static struct sset reported_problems = SSET_INITIALIZER(&reported_problems);
+
+/* A backstop for a flood of distinct problems, e.g. a script gone wrong. */
+static struct vlog_rate_limit bad_row_rl = VLOG_RATE_LIMIT_INIT(20, 100);
+
+/* Records a problem with an NB row; the message names the row. */
+static void OVS_PRINTF_FORMAT(2, 3)
+report_bad_row(struct ls_model *m, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *msg = xvasprintf(format, args);
+    va_end(args);
+
+    COVERAGE_INC(bad_nb_row);
+    m->n_bad_rows++;
+    if (!sset_contains(&reported_problems, msg)) {
+        VLOG_WARN_RL(&bad_row_rl, "%s", msg);
+    }
+    sset_add(&m->problems, msg);
+    free(msg);
+}
 
 /* Port types ovn-controller 23.03 knows on a logical switch. */
 static const char *const known_port_types[] = {
@@ -53,6 +80,7 @@ ls_model_init(struct ls_model *m)
     m->dp_array = NULL;
     m->n_datapaths = 0;
     m->n_bad_rows = 0;
+    sset_init(&m->problems);
 }
 
 static void
@@ -87,6 +115,7 @@ ls_model_destroy(struct ls_model *m)
     }
     hmap_destroy(&m->datapaths);
     free(m->dp_array);
+    sset_destroy(&m->problems);
 }
 
 struct ls_datapath *
@@ -125,8 +154,8 @@ compare_switches(const void *a_, const void *b_)
 /* Returns the tunnel key requested in 'smap' under "requested-tnl-key", or
  * 0 if none is requested or the request is out of [min, max]. */
 static uint32_t
-requested_key(const struct smap *smap, uint32_t min, uint32_t max,
-              const char *what, const char *name)
+requested_key(struct ls_model *m, const struct smap *smap, uint32_t min,
+              uint32_t max, const char *what, const char *name)
 {
     const char *s = smap_get(smap, "requested-tnl-key");
     if (!s) {
@@ -135,9 +164,9 @@ requested_key(const struct smap *smap, uint32_t min, uint32_t max,
     char *end;
     unsigned long long k = strtoull(s, &end, 10);
     if (*end || k < min || k > max) {
-        VLOG_WARN_RL(&bad_row_rl, "%s %s: requested-tnl-key \"%s\" is not "
-                     "an integer in %"PRIu32"..%"PRIu32", ignoring it",
-                     what, name, s, min, max);
+        report_bad_row(m, "%s %s: requested-tnl-key \"%s\" is not "
+                       "an integer in %"PRIu32"..%"PRIu32", ignoring it",
+                       what, name, s, min, max);
         return 0;
     }
     return k;
@@ -152,17 +181,30 @@ assign_datapath_keys(struct ls_model *m)
     struct tnlid_set keys;
     tnlid_set_init(&keys, LS_DP_KEY_MIN, LS_DP_KEY_MAX);
 
+    /* Requested keys.  If several switches request the same key, the one
+     * that already has it keeps it, so that a conflicting request never
+     * moves a working datapath; otherwise the first in UUID order wins. */
     for (size_t i = 0; i < m->n_datapaths; i++) {
         struct ls_datapath *dp = m->dp_array[i];
-        uint32_t k = requested_key(&dp->nb->other_config, LS_DP_KEY_MIN,
-                                   LS_DP_KEY_MAX, "Logical_Switch",
-                                   dp->nb->name);
-        if (k && !tnlid_reserve(&keys, k)) {
-            VLOG_WARN_RL(&bad_row_rl, "Logical_Switch %s: requested tunnel "
-                         "key %"PRIu32" is already in use", dp->nb->name, k);
-            k = 0;
+        dp->tunnel_key = requested_key(m, &dp->nb->other_config,
+                                       LS_DP_KEY_MIN, LS_DP_KEY_MAX,
+                                       "Logical_Switch", dp->nb->name);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < m->n_datapaths; i++) {
+            struct ls_datapath *dp = m->dp_array[i];
+            uint32_t k = dp->tunnel_key;
+            bool holder = dp->sb && dp->sb->tunnel_key == k;
+            if (!k || holder != (pass == 0)) {
+                continue;
+            }
+            if (!tnlid_reserve(&keys, k)) {
+                report_bad_row(m, "Logical_Switch %s: requested tunnel key "
+                               "%"PRIu32" is already in use", dp->nb->name,
+                               k);
+                dp->tunnel_key = 0;
+            }
         }
-        dp->tunnel_key = k;
     }
     for (size_t i = 0; i < m->n_datapaths; i++) {
         struct ls_datapath *dp = m->dp_array[i];
@@ -178,33 +220,43 @@ assign_datapath_keys(struct ls_model *m)
         if (!dp->tunnel_key) {
             dp->tunnel_key = tnlid_allocate(&keys);
             if (!dp->tunnel_key) {
-                VLOG_WARN_RL(&bad_row_rl, "Logical_Switch %s: all datapath "
-                             "tunnel keys are in use", dp->nb->name);
+                report_bad_row(m, "Logical_Switch %s: all datapath "
+                               "tunnel keys are in use", dp->nb->name);
             }
         }
     }
     tnlid_set_destroy(&keys);
 }
 
-/* Same as assign_datapath_keys(), for the ports of one datapath. */
+/* Same as assign_datapath_keys(), for the ports of one datapath.  A port
+ * that moved from another switch gets a new key. */
 static void
-assign_port_keys(struct ls_datapath *dp)
+assign_port_keys(struct ls_model *m, struct ls_datapath *dp)
 {
     struct tnlid_set keys;
     tnlid_set_init(&keys, LS_PORT_KEY_MIN, LS_PORT_KEY_MAX);
 
     struct ls_port *p;
     LIST_FOR_EACH (p, dp_node, &dp->ports) {
-        uint32_t k = requested_key(&p->nb->options, LS_PORT_KEY_MIN,
-                                   LS_PORT_KEY_MAX, "Logical_Switch_Port",
-                                   p->nb->name);
-        if (k && !tnlid_reserve(&keys, k)) {
-            VLOG_WARN_RL(&bad_row_rl, "Logical_Switch_Port %s: requested "
-                         "tunnel key %"PRIu32" is already in use on switch "
-                         "%s", p->nb->name, k, dp->nb->name);
-            k = 0;
+        p->tunnel_key = requested_key(m, &p->nb->options, LS_PORT_KEY_MIN,
+                                      LS_PORT_KEY_MAX, "Logical_Switch_Port",
+                                      p->nb->name);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        LIST_FOR_EACH (p, dp_node, &dp->ports) {
+            uint32_t k = p->tunnel_key;
+            bool holder = (p->sb && p->sb->datapath == dp->sb
+                           && p->sb->tunnel_key == k);
+            if (!k || holder != (pass == 0)) {
+                continue;
+            }
+            if (!tnlid_reserve(&keys, k)) {
+                report_bad_row(m, "Logical_Switch_Port %s: requested tunnel "
+                               "key %"PRIu32" is already in use on switch "
+                               "%s", p->nb->name, k, dp->nb->name);
+                p->tunnel_key = 0;
+            }
         }
-        p->tunnel_key = k;
     }
     LIST_FOR_EACH (p, dp_node, &dp->ports) {
         if (!p->tunnel_key && p->sb && p->sb->datapath == dp->sb
@@ -218,9 +270,9 @@ assign_port_keys(struct ls_datapath *dp)
         if (!p->tunnel_key) {
             p->tunnel_key = tnlid_allocate(&keys);
             if (!p->tunnel_key) {
-                VLOG_WARN_RL(&bad_row_rl, "Logical_Switch_Port %s: all port "
-                             "tunnel keys of switch %s are in use",
-                             p->nb->name, dp->nb->name);
+                report_bad_row(m, "Logical_Switch_Port %s: all port "
+                               "tunnel keys of switch %s are in use",
+                               p->nb->name, dp->nb->name);
             }
         }
     }
@@ -241,10 +293,9 @@ parse_port_addresses(struct ls_model *m, const char *port, const char *column,
         char *error = lsp_addresses_parse(strings[i], &kind,
                                           &(*out)[*n_out]);
         if (error) {
-            COVERAGE_INC(bad_nb_row);
-            m->n_bad_rows++;
-            VLOG_WARN_RL(&bad_row_rl, "Logical_Switch_Port %s: ignoring %s "
-                         "entry \"%s\": %s", port, column, strings[i], error);
+            report_bad_row(m, "Logical_Switch_Port %s: ignoring %s "
+                           "entry \"%s\": %s", port, column, strings[i],
+                           error);
             free(error);
         } else if (kind == LSP_ADDR_MAC_IPS) {
             (*n_out)++;
@@ -276,28 +327,25 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
     size_t n_ports = dp->nb->n_ports;
     const struct nbrec_logical_switch_port **sorted
         = xmalloc((n_ports ? n_ports : 1) * sizeof *sorted);
-    memcpy(sorted, dp->nb->ports, n_ports * sizeof *sorted);
+    /* An empty switch has no ports array: memcpy() must not see NULL. */
+    nullable_memcpy(sorted, dp->nb->ports, n_ports * sizeof *sorted);
     qsort(sorted, n_ports, sizeof *sorted, compare_ports_by_name);
 
     for (size_t i = 0; i < n_ports; i++) {
         const struct nbrec_logical_switch_port *nbp = sorted[i];
         struct ls_port *other = ls_model_find_port(m, nbp->name);
         if (other) {
-            COVERAGE_INC(bad_nb_row);
-            m->n_bad_rows++;
-            VLOG_WARN_RL(&bad_row_rl, "Logical_Switch_Port %s ("UUID_FMT") "
-                         "on switch %s: duplicate port name (already on "
-                         "switch %s), ignoring this one", nbp->name,
-                         UUID_ARGS(&nbp->header_.uuid), dp->nb->name,
-                         other->dp->nb->name);
+            report_bad_row(m, "Logical_Switch_Port %s ("UUID_FMT") "
+                           "on switch %s: duplicate port name (already on "
+                           "switch %s), ignoring this one", nbp->name,
+                           UUID_ARGS(&nbp->header_.uuid), dp->nb->name,
+                           other->dp->nb->name);
             continue;
         }
         if (!is_known_port_type(nbp->type)) {
-            COVERAGE_INC(bad_nb_row);
-            m->n_bad_rows++;
-            VLOG_WARN_RL(&bad_row_rl, "Logical_Switch_Port %s on switch %s: "
-                         "unknown port type \"%s\", ignoring the port",
-                         nbp->name, dp->nb->name, nbp->type);
+            report_bad_row(m, "Logical_Switch_Port %s on switch %s: "
+                           "unknown port type \"%s\", ignoring the port",
+                           nbp->name, dp->nb->name, nbp->type);
             continue;
         }
 
@@ -317,6 +365,84 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
         dp->n_ports++;
     }
     free(sorted);
+}
+
+#define TAG_MIN 1
+#define TAG_MAX 4095
+
+static bool
+is_container_port(const struct nbrec_logical_switch_port *nbp)
+{
+    return nbp->parent_name && nbp->parent_name[0];
+}
+
+/* Returns the set of tags used under 'parent' in 'by_parent', creating it
+ * if needed. */
+static unsigned long *
+parent_tags(struct shash *by_parent, const char *parent)
+{
+    unsigned long *tags = shash_find_data(by_parent, parent);
+    if (!tags) {
+        tags = bitmap_allocate(TAG_MAX + 1);
+        shash_add(by_parent, parent, tags);
+    }
+    return tags;
+}
+
+/* Assigns the VLAN tags of container ports.  Tags must be unique among the
+ * children of one parent, since the hypervisor tells them apart by tag.
+ * A nonzero tag_request is honoured as is; then ports with tag_request 0
+ * keep the tag allocated on an earlier pass (so it never changes under a
+ * running container) unless a request took it; then the rest get the
+ * lowest free tag.  Ports are visited switch by switch in model order, so
+ * the outcome does not depend on hash order. */
+static void
+assign_tags(struct ls_model *m)
+{
+    struct shash by_parent = SHASH_INITIALIZER(&by_parent);
+
+    for (int pass = 0; pass < 3; pass++) {
+        for (size_t i = 0; i < m->n_datapaths; i++) {
+            struct ls_port *p;
+            LIST_FOR_EACH (p, dp_node, &m->dp_array[i]->ports) {
+                const struct nbrec_logical_switch_port *nbp = p->nb;
+                if (!is_container_port(nbp)) {
+                    continue;
+                }
+                unsigned long *tags = parent_tags(&by_parent,
+                                                  nbp->parent_name);
+                bool requested = nbp->n_tag_request
+                                 && nbp->tag_request[0] >= TAG_MIN
+                                 && nbp->tag_request[0] <= TAG_MAX;
+                bool allocate = (nbp->n_tag_request
+                                 && nbp->tag_request[0] == 0);
+                bool kept = nbp->n_tag && nbp->tag[0] >= TAG_MIN
+                            && nbp->tag[0] <= TAG_MAX;
+
+                if (pass == 0 && requested) {
+                    p->tag = nbp->tag_request[0];
+                    bitmap_set1(tags, p->tag);
+                } else if (pass == 1 && !requested && kept
+                           && !bitmap_is_set(tags, nbp->tag[0])) {
+                    /* Allocated earlier, or set directly by a CMS that
+                     * does not use tag_request. */
+                    p->tag = nbp->tag[0];
+                    bitmap_set1(tags, p->tag);
+                } else if (pass == 2 && allocate && !p->tag) {
+                    size_t t = bitmap_scan(tags, 0, TAG_MIN, TAG_MAX + 1);
+                    if (t <= TAG_MAX) {
+                        p->tag = t;
+                        bitmap_set1(tags, t);
+                    } else {
+            report_bad_row(m, "Logical_Switch_Port %s: all "
+                                       "tags under parent %s are in use",
+                                       nbp->name, nbp->parent_name);
+                    }
+                }
+            }
+        }
+    }
+    shash_destroy_free_data(&by_parent);
 }
 
 void
@@ -388,8 +514,9 @@ ls_model_build(struct ls_model *m, struct ovsdb_idl *nb_idl,
     assign_datapath_keys(m);
     for (size_t i = 0; i < m->n_datapaths; i++) {
         build_ports(m, m->dp_array[i], &sb_ports);
-        assign_port_keys(m->dp_array[i]);
+        assign_port_keys(m, m->dp_array[i]);
     }
+    assign_tags(m);
 
     struct sb_dp_node *sn;
     HMAP_FOR_EACH_POP (sn, node, &sb_dps) {
@@ -397,15 +524,22 @@ ls_model_build(struct ls_model *m, struct ovsdb_idl *nb_idl,
     }
     hmap_destroy(&sb_dps);
     shash_destroy(&sb_ports);
+
+    /* What the next pass compares against. */
+    sset_destroy(&reported_problems);
+    sset_clone(&reported_problems, &m->problems);
 }
 
-/* Deletes 'sb_dp' and the rows that hold strong references to it, which
- * would otherwise make the whole transaction fail.  Logical flows are left
- * to the lflow sync, which rewrites or deletes every flow in the same
- * transaction. */
+/* Deletes 'sb_dp' and the rows that hold strong references to it, or weak
+ * references that may not become empty, which would otherwise make the
+ * whole transaction fail.  Port bindings in 'keep_pbs' are left alone: their
+ * port now lives on another switch and sync_port_binding() moves them.
+ * Logical flows are left to the lflow sync, which rewrites or deletes every
+ * flow in the same transaction. */
 static void
 delete_sb_datapath(struct ovsdb_idl *sb_idl,
-                   const struct sbrec_datapath_binding *sb_dp)
+                   const struct sbrec_datapath_binding *sb_dp,
+                   const struct hmapx *keep_pbs)
 {
     const struct sbrec_mac_binding *mb;
     SBREC_MAC_BINDING_FOR_EACH_SAFE (mb, sb_idl) {
@@ -441,9 +575,18 @@ delete_sb_datapath(struct ovsdb_idl *sb_idl,
             }
         }
     }
+    /* IP_Multicast.datapath is a weak reference that may not be empty, so
+     * ovsdb-server would reject the deletion of the datapath rather than
+     * drop the reference.  The stock ovn-northd creates one per switch. */
+    const struct sbrec_ip_multicast *ipm;
+    SBREC_IP_MULTICAST_FOR_EACH_SAFE (ipm, sb_idl) {
+        if (ipm->datapath == sb_dp) {
+            sbrec_ip_multicast_delete(ipm);
+        }
+    }
     const struct sbrec_port_binding *pb;
     SBREC_PORT_BINDING_FOR_EACH_SAFE (pb, sb_idl) {
-        if (pb->datapath == sb_dp) {
+        if (pb->datapath == sb_dp && !hmapx_contains(keep_pbs, pb)) {
             sbrec_port_binding_delete(pb);
         }
     }
@@ -562,9 +705,10 @@ sync_port_binding(struct ovsdb_idl_txn *sb_txn, struct ls_port *p)
         sbrec_port_binding_set_parent_port(pb, parent);
     }
     /* A tag only makes sense for a nested (container) port. */
-    size_t n_tag = parent && p->nb->n_tag ? 1 : 0;
-    if (n_tag != pb->n_tag || (n_tag && *pb->tag != *p->nb->tag)) {
-        sbrec_port_binding_set_tag(pb, p->nb->tag, n_tag);
+    int64_t tag = p->tag;
+    size_t n_tag = parent && tag ? 1 : 0;
+    if (n_tag != pb->n_tag || (n_tag && *pb->tag != tag)) {
+        sbrec_port_binding_set_tag(pb, &tag, n_tag);
     }
 
     struct smap ids = SMAP_INITIALIZER(&ids);
@@ -700,7 +844,20 @@ ls_model_sync_sb(struct ls_model *m, struct ovsdb_idl *sb_idl,
                  struct ovsdb_idl_txn *sb_txn)
 {
     /* Deletions come first, and rows deleted along with a datapath are not
-     * visited again: the IDL still iterates over rows deleted in 'sb_txn'. */
+     * visited again: the IDL still iterates over rows deleted in 'sb_txn'.
+     *
+     * A binding the model reuses must survive even if its datapath goes
+     * (a port moved off a deleted switch, or a stale SB from an earlier
+     * NB): writing to a row deleted in the same transaction is an IDL
+     * assertion failure. */
+    struct hmapx keep_pb = HMAPX_INITIALIZER(&keep_pb);
+    struct ls_port *p;
+    HMAP_FOR_EACH (p, name_node, &m->ports) {
+        if (p->sb) {
+            hmapx_add(&keep_pb, (void *) p->sb);
+        }
+    }
+
     struct hmapx keep_dp = HMAPX_INITIALIZER(&keep_dp);
     for (size_t i = 0; i < m->n_datapaths; i++) {
         if (m->dp_array[i]->sb) {
@@ -710,17 +867,10 @@ ls_model_sync_sb(struct ls_model *m, struct ovsdb_idl *sb_idl,
     const struct sbrec_datapath_binding *sb_dp;
     SBREC_DATAPATH_BINDING_FOR_EACH_SAFE (sb_dp, sb_idl) {
         if (!hmapx_contains(&keep_dp, sb_dp)) {
-            delete_sb_datapath(sb_idl, sb_dp);
+            delete_sb_datapath(sb_idl, sb_dp, &keep_pb);
         }
     }
 
-    struct hmapx keep_pb = HMAPX_INITIALIZER(&keep_pb);
-    struct ls_port *p;
-    HMAP_FOR_EACH (p, name_node, &m->ports) {
-        if (p->sb) {
-            hmapx_add(&keep_pb, (void *) p->sb);
-        }
-    }
     const struct sbrec_port_binding *pb;
     SBREC_PORT_BINDING_FOR_EACH_SAFE (pb, sb_idl) {
         if (!hmapx_contains(&keep_pb, pb)
@@ -751,6 +901,24 @@ ls_model_sync_nb_up(const struct ls_model *m)
         bool up = pb && (pb->n_up ? pb->up[0] : pb->chassis != NULL);
         if (!p->nb->n_up || p->nb->up[0] != up) {
             nbrec_logical_switch_port_set_up(p->nb, &up, 1);
+        }
+    }
+}
+
+void
+ls_model_sync_nb_tags(const struct ls_model *m)
+{
+    const struct ls_port *p;
+    HMAP_FOR_EACH (p, name_node, &m->ports) {
+        const struct nbrec_logical_switch_port *nbp = p->nb;
+        /* Without tag_request, 'tag' belongs to the CMS. */
+        if (!is_container_port(nbp) || !nbp->n_tag_request) {
+            continue;
+        }
+        int64_t tag = p->tag;
+        size_t n = tag ? 1 : 0;
+        if (n != nbp->n_tag || (n && nbp->tag[0] != tag)) {
+            nbrec_logical_switch_port_set_tag(nbp, &tag, n);
         }
     }
 }

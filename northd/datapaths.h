@@ -16,6 +16,7 @@
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
 #include "openvswitch/uuid.h"
+#include "sset.h"
 
 struct ovsdb_idl;
 struct ovsdb_idl_txn;
@@ -57,6 +58,11 @@ struct ls_port {
     struct lsp_addresses *ps_addrs;
     size_t n_ps_addrs;
     bool has_unknown;               /* "unknown" among the addresses. */
+
+    /* VLAN tag of a container port (one with a parent_name), 1..4095, or 0
+     * for none: the NB tag_request if nonzero, else a tag northd allocated
+     * (tag_request 0) or the NB tag a CMS set directly (no tag_request). */
+    uint16_t tag;
 };
 
 struct ls_datapath {
@@ -75,6 +81,7 @@ struct ls_model {
     struct ls_datapath **dp_array;  /* By 'index'. */
     size_t n_datapaths;
     size_t n_bad_rows;              /* Rows skipped or partly ignored. */
+    struct sset problems;           /* Messages naming the bad rows. */
 };
 
 void ls_model_init(struct ls_model *);
@@ -94,5 +101,9 @@ void ls_model_sync_sb(struct ls_model *, struct ovsdb_idl *sb_idl,
 
 /* Mirrors Port_Binding.up into Logical_Switch_Port.up. */
 void ls_model_sync_nb_up(const struct ls_model *);
+
+/* Writes the tags of container ports that asked for one (tag_request) into
+ * Logical_Switch_Port.tag, which northd owns for such ports. */
+void ls_model_sync_nb_tags(const struct ls_model *);
 
 #endif /* northd/datapaths.h */

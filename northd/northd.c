@@ -188,6 +188,7 @@ northd_run(struct northd_ctx *ctx)
     ls_model_sync_sb(&model, ctx->sb_idl, ctx->sb_txn);
     if (ctx->nb_txn) {
         ls_model_sync_nb_up(&model);
+        ls_model_sync_nb_tags(&model);
     }
     struct lb_model lbs;
     lb_model_init(&lbs);
