@@ -3,7 +3,13 @@ TESTSUITE_AT = \
 	tests/testsuite.at \
 	tests/ovn-macros.at \
 	tests/schema.at \
-	tests/northd.at
+	tests/northd.at \
+	tests/lang.at
+
+# C unit tests for the logical-flow language library.
+noinst_PROGRAMS += tests/test-ovn-lang
+tests_test_ovn_lang_SOURCES = tests/test-ovn-lang.c
+tests_test_ovn_lang_LDADD = $(LSN_LDADD)
 
 TESTSUITE = $(srcdir)/tests/testsuite
 AUTOTEST = $(AUTOM4TE) -l autotest
