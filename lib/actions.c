@@ -733,11 +733,6 @@ parse_action(struct parse_ctx *ctx, enum context where)
         || next == LEX_T_DECREMENT || next == LEX_T_LSQUARE) {
         return parse_assignment(ctx, where);
     }
-    if (where == CTX_CT_COMMIT) {
-        syntax_error(ctx, "an assignment to ct_mark or ct_label");
-        return NULL;
-    }
-
     if (lex_accept_id(lexer, "next")) {
         return parse_next(ctx, pos);
     } else if (lex_accept_id(lexer, "output")) {

@@ -343,7 +343,17 @@ format_cmp(const struct expr_cmp *cmp, struct ds *s)
     const struct symtab_symbol *sym = cmp->symbol;
     bool full = cmp->ofs == 0 && cmp->n_bits == symbol_width(sym);
 
-    /* One-bit tests print as "x" or "!x". */
+    /* One-bit tests print as "x" or "!x", as do implicit tests of wider
+     * fields (to keep them implicit). */
+    if (cmp->implicit) {
+        ds_put_cstr(s, cmp->relop == EXPR_R_NE ? "" : "!");
+        ds_put_cstr(s, sym->name);
+        if (!full) {
+            ds_put_format(s, "[%d..%d]", cmp->ofs,
+                          cmp->ofs + cmp->n_bits - 1);
+        }
+        return;
+    }
     if (!sym->is_string && cmp->n_bits == 1 && cmp->n_values == 1
         && !cmp->is_set && !cmp->values[0].masked
         && (cmp->relop == EXPR_R_EQ || cmp->relop == EXPR_R_NE)
@@ -745,18 +755,18 @@ make_bare_test(struct parse_ctx *ctx, struct expr *e)
         syntax_error(ctx, "a comparison operator");
         expr_destroy(e);
         return NULL;
-    } else if (cmp->n_bits != 1) {
-        set_error(ctx, lex_error_at(ctx->lexer, cmp->pos, "multibit field "
-                                    "%s must be compared explicitly, e.g. "
-                                    "`%s != 0'", cmp->symbol->name,
-                                    cmp->symbol->name));
-        expr_destroy(e);
-        return NULL;
     }
-    struct expr_const one = { .value = lex_u128_from_u64(1),
-                              .mask = lex_u128_ones(128),
-                              .format = LEX_F_DECIMAL };
-    cmp_add_value(cmp, &one);
+
+    /* A one-bit field or predicate means "x == 1".  A wider field means
+     * "x != 0", but annotation accepts that only under "!" (so "!reg0"
+     * is "reg0 == 0"), as ovn-controller does. */
+    bool wide = cmp->n_bits != 1;
+    struct expr_const c = { .value = lex_u128_from_u64(!wide),
+                            .mask = lex_u128_ones(cmp->n_bits),
+                            .format = LEX_F_DECIMAL };
+    cmp->relop = wide ? EXPR_R_NE : EXPR_R_EQ;
+    cmp->implicit = wide;
+    cmp_add_value(cmp, &c);
     return e;
 }
 
@@ -906,10 +916,31 @@ parse_primary(struct parse_ctx *ctx)
 static struct expr *
 parse_not(struct parse_ctx *ctx)
 {
-    if (!lex_accept(ctx->lexer, LEX_T_NOT)) {
+    struct lexer *lexer = ctx->lexer;
+
+    if (!lex_accept(lexer, LEX_T_NOT)) {
         return parse_primary(ctx);
     }
-    struct expr *sub = parse_primary(ctx);
+
+    /* "!" applies to a bare field or to a parenthesized expression;
+     * "!x == 1" is ambiguous to a reader, so it is rejected. */
+    struct expr *sub;
+    enum expr_relop relop;
+    if (lexer->token.type == LEX_T_ID) {
+        sub = parse_field(ctx);
+        if (!sub) {
+            return NULL;
+        }
+        if (relop_from_token(lexer->token.type, &relop)) {
+            set_error(ctx, lex_error(lexer, "the operand of `!' must be "
+                                     "parenthesized here, e.g. `!(x == 1)'"));
+            expr_destroy(sub);
+            return NULL;
+        }
+        sub = make_bare_test(ctx, sub);
+    } else {
+        sub = parse_primary(ctx);
+    }
     if (!sub) {
         return NULL;
     }
@@ -1103,6 +1134,14 @@ annotate_cmp(struct expr *e, struct annotate_ctx *ctx, struct expr **out)
     struct expr_cmp *cmp = &e->cmp;
     const struct symtab_symbol *sym = cmp->symbol;
 
+    if (cmp->implicit && cmp->relop == EXPR_R_NE) {
+        char *error = annotate_error(
+            ctx, cmp->pos, "multibit field %s must be compared explicitly, "
+            "e.g. `%s != 0' (only `!%s' may be written bare)",
+            sym->name, sym->name, sym->name);
+        expr_destroy(e);
+        return error;
+    }
     if (sym->kind == SYMTAB_PREDICATE) {
         return annotate_predicate(e, ctx, out);
     }
