@@ -281,6 +281,7 @@ expr_clone(const struct expr *e)
     switch (e->type) {
     case EXPR_T_CMP:
         c->cmp = e->cmp;
+        c->cmp.ref_name = nullable_xstrdup(e->cmp.ref_name);
         c->cmp.values = xmalloc(MAX(1, e->cmp.n_values)
                                 * sizeof *c->cmp.values);
         for (size_t i = 0; i < e->cmp.n_values; i++) {
@@ -315,6 +316,7 @@ expr_destroy(struct expr *e)
             expr_const_destroy(&e->cmp.values[i]);
         }
         free(e->cmp.values);
+        free(e->cmp.ref_name);
         break;
     case EXPR_T_AND:
     case EXPR_T_OR:
@@ -380,7 +382,9 @@ format_cmp(const struct expr_cmp *cmp, struct ds *s)
         }
     }
     ds_put_format(s, " %s ", expr_relop_to_string(cmp->relop));
-    if (cmp->is_set || cmp->n_values != 1) {
+    if (cmp->ref_name) {
+        ds_put_format(s, "%c%s", sym->is_string ? '@' : '$', cmp->ref_name);
+    } else if (cmp->is_set || cmp->n_values != 1) {
         ds_put_char(s, '{');
         for (size_t i = 0; i < cmp->n_values; i++) {
             if (i) {
@@ -422,6 +426,11 @@ format_expr(const struct expr *e, struct ds *s, enum expr_type context)
         break;
     case EXPR_T_AND:
     case EXPR_T_OR: {
+        if (ovs_list_is_singleton(&e->subs)) {
+            format_expr(CONTAINER_OF(ovs_list_front(&e->subs), struct expr,
+                                     node), s, context);
+            break;
+        }
         bool paren = context != EXPR_T_NOT && context != e->type;
         bool first = true;
         if (paren) {
@@ -637,6 +646,17 @@ parse_value(struct parse_ctx *ctx, struct expr_cmp *cmp)
 static bool
 parse_rhs(struct parse_ctx *ctx, struct expr_cmp *cmp)
 {
+    const struct lex_token *t = &ctx->lexer->token;
+
+    if (t->type == LEX_T_ADDRSET || t->type == LEX_T_PORTGROUP) {
+        char *name = xstrdup(t->s);
+        if (!parse_value(ctx, cmp)) {
+            free(name);
+            return false;
+        }
+        cmp->ref_name = name;
+        return true;
+    }
     if (!lex_accept(ctx->lexer, LEX_T_LCURLY)) {
         return parse_value(ctx, cmp);
     }
@@ -1124,7 +1144,13 @@ annotate_predicate(struct expr *e, struct annotate_ctx *ctx,
         expr_add_sub(result, sub);
     }
     expr_destroy(e);
-    *out = result;
+    if (ovs_list_is_singleton(&result->subs)) {
+        *out = CONTAINER_OF(ovs_list_pop_front(&result->subs), struct expr,
+                            node);
+        expr_destroy(result);
+    } else {
+        *out = result;
+    }
     return NULL;
 }
 

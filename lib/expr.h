@@ -101,6 +101,9 @@ struct expr_cmp {
     struct expr_const *values;
     size_t n_values;
     bool is_set;                /* Written as a set: format with braces. */
+    char *ref_name;             /* Owned.  If the set was written as just
+                                 * "$name" or "@name", that name, so that
+                                 * it formats the same way. */
     bool implicit;              /* Bare multibit field "x", read as
                                  * "x != 0" but only valid negated. */
     size_t pos;                 /* Byte offset in the source, for errors. */

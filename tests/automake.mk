@@ -15,7 +15,8 @@ TESTSUITE = $(srcdir)/tests/testsuite
 AUTOTEST = $(AUTOM4TE) -l autotest
 AUTOM4TE = autom4te
 EXTRA_DIST += $(TESTSUITE_AT) $(TESTSUITE) tests/atlocal.in \
-	tests/package.m4
+	tests/package.m4 tests/lang-matches.txt tests/lang-actions.txt \
+	tests/lang-oracle.py
 DISTCLEANFILES = tests/atconfig tests/atlocal
 
 $(srcdir)/tests/package.m4: $(top_srcdir)/configure.ac

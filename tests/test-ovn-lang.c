@@ -16,6 +16,7 @@
  *   evaluate FLOW    1 or 0: does microflow FLOW match each line?
  *   parse-actions    each action list, parsed and formatted back
  *   roundtrip-actions  checks parse/format/parse stability for actions
+ *   validate-actions "OK" or the error for each action list
  *   list-symbols     the symbol table
  *
  * Address sets and port groups available to matches: $as1 = {10.0.0.1,
@@ -226,6 +227,18 @@ do_parse_actions(const char *line)
 }
 
 static void
+do_validate_actions(const char *line)
+{
+    char *error = actions_validate(line, &symtab);
+    if (error) {
+        printf("error: %s\n", error);
+        free(error);
+    } else {
+        puts("OK");
+    }
+}
+
+static void
 do_roundtrip_actions(const char *line)
 {
     struct ovs_list a1, a2;
@@ -301,6 +314,7 @@ main(int argc, char *argv[])
         { "evaluate", do_evaluate },
         { "parse-actions", do_parse_actions },
         { "roundtrip-actions", do_roundtrip_actions },
+        { "validate-actions", do_validate_actions },
     };
     void (*cb)(const char *) = NULL;
 
