@@ -207,8 +207,8 @@ lex_token_format_value(enum lex_format format, ovs_u128 v, struct ds *s)
             ds_put_format(s, "%"PRIu64, v.u64.lo);
             break;
         }
-        /* Too big for one printf: fall back to hex, which reads back to
-         * the same value. */
+        /* Decimal input is at most 64 bits, but a caller may build a wider
+         * value: print it in hex, which reads back as the same value. */
         /* fall through */
     case LEX_F_HEX:
         if (v.u64.hi) {
@@ -269,7 +269,13 @@ format_string(const char *p, struct ds *s)
         case '\n': ds_put_cstr(s, "\\n"); break;
         case '\t': ds_put_cstr(s, "\\t"); break;
         case '\r': ds_put_cstr(s, "\\r"); break;
-        default: ds_put_char(s, *p); break;
+        default:
+            if ((unsigned char) *p < 0x20) {
+                ds_put_format(s, "\\u%04x", (unsigned char) *p);
+            } else {
+                ds_put_char(s, *p);
+            }
+            break;
         }
     }
     ds_put_char(s, '"');
@@ -397,7 +403,11 @@ parse_ipv4(const char *s, size_t n, ovs_u128 *v)
         size_t start = i;
         while (i < n && isdigit((unsigned char) s[i])) {
             octet = octet * 10 + (s[i] - '0');
-            if (octet > 255 || i - start >= 3) {
+            if (octet > 255 || i - start >= 3
+                || (i > start && s[start] == '0')) {
+                /* Too big, or a leading zero ("010"), which some
+                 * parsers read as octal: refused, as ovn-controller
+                 * does. */
                 return false;
             }
             i++;
@@ -529,20 +539,19 @@ parse_number(const char *s, size_t n, struct lex_token *t)
         set_error(t, "decimal constants must not have leading zeros");
         return n;
     }
+    /* Like ovn-controller, decimal constants stop at 64 bits; wider values
+     * must be written in hex. */
+    uint64_t x = 0;
     for (size_t i = 0; i < n; i++) {
-        /* v = v * 10 + digit, checking for overflow past 128 bits. */
-        ovs_u128 v8 = lex_u128_shl(v, 3), v2 = lex_u128_shl(v, 1);
-        if (lex_u128_n_bits(v) > 124) {
-            set_error(t, "constant is wider than 128 bits");
+        unsigned int digit = s[i] - '0';
+        if (x > (UINT64_MAX - digit) / 10) {
+            set_error(t, "decimal constants must be less than 2**64 (write "
+                      "wider values in hex)");
             return n;
         }
-        uint64_t lo = v8.u64.lo + v2.u64.lo;
-        uint64_t hi = v8.u64.hi + v2.u64.hi + (lo < v8.u64.lo);
-        uint64_t lo2 = lo + (s[i] - '0');
-        hi += lo2 < lo;
-        v.u64.hi = hi;
-        v.u64.lo = lo2;
+        x = x * 10 + digit;
     }
+    v = lex_u128_from_u64(x);
     t->value = v;
     t->format = LEX_F_DECIMAL;
     return n;
@@ -631,6 +640,57 @@ utf8_len(const unsigned char *p)
     return n;
 }
 
+/* Reads four hex digits at 'p'; returns -1 if they are not. */
+static int
+read_hex4(const char *p)
+{
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        if (!isxdigit((unsigned char) p[i])) {
+            return -1;
+        }
+        v = (v << 4) | hexit_value(p[i]);
+    }
+    return v;
+}
+
+/* Decodes "\uXXXX" (or a surrogate pair "\uD8xx\uDCxx") at 'p' into UTF-8
+ * appended to 's'.  Returns the end of the escape, or NULL if invalid.
+ * NUL characters are refused because they would end the string. */
+static const char *
+parse_unicode_escape(const char *p, struct ds *s)
+{
+    int c = read_hex4(p + 2);
+    p += 6;
+    if (c < 0 || c == 0 || (c >= 0xdc00 && c <= 0xdfff)) {
+        return NULL;
+    }
+    if (c >= 0xd800 && c <= 0xdbff) {
+        int lo = p[0] == '\\' && p[1] == 'u' ? read_hex4(p + 2) : -1;
+        if (lo < 0xdc00 || lo > 0xdfff) {
+            return NULL;
+        }
+        c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+        p += 6;
+    }
+    if (c < 0x80) {
+        ds_put_char(s, c);
+    } else if (c < 0x800) {
+        ds_put_char(s, 0xc0 | (c >> 6));
+        ds_put_char(s, 0x80 | (c & 0x3f));
+    } else if (c < 0x10000) {
+        ds_put_char(s, 0xe0 | (c >> 12));
+        ds_put_char(s, 0x80 | ((c >> 6) & 0x3f));
+        ds_put_char(s, 0x80 | (c & 0x3f));
+    } else {
+        ds_put_char(s, 0xf0 | (c >> 18));
+        ds_put_char(s, 0x80 | ((c >> 12) & 0x3f));
+        ds_put_char(s, 0x80 | ((c >> 6) & 0x3f));
+        ds_put_char(s, 0x80 | (c & 0x3f));
+    }
+    return p;
+}
+
 static const char *
 parse_string(const char *p, struct lex_token *t)
 {
@@ -641,11 +701,24 @@ parse_string(const char *p, struct lex_token *t)
             set_error(t, "input ends inside quoted string");
             ds_destroy(&s);
             return p;
+        } else if (*p == '\\' && p[1] == 'u') {
+            /* JSON-style escapes, as ovn-controller accepts them. */
+            const char *end = parse_unicode_escape(p, &s);
+            if (!end) {
+                set_error(t, "invalid \\u escape in quoted string");
+                ds_destroy(&s);
+                return p + 2;
+            }
+            p = end;
+            continue;
         } else if (*p == '\\') {
             char c;
             switch (p[1]) {
             case '"': c = '"'; break;
             case '\\': c = '\\'; break;
+            case '/': c = '/'; break;
+            case 'b': c = '\b'; break;
+            case 'f': c = '\f'; break;
             case 'n': c = '\n'; break;
             case 't': c = '\t'; break;
             case 'r': c = '\r'; break;
@@ -691,7 +764,7 @@ parse_ref(const char *p, enum lex_type type, struct lex_token *t)
         set_error(t, "`%c' must be followed by a name", start[-1]);
         return p;
     }
-    while (is_id_char(*p) || *p == ':' || *p == '-') {
+    while (is_id_char(*p)) {
         p++;
     }
     t->type = type;
@@ -947,12 +1020,12 @@ lex_accept_id(struct lexer *lexer, const char *id)
     return false;
 }
 
-/* True if 't' is a plain decimal or hex integer below 2**31. */
+/* True if 't' is a plain decimal integer below 2**31, as bit indexes,
+ * table numbers and ports must be. */
 bool
 lex_token_is_small_int(const struct lex_token *t)
 {
-    return (t->type == LEX_T_INTEGER
-            && (t->format == LEX_F_DECIMAL || t->format == LEX_F_HEX)
+    return (t->type == LEX_T_INTEGER && t->format == LEX_F_DECIMAL
             && !t->value.u64.hi && t->value.u64.lo <= INT32_MAX);
 }
 

@@ -43,3 +43,16 @@ check-local: tests/atconfig tests/atlocal $(TESTSUITE) $(bin_PROGRAMS) \
 
 clean-local:
 	test ! -f '$(TESTSUITE)' || $(SHELL) '$(TESTSUITE)' -C tests --clean
+
+# libFuzzer target for the language library (see docs/fuzzing.md).  Built
+# only with a compiler that supports -fsanitize=fuzzer (clang); the library
+# sources are compiled into it so that they are instrumented too.
+if HAVE_LIBFUZZER
+noinst_PROGRAMS += tests/fuzz-expr
+tests_fuzz_expr_SOURCES = tests/fuzz-expr.c \
+	lib/lex.c lib/symtab.c lib/expr.c lib/actions.c
+tests_fuzz_expr_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined
+tests_fuzz_expr_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer,address,undefined
+tests_fuzz_expr_LDADD = $(OVS_LIBOVSDB) $(OVS_LIBOPENVSWITCH) $(OVS_LIBS)
+endif
+EXTRA_DIST += tests/fuzz-expr.c
