@@ -1,8 +1,16 @@
 # lib/: code shared by northd and the utilities.
 noinst_LIBRARIES += lib/libovnls.a
 lib_libovnls_a_SOURCES = \
+	lib/actions.c \
+	lib/actions.h \
+	lib/expr.c \
+	lib/expr.h \
+	lib/lex.c \
+	lib/lex.h \
 	lib/lsp-addresses.c \
 	lib/lsp-addresses.h \
+	lib/symtab.c \
+	lib/symtab.h \
 	lib/tnlid.c \
 	lib/tnlid.h
 nodist_lib_libovnls_a_SOURCES = \

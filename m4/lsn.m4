@@ -88,3 +88,21 @@ AC_DEFUN([LSN_ENABLE_SANITIZERS], [
   AC_SUBST([SANITIZER_LDFLAGS])
   AM_CONDITIONAL([SANITIZERS], [test "$enable_sanitizers" = yes])
 ])
+
+dnl LSN_CHECK_LIBFUZZER: builds tests/fuzz-expr if $CC can link a libFuzzer
+dnl target (clang with -fsanitize=fuzzer); otherwise the fuzzer is skipped.
+AC_DEFUN([LSN_CHECK_LIBFUZZER], [
+  AC_CACHE_CHECK([whether $CC can build libFuzzer targets],
+    [lsn_cv_libfuzzer], [
+    lsn_save_CFLAGS=$CFLAGS
+    CFLAGS="$CFLAGS -fsanitize=fuzzer"
+    AC_LINK_IFELSE([AC_LANG_SOURCE([[
+#include <stddef.h>
+#include <stdint.h>
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{ (void) d; (void) n; return 0; }
+]])], [lsn_cv_libfuzzer=yes], [lsn_cv_libfuzzer=no])
+    CFLAGS=$lsn_save_CFLAGS])
+  AM_CONDITIONAL([HAVE_LIBFUZZER], [test "$lsn_cv_libfuzzer" = yes])
+])

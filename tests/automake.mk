@@ -4,13 +4,20 @@ TESTSUITE_AT = \
 	tests/ovn-macros.at \
 	tests/schema.at \
 	tests/northd.at \
-	tests/e2e.at
+	tests/e2e.at \
+	tests/lang.at
+
+# C unit tests for the logical-flow language library.
+noinst_PROGRAMS += tests/test-ovn-lang
+tests_test_ovn_lang_SOURCES = tests/test-ovn-lang.c
+tests_test_ovn_lang_LDADD = $(LSN_LDADD)
 
 TESTSUITE = $(srcdir)/tests/testsuite
 AUTOTEST = $(AUTOM4TE) -l autotest
 AUTOM4TE = autom4te
 EXTRA_DIST += $(TESTSUITE_AT) $(TESTSUITE) tests/atlocal.in \
-	tests/package.m4
+	tests/package.m4 tests/lang-matches.txt tests/lang-actions.txt \
+	tests/lang-oracle.py
 DISTCLEANFILES = tests/atconfig tests/atlocal
 
 $(srcdir)/tests/package.m4: $(top_srcdir)/configure.ac
@@ -37,3 +44,16 @@ check-local: tests/atconfig tests/atlocal $(TESTSUITE) $(bin_PROGRAMS) \
 
 clean-local:
 	test ! -f '$(TESTSUITE)' || $(SHELL) '$(TESTSUITE)' -C tests --clean
+
+# libFuzzer target for the language library (see docs/fuzzing.md).  Built
+# only with a compiler that supports -fsanitize=fuzzer (clang); the library
+# sources are compiled into it so that they are instrumented too.
+if HAVE_LIBFUZZER
+noinst_PROGRAMS += tests/fuzz-expr
+tests_fuzz_expr_SOURCES = tests/fuzz-expr.c \
+	lib/lex.c lib/symtab.c lib/expr.c lib/actions.c
+tests_fuzz_expr_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined
+tests_fuzz_expr_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer,address,undefined
+tests_fuzz_expr_LDADD = $(OVS_LIBOVSDB) $(OVS_LIBOPENVSWITCH) $(OVS_LIBS)
+endif
+EXTRA_DIST += tests/fuzz-expr.c

@@ -1,0 +1,996 @@
+/* Actions of the OVN logical-flow language: see actions.h. */
+#include <config.h>
+
+#include "lib/actions.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/lex.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/util.h"
+#include "util.h"
+
+#define MAX_NESTING 8
+
+/* Where a list of actions appears; decides what may be assigned. */
+enum context {
+    CTX_TOP,                    /* Top level or inside reject { } etc. */
+    CTX_CT_COMMIT,              /* Inside ct_commit { }. */
+};
+
+struct parse_ctx {
+    struct lexer *lexer;
+    const struct symtab *symtab;
+    char *error;
+    int depth;
+};
+
+/* Actions that are a bare keyword. */
+static const char *const simple_keywords[] = {
+    "ct_next", "ct_clear", "ct_dnat", "ct_snat", "ct_commit_nat",
+};
+
+/* Actions that take a nested list of ordinary actions. */
+static const char *const nested_keywords[] = {
+    "reject", "tcp_reset", "icmp4", "icmp4_error", "icmp6", "icmp6_error",
+    "arp", "nd_na", "nd_na_router", "nd_ns", "clone",
+};
+
+static const char *const severities[] = {
+    "alert", "warning", "notice", "info", "debug",
+};
+
+static const char *const verdicts[] = { "allow", "drop", "reject" };
+
+static const char *
+find_keyword(const char *const *list, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(list[i], s)) {
+            return list[i];
+        }
+    }
+    return NULL;
+}
+
+static void
+set_error(struct parse_ctx *ctx, char *error)
+{
+    if (!ctx->error) {
+        ctx->error = error;
+    } else {
+        free(error);
+    }
+}
+
+static void
+syntax_error(struct parse_ctx *ctx, const char *expecting)
+{
+    set_error(ctx, lex_syntax_error(ctx->lexer, expecting));
+}
+
+static struct action *
+action_create(enum action_type type, const char *keyword, size_t pos)
+{
+    struct action *a = xzalloc(sizeof *a);
+    a->type = type;
+    a->keyword = keyword;
+    a->pos = pos;
+    if (type == ACTION_CT_COMMIT || type == ACTION_NESTED) {
+        ovs_list_init(&a->nested);
+    }
+    return a;
+}
+
+static void
+action_destroy(struct action *a)
+{
+    switch (a->type) {
+    case ACTION_ASSIGN:
+        expr_const_destroy(&a->assign.value);
+        break;
+    case ACTION_CT_COMMIT:
+    case ACTION_NESTED:
+        actions_destroy(&a->nested);
+        break;
+    case ACTION_CT_LB:
+        for (size_t i = 0; i < a->lb.n_backends; i++) {
+            free(a->lb.backends[i]);
+        }
+        free(a->lb.backends);
+        free(a->lb.hash_fields);
+        break;
+    case ACTION_LOG:
+        free(a->log.name);
+        free(a->log.meter);
+        break;
+    case ACTION_DROP:
+    case ACTION_NEXT:
+    case ACTION_OUTPUT:
+    case ACTION_EXCHANGE:
+    case ACTION_DECREMENT:
+    case ACTION_SIMPLE:
+        break;
+    }
+    free(a);
+}
+
+void
+actions_destroy(struct ovs_list *actions)
+{
+    struct action *a;
+
+    if (actions) {
+        LIST_FOR_EACH_POP (a, node, actions) {
+            action_destroy(a);
+        }
+    }
+}
+
+/* Fields. */
+
+/* Parses a field reference for assignment.  'ctx_kind' decides which
+ * fields are writable. */
+static bool
+parse_lvalue(struct parse_ctx *ctx, enum context where,
+             struct action_field *f)
+{
+    struct lexer *lexer = ctx->lexer;
+
+    if (lexer->token.type != LEX_T_ID) {
+        syntax_error(ctx, "a field name");
+        return false;
+    }
+    const struct symtab_symbol *sym = symtab_find(ctx->symtab,
+                                                  lexer->token.s);
+    if (!sym) {
+        set_error(ctx, lex_error(lexer, "unknown field \"%s\"",
+                                 lexer->token.s));
+        return false;
+    } else if (sym->kind == SYMTAB_PREDICATE) {
+        set_error(ctx, lex_error(lexer, "predicate %s cannot be assigned "
+                                 "or exchanged", sym->name));
+        return false;
+    }
+
+    bool ok;
+    switch (sym->write) {
+    case SYMTAB_WR_ANY:
+    case SYMTAB_WR_ICMP:
+        ok = where == CTX_TOP;
+        break;
+    case SYMTAB_WR_CT_COMMIT:
+        ok = where == CTX_CT_COMMIT;
+        break;
+    case SYMTAB_WR_NONE:
+    default:
+        ok = false;
+        break;
+    }
+    if (!ok) {
+        set_error(ctx, lex_error(
+                      lexer, "field %s cannot be modified%s", sym->name,
+                      (sym->write == SYMTAB_WR_CT_COMMIT
+                       ? " outside ct_commit { }"
+                       : where == CTX_CT_COMMIT
+                       ? " inside ct_commit { } (only ct_mark and "
+                         "ct_label can)" : "")));
+        return false;
+    }
+
+    f->symbol = sym;
+    f->ofs = 0;
+    f->n_bits = sym->width;
+    lex_next(lexer);
+    if (!lex_accept(lexer, LEX_T_LSQUARE)) {
+        return true;
+    }
+    if (sym->is_string || sym->nominal) {
+        set_error(ctx, lex_error(lexer, "cannot select a subfield of %s %s",
+                                 sym->is_string ? "string field"
+                                 : "nominal field", sym->name));
+        return false;
+    }
+    if (!lex_token_is_small_int(&lexer->token)) {
+        syntax_error(ctx, "a bit index");
+        return false;
+    }
+    int lo = lexer->token.value.u64.lo, hi = lo;
+    lex_next(lexer);
+    if (lex_accept(lexer, LEX_T_ELLIPSIS)) {
+        if (!lex_token_is_small_int(&lexer->token)) {
+            syntax_error(ctx, "a bit index");
+            return false;
+        }
+        hi = lexer->token.value.u64.lo;
+        lex_next(lexer);
+    }
+    if (lexer->token.type != LEX_T_RSQUARE) {
+        syntax_error(ctx, "`]'");
+        return false;
+    }
+    if (lo > hi || hi >= sym->width) {
+        set_error(ctx, lex_error(lexer, "cannot select bits %d..%d of "
+                                 "%d-bit field %s", lo, hi, sym->width,
+                                 sym->name));
+        return false;
+    }
+    lex_next(lexer);
+    f->ofs = lo;
+    f->n_bits = hi - lo + 1;
+    return true;
+}
+
+/* Source of an assignment or exchange: a readable field. */
+static bool
+parse_rvalue_field(struct parse_ctx *ctx, struct action_field *f)
+{
+    struct lexer *lexer = ctx->lexer;
+    const struct symtab_symbol *sym = symtab_find(ctx->symtab,
+                                                  lexer->token.s);
+    if (!sym) {
+        set_error(ctx, lex_error(lexer, "unknown field \"%s\"",
+                                 lexer->token.s));
+        return false;
+    } else if (sym->kind == SYMTAB_PREDICATE) {
+        set_error(ctx, lex_error(lexer, "predicate %s cannot be used as a "
+                                 "value", sym->name));
+        return false;
+    }
+    /* Any field may be read, in any context. */
+    f->symbol = sym;
+    f->ofs = 0;
+    f->n_bits = sym->width;
+    lex_next(lexer);
+    if (!lex_accept(lexer, LEX_T_LSQUARE)) {
+        return true;
+    }
+    if (sym->is_string || sym->nominal) {
+        set_error(ctx, lex_error(lexer, "cannot select a subfield of %s %s",
+                                 sym->is_string ? "string field"
+                                 : "nominal field", sym->name));
+        return false;
+    }
+    if (!lex_token_is_small_int(&lexer->token)) {
+        syntax_error(ctx, "a bit index");
+        return false;
+    }
+    int lo = lexer->token.value.u64.lo, hi = lo;
+    lex_next(lexer);
+    if (lex_accept(lexer, LEX_T_ELLIPSIS)) {
+        if (!lex_token_is_small_int(&lexer->token)) {
+            syntax_error(ctx, "a bit index");
+            return false;
+        }
+        hi = lexer->token.value.u64.lo;
+        lex_next(lexer);
+    }
+    if (lexer->token.type != LEX_T_RSQUARE) {
+        syntax_error(ctx, "`]'");
+        return false;
+    }
+    if (lo > hi || hi >= sym->width) {
+        set_error(ctx, lex_error(lexer, "cannot select bits %d..%d of "
+                                 "%d-bit field %s", lo, hi, sym->width,
+                                 sym->name));
+        return false;
+    }
+    lex_next(lexer);
+    f->ofs = lo;
+    f->n_bits = hi - lo + 1;
+    return true;
+}
+
+static int
+const_width(const struct expr_const *c)
+{
+    switch (c->format) {
+    case LEX_F_IPV4: return 32;
+    case LEX_F_IPV6: return 128;
+    case LEX_F_ETHERNET: return 48;
+    case LEX_F_DECIMAL:
+    case LEX_F_HEX:
+        break;
+    }
+    int w = lex_u128_n_bits(c->value);
+    if (c->masked) {
+        w = MAX(w, lex_u128_n_bits(c->mask));
+    }
+    return MAX(w, 1);
+}
+
+/* "dst = src", "dst <-> src", "ip.ttl--". */
+static struct action *
+parse_assignment(struct parse_ctx *ctx, enum context where)
+{
+    struct lexer *lexer = ctx->lexer;
+    size_t pos = lexer->token.ofs;
+    struct action_field dst;
+
+    if (!parse_lvalue(ctx, where, &dst)) {
+        return NULL;
+    }
+
+    if (lexer->token.type == LEX_T_DECREMENT) {
+        if (strcmp(dst.symbol->name, "ip.ttl") || dst.n_bits != 8) {
+            set_error(ctx, lex_error(lexer, "only ip.ttl can be "
+                                     "decremented"));
+            return NULL;
+        }
+        lex_next(lexer);
+        struct action *a = action_create(ACTION_DECREMENT, "--", pos);
+        a->assign.dst = dst;
+        return a;
+    }
+
+    if (lexer->token.type == LEX_T_EXCHANGE) {
+        lex_next(lexer);
+        struct action_field src;
+        size_t src_pos = lexer->token.ofs;
+        if (!parse_lvalue(ctx, where, &src)) {
+            return NULL;
+        }
+        if (dst.symbol->is_string != src.symbol->is_string
+            || dst.n_bits != src.n_bits) {
+            set_error(ctx, lex_error_at(lexer, src_pos, "cannot exchange "
+                                        "%s with %s: they differ in %s",
+                                        dst.symbol->name, src.symbol->name,
+                                        (dst.symbol->is_string
+                                         != src.symbol->is_string
+                                         ? "type" : "width")));
+            return NULL;
+        }
+        struct action *a = action_create(ACTION_EXCHANGE, "<->", pos);
+        a->assign.dst = dst;
+        a->assign.src = src;
+        a->assign.src_is_field = true;
+        return a;
+    }
+
+    if (!lex_accept(lexer, LEX_T_ASSIGN)) {
+        syntax_error(ctx, "`=', `<->' or `--'");
+        return NULL;
+    }
+
+    struct action *a = action_create(ACTION_ASSIGN, "=", pos);
+    a->assign.dst = dst;
+    const struct lex_token *t = &lexer->token;
+    size_t src_pos = t->ofs;
+    if (t->type == LEX_T_ID) {
+        a->assign.src_is_field = true;
+        if (!parse_rvalue_field(ctx, &a->assign.src)) {
+            action_destroy(a);
+            return NULL;
+        }
+        const struct action_field *src = &a->assign.src;
+        if (dst.symbol->is_string != src->symbol->is_string) {
+            set_error(ctx, lex_error_at(lexer, src_pos, "cannot assign %s "
+                                        "field %s to %s field %s",
+                                        src->symbol->is_string ? "string"
+                                        : "integer", src->symbol->name,
+                                        dst.symbol->is_string ? "string"
+                                        : "integer", dst.symbol->name));
+            action_destroy(a);
+            return NULL;
+        } else if (dst.n_bits != src->n_bits) {
+            set_error(ctx, lex_error_at(lexer, src_pos, "cannot assign a "
+                                        "%d-bit value to a %d-bit "
+                                        "destination", src->n_bits,
+                                        dst.n_bits));
+            action_destroy(a);
+            return NULL;
+        }
+        return a;
+    }
+
+    if (t->type == LEX_T_STRING) {
+        if (!dst.symbol->is_string) {
+            set_error(ctx, lex_error(lexer, "integer field %s cannot be "
+                                     "assigned a string", dst.symbol->name));
+            action_destroy(a);
+            return NULL;
+        }
+        a->assign.value.string = xstrdup(t->s);
+    } else if (t->type == LEX_T_INTEGER
+               || t->type == LEX_T_MASKED_INTEGER) {
+        struct expr_const *c = &a->assign.value;
+        if (dst.symbol->is_string) {
+            set_error(ctx, lex_error(lexer, "string field %s cannot be "
+                                     "assigned an integer",
+                                     dst.symbol->name));
+            action_destroy(a);
+            return NULL;
+        }
+        c->value = t->value;
+        c->masked = t->type == LEX_T_MASKED_INTEGER;
+        c->mask = c->masked ? t->mask : lex_u128_ones(128);
+        c->format = t->format;
+        int cw = const_width(c);
+        if (cw > dst.symbol->width) {
+            set_error(ctx, lex_error(lexer, "%d-bit constant does not fit "
+                                     "in %d-bit field %s", cw,
+                                     dst.symbol->width, dst.symbol->name));
+            action_destroy(a);
+            return NULL;
+        }
+        ovs_u128 ones = lex_u128_ones(dst.n_bits);
+        c->mask = lex_u128_and(c->mask, ones);
+        c->value = lex_u128_and(c->value, c->mask);
+        if (c->masked && lex_u128_eq(c->mask, ones)) {
+            c->masked = false;
+        }
+    } else {
+        syntax_error(ctx, "a constant or a field");
+        action_destroy(a);
+        return NULL;
+    }
+    lex_next(lexer);
+    return a;
+}
+
+/* Specific actions. */
+
+static char *parse_list(struct parse_ctx *, enum context,
+                        struct ovs_list *, bool nested);
+
+static struct action *
+parse_next(struct parse_ctx *ctx, size_t pos)
+{
+    struct lexer *lexer = ctx->lexer;
+    struct action *a = action_create(ACTION_NEXT, "next", pos);
+
+    a->next.pipeline = ACTION_PIPELINE_DEFAULT;
+    a->next.table = -1;
+    if (!lex_accept(lexer, LEX_T_LPAREN)) {
+        return a;
+    }
+    if (lex_token_is_small_int(&lexer->token)) {
+        a->next.table = lexer->token.value.u64.lo;
+        lex_next(lexer);
+    } else {
+        do {
+            if (lex_accept_id(lexer, "pipeline")) {
+                if (!lex_accept(lexer, LEX_T_ASSIGN)) {
+                    syntax_error(ctx, "`='");
+                    goto error;
+                }
+                if (lex_accept_id(lexer, "ingress")) {
+                    a->next.pipeline = ACTION_PIPELINE_INGRESS;
+                } else if (lex_accept_id(lexer, "egress")) {
+                    a->next.pipeline = ACTION_PIPELINE_EGRESS;
+                } else {
+                    syntax_error(ctx, "\"ingress\" or \"egress\"");
+                    goto error;
+                }
+            } else if (lex_accept_id(lexer, "table")) {
+                if (!lex_accept(lexer, LEX_T_ASSIGN)) {
+                    syntax_error(ctx, "`='");
+                    goto error;
+                }
+                if (!lex_token_is_small_int(&lexer->token)) {
+                    syntax_error(ctx, "a table number");
+                    goto error;
+                }
+                a->next.table = lexer->token.value.u64.lo;
+                lex_next(lexer);
+            } else {
+                syntax_error(ctx, "\"pipeline\" or \"table\"");
+                goto error;
+            }
+        } while (lex_accept(lexer, LEX_T_COMMA));
+    }
+    if (a->next.table > ACTIONS_MAX_TABLE) {
+        set_error(ctx, lex_error_at(lexer, pos, "\"next\" cannot go beyond "
+                                    "table %d", ACTIONS_MAX_TABLE));
+        goto error;
+    }
+    if (!lex_accept(lexer, LEX_T_RPAREN)) {
+        syntax_error(ctx, "`)'");
+        goto error;
+    }
+    return a;
+
+error:
+    action_destroy(a);
+    return NULL;
+}
+
+/* One load-balancer backend: IPv4[:port], [IPv6][:port] or IPv6. */
+static bool
+parse_backend(struct parse_ctx *ctx, struct ds *s)
+{
+    struct lexer *lexer = ctx->lexer;
+    bool bracket = lex_accept(lexer, LEX_T_LSQUARE);
+    const struct lex_token *t = &lexer->token;
+
+    if (t->type != LEX_T_INTEGER
+        || (t->format != LEX_F_IPV4 && t->format != LEX_F_IPV6)
+        || (bracket && t->format != LEX_F_IPV6)) {
+        syntax_error(ctx, bracket ? "an IPv6 address" : "an IP address");
+        return false;
+    }
+    bool v6 = t->format == LEX_F_IPV6;
+    if (v6) {
+        ds_put_char(s, '[');
+    }
+    lex_token_format(t, s);
+    if (v6) {
+        ds_put_char(s, ']');
+    }
+    lex_next(lexer);
+    if (bracket && !lex_accept(lexer, LEX_T_RSQUARE)) {
+        syntax_error(ctx, "`]'");
+        return false;
+    }
+    if (lex_accept(lexer, LEX_T_COLON)) {
+        if (!lex_token_is_small_int(t) || t->value.u64.lo > 65535) {
+            syntax_error(ctx, "a port number");
+            return false;
+        }
+        ds_put_format(s, ":%"PRIu64, t->value.u64.lo);
+        lex_next(lexer);
+    }
+    return true;
+}
+
+static struct action *
+parse_ct_lb(struct parse_ctx *ctx, const char *keyword, size_t pos)
+{
+    struct lexer *lexer = ctx->lexer;
+    struct action *a = action_create(ACTION_CT_LB, keyword, pos);
+
+    if (!lex_accept(lexer, LEX_T_LPAREN)) {
+        return a;
+    }
+    a->lb.has_args = true;
+    if (lex_accept(lexer, LEX_T_RPAREN)) {
+        return a;
+    }
+    if (!lex_accept_id(lexer, "backends") || !lex_accept(lexer,
+                                                         LEX_T_ASSIGN)) {
+        syntax_error(ctx, "\"backends=\"");
+        goto error;
+    }
+    size_t cap = 0;
+    while (lexer->token.type != LEX_T_SEMICOLON
+           && lexer->token.type != LEX_T_RPAREN) {
+        struct ds b = DS_EMPTY_INITIALIZER;
+        if (!parse_backend(ctx, &b)) {
+            ds_destroy(&b);
+            goto error;
+        }
+        if (a->lb.n_backends >= cap) {
+            a->lb.backends = x2nrealloc(a->lb.backends, &cap,
+                                        sizeof *a->lb.backends);
+        }
+        a->lb.backends[a->lb.n_backends++] = ds_steal_cstr(&b);
+        lex_accept(lexer, LEX_T_COMMA);
+    }
+    while (lex_accept(lexer, LEX_T_SEMICOLON)) {
+        if (lex_accept_id(lexer, "hash_fields")) {
+            if (!lex_accept(lexer, LEX_T_ASSIGN)
+                || lexer->token.type != LEX_T_STRING) {
+                syntax_error(ctx, "`=' and a quoted list of fields");
+                goto error;
+            }
+            free(a->lb.hash_fields);
+            a->lb.hash_fields = xstrdup(lexer->token.s);
+            lex_next(lexer);
+        } else if (lex_accept_id(lexer, "skip_snat")) {
+            a->lb.skip_snat = true;
+        } else if (lex_accept_id(lexer, "force_snat")) {
+            a->lb.force_snat = true;
+        } else {
+            syntax_error(ctx, "hash_fields, skip_snat or force_snat");
+            goto error;
+        }
+    }
+    if (!lex_accept(lexer, LEX_T_RPAREN)) {
+        syntax_error(ctx, "`)'");
+        goto error;
+    }
+    return a;
+
+error:
+    action_destroy(a);
+    return NULL;
+}
+
+static struct action *
+parse_log(struct parse_ctx *ctx, size_t pos)
+{
+    struct lexer *lexer = ctx->lexer;
+    struct action *a = action_create(ACTION_LOG, "log", pos);
+    bool have_verdict = false;
+
+    if (!lex_accept(lexer, LEX_T_LPAREN)) {
+        syntax_error(ctx, "`('");
+        goto error;
+    }
+    while (!lex_accept(lexer, LEX_T_RPAREN)) {
+        if (lexer->token.type != LEX_T_ID || lex_peek(lexer)
+            != LEX_T_ASSIGN) {
+            syntax_error(ctx, "name=, severity=, verdict= or meter=");
+            goto error;
+        }
+        char *key = xstrdup(lexer->token.s);
+        lex_next(lexer);
+        lex_next(lexer);
+        const struct lex_token *t = &lexer->token;
+        if (!strcmp(key, "name") || !strcmp(key, "meter")) {
+            if (t->type != LEX_T_STRING) {
+                syntax_error(ctx, "a quoted string");
+                free(key);
+                goto error;
+            }
+            char **dst = key[0] == 'n' ? &a->log.name : &a->log.meter;
+            free(*dst);
+            *dst = xstrdup(t->s);
+        } else if (!strcmp(key, "severity")) {
+            const char *sev = (t->type == LEX_T_ID
+                               ? find_keyword(severities,
+                                              ARRAY_SIZE(severities), t->s)
+                               : NULL);
+            if (!sev) {
+                syntax_error(ctx, "a severity (alert, warning, notice, "
+                             "info or debug)");
+                free(key);
+                goto error;
+            }
+            a->log.severity = sev;
+        } else if (!strcmp(key, "verdict")) {
+            const char *v = (t->type == LEX_T_ID
+                             ? find_keyword(verdicts, ARRAY_SIZE(verdicts),
+                                            t->s)
+                             : NULL);
+            if (!v) {
+                syntax_error(ctx, "a verdict (allow, drop or reject)");
+                free(key);
+                goto error;
+            }
+            a->log.verdict = (!strcmp(v, "allow") ? ACTION_LOG_ALLOW
+                              : !strcmp(v, "drop") ? ACTION_LOG_DROP
+                              : ACTION_LOG_REJECT);
+            have_verdict = true;
+        } else {
+            set_error(ctx, lex_error_at(lexer, t->ofs - 1 - strlen(key),
+                                        "log() has no option \"%s\"", key));
+            free(key);
+            goto error;
+        }
+        free(key);
+        lex_next(lexer);
+        if (lexer->token.type != LEX_T_RPAREN
+            && !lex_accept(lexer, LEX_T_COMMA)) {
+            syntax_error(ctx, "`,' or `)'");
+            goto error;
+        }
+    }
+    if (!have_verdict) {
+        set_error(ctx, lex_error_at(lexer, pos, "log() needs a verdict"));
+        goto error;
+    }
+    return a;
+
+error:
+    action_destroy(a);
+    return NULL;
+}
+
+/* "keyword { actions }" for ct_commit and the nested actions. */
+static struct action *
+parse_nested(struct parse_ctx *ctx, enum action_type type,
+             const char *keyword, enum context inner, size_t pos)
+{
+    struct action *a = action_create(type, keyword, pos);
+
+    if (!lex_accept(ctx->lexer, LEX_T_LCURLY)) {
+        if (type == ACTION_CT_COMMIT) {
+            return a;
+        }
+        syntax_error(ctx, "`{'");
+        action_destroy(a);
+        return NULL;
+    }
+    if (++ctx->depth > MAX_NESTING) {
+        set_error(ctx, lex_error(ctx->lexer, "actions nested more than %d "
+                                 "deep", MAX_NESTING));
+        action_destroy(a);
+        return NULL;
+    }
+    char *error = parse_list(ctx, inner, &a->nested, true);
+    ctx->depth--;
+    if (error) {
+        set_error(ctx, error);
+        action_destroy(a);
+        return NULL;
+    }
+    if (!lex_accept(ctx->lexer, LEX_T_RCURLY)) {
+        syntax_error(ctx, "`}'");
+        action_destroy(a);
+        return NULL;
+    }
+    return a;
+}
+
+static struct action *
+parse_action(struct parse_ctx *ctx, enum context where)
+{
+    struct lexer *lexer = ctx->lexer;
+    const struct lex_token *t = &lexer->token;
+    size_t pos = t->ofs;
+    const char *kw;
+
+    if (t->type != LEX_T_ID) {
+        syntax_error(ctx, "an action");
+        return NULL;
+    }
+
+    /* A field name followed by an assignment operator. */
+    enum lex_type next = lex_peek(lexer);
+    if (next == LEX_T_ASSIGN || next == LEX_T_EXCHANGE
+        || next == LEX_T_DECREMENT || next == LEX_T_LSQUARE) {
+        return parse_assignment(ctx, where);
+    }
+    if (lex_accept_id(lexer, "next")) {
+        return parse_next(ctx, pos);
+    } else if (lex_accept_id(lexer, "output")) {
+        return action_create(ACTION_OUTPUT, "output", pos);
+    } else if (lex_accept_id(lexer, "ct_commit")) {
+        return parse_nested(ctx, ACTION_CT_COMMIT, "ct_commit",
+                            CTX_CT_COMMIT, pos);
+    } else if (lex_accept_id(lexer, "ct_lb")) {
+        return parse_ct_lb(ctx, "ct_lb", pos);
+    } else if (lex_accept_id(lexer, "ct_lb_mark")) {
+        return parse_ct_lb(ctx, "ct_lb_mark", pos);
+    } else if (lex_accept_id(lexer, "log")) {
+        return parse_log(ctx, pos);
+    } else if ((kw = find_keyword(simple_keywords,
+                                  ARRAY_SIZE(simple_keywords), t->s))) {
+        lex_next(lexer);
+        return action_create(ACTION_SIMPLE, kw, pos);
+    } else if ((kw = find_keyword(nested_keywords,
+                                  ARRAY_SIZE(nested_keywords), t->s))) {
+        lex_next(lexer);
+        return parse_nested(ctx, ACTION_NESTED, kw, CTX_TOP, pos);
+    } else if (lex_is_id(lexer, "drop")) {
+        set_error(ctx, lex_error(lexer, "\"drop\" must be the only action"));
+        return NULL;
+    } else if (symtab_find(ctx->symtab, t->s)) {
+        lex_next(lexer);
+        syntax_error(ctx, "`=', `<->' or `--'");
+        return NULL;
+    }
+    set_error(ctx, lex_error(lexer, "unknown action \"%s\"", t->s));
+    return NULL;
+}
+
+/* Parses actions up to the end of input (or "}" if 'nested'). */
+static char *
+parse_list(struct parse_ctx *ctx, enum context where, struct ovs_list *list,
+           bool nested)
+{
+    struct lexer *lexer = ctx->lexer;
+    struct parse_ctx sub = { .lexer = lexer, .symtab = ctx->symtab,
+                             .depth = ctx->depth };
+
+    ovs_list_init(list);
+
+    /* "drop;" stands alone. */
+    if (where == CTX_TOP && lex_is_id(lexer, "drop")
+        && lex_peek(lexer) == LEX_T_SEMICOLON) {
+        size_t pos = lexer->token.ofs;
+        lex_next(lexer);
+        lex_next(lexer);
+        ovs_list_push_back(list, &action_create(ACTION_DROP, "drop",
+                                                pos)->node);
+        if (lexer->token.type != (nested ? LEX_T_RCURLY : LEX_T_END)) {
+            set_error(&sub, lex_syntax_error(lexer, nested ? "`}'"
+                                             : "end of input (\"drop\" must "
+                                             "be the only action)"));
+        }
+    }
+
+    while (!sub.error
+           && lexer->token.type != (nested ? LEX_T_RCURLY : LEX_T_END)) {
+        struct action *a = parse_action(&sub, where);
+        if (!a) {
+            break;
+        }
+        ovs_list_push_back(list, &a->node);
+        if (!lex_accept(lexer, LEX_T_SEMICOLON)) {
+            syntax_error(&sub, "`;'");
+        }
+    }
+    if (sub.error) {
+        actions_destroy(list);
+    }
+    return sub.error;
+}
+
+char *
+actions_parse(struct lexer *lexer, const struct symtab *symtab,
+              struct ovs_list *actions)
+{
+    struct parse_ctx ctx = { .lexer = lexer, .symtab = symtab };
+    return parse_list(&ctx, CTX_TOP, actions, false);
+}
+
+char *
+actions_parse_string(const char *s, const struct symtab *symtab,
+                     struct ovs_list *actions)
+{
+    struct lexer lexer;
+
+    lex_init(&lexer, s);
+    lex_next(&lexer);
+    char *error = actions_parse(&lexer, symtab, actions);
+    lex_destroy(&lexer);
+    return error;
+}
+
+char *
+actions_validate(const char *s, const struct symtab *symtab)
+{
+    struct ovs_list actions;
+    char *error = actions_parse_string(s, symtab, &actions);
+    actions_destroy(&actions);
+    return error;
+}
+
+/* Formatting. */
+
+static void
+format_field(const struct action_field *f, struct ds *s)
+{
+    ds_put_cstr(s, f->symbol->name);
+    if (f->ofs || f->n_bits != f->symbol->width) {
+        if (f->n_bits == 1) {
+            ds_put_format(s, "[%d]", f->ofs);
+        } else {
+            ds_put_format(s, "[%d..%d]", f->ofs, f->ofs + f->n_bits - 1);
+        }
+    }
+}
+
+static void
+format_quoted(const char *str, struct ds *s)
+{
+    struct expr_const c = { .string = CONST_CAST(char *, str) };
+    expr_const_format(&c, s);
+}
+
+static void format_list(const struct ovs_list *, struct ds *);
+
+static void
+format_action(const struct action *a, struct ds *s)
+{
+    switch (a->type) {
+    case ACTION_DROP:
+        ds_put_cstr(s, "drop");
+        break;
+    case ACTION_NEXT:
+        ds_put_cstr(s, "next");
+        if (a->next.pipeline != ACTION_PIPELINE_DEFAULT
+            || a->next.table >= 0) {
+            ds_put_char(s, '(');
+            if (a->next.pipeline != ACTION_PIPELINE_DEFAULT) {
+                ds_put_format(s, "pipeline=%s",
+                              a->next.pipeline == ACTION_PIPELINE_INGRESS
+                              ? "ingress" : "egress");
+                if (a->next.table >= 0) {
+                    ds_put_cstr(s, ", ");
+                }
+            }
+            if (a->next.table >= 0) {
+                ds_put_format(s, "table=%d", a->next.table);
+            }
+            ds_put_char(s, ')');
+        }
+        break;
+    case ACTION_OUTPUT:
+        ds_put_cstr(s, "output");
+        break;
+    case ACTION_ASSIGN:
+        format_field(&a->assign.dst, s);
+        ds_put_cstr(s, " = ");
+        if (a->assign.src_is_field) {
+            format_field(&a->assign.src, s);
+        } else {
+            expr_const_format(&a->assign.value, s);
+        }
+        break;
+    case ACTION_EXCHANGE:
+        format_field(&a->assign.dst, s);
+        ds_put_cstr(s, " <-> ");
+        format_field(&a->assign.src, s);
+        break;
+    case ACTION_DECREMENT:
+        format_field(&a->assign.dst, s);
+        ds_put_cstr(s, "--");
+        break;
+    case ACTION_SIMPLE:
+        ds_put_cstr(s, a->keyword);
+        break;
+    case ACTION_CT_COMMIT:
+    case ACTION_NESTED:
+        ds_put_cstr(s, a->keyword);
+        if (a->type == ACTION_NESTED || !ovs_list_is_empty(&a->nested)) {
+            ds_put_cstr(s, " { ");
+            format_list(&a->nested, s);
+            ds_put_cstr(s, ovs_list_is_empty(&a->nested) ? "}" : " }");
+        }
+        break;
+    case ACTION_CT_LB:
+        ds_put_cstr(s, a->keyword);
+        if (a->lb.has_args) {
+            ds_put_char(s, '(');
+            if (a->lb.n_backends || a->lb.hash_fields || a->lb.skip_snat
+                || a->lb.force_snat) {
+                ds_put_cstr(s, "backends=");
+                for (size_t i = 0; i < a->lb.n_backends; i++) {
+                    ds_put_format(s, "%s%s", i ? "," : "",
+                                  a->lb.backends[i]);
+                }
+            }
+            if (a->lb.hash_fields) {
+                ds_put_cstr(s, "; hash_fields=");
+                format_quoted(a->lb.hash_fields, s);
+            }
+            if (a->lb.skip_snat) {
+                ds_put_cstr(s, "; skip_snat");
+            }
+            if (a->lb.force_snat) {
+                ds_put_cstr(s, "; force_snat");
+            }
+            ds_put_char(s, ')');
+        }
+        break;
+    case ACTION_LOG:
+        ds_put_cstr(s, "log(");
+        if (a->log.name) {
+            ds_put_cstr(s, "name=");
+            format_quoted(a->log.name, s);
+            ds_put_cstr(s, ", ");
+        }
+        if (a->log.severity) {
+            ds_put_format(s, "severity=%s, ", a->log.severity);
+        }
+        ds_put_format(s, "verdict=%s", verdicts[a->log.verdict]);
+        if (a->log.meter) {
+            ds_put_cstr(s, ", meter=");
+            format_quoted(a->log.meter, s);
+        }
+        ds_put_char(s, ')');
+        break;
+    }
+    ds_put_char(s, ';');
+}
+
+static void
+format_list(const struct ovs_list *actions, struct ds *s)
+{
+    const struct action *a;
+    bool first = true;
+
+    LIST_FOR_EACH (a, node, actions) {
+        if (!first) {
+            ds_put_char(s, ' ');
+        }
+        first = false;
+        format_action(a, s);
+    }
+}
+
+/* Appends 'actions' to 's'.  An empty list, which drops the packet like
+ * "drop;", is written as the comment "/ * drop * /" (without spaces). */
+void
+actions_format(const struct ovs_list *actions, struct ds *s)
+{
+    if (ovs_list_is_empty(actions)) {
+        ds_put_cstr(s, "/* drop */");
+    } else {
+        format_list(actions, s);
+    }
+}

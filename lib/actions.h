@@ -1,0 +1,122 @@
+/* Actions of the OVN logical-flow language.
+ *
+ * A logical flow's actions are a sequence of statements, each ending in
+ * ";".  This module parses the ones our northd emits into a list of
+ * struct action, checks them against the symbol table (fields exist and
+ * are writable where used, widths agree), and formats them back.
+ * Formatting is canonical: parse(format(x)) formats the same as x.
+ *
+ * Supported:
+ *
+ *   drop;                  (only as the whole list; "" means the same)
+ *   next;  next(N);  next(pipeline=ingress|egress, table=N);
+ *   output;
+ *   FIELD = VALUE;  FIELD = FIELD;  FIELD <-> FIELD;  ip.ttl--;
+ *   ct_next;  ct_clear;  ct_dnat;  ct_snat;  ct_commit_nat;
+ *   ct_commit;  ct_commit { ct_mark.blocked = 1; ... };
+ *   ct_lb;  ct_lb_mark;  ct_lb_mark(backends=IP[:PORT],...
+ *                                   [; hash_fields="..."]
+ *                                   [; skip_snat] [; force_snat]);
+ *   log(name="...", severity=S, verdict=V, meter="...");
+ *   reject { ... };  tcp_reset { ... };  icmp4 { ... };  icmp4_error {...};
+ *   icmp6 { ... };  icmp6_error { ... };  arp { ... };  nd_na { ... };
+ *   nd_na_router { ... };  nd_ns { ... };  clone { ... };
+ *
+ * Inside ct_commit { }, only ct_mark and ct_label (and their subfields)
+ * may be assigned, and they may be assigned nowhere else. */
+#ifndef ACTIONS_H
+#define ACTIONS_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "lib/expr.h"
+#include "openvswitch/list.h"
+
+struct ds;
+struct lexer;
+
+enum action_type {
+    ACTION_DROP,
+    ACTION_NEXT,
+    ACTION_OUTPUT,
+    ACTION_ASSIGN,              /* dst = src (field or constant). */
+    ACTION_EXCHANGE,            /* dst <-> src. */
+    ACTION_DECREMENT,           /* ip.ttl--. */
+    ACTION_SIMPLE,              /* Keyword without arguments, e.g.
+                                 * ct_next, ct_clear: in 'keyword'. */
+    ACTION_CT_COMMIT,           /* ct_commit [{ nested }]. */
+    ACTION_NESTED,              /* 'keyword' { nested }, e.g. reject. */
+    ACTION_CT_LB,               /* ct_lb / ct_lb_mark: in 'keyword'. */
+    ACTION_LOG,
+};
+
+/* A field or bit range of one, as written. */
+struct action_field {
+    const struct symtab_symbol *symbol;
+    int ofs, n_bits;
+};
+
+enum action_pipeline {
+    ACTION_PIPELINE_DEFAULT = -1,
+    ACTION_PIPELINE_INGRESS,
+    ACTION_PIPELINE_EGRESS,
+};
+
+enum action_log_verdict {
+    ACTION_LOG_ALLOW,
+    ACTION_LOG_DROP,
+    ACTION_LOG_REJECT,
+};
+
+struct action {
+    struct ovs_list node;       /* In the owning list. */
+    enum action_type type;
+    const char *keyword;        /* Static string: the action's name. */
+    size_t pos;                 /* Byte offset in the source. */
+    union {
+        struct {
+            enum action_pipeline pipeline;
+            int table;          /* -1 if not given. */
+        } next;
+        struct {
+            struct action_field dst;
+            bool src_is_field;
+            struct action_field src;    /* If 'src_is_field'. */
+            struct expr_const value;    /* Otherwise; owned. */
+        } assign;               /* ACTION_ASSIGN, ACTION_EXCHANGE,
+                                 * ACTION_DECREMENT (dst only). */
+        struct ovs_list nested; /* ACTION_CT_COMMIT, ACTION_NESTED. */
+        struct {
+            bool has_args;      /* "ct_lb_mark(...)" vs "ct_lb_mark". */
+            char **backends;    /* Owned, formatted "IP[:PORT]". */
+            size_t n_backends;
+            char *hash_fields;  /* Owned, may be NULL. */
+            bool skip_snat, force_snat;
+        } lb;
+        struct {
+            char *name;         /* Owned, may be NULL. */
+            const char *severity;       /* Static, may be NULL. */
+            enum action_log_verdict verdict;
+            char *meter;        /* Owned, may be NULL. */
+        } log;
+    };
+};
+
+/* Largest table number "next" may name (ovn-controller 23.03). */
+#define ACTIONS_MAX_TABLE 28
+
+/* Parses 's' into 'actions' (initialized by the call).  Returns NULL on
+ * success, otherwise an error; 'actions' is then empty. */
+char *actions_parse_string(const char *s, const struct symtab *,
+                           struct ovs_list *actions) OVS_WARN_UNUSED_RESULT;
+char *actions_parse(struct lexer *, const struct symtab *,
+                    struct ovs_list *actions) OVS_WARN_UNUSED_RESULT;
+
+/* Parses and throws away; NULL if 's' is valid. */
+char *actions_validate(const char *s, const struct symtab *)
+    OVS_WARN_UNUSED_RESULT;
+
+void actions_format(const struct ovs_list *actions, struct ds *);
+void actions_destroy(struct ovs_list *actions);
+
+#endif /* lib/actions.h */

@@ -1,0 +1,171 @@
+/* Match expressions of the OVN logical-flow language.
+ *
+ * Life of a match:
+ *
+ *   1. expr_parse_string() turns text into a tree of comparisons, "&&",
+ *      "||", "!" and boolean constants, checking each comparison against
+ *      the symbol table (field exists, constant fits, operator allowed).
+ *      "$name" and "@name" are resolved through a struct expr_refs.
+ *
+ *   2. expr_annotate() pushes "!" down to the comparisons, replaces
+ *      predicates by their definitions and subfields by bit ranges of
+ *      their base fields, and adds prerequisites ("tcp.dst == 80" becomes
+ *      "ip.proto == 6 && (eth.type == 0x800 || eth.type == 0x86dd) &&
+ *      tcp.dst == 80").  It reports the errors that only show once "!"
+ *      has been pushed down, such as "eth.type != 0x800".
+ *
+ *   3. expr_normalize() flattens nested "&&"/"||", folds constants, and
+ *      sorts and de-duplicates operands, so that equivalent spellings of
+ *      a match usually print the same.
+ *
+ *   4. expr_evaluate() tells whether a concrete packet (struct expr_flow)
+ *      matches.
+ *
+ * expr_validate() does 1 and 2 and is what northd calls to check an ACL.
+ *
+ * Errors are malloc'd strings the caller frees.  They name the problem and
+ * where it is, e.g. "unknown field \"ip4.sorce\" (column 1)" or "syntax
+ * error at end of input, expecting a constant". */
+#ifndef EXPR_H
+#define EXPR_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "lib/lex.h"
+#include "lib/symtab.h"
+#include "openvswitch/list.h"
+#include "openvswitch/shash.h"
+
+struct ds;
+
+/* A constant: an integer (possibly masked) or a string. */
+struct expr_const {
+    char *string;               /* Owned; non-NULL for a string. */
+    ovs_u128 value;             /* Integers: host order, right-aligned. */
+    ovs_u128 mask;              /* All-ones unless 'masked'. */
+    bool masked;
+    enum lex_format format;
+};
+
+void expr_const_destroy(struct expr_const *);
+void expr_const_clone(struct expr_const *dst, const struct expr_const *);
+void expr_const_format(const struct expr_const *, struct ds *);
+
+/* A named set of constants: an address set or a port group. */
+struct expr_const_set {
+    struct expr_const *values;
+    size_t n;
+    bool is_string;             /* Port group (port names). */
+};
+
+/* Address sets and port groups that "$name" and "@name" refer to.
+ * Sets are parsed once when added, not on every reference. */
+struct expr_refs {
+    struct shash addr_sets;     /* name -> struct expr_const_set *. */
+    struct shash port_groups;   /* name -> struct expr_const_set *. */
+};
+
+void expr_refs_init(struct expr_refs *);
+void expr_refs_destroy(struct expr_refs *);
+char *expr_refs_add_addr_set(struct expr_refs *, const char *name,
+                             const char *const *addrs, size_t n)
+    OVS_WARN_UNUSED_RESULT;
+void expr_refs_add_port_group(struct expr_refs *, const char *name,
+                              const char *const *ports, size_t n);
+
+enum expr_relop {
+    EXPR_R_EQ,
+    EXPR_R_NE,
+    EXPR_R_LT,
+    EXPR_R_LE,
+    EXPR_R_GT,
+    EXPR_R_GE,
+};
+const char *expr_relop_to_string(enum expr_relop);
+
+enum expr_type {
+    EXPR_T_CMP,                 /* Field compared with constant(s). */
+    EXPR_T_AND,                 /* All of 'subs'. */
+    EXPR_T_OR,                  /* Any of 'subs'. */
+    EXPR_T_NOT,                 /* Not the one expression in 'subs'. */
+    EXPR_T_BOOLEAN,             /* Constant true or false. */
+};
+
+/* Compares bits [ofs, ofs + n_bits) of 'symbol' with constants.  With
+ * several values (a set), EXPR_R_EQ means "equals any" and EXPR_R_NE
+ * "equals none"; an empty set is allowed (from an empty address set). */
+struct expr_cmp {
+    const struct symtab_symbol *symbol;
+    int ofs, n_bits;
+    enum expr_relop relop;
+    struct expr_const *values;
+    size_t n_values;
+    bool is_set;                /* Written as a set: format with braces. */
+    char *ref_name;             /* Owned.  If the set was written as just
+                                 * "$name" or "@name", that name, so that
+                                 * it formats the same way. */
+    bool implicit;              /* Bare multibit field "x", read as
+                                 * "x != 0" but only valid negated. */
+    size_t pos;                 /* Byte offset in the source, for errors. */
+};
+
+struct expr {
+    struct ovs_list node;       /* In parent's 'subs'. */
+    enum expr_type type;
+    union {
+        struct expr_cmp cmp;    /* EXPR_T_CMP. */
+        struct ovs_list subs;   /* EXPR_T_AND, EXPR_T_OR, EXPR_T_NOT. */
+        bool boolean;           /* EXPR_T_BOOLEAN. */
+    };
+};
+
+struct expr *expr_create_boolean(bool);
+struct expr *expr_create_andor(enum expr_type);
+void expr_add_sub(struct expr *parent, struct expr *child);
+struct expr *expr_clone(const struct expr *);
+void expr_destroy(struct expr *);
+void expr_format(const struct expr *, struct ds *);
+char *expr_to_string(const struct expr *);
+
+/* Parsing.  'refs' may be NULL (then any "$x" or "@x" is an error). */
+char *expr_parse_string(const char *, const struct symtab *,
+                        const struct expr_refs *, struct expr **)
+    OVS_WARN_UNUSED_RESULT;
+char *expr_parse(struct lexer *, const struct symtab *,
+                 const struct expr_refs *, struct expr **)
+    OVS_WARN_UNUSED_RESULT;
+
+/* Annotation takes ownership of 'expr' and stores the result (or NULL on
+ * error) in '*out'. */
+char *expr_annotate(struct expr *expr, const struct symtab *,
+                    struct expr **out) OVS_WARN_UNUSED_RESULT;
+struct expr *expr_normalize(struct expr *);
+
+/* Parses, type-checks and annotates 'match'.  Returns NULL if
+ * ovn-controller would accept it, otherwise an error. */
+char *expr_validate(const char *match, const struct symtab *,
+                    const struct expr_refs *) OVS_WARN_UNUSED_RESULT;
+
+/* A concrete packet and its metadata, for evaluation: values of base
+ * fields by name.  Fields not set are zero (strings: empty). */
+struct expr_flow {
+    struct shash fields;        /* Base field name -> struct expr_flow_value. */
+};
+
+void expr_flow_init(struct expr_flow *);
+void expr_flow_destroy(struct expr_flow *);
+void expr_flow_set(struct expr_flow *, const struct symtab_symbol *,
+                   int ofs, int n_bits, ovs_u128 value);
+void expr_flow_set_string(struct expr_flow *, const struct symtab_symbol *,
+                          const char *);
+ovs_u128 expr_flow_get(const struct expr_flow *,
+                       const struct symtab_symbol *field);
+const char *expr_flow_get_string(const struct expr_flow *,
+                                 const struct symtab_symbol *field);
+void expr_flow_format(const struct expr_flow *, struct ds *);
+char *expr_flow_parse(struct expr_flow *, const char *microflow,
+                      const struct symtab *) OVS_WARN_UNUSED_RESULT;
+
+bool expr_evaluate(const struct expr *, const struct expr_flow *);
+
+#endif /* lib/expr.h */
