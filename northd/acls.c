@@ -14,6 +14,7 @@
 #include "coverage.h"
 #include "hmapx.h"
 #include "lib/ovn-nb-idl.h"
+#include "northd/acl-check.h"
 #include "northd/datapaths.h"
 #include "northd/groups.h"
 #include "northd/lb.h"
@@ -31,7 +32,6 @@ VLOG_DEFINE_THIS_MODULE(acls);
 COVERAGE_DEFINE(acl_compiled);
 COVERAGE_DEFINE(acl_skipped);
 
-static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 /* The three stages ACLs are evaluated in. */
 enum acl_stage_kind {
@@ -53,6 +53,8 @@ static const char *const tier_reg[N_ACL_STAGES] = {
 struct acl_ref {
     const struct nbrec_acl *nb;
     const char *owner;              /* "switch sw0" / "port group pg1". */
+    const char *match;              /* Usually nb->match; see acl-check.h. */
+    bool force_drop;                /* Invalid, compiled fail-closed. */
 };
 
 /* Everything the flows of one switch depend on. */
@@ -68,7 +70,15 @@ struct acl_dp {
 struct acl_globals {
     bool default_drop;
     bool use_ct_inv;
+    bool fail_closed;               /* acl_invalid_policy=fail-closed. */
     struct shash fair_meters;       /* Names of NB meters with fair=true. */
+};
+
+/* What classification needs besides the model. */
+struct acl_classify_ctx {
+    struct acl_check *check;
+    const struct acl_globals *g;
+    struct sset strings;            /* Owns owner names, override matches. */
 };
 
 static struct {
@@ -86,68 +96,59 @@ acl_stage_of(const struct nbrec_acl *acl)
            ? ACL_AFTER_LB : ACL_IN;
 }
 
-/* A cheap check for matches that could never parse, until the logical
- * language library validates matches fully. */
+/* Returns a copy of 's' owned by 'cc', and frees 's'. */
 static const char *
-acl_match_problem(const char *match)
+intern(struct acl_classify_ctx *cc, char *s)
 {
-    int depth = 0;
-    bool in_string = false;
-    bool empty = true;
-    for (const char *p = match; *p; p++) {
-        if (in_string) {
-            if (*p == '\\' && p[1]) {
-                p++;
-            } else if (*p == '"') {
-                in_string = false;
-            }
-            continue;
-        }
-        if (*p == '"') {
-            in_string = true;
-        } else if (*p == '(' || *p == '{') {
-            depth++;
-        } else if (*p == ')' || *p == '}') {
-            if (--depth < 0) {
-                return "unbalanced parentheses or braces";
-            }
-        }
-        if (*p != ' ' && *p != '\t' && *p != '\n') {
-            empty = false;
-        }
+    const struct sset_node *node = sset_find(&cc->strings, s);
+    if (!node) {
+        node = sset_add(&cc->strings, s);
     }
-    return (empty ? "empty match"
-            : in_string ? "unterminated string"
-            : depth ? "unbalanced parentheses or braces"
-            : NULL);
+    free(s);
+    return node->name;
 }
 
+/* Adds 'acl', owned by 'owner' (a switch, or the port group 'pg'), to the
+ * ACLs of one switch, after checking its match. */
 static void
 acl_dp_add(struct acl_dp *ad, struct hmapx *seen, const struct nbrec_acl *acl,
-           const char *owner)
+           const char *owner, const char *pg, struct acl_classify_ctx *cc)
 {
     if (!hmapx_add(seen, (void *) acl)) {
         return;
     }
-    const char *problem = acl_match_problem(acl->match);
-    if (problem) {
-        stats.n_skipped++;
-        COVERAGE_INC(acl_skipped);
-        VLOG_WARN_RL(&rl, "ACL "UUID_FMT" (%s%s%s) of %s: %s, not compiled",
-                     UUID_ARGS(&acl->header_.uuid),
-                     acl->name ? "name " : "", acl->name ? acl->name : "",
-                     acl->name ? "" : "unnamed", owner, problem);
-        return;
+    struct acl_ref ref = { acl, owner, acl->match, false };
+    const char *error = acl_check_match(cc->check, acl);
+    if (error) {
+        bool blocks = (!strcmp(acl->action, "drop")
+                       || !strcmp(acl->action, "reject"));
+        bool drop = cc->g->fail_closed && blocks;
+        acl_errors_report(acl, owner, error, drop);
+        if (!drop) {
+            stats.n_skipped++;
+            COVERAGE_INC(acl_skipped);
+            return;
+        }
+        /* Stop everything the ACL could have been meant to stop. */
+        ref.force_drop = true;
+        if (pg) {
+            char *m = xasprintf("%s == @%s",
+                                !strcmp(acl->direction, "to-lport")
+                                ? "outport" : "inport", pg);
+            ref.match = intern(cc, m);
+        } else {
+            ref.match = "1";
+        }
     }
     ad->acls = xrealloc(ad->acls, (ad->n_acls + 1) * sizeof *ad->acls);
-    ad->acls[ad->n_acls++] = (struct acl_ref) { acl, owner };
+    ad->acls[ad->n_acls++] = ref;
 }
 
 /* Decides which ACLs apply to each switch and classifies it.  'owners'
  * receives the owner strings, which the acl_dp entries borrow. */
 static struct acl_dp *
 classify_datapaths(const struct ls_model *m, const struct lb_model *lm,
-                   struct ovsdb_idl *nb_idl, struct shash *owners)
+                   struct ovsdb_idl *nb_idl, struct acl_classify_ctx *cc)
 {
     struct acl_dp *dps = xcalloc(m->n_datapaths + 1, sizeof *dps);
     struct hmapx *seen = xcalloc(m->n_datapaths + 1, sizeof *seen);
@@ -160,12 +161,10 @@ classify_datapaths(const struct ls_model *m, const struct lb_model *lm,
         if (!ls->n_acls) {
             continue;
         }
-        char *owner = xasprintf("switch %s", ls->name);
-        const char *o = shash_add(owners, owner, NULL)->name;
+        const char *o = intern(cc, xasprintf("switch %s", ls->name));
         for (size_t j = 0; j < ls->n_acls; j++) {
-            acl_dp_add(&dps[i], &seen[i], ls->acls[j], o);
+            acl_dp_add(&dps[i], &seen[i], ls->acls[j], o, NULL, cc);
         }
-        free(owner);
     }
 
     /* A port group's ACLs apply to every switch with one of its ports. */
@@ -183,15 +182,12 @@ classify_datapaths(const struct ls_model *m, const struct lb_model *lm,
                 bitmap_set1(pg_dps, p->dp->index);
             }
         }
-        char *owner = xasprintf("port group %s", pg->name);
-        const char *o = shash_find(owners, owner)
-                        ? shash_find(owners, owner)->name
-                        : shash_add(owners, owner, NULL)->name;
-        free(owner);
+        const char *o = intern(cc, xasprintf("port group %s", pg->name));
         size_t idx;
         BITMAP_FOR_EACH_1 (idx, m->n_datapaths, pg_dps) {
             for (size_t j = 0; j < pg->n_acls; j++) {
-                acl_dp_add(&dps[idx], &seen[idx], pg->acls[j], o);
+                acl_dp_add(&dps[idx], &seen[idx], pg->acls[j], o, pg->name,
+                           cc);
             }
         }
     }
@@ -203,7 +199,9 @@ classify_datapaths(const struct ls_model *m, const struct lb_model *lm,
         for (size_t j = 0; j < ad->n_acls; j++) {
             const struct nbrec_acl *acl = ad->acls[j].nb;
             enum acl_stage_kind k = acl_stage_of(acl);
-            if (!strcmp(acl->action, "allow-related")) {
+            if (ad->acls[j].force_drop) {
+                /* Its verb no longer counts. */
+            } else if (!strcmp(acl->action, "allow-related")) {
                 ad->has_stateful = true;
             }
             if (!strcmp(acl->action, "pass")) {
@@ -308,13 +306,14 @@ build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
     uint16_t prio = acl->priority + ACL_PRI_OFFSET;
     int tier = MIN(acl->tier, ACL_MAX_TIER);
     bool stateful = ad->has_stateful || ad->has_lb;
-    const char *verb = acl->action;
+    const char *verb = ref->force_drop ? "drop" : acl->action;
+    const char *user_match = ref->match;
 
     if (!strcmp(verb, "pass")) {
         /* Leave this tier: re-enter the stage one tier up.  One past the
          * last tier only the stage's defaults match.  23.03's log() does
          * not know a "pass" verdict, so pass is not logged. */
-        put_match(m, ad, k, tier, NULL, acl->match);
+        put_match(m, ad, k, tier, NULL, user_match);
         ds_clear(a);
         ds_put_format(a, "%s = %d; next(pipeline=%s,table=%d);", tier_reg[k],
                       tier + 1, k == ACL_OUT ? "egress" : "ingress",
@@ -330,12 +329,12 @@ build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
     if (is_stateless && ad->has_stateful) {
         /* Keep matching traffic away from conntrack altogether. */
         enum ls_stage pre = k == ACL_OUT ? S_OUT_PRE_ACL : S_IN_PRE_ACL;
-        lflow_add_hint(t, dp, pre, prio, acl->match,
+        lflow_add_hint(t, dp, pre, prio, user_match,
                        REGBIT_ACL_STATELESS" = 1; next;", hint);
     }
 
     if (!stateful || is_stateless) {
-        put_match(m, ad, k, tier, NULL, acl->match);
+        put_match(m, ad, k, tier, NULL, user_match);
         ds_clear(a);
         if (is_allow || is_stateless) {
             put_log(a, acl, "allow", g);
@@ -361,14 +360,14 @@ build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
                           PRId64"; ", acl->label);
         }
         put_match(m, ad, k, tier, REGBIT_ACL_HINT_ALLOW_NEW" == 1",
-                  acl->match);
+                  user_match);
         ds_clear(a);
         ds_put_format(a, REGBIT_CONNTRACK_COMMIT" = 1; %s", ds_cstr(&label));
         put_log(a, acl, "allow", g);
         ds_put_cstr(a, "next;");
         lflow_add_hint(t, dp, stage, prio, ds_cstr(m), ds_cstr(a), hint);
 
-        put_match(m, ad, k, tier, REGBIT_ACL_HINT_ALLOW" == 1", acl->match);
+        put_match(m, ad, k, tier, REGBIT_ACL_HINT_ALLOW" == 1", user_match);
         ds_clear(a);
         if (acl->label) {
             ds_put_format(a, REGBIT_CONNTRACK_COMMIT" = 1; %s",
@@ -388,7 +387,7 @@ build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
     for (int blocked = 0; blocked < 2; blocked++) {
         put_match(m, ad, k, tier,
                   blocked ? REGBIT_ACL_HINT_BLOCK" == 1"
-                          : REGBIT_ACL_HINT_DROP" == 1", acl->match);
+                          : REGBIT_ACL_HINT_DROP" == 1", user_match);
         ds_clear(a);
         if (blocked) {
             ds_put_cstr(a, "ct_commit { ct_mark.blocked = 1; }; ");
@@ -621,9 +620,18 @@ acls_build_lflows(struct lflow_table *t, const struct ls_model *m,
         }
     }
 
+    const char *policy = nb ? smap_get(&nb->options, "acl_invalid_policy")
+                            : NULL;
+    g.fail_closed = policy && !strcmp(policy, "fail-closed");
+
     stats.n_compiled = stats.n_skipped = 0;
-    struct shash owners = SHASH_INITIALIZER(&owners);
-    struct acl_dp *dps = classify_datapaths(m, lm, nb_idl, &owners);
+    struct acl_classify_ctx cc = {
+        .check = acl_check_create(m, nb_idl),
+        .g = &g,
+        .strings = SSET_INITIALIZER(&cc.strings),
+    };
+    acl_errors_begin();
+    struct acl_dp *dps = classify_datapaths(m, lm, nb_idl, &cc);
 
     struct ds match = DS_EMPTY_INITIALIZER;
     struct ds actions = DS_EMPTY_INITIALIZER;
@@ -635,7 +643,7 @@ acls_build_lflows(struct lflow_table *t, const struct ls_model *m,
         build_acl_stage_defaults(t, dp, ad, &g);
         for (size_t j = 0; j < ad->n_acls; j++) {
             build_acl_flows(t, dp, ad, &ad->acls[j], &g, &match, &actions);
-            groups_scan_pg_refs(ad->acls[j].nb->match, &dp_pg_refs[i]);
+            groups_scan_pg_refs(ad->acls[j].match, &dp_pg_refs[i]);
             if (ad->has_stateful || ad->has_lb) {
                 build_log_related(t, dp, &ad->acls[j], &g, &match, &actions);
             }
@@ -650,7 +658,8 @@ acls_build_lflows(struct lflow_table *t, const struct ls_model *m,
         free(dps[i].acls);
     }
     free(dps);
-    shash_destroy(&owners);
+    sset_destroy(&cc.strings);
+    acl_check_destroy(cc.check);
     shash_destroy(&g.fair_meters);
 }
 

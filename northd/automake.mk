@@ -1,6 +1,8 @@
 # northd/: the daemon.
 bin_PROGRAMS += northd/ovn-northd
 northd_ovn_northd_SOURCES = \
+	northd/acl-check.c \
+	northd/acl-check.h \
 	northd/acls.c \
 	northd/acls.h \
 	northd/datapaths.c \

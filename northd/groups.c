@@ -58,9 +58,9 @@ sets_equal(char **a, size_t n_a, const struct sset *b)
 
 /* Desired SB Address_Sets: NB's, plus "<pg>_ip4" / "<pg>_ip6" with the IPs
  * of each port group's members (prefix lengths dropped). */
-static void
-build_address_sets(const struct ls_model *m, struct ovsdb_idl *nb_idl,
-                   struct shash *sets)
+void
+groups_build_address_sets(const struct ls_model *m, struct ovsdb_idl *nb_idl,
+                          struct shash *sets)
 {
     const struct nbrec_address_set *as;
     NBREC_ADDRESS_SET_FOR_EACH (as, nb_idl) {
@@ -123,7 +123,7 @@ sync_address_sets(const struct ls_model *m, struct ovsdb_idl *nb_idl,
                   struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *txn)
 {
     struct shash sets = SHASH_INITIALIZER(&sets);
-    build_address_sets(m, nb_idl, &sets);
+    groups_build_address_sets(m, nb_idl, &sets);
 
     const struct sbrec_address_set *sb;
     SBREC_ADDRESS_SET_FOR_EACH_SAFE (sb, sb_idl) {
@@ -231,6 +231,17 @@ sync_port_groups(const struct ls_model *m, struct ovsdb_idl *nb_idl,
         free(ports);
     }
     shash_destroy(&want);
+}
+
+void
+groups_destroy_address_sets(struct shash *sets)
+{
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, sets) {
+        sset_destroy(node->data);
+        free(node->data);
+    }
+    shash_destroy(sets);
 }
 
 void

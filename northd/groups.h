@@ -8,7 +8,14 @@
 struct ls_model;
 struct ovsdb_idl;
 struct ovsdb_idl_txn;
+struct shash;
 struct sset;
+
+/* Fills 'sets' (name -> malloc'd struct sset of addresses) with the SB
+ * address sets the NB calls for; free with groups_destroy_address_sets(). */
+void groups_build_address_sets(const struct ls_model *,
+                               struct ovsdb_idl *nb_idl, struct shash *sets);
+void groups_destroy_address_sets(struct shash *sets);
 
 /* Adds the names of the port groups 'match' refers to ("@name") to
  * 'names'. */

@@ -11,6 +11,7 @@
 #include "coverage.h"
 #include "lib/ovn-nb-idl.h"
 #include "lib/ovn-sb-idl.h"
+#include "northd/acl-check.h"
 #include "northd/acls.h"
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
@@ -39,6 +40,7 @@ static const char *const handled_nb_tables[] = {
     "NB_Global", "Logical_Switch", "Logical_Switch_Port",
     "Connection", "SSL", "ACL", "Port_Group", "Address_Set",
     "Load_Balancer", "Load_Balancer_Group", "Meter", "Meter_Band",
+    "ACL_Error",
 };
 
 /* Row counts of NB tables we do not compile, from the last pass. */
@@ -63,6 +65,7 @@ void
 northd_destroy(void)
 {
     shash_destroy(&unsupported);
+    acl_errors_clear();
 }
 
 static bool
@@ -205,6 +208,7 @@ northd_run(struct northd_ctx *ctx)
     l2_build_lflows(&lflows, &model);
     lb_build_lflows(&lflows, &model, &lbs);
     acls_build_lflows(&lflows, &model, &lbs, ctx->nb_idl, nb, dp_pg_refs);
+    acl_errors_end(ctx->nb_idl, ctx->nb_txn);
 
     /* Reconcile. */
     struct dp_groups dpgs;

@@ -17,6 +17,7 @@
 #include "lib/ovn-nb-idl.h"
 #include "lib/ovn-sb-idl.h"
 #include "memory.h"
+#include "northd/acl-check.h"
 #include "northd/northd.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/poll-loop.h"
@@ -58,6 +59,7 @@ static unixctl_cb_func northd_unixctl_status;
 static unixctl_cb_func northd_unixctl_connection_status;
 static unixctl_cb_func northd_unixctl_recompute;
 static unixctl_cb_func northd_unixctl_stats;
+static unixctl_cb_func northd_unixctl_acl_errors;
 
 static const char *
 ovn_rundir(void)
@@ -290,6 +292,8 @@ main(int argc, char *argv[])
                              &aux);
     unixctl_command_register("northd/stats", "", 0, 0, northd_unixctl_stats,
                              &aux);
+    unixctl_command_register("acl/errors", "", 0, 0,
+                             northd_unixctl_acl_errors, &aux);
 
     northd_init();
     VLOG_INFO("NB at %s, SB at %s%s", ovnnb_db, ovnsb_db,
@@ -460,6 +464,17 @@ northd_unixctl_stats(struct unixctl_conn *conn, int argc OVS_UNUSED,
 {
     struct ds s = DS_EMPTY_INITIALIZER;
     northd_format_stats(&s);
+    unixctl_command_reply(conn, ds_cstr(&s));
+    ds_destroy(&s);
+}
+
+static void
+northd_unixctl_acl_errors(struct unixctl_conn *conn, int argc OVS_UNUSED,
+                          const char *argv[] OVS_UNUSED,
+                          void *aux_ OVS_UNUSED)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    acl_errors_format(&s);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
 }

@@ -1,0 +1,47 @@
+/* Compile-time validation of ACL matches, and feedback about invalid ACLs.
+ *
+ * Every ACL match is parsed and type-checked with the logical language
+ * library (lib/expr.h) against the NB's address sets and port groups before
+ * it is compiled, so that no flow ovn-controller would reject reaches the
+ * SB.  What an invalid ACL does to traffic is decided by NB_Global
+ * options:acl_invalid_policy: by default it is left out; "fail-closed"
+ * turns an invalid drop or reject ACL into a drop of all traffic at its
+ * priority and direction (for a port group's ACL, of the group's ports).
+ *
+ * Invalid ACLs are reported in the log (once per new or changed error),
+ * by the unixctl command "acl/errors", and in the NB table ACL_Error,
+ * which only northd writes (no CMS-owned column is ever touched). */
+#ifndef NORTHD_ACL_CHECK_H
+#define NORTHD_ACL_CHECK_H 1
+
+#include <stdbool.h>
+
+struct ds;
+struct ls_model;
+struct nbrec_acl;
+struct ovsdb_idl;
+struct ovsdb_idl_txn;
+
+/* The checker for one pass: the NB's address sets and port groups, and
+ * each ACL's verdict so that an ACL on many switches is checked once. */
+struct acl_check;
+
+struct acl_check *acl_check_create(const struct ls_model *,
+                                   struct ovsdb_idl *nb_idl);
+void acl_check_destroy(struct acl_check *);
+
+/* Returns NULL if 'acl''s match is valid, otherwise the reason (owned by
+ * the checker). */
+const char *acl_check_match(struct acl_check *, const struct nbrec_acl *);
+
+/* Error registry, across passes.  Each pass reports the invalid ACLs it
+ * met between acl_errors_begin() and acl_errors_end(); the latter logs new
+ * errors and brings NB ACL_Error in line (when 'nb_txn' is open). */
+void acl_errors_begin(void);
+void acl_errors_report(const struct nbrec_acl *, const char *owner,
+                       const char *error, bool dropped);
+void acl_errors_end(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn);
+void acl_errors_format(struct ds *);
+void acl_errors_clear(void);
+
+#endif /* northd/acl-check.h */
