@@ -3,7 +3,8 @@ TESTSUITE_AT = \
 	tests/testsuite.at \
 	tests/ovn-macros.at \
 	tests/schema.at \
-	tests/northd.at
+	tests/northd.at \
+	tests/controller.at
 
 TESTSUITE = $(srcdir)/tests/testsuite
 AUTOTEST = $(AUTOM4TE) -l autotest
