@@ -3,6 +3,7 @@
 #include "lib/lsp-addresses.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <string.h>
 #include "openvswitch/dynamic-string.h"
 #include "util.h"
@@ -72,12 +73,30 @@ parse_ip_token(const char *tok, struct lsp_addresses *la)
     return NULL;
 }
 
+/* Parses "xx:xx:xx:xx:xx:xx", each field one or two hex digits.  Not
+ * ETH_ADDR_SCAN_FMT: it scans each field into a uint8_t, so it takes
+ * "00:00:00:00:00:100" for a MAC ending in 00. */
 static bool
 parse_mac(const char *tok, struct eth_addr *ea)
 {
-    int n = 0;
-    return (ovs_scan_len(tok, &n, ETH_ADDR_SCAN_FMT, ETH_ADDR_SCAN_ARGS(*ea))
-            && tok[n] == '\0');
+    const char *p = tok;
+    for (int i = 0; i < ETH_ADDR_LEN; i++) {
+        if (i && *p++ != ':') {
+            return false;
+        }
+        int n = 0;
+        unsigned int byte = 0;
+        while (n < 3 && isxdigit((unsigned char) p[n])) {
+            byte = byte * 16 + hexit_value(p[n]);
+            n++;
+        }
+        if (n < 1 || n > 2) {
+            return false;
+        }
+        ea->ea[i] = byte;
+        p += n;
+    }
+    return *p == '\0';
 }
 
 char *

@@ -43,6 +43,8 @@ struct northd_state {
     bool paused;
     bool had_lock;              /* Lock state seen on the last iteration. */
     bool force_run;             /* Recompute on the next chance. */
+    long long int retry_msec;   /* After a failed SB commit: no forced run
+                                 * before this time (time_msec()). */
     unsigned int nb_seqno;      /* IDL seqnos at the last successful run. */
     unsigned int sb_seqno;
 };
@@ -325,7 +327,9 @@ main(int argc, char *argv[])
             && ovsdb_idl_has_ever_connected(sb_loop.idl)) {
             unsigned int nb_seqno = ovsdb_idl_get_seqno(nb_loop.idl);
             unsigned int sb_seqno = ovsdb_idl_get_seqno(sb_loop.idl);
-            if (sb_txn && (state.force_run
+            bool retry_due = (state.force_run
+                              && time_msec() >= state.retry_msec);
+            if (sb_txn && (retry_due
                            || nb_seqno != state.nb_seqno
                            || sb_seqno != state.sb_seqno)) {
                 COVERAGE_INC(northd_run);
@@ -353,15 +357,30 @@ main(int argc, char *argv[])
          * for the lock after "resume", should be, not a failure to log.
          * Getting the lock forces a run anyway. */
         if (!ovsdb_idl_loop_commit_and_wait(&sb_loop) && state.had_lock) {
+            /* The IDL has logged why.  A failure that the same snapshot
+             * reproduces (e.g. a constraint violation) would otherwise
+             * spin recompute-commit-fail at full speed: retry in a second,
+             * or sooner if either database changes. */
+            static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
             COVERAGE_INC(northd_commit_failed);
-            VLOG_INFO("SB transaction failed, will recompute");
+            VLOG_INFO_RL(&rl, "SB transaction failed, will recompute");
             state.force_run = true;
+            state.retry_msec = time_msec() + 1000;
         }
 
         unixctl_server_wait(unixctl);
         memory_wait();
         if (state.force_run && state.had_lock) {
-            poll_immediate_wake();
+            if (time_msec() < state.retry_msec) {
+                poll_timer_wait_until(state.retry_msec);
+            } else if (!sb_loop.committing_txn
+                       && ovsdb_idl_get_seqno(sb_loop.idl)
+                          != sb_loop.skip_seqno) {
+                poll_immediate_wake();
+            }
+            /* Otherwise the next SB transaction waits for the commit in
+             * flight or for a database change, and the IDL wakes us for
+             * either: waking now would only spin. */
         }
         if (state.exiting) {
             poll_immediate_wake();

@@ -4,6 +4,7 @@ TESTSUITE_AT = \
 	tests/ovn-macros.at \
 	tests/schema.at \
 	tests/northd.at \
+	tests/controller.at \
 	tests/e2e.at \
 	tests/lang.at
 
