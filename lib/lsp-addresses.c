@@ -2,6 +2,7 @@
 #include <config.h>
 #include "lib/lsp-addresses.h"
 
+#include <arpa/inet.h>
 #include <string.h>
 #include "openvswitch/dynamic-string.h"
 #include "util.h"
@@ -20,6 +21,23 @@ lsp_addresses_destroy(struct lsp_addresses *la)
         free(la->ipv6);
         lsp_addresses_init(la);
     }
+}
+
+/* ip_parse_cidr() scans each octet with "%hhu", which wraps ("10.0.0.300"
+ * reads as 10.0.0.44), so the address part is also checked with
+ * inet_pton(). */
+static bool
+ipv4_text_is_strict(const char *tok)
+{
+    struct in_addr in;
+    char *addr = xstrdup(tok);
+    char *slash = strchr(addr, '/');
+    if (slash) {
+        *slash = '\0';
+    }
+    bool ok = inet_pton(AF_INET, addr, &in) == 1;
+    free(addr);
+    return ok;
 }
 
 /* Parses one IP token ("10.0.0.1", "10.0.0.1/24", "fd00::1/64") into 'la'.
@@ -41,7 +59,7 @@ parse_ip_token(const char *tok, struct lsp_addresses *la)
         ovs_be32 ip4;
         unsigned int plen;
         char *error = ip_parse_cidr(tok, &ip4, &plen);
-        if (error) {
+        if (error || !ipv4_text_is_strict(tok)) {
             free(error);
             return xasprintf("\"%s\" is not a valid IPv4 address", tok);
         }

@@ -1567,8 +1567,9 @@ parse_options(int argc, char *argv[], struct shash *local_options)
             /* fall through */
 
         case 'V':
-            ovs_print_version(0, 0);
-            printf("DB Schema %s\n", nbrec_get_db_version());
+            printf("%s %s\nOpen vSwitch Library %s\nDB Schema %s\n",
+                   program_name, LSN_VERSION, VERSION,
+                   nbrec_get_db_version());
             exit(EXIT_SUCCESS);
 
         case 't':
