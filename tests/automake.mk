@@ -3,13 +3,15 @@ TESTSUITE_AT = \
 	tests/testsuite.at \
 	tests/ovn-macros.at \
 	tests/schema.at \
-	tests/northd.at
+	tests/northd.at \
+	tests/nbctl.at
 
 TESTSUITE = $(srcdir)/tests/testsuite
 AUTOTEST = $(AUTOM4TE) -l autotest
 AUTOM4TE = autom4te
 EXTRA_DIST += $(TESTSUITE_AT) $(TESTSUITE) tests/atlocal.in \
-	tests/package.m4
+	tests/package.m4 \
+	tests/nbctl-canon-dump.py
 DISTCLEANFILES = tests/atconfig tests/atlocal
 
 $(srcdir)/tests/package.m4: $(top_srcdir)/configure.ac

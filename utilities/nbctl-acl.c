@@ -273,9 +273,11 @@ static void
 owner_add_acl(const struct acl_owner *owner, const struct nbrec_acl *acl)
 {
     if (owner->ls) {
-        nbrec_logical_switch_update_acls_addvalue(owner->ls, acl);
+        nbctl_ref_update(&owner->ls->header_, &nbrec_logical_switch_col_acls,
+                         &acl->header_, true);
     } else {
-        nbrec_port_group_update_acls_addvalue(owner->pg, acl);
+        nbctl_ref_update(&owner->pg->header_, &nbrec_port_group_col_acls,
+                         &acl->header_, true);
     }
 }
 
@@ -283,9 +285,11 @@ static void
 owner_del_acl(const struct acl_owner *owner, const struct nbrec_acl *acl)
 {
     if (owner->ls) {
-        nbrec_logical_switch_update_acls_delvalue(owner->ls, acl);
+        nbctl_ref_update(&owner->ls->header_, &nbrec_logical_switch_col_acls,
+                         &acl->header_, false);
     } else {
-        nbrec_port_group_update_acls_delvalue(owner->pg, acl);
+        nbctl_ref_update(&owner->pg->header_, &nbrec_port_group_col_acls,
+                         &acl->header_, false);
     }
 }
 
@@ -459,22 +463,18 @@ cmd_acl_del(struct ctl_context *ctx)
         return;
     }
 
-    if (!direction && tier < 0) {
-        /* Everything goes: no need to look at the ACLs. */
-        if (owner.ls) {
-            nbrec_logical_switch_set_acls(owner.ls, NULL, 0);
-        } else {
-            nbrec_port_group_set_acls(owner.pg, NULL, 0);
-        }
-        return;
-    }
+    /* Deletions are mutations, never a rewrite of the column: a rewrite
+     * would race with mutations of it earlier in the same transaction
+     * (e.g. "acl-add ... -- acl-del SWITCH"). */
     if (ctx->argc != 5 && want_owner_acls(ctx, &owner)) {
         return;
     }
 
+    /* A copy: each deletion may rewrite the owner's array. */
     struct nbrec_acl **acls;
     size_t n_acls;
     owner_acls(&owner, &acls, &n_acls);
+    acls = xmemdup(acls, n_acls * sizeof *acls);
     for (size_t i = 0; i < n_acls; i++) {
         const struct nbrec_acl *acl = acls[i];
         if ((direction && strcmp(acl->direction, direction))
@@ -485,6 +485,7 @@ cmd_acl_del(struct ctl_context *ctx)
         }
         owner_del_acl(&owner, acl);
     }
+    free(acls);
 }
 
 static bool
@@ -880,7 +881,12 @@ cmd_as_add_addr(struct ctl_context *ctx)
         return;
     }
     for (size_t i = 2; i < ctx->argc; i++) {
-        nbrec_address_set_update_addresses_addvalue(as, ctx->argv[i]);
+        union ovsdb_atom atom = {
+            .s = ovsdb_atom_string_create(ctx->argv[i])
+        };
+        nbctl_set_update(&as->header_, &nbrec_address_set_col_addresses,
+                         &atom, true);
+        ovsdb_atom_destroy(&atom, OVSDB_TYPE_STRING);
     }
 }
 
@@ -901,12 +907,18 @@ cmd_as_del_addr(struct ctl_context *ctx)
                 break;
             }
         }
-        if (!found && !if_exists) {
+        if (found) {
+            union ovsdb_atom atom = {
+                .s = ovsdb_atom_string_create(ctx->argv[i])
+            };
+            nbctl_set_update(&as->header_, &nbrec_address_set_col_addresses,
+                             &atom, false);
+            ovsdb_atom_destroy(&atom, OVSDB_TYPE_STRING);
+        } else if (!if_exists) {
             ctl_error(ctx, "%s: address is not in address set %s",
                       ctx->argv[i], as->name);
             return;
         }
-        nbrec_address_set_update_addresses_delvalue(as, ctx->argv[i]);
     }
 }
 

@@ -424,7 +424,8 @@ cmd_ls_lb_add(struct ctl_context *ctx)
         }
         return;
     }
-    nbrec_logical_switch_update_load_balancer_addvalue(ls, lb);
+    nbctl_ref_update(&ls->header_, &nbrec_logical_switch_col_load_balancer,
+                     &lb->header_, true);
 }
 
 static void
@@ -436,7 +437,22 @@ cmd_ls_lb_del(struct ctl_context *ctx)
         return;
     }
     if (ctx->argc == 2) {
-        nbrec_logical_switch_set_load_balancer(ls, NULL, 0);
+        /* Mutations, not a rewrite: see cmd_acl_del(). */
+        const struct ovsdb_datum *uuids
+            = nbrec_logical_switch_get_load_balancer(ls, OVSDB_TYPE_UUID);
+        if (nbctl_cond_uuids(ctx, &nbrec_table_load_balancer, uuids)) {
+            return;
+        }
+        /* A copy: each deletion may rewrite the switch's array. */
+        size_t n = ls->n_load_balancer;
+        struct nbrec_load_balancer **lbs
+            = xmemdup(ls->load_balancer, n * sizeof *lbs);
+        for (size_t i = 0; i < n; i++) {
+            nbctl_ref_update(&ls->header_,
+                             &nbrec_logical_switch_col_load_balancer,
+                             &lbs[i]->header_, false);
+        }
+        free(lbs);
         return;
     }
     const struct nbrec_load_balancer *lb
@@ -445,7 +461,9 @@ cmd_ls_lb_del(struct ctl_context *ctx)
         return;
     }
     if (ls_has_lb(ls, lb)) {
-        nbrec_logical_switch_update_load_balancer_delvalue(ls, lb);
+        nbctl_ref_update(&ls->header_,
+                         &nbrec_logical_switch_col_load_balancer,
+                         &lb->header_, false);
     } else if (!shash_find(&ctx->options, "--if-exists")) {
         ctl_error(ctx, "load balancer %s is not part of any logical switch.",
                   ctx->argv[2]);

@@ -45,6 +45,15 @@ bool nbctl_cond_uuids(struct ctl_context *,
                       const struct ovsdb_datum *uuids);
 bool nbctl_cond_active(void);
 
+/* Set columns: see the comment on nbctl_set_update(). */
+union ovsdb_atom;
+void nbctl_set_update(const struct ovsdb_idl_row *,
+                      const struct ovsdb_idl_column *,
+                      const union ovsdb_atom *key, bool add);
+void nbctl_ref_update(const struct ovsdb_idl_row *,
+                      const struct ovsdb_idl_column *,
+                      const struct ovsdb_idl_row *ref, bool add);
+
 /* Lookups.  Each returns NULL and fills ctx->error when 'must_exist' and
  * nothing (or more than one row) matches. */
 const struct nbrec_logical_switch *ls_by_name_or_uuid(

@@ -318,6 +318,63 @@ cond_destroy(void)
     shash_destroy(&table_conds);
 }
 
+/* Adds ('add') or removes 'key' in the set column 'column' of 'row'.
+ *
+ * Under conditional monitoring the replica may hold only part of a set of
+ * references (rows outside the conditions drop out), so the change goes to
+ * the server as a mutation.  Mutations stay invisible to the replica until
+ * the commit, though, so with several commands in one invocation (which
+ * then monitor in full) the column is rewritten instead, after verifying
+ * that nobody else changed it, and later commands see the change. */
+void
+nbctl_set_update(const struct ovsdb_idl_row *row,
+                 const struct ovsdb_idl_column *column,
+                 const union ovsdb_atom *key, bool add)
+{
+    const struct ovsdb_type *type = &column->type;
+
+    if (cond_active) {
+        /* The IDL takes ownership of the datum itself. */
+        struct ovsdb_datum *one = xzalloc(sizeof *one);
+        one->n = 1;
+        one->keys = xmalloc(sizeof *one->keys);
+        ovsdb_atom_clone(&one->keys[0], key, type->key.type);
+        if (add) {
+            ovsdb_idl_txn_write_partial_set(row, column, one);
+        } else {
+            ovsdb_idl_txn_delete_partial_set(row, column, one);
+        }
+        return;
+    }
+
+    const struct ovsdb_datum *old = ovsdb_idl_read(row, column);
+    unsigned int pos;
+    if (ovsdb_datum_find_key(old, key, type->key.type, &pos) == add) {
+        return;
+    }
+
+    struct ovsdb_datum new;
+    ovsdb_datum_clone(&new, old);
+    ovsdb_datum_unshare(&new, type);
+    if (add) {
+        ovsdb_datum_add_unsafe(&new, key, NULL, type, NULL);
+    } else {
+        ovsdb_datum_remove_unsafe(&new, pos, type);
+    }
+    ovsdb_datum_sort_unique(&new, type);
+    ovsdb_idl_txn_verify(row, column);
+    ovsdb_idl_txn_write(row, column, &new);
+}
+
+void
+nbctl_ref_update(const struct ovsdb_idl_row *row,
+                 const struct ovsdb_idl_column *column,
+                 const struct ovsdb_idl_row *ref, bool add)
+{
+    union ovsdb_atom atom = { .uuid = ref->uuid };
+    nbctl_set_update(row, column, &atom, add);
+}
+
 /* ------------------------------------------------------------------------
  * Lookups.
  * --------------------------------------------------------------------- */
@@ -566,7 +623,10 @@ print_ls(const struct nbrec_logical_switch *ls, struct ds *s)
         if (lsp->n_tag) {
             ds_put_format(s, "        tag: %"PRId64"\n", lsp->tag[0]);
         }
-        if (lsp->n_addresses) {
+        /* A lone "router" is implied by the peer: OVN's show omits it. */
+        if (lsp->n_addresses
+            && !(lsp->n_addresses == 1
+                 && !strcmp(lsp->addresses[0], "router"))) {
             ds_put_cstr(s, "        addresses: [");
             for (size_t j = 0; j < lsp->n_addresses; j++) {
                 ds_put_format(s, "%s\"%s\"", j ? ", " : "",
@@ -809,7 +869,8 @@ cmd_lsp_add(struct ctl_context *ctx)
         nbrec_logical_switch_port_set_tag_request(new, &tag, 1);
     }
     /* A mutation: the switch's other ports need not be in our replica. */
-    nbrec_logical_switch_update_ports_addvalue(ls, new);
+    nbctl_ref_update(&ls->header_, &nbrec_logical_switch_col_ports,
+                     &new->header_, true);
 }
 
 static void
@@ -833,7 +894,8 @@ cmd_lsp_del(struct ctl_context *ctx)
     }
     const struct nbrec_logical_switch *ls = lsp_to_ls(ctx, lsp);
     if (ls) {
-        nbrec_logical_switch_update_ports_delvalue(ls, lsp);
+        nbctl_ref_update(&ls->header_, &nbrec_logical_switch_col_ports,
+                         &lsp->header_, false);
     }
 }
 
@@ -1762,6 +1824,11 @@ run_prerequisites(struct ctl_command *commands, size_t n_commands,
         if (!cmd_declared_capable) {
             cond_active = false;
         }
+    }
+    if (n_commands > 1) {
+        /* Later commands must see earlier ones' changes: see
+         * nbctl_set_update(). */
+        cond_active = false;
     }
     cond_apply(idl);
 }
