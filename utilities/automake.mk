@@ -8,6 +8,8 @@ bin_PROGRAMS += utilities/ovn-nbctl
 utilities_ovn_nbctl_SOURCES = \
 	utilities/ovn-nbctl.c \
 	utilities/nbctl.h \
+	utilities/nbctl-ls.c \
 	utilities/nbctl-acl.c \
 	utilities/nbctl-lb.c
 utilities_ovn_nbctl_LDADD = $(LSN_LDADD)
+EXTRA_DIST += docs/ovn-nbctl.md bench/nbctl-bench.sh

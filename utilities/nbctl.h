@@ -77,6 +77,7 @@ void nbctl_pre_pg(struct ctl_context *, const char *id);
 void nbctl_print_smap(struct ds *, const struct smap *);
 
 /* Capability files. */
+extern const struct ctl_command_syntax nbctl_ls_commands[];
 extern const struct ctl_command_syntax nbctl_acl_commands[];
 extern const struct ctl_command_syntax nbctl_lb_commands[];
 
