@@ -3,3 +3,13 @@ EXTRA_DIST += \
 	utilities/install-deps.sh \
 	utilities/sandbox.sh \
 	utilities/check.sh
+
+bin_PROGRAMS += utilities/ovn-nbctl
+utilities_ovn_nbctl_SOURCES = \
+	utilities/ovn-nbctl.c \
+	utilities/nbctl.h \
+	utilities/nbctl-ls.c \
+	utilities/nbctl-acl.c \
+	utilities/nbctl-lb.c
+utilities_ovn_nbctl_LDADD = $(LSN_LDADD)
+EXTRA_DIST += docs/ovn-nbctl.md bench/nbctl-bench.sh

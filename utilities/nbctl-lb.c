@@ -1,0 +1,660 @@
+/* ovn-nbctl: load balancer and meter commands. */
+#include <config.h>
+
+#include "utilities/nbctl.h"
+
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/shash.h"
+#include "packets.h"
+#include "smap.h"
+#include "svec.h"
+#include "util.h"
+#include "uuid.h"
+
+/* ------------------------------------------------------------------------
+ * Addresses of VIPs and backends.
+ * --------------------------------------------------------------------- */
+
+/* One "IP", "IP:PORT", "IPv6" or "[IPv6]:PORT", normalized. */
+struct lb_endpoint {
+    int family;                 /* AF_INET or AF_INET6. */
+    char ip[INET6_ADDRSTRLEN];  /* Canonical text form. */
+    int port;                   /* 0 if none. */
+};
+
+static bool
+parse_port(const char *s, int *port)
+{
+    return str_to_int(s, 10, port) && *port > 0 && *port <= 65535;
+}
+
+/* Parses 's' into 'ep'.  Returns false if it is not a valid endpoint. */
+static bool
+parse_endpoint(const char *s, struct lb_endpoint *ep)
+{
+    char *copy = xstrdup(s);
+    char *ip = copy;
+    bool ok = false;
+
+    ep->port = 0;
+    if (copy[0] == '[') {
+        char *end = strchr(copy, ']');
+        if (!end) {
+            goto out;
+        }
+        *end = '\0';
+        ip = copy + 1;
+        if (end[1] == ':') {
+            if (!parse_port(end + 2, &ep->port)) {
+                goto out;
+            }
+        } else if (end[1]) {
+            goto out;
+        }
+    } else if (strchr(copy, '.')) {
+        char *colon = strchr(copy, ':');
+        if (colon) {
+            *colon = '\0';
+            if (!parse_port(colon + 1, &ep->port)) {
+                goto out;
+            }
+        }
+    }
+
+    ovs_be32 ip4;
+    struct in6_addr ip6;
+    if (ip_parse(ip, &ip4)) {
+        if (copy[0] == '[') {
+            goto out;
+        }
+        ep->family = AF_INET;
+        snprintf(ep->ip, sizeof ep->ip, IP_FMT, IP_ARGS(ip4));
+        ok = true;
+    } else if (ipv6_parse(ip, &ip6)) {
+        ep->family = AF_INET6;
+        ipv6_string_mapped(ep->ip, &ip6);
+        ok = true;
+    }
+
+out:
+    free(copy);
+    return ok;
+}
+
+static void
+format_endpoint(struct ds *s, const struct lb_endpoint *ep)
+{
+    if (!ep->port) {
+        ds_put_cstr(s, ep->ip);
+    } else if (ep->family == AF_INET6) {
+        ds_put_format(s, "[%s]:%d", ep->ip, ep->port);
+    } else {
+        ds_put_format(s, "%s:%d", ep->ip, ep->port);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Lookups.
+ * --------------------------------------------------------------------- */
+
+static void
+pre_lb_columns(struct ctl_context *ctx)
+{
+    ovsdb_idl_add_column(ctx->idl, &nbrec_load_balancer_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_load_balancer_col_vips);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_load_balancer_col_protocol);
+}
+
+static const struct nbrec_load_balancer *
+lb_by_name_or_uuid(struct ctl_context *ctx, const char *id, bool must_exist)
+{
+    const struct nbrec_load_balancer *lb = NULL;
+    struct uuid uuid;
+    bool is_uuid = uuid_from_string(&uuid, id);
+
+    if (is_uuid) {
+        lb = nbrec_load_balancer_get_for_uuid(ctx->idl, &uuid);
+    }
+    if (!lb) {
+        const struct nbrec_load_balancer *iter;
+        NBREC_LOAD_BALANCER_FOR_EACH (iter, ctx->idl) {
+            if (!strcmp(iter->name, id)) {
+                if (lb) {
+                    ctl_error(ctx, "Multiple load balancers named '%s'.  "
+                              "Use a UUID.", id);
+                    return NULL;
+                }
+                lb = iter;
+            }
+        }
+    }
+    if (!lb && must_exist) {
+        ctl_error(ctx, "%s: load balancer %s not found", id,
+                  is_uuid ? "UUID" : "name");
+    }
+    return lb;
+}
+
+/* ------------------------------------------------------------------------
+ * lb-add, lb-del, lb-list.
+ * --------------------------------------------------------------------- */
+
+static void
+pre_lb(struct ctl_context *ctx)
+{
+    nbctl_cond_capable(ctx);
+    pre_lb_columns(ctx);
+    if (ctx->argc > 1) {
+        nbctl_cond_by_name(ctx, &nbrec_table_load_balancer,
+                           &nbrec_load_balancer_col_name, ctx->argv[1]);
+    } else {
+        nbctl_cond_all(ctx, &nbrec_table_load_balancer);
+    }
+}
+
+static void
+cmd_lb_add(struct ctl_context *ctx)
+{
+    const char *lb_name = ctx->argv[1];
+    const char *vip_arg = ctx->argv[2];
+    const char *ips_arg = ctx->argv[3];
+    bool may_exist = shash_find(&ctx->options, "--may-exist") != NULL;
+    bool add_duplicate = shash_find(&ctx->options, "--add-duplicate") != NULL;
+    const char *protocol = "tcp";
+
+    if (ctx->argc >= 5) {
+        protocol = ctx->argv[4];
+        if (strcmp(protocol, "tcp") && strcmp(protocol, "udp")
+            && strcmp(protocol, "sctp")) {
+            ctl_error(ctx, "%s: protocol must be one of \"tcp\", \"udp\",  "
+                      "or \"sctp\".", protocol);
+            return;
+        }
+    }
+
+    struct lb_endpoint vip;
+    if (!parse_endpoint(vip_arg, &vip)) {
+        ctl_error(ctx, "%s: should be an IP address (or an IP address and a "
+                  "port number with : as a separator).", vip_arg);
+        return;
+    }
+
+    /* Backends: a comma-separated list, each of the VIP's family and with a
+     * port exactly when the VIP has one. */
+    struct ds backends = DS_EMPTY_INITIALIZER;
+    char *ips = xstrdup(ips_arg);
+    char *save_ptr = NULL;
+    bool ok = true;
+    for (char *ip = strtok_r(ips, ",", &save_ptr); ip;
+         ip = strtok_r(NULL, ",", &save_ptr)) {
+        struct lb_endpoint be;
+        if (!parse_endpoint(ip, &be)) {
+            ctl_error(ctx, "%s: should be %s.", ip,
+                      vip.port ? "an IP address and a port number with : "
+                                 "as a separator"
+                               : "an IP address");
+            ok = false;
+            break;
+        }
+        if (be.family != vip.family) {
+            ctl_error(ctx, "%s: IP address family is different from VIP "
+                      "%s.", ip, vip_arg);
+            ok = false;
+            break;
+        }
+        if (!be.port != !vip.port) {
+            ctl_error(ctx, "%s: should be %s.", ip,
+                      vip.port ? "an IP address and a port number with : "
+                                 "as a separator"
+                               : "an IP address");
+            ok = false;
+            break;
+        }
+        if (backends.length) {
+            ds_put_char(&backends, ',');
+        }
+        format_endpoint(&backends, &be);
+    }
+    free(ips);
+    if (ok && !backends.length) {
+        ctl_error(ctx, "%s: at least one backend is required", ips_arg);
+        ok = false;
+    }
+    if (!ok) {
+        ds_destroy(&backends);
+        return;
+    }
+
+    struct ds vip_key = DS_EMPTY_INITIALIZER;
+    format_endpoint(&vip_key, &vip);
+
+    const struct nbrec_load_balancer *lb = NULL;
+    if (!add_duplicate) {
+        lb = lb_by_name_or_uuid(ctx, lb_name, false);
+        if (ctx->error) {
+            goto out;
+        }
+    }
+    if (lb) {
+        if (smap_get(&lb->vips, ds_cstr(&vip_key)) && !may_exist) {
+            ctl_error(ctx, "%s: a load balancer with this vip (%s) already "
+                      "exists", lb_name, ds_cstr(&vip_key));
+            goto out;
+        }
+    } else {
+        struct nbrec_load_balancer *new = nbrec_load_balancer_insert(
+            ctx->txn);
+        nbrec_load_balancer_set_name(new, lb_name);
+        lb = new;
+    }
+    nbrec_load_balancer_update_vips_setkey(lb, ds_cstr(&vip_key),
+                                           ds_cstr(&backends));
+    nbrec_load_balancer_set_protocol(lb, protocol);
+
+out:
+    ds_destroy(&vip_key);
+    ds_destroy(&backends);
+}
+
+static void
+cmd_lb_del(struct ctl_context *ctx)
+{
+    bool must_exist = !shash_find(&ctx->options, "--if-exists");
+    const struct nbrec_load_balancer *lb
+        = lb_by_name_or_uuid(ctx, ctx->argv[1], false);
+    if (!lb) {
+        /* Like OVN's: a missing load balancer is not an error. */
+        return;
+    }
+
+    if (ctx->argc == 3) {
+        struct lb_endpoint vip;
+        struct ds key = DS_EMPTY_INITIALIZER;
+        if (parse_endpoint(ctx->argv[2], &vip)) {
+            format_endpoint(&key, &vip);
+        } else {
+            ds_put_cstr(&key, ctx->argv[2]);
+        }
+        if (smap_get(&lb->vips, ds_cstr(&key))) {
+            nbrec_load_balancer_update_vips_delkey(lb, ds_cstr(&key));
+        } else if (must_exist) {
+            ctl_error(ctx, "vip %s is not part of the load balancer.",
+                      ctx->argv[2]);
+        }
+        ds_destroy(&key);
+        return;
+    }
+    /* Switches refer to load balancers weakly: no need to unlink. */
+    nbrec_load_balancer_delete(lb);
+}
+
+static int
+lb_cmp(const void *a_, const void *b_)
+{
+    const struct nbrec_load_balancer *a
+        = *(const struct nbrec_load_balancer *const *) a_;
+    const struct nbrec_load_balancer *b
+        = *(const struct nbrec_load_balancer *const *) b_;
+    int cmp = strcmp(a->name, b->name);
+    return cmp ? cmp : uuid_compare_3way(&a->header_.uuid, &b->header_.uuid);
+}
+
+/* Prints 'lbs' in lb-list's table. */
+static void
+print_lbs(struct ds *s, const struct nbrec_load_balancer **lbs, size_t n)
+{
+    if (!n) {
+        return;
+    }
+    qsort(lbs, n, sizeof *lbs, lb_cmp);
+
+    size_t vip_width = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct smap_node *node;
+        SMAP_FOR_EACH (node, &lbs[i]->vips) {
+            vip_width = MAX(vip_width, strlen(node->key));
+        }
+    }
+    vip_width += 4;
+
+    ds_put_format(s, "%-40s%-20s%-11s%-*s%s\n", "UUID", "LB", "PROTO",
+                  (int) vip_width, "VIP", "IPs");
+    for (size_t i = 0; i < n; i++) {
+        const struct nbrec_load_balancer *lb = lbs[i];
+        const struct smap_node **vips = smap_sort(&lb->vips);
+        char uuid[UUID_LEN + 1];
+
+        snprintf(uuid, sizeof uuid, UUID_FMT, UUID_ARGS(&lb->header_.uuid));
+        ds_put_format(s, "%-40s%-20.16s", uuid, lb->name);
+        for (size_t j = 0; j < smap_count(&lb->vips); j++) {
+            struct lb_endpoint ep;
+            bool has_port = (parse_endpoint(vips[j]->key, &ep)
+                             && ep.port);
+            if (j) {
+                ds_put_format(s, "%60s", "");
+            }
+            ds_put_format(s, "%-11s%-*s%s\n",
+                          has_port && lb->protocol ? lb->protocol : "",
+                          (int) vip_width, vips[j]->key, vips[j]->value);
+        }
+        if (!smap_count(&lb->vips)) {
+            ds_put_char(s, '\n');
+        }
+        free(vips);
+    }
+}
+
+static void
+cmd_lb_list(struct ctl_context *ctx)
+{
+    const struct nbrec_load_balancer **lbs = NULL;
+    size_t n = 0, allocated = 0;
+    const struct nbrec_load_balancer *lb;
+    struct uuid uuid;
+    bool is_uuid = ctx->argc > 1 && uuid_from_string(&uuid, ctx->argv[1]);
+
+    NBREC_LOAD_BALANCER_FOR_EACH (lb, ctx->idl) {
+        if (ctx->argc > 1 && strcmp(lb->name, ctx->argv[1])
+            && !(is_uuid && uuid_equals(&uuid, &lb->header_.uuid))) {
+            continue;
+        }
+        if (n >= allocated) {
+            lbs = x2nrealloc(lbs, &allocated, sizeof *lbs);
+        }
+        lbs[n++] = lb;
+    }
+    print_lbs(&ctx->output, lbs, n);
+    free(lbs);
+}
+
+/* ------------------------------------------------------------------------
+ * ls-lb-add, ls-lb-del, ls-lb-list.
+ * --------------------------------------------------------------------- */
+
+static void
+pre_ls_lb(struct ctl_context *ctx)
+{
+    nbctl_cond_capable(ctx);
+    nbctl_pre_ls(ctx, ctx->argv[1]);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_col_load_balancer);
+    pre_lb_columns(ctx);
+    if (ctx->argc > 2) {
+        nbctl_cond_by_name(ctx, &nbrec_table_load_balancer,
+                           &nbrec_load_balancer_col_name, ctx->argv[2]);
+    } else {
+        nbctl_cond_none(ctx, &nbrec_table_load_balancer);
+    }
+}
+
+static bool
+ls_has_lb(const struct nbrec_logical_switch *ls,
+          const struct nbrec_load_balancer *lb)
+{
+    for (size_t i = 0; i < ls->n_load_balancer; i++) {
+        if (ls->load_balancer[i] == lb) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void
+cmd_ls_lb_add(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_switch *ls
+        = ls_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!ls) {
+        return;
+    }
+    const struct nbrec_load_balancer *lb
+        = lb_by_name_or_uuid(ctx, ctx->argv[2], true);
+    if (!lb) {
+        return;
+    }
+    if (ls_has_lb(ls, lb)) {
+        if (!shash_find(&ctx->options, "--may-exist")) {
+            ctl_error(ctx, UUID_FMT " : a load balancer with this UUID "
+                      "already exists", UUID_ARGS(&lb->header_.uuid));
+        }
+        return;
+    }
+    nbctl_ref_update(&ls->header_, &nbrec_logical_switch_col_load_balancer,
+                     &lb->header_, true);
+}
+
+static void
+cmd_ls_lb_del(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_switch *ls
+        = ls_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!ls) {
+        return;
+    }
+    if (ctx->argc == 2) {
+        /* Mutations, not a rewrite: see cmd_acl_del(). */
+        const struct ovsdb_datum *uuids
+            = nbrec_logical_switch_get_load_balancer(ls, OVSDB_TYPE_UUID);
+        if (nbctl_cond_uuids(ctx, &nbrec_table_load_balancer, uuids)) {
+            return;
+        }
+        /* A copy: each deletion may rewrite the switch's array. */
+        size_t n = ls->n_load_balancer;
+        struct nbrec_load_balancer **lbs
+            = xmemdup(ls->load_balancer, n * sizeof *lbs);
+        for (size_t i = 0; i < n; i++) {
+            nbctl_ref_update(&ls->header_,
+                             &nbrec_logical_switch_col_load_balancer,
+                             &lbs[i]->header_, false);
+        }
+        free(lbs);
+        return;
+    }
+    const struct nbrec_load_balancer *lb
+        = lb_by_name_or_uuid(ctx, ctx->argv[2], true);
+    if (!lb) {
+        return;
+    }
+    if (ls_has_lb(ls, lb)) {
+        nbctl_ref_update(&ls->header_,
+                         &nbrec_logical_switch_col_load_balancer,
+                         &lb->header_, false);
+    } else if (!shash_find(&ctx->options, "--if-exists")) {
+        ctl_error(ctx, "load balancer %s is not part of any logical switch.",
+                  ctx->argv[2]);
+    }
+}
+
+static void
+cmd_ls_lb_list(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_switch *ls
+        = ls_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!ls) {
+        return;
+    }
+    const struct ovsdb_datum *uuids
+        = nbrec_logical_switch_get_load_balancer(ls, OVSDB_TYPE_UUID);
+    if (nbctl_cond_uuids(ctx, &nbrec_table_load_balancer, uuids)) {
+        return;
+    }
+    const struct nbrec_load_balancer **lbs
+        = xmemdup(ls->load_balancer,
+                  ls->n_load_balancer * sizeof *ls->load_balancer);
+    print_lbs(&ctx->output, lbs, ls->n_load_balancer);
+    free(lbs);
+}
+
+/* ------------------------------------------------------------------------
+ * Meters.
+ * --------------------------------------------------------------------- */
+
+static void
+pre_meter(struct ctl_context *ctx)
+{
+    nbctl_cond_capable(ctx);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_meter_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_meter_col_unit);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_meter_col_bands);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_meter_col_fair);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_meter_band_col_action);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_meter_band_col_rate);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_meter_band_col_burst_size);
+    if (ctx->argc > 1) {
+        nbctl_cond_string(ctx, &nbrec_table_meter, &nbrec_meter_col_name,
+                          ctx->argv[1]);
+    } else {
+        nbctl_cond_all(ctx, &nbrec_table_meter);
+    }
+    /* Bands are few and only reachable through their meters. */
+    nbctl_cond_all(ctx, &nbrec_table_meter_band);
+}
+
+static const struct nbrec_meter *
+meter_by_name(struct ctl_context *ctx, const char *name)
+{
+    const struct nbrec_meter *meter;
+    NBREC_METER_FOR_EACH (meter, ctx->idl) {
+        if (!strcmp(meter->name, name)) {
+            return meter;
+        }
+    }
+    return NULL;
+}
+
+static void
+cmd_meter_add(struct ctl_context *ctx)
+{
+    const char *name = ctx->argv[1];
+
+    if (meter_by_name(ctx, name)) {
+        if (!shash_find(&ctx->options, "--may-exist")) {
+            ctl_error(ctx, "meter with name \"%s\" already exists", name);
+        }
+        return;
+    }
+    if (!strncmp(name, "__", 2)) {
+        ctl_error(ctx, "meter names that begin with \"__\" are reserved");
+        return;
+    }
+    if (strcmp(ctx->argv[2], "drop")) {
+        ctl_error(ctx, "action must be \"drop\"");
+        return;
+    }
+    unsigned long long int rate;
+    if (!str_to_ullong(ctx->argv[3], 10, &rate) || !rate
+        || rate > UINT32_MAX) {
+        ctl_error(ctx, "rate must be in the range 1...4294967295");
+        return;
+    }
+    const char *unit = ctx->argv[4];
+    if (strcmp(unit, "kbps") && strcmp(unit, "pktps")) {
+        ctl_error(ctx, "unit must be \"kbps\" or \"pktps\"");
+        return;
+    }
+    unsigned long long int burst = 0;
+    if (ctx->argc > 5
+        && (!str_to_ullong(ctx->argv[5], 10, &burst)
+            || burst > UINT32_MAX)) {
+        ctl_error(ctx, "burst must be in the range 0...4294967295");
+        return;
+    }
+
+    struct nbrec_meter_band *band = nbrec_meter_band_insert(ctx->txn);
+    nbrec_meter_band_set_action(band, "drop");
+    nbrec_meter_band_set_rate(band, rate);
+    nbrec_meter_band_set_burst_size(band, burst);
+
+    struct nbrec_meter *meter = nbrec_meter_insert(ctx->txn);
+    nbrec_meter_set_name(meter, name);
+    nbrec_meter_set_unit(meter, unit);
+    nbrec_meter_set_bands(meter, &band, 1);
+    if (shash_find(&ctx->options, "--fair")) {
+        bool fair = true;
+        nbrec_meter_set_fair(meter, &fair, 1);
+    }
+}
+
+static void
+cmd_meter_del(struct ctl_context *ctx)
+{
+    const struct nbrec_meter *meter;
+    NBREC_METER_FOR_EACH_SAFE (meter, ctx->idl) {
+        if (ctx->argc == 1 || !strcmp(meter->name, ctx->argv[1])) {
+            nbrec_meter_delete(meter);
+        }
+    }
+}
+
+static int
+meter_cmp(const void *a_, const void *b_)
+{
+    const struct nbrec_meter *a = *(const struct nbrec_meter *const *) a_;
+    const struct nbrec_meter *b = *(const struct nbrec_meter *const *) b_;
+    return strcmp(a->name, b->name);
+}
+
+static void
+cmd_meter_list(struct ctl_context *ctx)
+{
+    const struct nbrec_meter **meters = NULL;
+    size_t n = 0, allocated = 0;
+    const struct nbrec_meter *meter;
+
+    NBREC_METER_FOR_EACH (meter, ctx->idl) {
+        if (n >= allocated) {
+            meters = x2nrealloc(meters, &allocated, sizeof *meters);
+        }
+        meters[n++] = meter;
+    }
+    if (n) {
+        qsort(meters, n, sizeof *meters, meter_cmp);
+    }
+    for (size_t i = 0; i < n; i++) {
+        meter = meters[i];
+        ds_put_format(&ctx->output, "%s:", meter->name);
+        if (meter->fair && *meter->fair) {
+            ds_put_cstr(&ctx->output, " (fair)");
+        }
+        ds_put_cstr(&ctx->output, " bands:\n");
+        for (size_t j = 0; j < meter->n_bands; j++) {
+            const struct nbrec_meter_band *band = meter->bands[j];
+            ds_put_format(&ctx->output, "  %s: %"PRId64" %s", band->action,
+                          band->rate, meter->unit);
+            if (band->burst_size) {
+                ds_put_format(&ctx->output, ", %"PRId64" %s burst",
+                              band->burst_size,
+                              !strcmp(meter->unit, "kbps") ? "kb"
+                                                           : "packet");
+            }
+            ds_put_char(&ctx->output, '\n');
+        }
+    }
+    free(meters);
+}
+
+const struct ctl_command_syntax nbctl_lb_commands[] = {
+    { "lb-add", 3, 4, "LB VIP[:PORT] IP[:PORT]... [PROTOCOL]", pre_lb,
+      cmd_lb_add, NULL, "--may-exist,--add-duplicate", RW },
+    { "lb-del", 1, 2, "LB [VIP]", pre_lb, cmd_lb_del, NULL, "--if-exists",
+      RW },
+    { "lb-list", 0, 1, "[LB]", pre_lb, cmd_lb_list, NULL, "", RO },
+    { "ls-lb-add", 2, 2, "SWITCH LB", pre_ls_lb, cmd_ls_lb_add, NULL,
+      "--may-exist", RW },
+    { "ls-lb-del", 1, 2, "SWITCH [LB]", pre_ls_lb, cmd_ls_lb_del, NULL,
+      "--if-exists", RW },
+    { "ls-lb-list", 1, 1, "SWITCH", pre_ls_lb, cmd_ls_lb_list, NULL, "",
+      RO },
+
+    { "meter-add", 4, 5, "NAME ACTION RATE UNIT [BURST]", pre_meter,
+      cmd_meter_add, NULL, "--fair,--may-exist", RW },
+    { "meter-del", 0, 1, "[NAME]", pre_meter, cmd_meter_del, NULL, "", RW },
+    { "meter-list", 0, 0, "", pre_meter, cmd_meter_list, NULL, "", RO },
+
+    { NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, RO },
+};
