@@ -3,7 +3,10 @@ TESTSUITE_AT = \
 	tests/testsuite.at \
 	tests/ovn-macros.at \
 	tests/schema.at \
-	tests/northd.at
+	tests/northd.at \
+	tests/acl.at \
+	tests/acl-diff.at \
+	tests/lb.at
 
 TESTSUITE = $(srcdir)/tests/testsuite
 AUTOTEST = $(AUTOM4TE) -l autotest
