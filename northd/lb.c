@@ -287,7 +287,12 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
     }
 
     /* Out of a backend towards a client: replies to un-DNAT, and ICMP
-     * errors about the connection. */
+     * errors about the connection.  In the client's egress pipeline that
+     * undoes the DNAT.  In the backend's own ingress pipeline it finds the
+     * connection the egress pipeline committed in the backend's zone, so
+     * the reply is an established reply there and passes the ACLs as one;
+     * untracked, a stateless "drop" ACL would see it as new traffic and
+     * drop the replies of connections the load balancer accepted. */
     for (size_t i = 0; i < vip->n_backends; i++) {
         const struct lb_backend *b = &vip->backends[i];
         ds_clear(match);
@@ -299,6 +304,10 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
         }
         if (sset_add(pre_lb_out, ds_cstr(match))) {
             lflow_add_hint(t, dp, S_OUT_PRE_LB, 100, ds_cstr(match),
+                           REGBIT_CONNTRACK_NAT" = 1; next;", hint);
+        }
+        if (sset_add(pre_lb_in, ds_cstr(match))) {
+            lflow_add_hint(t, dp, S_IN_PRE_LB, 100, ds_cstr(match),
                            REGBIT_CONNTRACK_NAT" = 1; next;", hint);
         }
     }

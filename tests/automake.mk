@@ -7,7 +7,10 @@ TESTSUITE_AT = \
 	tests/controller.at \
 	tests/e2e.at \
 	tests/lang.at \
-	tests/nbctl.at
+	tests/nbctl.at \
+	tests/acl.at \
+	tests/acl-diff.at \
+	tests/lb.at
 
 # C unit tests for the logical-flow language library.
 noinst_PROGRAMS += tests/test-ovn-lang
