@@ -286,13 +286,19 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
                        REGBIT_CONNTRACK_NAT" = 1; next;", hint);
     }
 
-    /* Out of a backend towards a client: replies to un-DNAT, and ICMP
-     * errors about the connection.  In the client's egress pipeline that
-     * undoes the DNAT.  In the backend's own ingress pipeline it finds the
-     * connection the egress pipeline committed in the backend's zone, so
-     * the reply is an established reply there and passes the ACLs as one;
-     * untracked, a stateless "drop" ACL would see it as new traffic and
-     * drop the replies of connections the load balancer accepted. */
+    /* A load-balanced connection is tracked in both zones it crosses, as
+     * it would be if all traffic went to conntrack:
+     *
+     *   - towards a backend (egress, the backend's zone): the DNATed
+     *     request, so the backend's replies are established there;
+     *
+     *   - from a backend (ingress in the backend's zone, egress in the
+     *     client's): replies, which the client's zone un-DNATs, and ICMP
+     *     errors about the connection.
+     *
+     * Untracked, a backend's SYN-ACK would be a new, invalid connection in
+     * its own zone, and a stateless "drop" ACL would see replies as new
+     * traffic. */
     for (size_t i = 0; i < vip->n_backends; i++) {
         const struct lb_backend *b = &vip->backends[i];
         ds_clear(match);
@@ -308,6 +314,17 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
         }
         if (sset_add(pre_lb_in, ds_cstr(match))) {
             lflow_add_hint(t, dp, S_IN_PRE_LB, 100, ds_cstr(match),
+                           REGBIT_CONNTRACK_NAT" = 1; next;", hint);
+        }
+
+        ds_clear(match);
+        ds_put_format(match, "%s.dst == %s", ipf, b->ip);
+        if (b->port) {
+            ds_put_format(match, " && %s.dst == %"PRIu16, lb->proto,
+                          b->port);
+        }
+        if (sset_add(pre_lb_out, ds_cstr(match))) {
+            lflow_add_hint(t, dp, S_OUT_PRE_LB, 100, ds_cstr(match),
                            REGBIT_CONNTRACK_NAT" = 1; next;", hint);
         }
     }
