@@ -244,6 +244,15 @@ classify_datapaths(const struct ls_model *m, const struct lb_model *lm,
             }
         }
         const char *o = intern(cc, xasprintf("port group %s", pg->name));
+        if (bitmap_is_all_zeros(pg_dps, m->n_datapaths)) {
+            /* The ACLs apply nowhere yet, but the CMS should hear about a
+             * broken one before the group's first port joins. */
+            for (size_t j = 0; j < pg->n_acls; j++) {
+                bool drop;
+                check_acl(cc, pg->acls[j], o, &drop);
+            }
+            continue;
+        }
         size_t idx;
         BITMAP_FOR_EACH_1 (idx, m->n_datapaths, pg_dps) {
             for (size_t j = 0; j < pg->n_acls; j++) {
