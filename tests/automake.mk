@@ -7,7 +7,8 @@ TESTSUITE_AT = \
 	tests/controller.at \
 	tests/e2e.at \
 	tests/lang.at \
-	tests/nbctl.at
+	tests/nbctl.at \
+	tests/acl-validation.at
 
 # C unit tests for the logical-flow language library.
 noinst_PROGRAMS += tests/test-ovn-lang
@@ -19,7 +20,8 @@ AUTOTEST = $(AUTOM4TE) -l autotest
 AUTOM4TE = autom4te
 EXTRA_DIST += $(TESTSUITE_AT) $(TESTSUITE) tests/atlocal.in \
 	tests/package.m4 tests/lang-matches.txt tests/lang-actions.txt \
-	tests/lang-oracle.py tests/nbctl-canon-dump.py
+	tests/lang-oracle.py tests/nbctl-canon-dump.py \
+	tests/acl-validation.py
 DISTCLEANFILES = tests/atconfig tests/atlocal
 
 $(srcdir)/tests/package.m4: $(top_srcdir)/configure.ac
