@@ -267,20 +267,37 @@ sync_nb_errors(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
 void
 acl_errors_end(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
 {
-    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(10, 20);
+    /* Each error is logged once, when it appears or changes, so the volume
+     * follows the CMS's write rate and an ordinary batch (a CMS pushing a
+     * policy with a few hundred broken ACLs) must all be logged.  The
+     * limit only guards against a CMS that churns thousands of them; what
+     * it holds back is counted, and acl/errors and ACL_Error still list
+     * everything. */
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(100, 500);
+    static struct vlog_rate_limit summary_rl = VLOG_RATE_LIMIT_INIT(1, 5);
+    size_t n_unlogged = 0;
 
     /* Log what is new or different since the last pass. */
     struct acl_error *e;
     HMAP_FOR_EACH (e, node, &new_errors) {
         const struct acl_error *old = acl_error_find(&errors, &e->uuid);
-        if (!old || !acl_error_equal(old, e)) {
-            VLOG_WARN_RL(&rl, "ACL "UUID_FMT"%s%s of %s: match \"%s\": %s "
-                         "(%s)", UUID_ARGS(&e->uuid),
-                         e->name[0] ? " " : "", e->name, e->owner, e->match,
-                         e->error, e->dropped
-                         ? "compiled as a drop of all traffic it applies to"
-                         : "left out");
+        if (old && acl_error_equal(old, e)) {
+            continue;
         }
+        if (vlog_should_drop(&this_module, VLL_WARN, &rl)) {
+            n_unlogged++;
+            continue;
+        }
+        VLOG_WARN("ACL "UUID_FMT"%s%s of %s: match \"%s\": %s (%s)",
+                  UUID_ARGS(&e->uuid), e->name[0] ? " " : "", e->name,
+                  e->owner, e->match, e->error, e->dropped
+                  ? "compiled as a drop of all traffic it applies to"
+                  : "left out");
+    }
+    if (n_unlogged) {
+        VLOG_WARN_RL(&summary_rl, "%"PRIuSIZE" more invalid ACLs were not "
+                     "logged (rate limit); \"acl/errors\" and the NB table "
+                     "ACL_Error list them all", n_unlogged);
     }
     HMAP_FOR_EACH (e, node, &errors) {
         if (!acl_error_find(&new_errors, &e->uuid)) {

@@ -13,6 +13,7 @@
 #include "bitmap.h"
 #include "coverage.h"
 #include "hmapx.h"
+#include "lib/lex.h"
 #include "lib/ovn-nb-idl.h"
 #include "northd/acl-check.h"
 #include "northd/datapaths.h"
@@ -21,6 +22,7 @@
 #include "northd/lflow.h"
 #include "northd/pipeline.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/json.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
@@ -108,22 +110,88 @@ intern(struct acl_classify_ctx *cc, char *s)
     return node->name;
 }
 
+/* Checks 'acl''s match and reports it if invalid.  Returns NULL if the
+ * match is valid, otherwise the error, with '*drop' saying whether the ACL
+ * compiles fail-closed. */
+static const char *
+check_acl(struct acl_classify_ctx *cc, const struct nbrec_acl *acl,
+          const char *owner, bool *drop)
+{
+    const char *error = acl_check_match(cc->check, acl);
+    *drop = false;
+    if (error) {
+        bool blocks = (!strcmp(acl->action, "drop")
+                       || !strcmp(acl->action, "reject"));
+        *drop = cc->g->fail_closed && blocks;
+        acl_errors_report(acl, owner, error, *drop);
+    }
+    return error;
+}
+
+/* True if "@NAME" lexes as a reference to the port group NAME.  A name
+ * like "my-pg" does not (it reads as "@my", "-", "pg"). */
+static bool
+pg_name_is_referable(const char *name)
+{
+    char *ref = xasprintf("@%s", name);
+    struct lexer lexer;
+    lex_init(&lexer, ref);
+    bool ok = (lex_next(&lexer) == LEX_T_PORTGROUP
+               && !strcmp(lexer.token.s, name)
+               && lex_next(&lexer) == LEX_T_END);
+    lex_destroy(&lexer);
+    free(ref);
+    return ok;
+}
+
+/* The match for the traffic of 'pg''s ports in the direction of 'acl':
+ * "inport == @pg", or the ports listed if the name cannot be written as a
+ * reference (ovn-controller would reject the flow, and the drop that
+ * fail-closed promises would silently not happen). */
+static const char *
+pg_traffic_match(struct acl_classify_ctx *cc,
+                 const struct nbrec_port_group *pg,
+                 const struct nbrec_acl *acl)
+{
+    const char *field = (!strcmp(acl->direction, "to-lport")
+                         ? "outport" : "inport");
+    if (pg_name_is_referable(pg->name)) {
+        return intern(cc, xasprintf("%s == @%s", field, pg->name));
+    }
+
+    /* Sorted, so that the match does not depend on the row's order. */
+    struct sset names = SSET_INITIALIZER(&names);
+    for (size_t i = 0; i < pg->n_ports; i++) {
+        sset_add(&names, pg->ports[i]->name);
+    }
+    struct ds m = DS_EMPTY_INITIALIZER;
+    ds_put_format(&m, "%s == {", field);
+    const char **sorted = sset_sort(&names);
+    for (size_t i = 0; sorted[i]; i++) {
+        if (i) {
+            ds_put_cstr(&m, ", ");
+        }
+        json_string_escape(sorted[i], &m);
+    }
+    ds_put_char(&m, '}');
+    free(sorted);
+    sset_destroy(&names);
+    return intern(cc, ds_steal_cstr(&m));
+}
+
 /* Adds 'acl', owned by 'owner' (a switch, or the port group 'pg'), to the
  * ACLs of one switch, after checking its match. */
 static void
 acl_dp_add(struct acl_dp *ad, struct hmapx *seen, const struct nbrec_acl *acl,
-           const char *owner, const char *pg, struct acl_classify_ctx *cc)
+           const char *owner, const struct nbrec_port_group *pg,
+           struct acl_classify_ctx *cc)
 {
     if (!hmapx_add(seen, (void *) acl)) {
         return;
     }
     struct acl_ref ref = { acl, owner, acl->match, false };
-    const char *error = acl_check_match(cc->check, acl);
-    if (error) {
-        bool blocks = (!strcmp(acl->action, "drop")
-                       || !strcmp(acl->action, "reject"));
-        bool drop = cc->g->fail_closed && blocks;
-        acl_errors_report(acl, owner, error, drop);
+    bool drop;
+    if (check_acl(cc, acl, owner, &drop)) {
         if (!drop) {
             stats.n_skipped++;
             COVERAGE_INC(acl_skipped);
@@ -131,14 +199,7 @@ acl_dp_add(struct acl_dp *ad, struct hmapx *seen, const struct nbrec_acl *acl,
         }
         /* Stop everything the ACL could have been meant to stop. */
         ref.force_drop = true;
-        if (pg) {
-            char *m = xasprintf("%s == @%s",
-                                !strcmp(acl->direction, "to-lport")
-                                ? "outport" : "inport", pg);
-            ref.match = intern(cc, m);
-        } else {
-            ref.match = "1";
-        }
+        ref.match = pg ? pg_traffic_match(cc, pg, acl) : "1";
     }
     ad->acls = xrealloc(ad->acls, (ad->n_acls + 1) * sizeof *ad->acls);
     ad->acls[ad->n_acls++] = ref;
@@ -183,11 +244,19 @@ classify_datapaths(const struct ls_model *m, const struct lb_model *lm,
             }
         }
         const char *o = intern(cc, xasprintf("port group %s", pg->name));
+        if (bitmap_is_all_zeros(pg_dps, m->n_datapaths)) {
+            /* The ACLs apply nowhere yet, but the CMS should hear about a
+             * broken one before the group's first port joins. */
+            for (size_t j = 0; j < pg->n_acls; j++) {
+                bool drop;
+                check_acl(cc, pg->acls[j], o, &drop);
+            }
+            continue;
+        }
         size_t idx;
         BITMAP_FOR_EACH_1 (idx, m->n_datapaths, pg_dps) {
             for (size_t j = 0; j < pg->n_acls; j++) {
-                acl_dp_add(&dps[idx], &seen[idx], pg->acls[j], o, pg->name,
-                           cc);
+                acl_dp_add(&dps[idx], &seen[idx], pg->acls[j], o, pg, cc);
             }
         }
     }

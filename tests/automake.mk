@@ -10,7 +10,8 @@ TESTSUITE_AT = \
 	tests/nbctl.at \
 	tests/acl.at \
 	tests/acl-diff.at \
-	tests/lb.at
+	tests/lb.at \
+	tests/acl-validation.at
 
 # C unit tests for the logical-flow language library.
 noinst_PROGRAMS += tests/test-ovn-lang
@@ -22,7 +23,8 @@ AUTOTEST = $(AUTOM4TE) -l autotest
 AUTOM4TE = autom4te
 EXTRA_DIST += $(TESTSUITE_AT) $(TESTSUITE) tests/atlocal.in \
 	tests/package.m4 tests/lang-matches.txt tests/lang-actions.txt \
-	tests/lang-oracle.py tests/nbctl-canon-dump.py
+	tests/lang-oracle.py tests/nbctl-canon-dump.py \
+	tests/acl-validation.py
 DISTCLEANFILES = tests/atconfig tests/atlocal
 
 $(srcdir)/tests/package.m4: $(top_srcdir)/configure.ac

@@ -8,18 +8,23 @@
 
 #include "utilities/nbctl.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/expr.h"
+#include "lib/lex.h"
 #include "lib/lsp-addresses.h"
+#include "lib/symtab.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "ovsdb-data.h"
 #include "ovsdb-idl.h"
 #include "smap.h"
+#include "sset.h"
 #include "svec.h"
 #include "util.h"
 #include "uuid.h"
@@ -28,53 +33,217 @@
  * Checks.
  * --------------------------------------------------------------------- */
 
-/* Until the logical-flow language library arrives, a match must be
- * non-empty, with balanced parentheses outside quoted strings and every
- * quoted string closed. */
-char *
-nbctl_check_match(const char *match)
+/* The names a match refers to as "$name" (address sets) and "@name" (port
+ * groups).  Stops at the first lexical error: the check reports it. */
+static void
+match_refs(const char *match, struct sset *addr_sets, struct sset *pgs)
 {
-    int depth = 0;
-    bool blank = true;
-
-    for (const char *p = match; *p; p++) {
-        switch (*p) {
-        case '"':
-            for (p++; *p != '"'; p++) {
-                if (!*p) {
-                    return xasprintf("%s: unterminated quoted string in "
-                                     "match", match);
-                }
-                if (*p == '\\' && p[1]) {
-                    p++;
-                }
-            }
-            blank = false;
+    struct lexer lexer;
+    lex_init(&lexer, match);
+    for (;;) {
+        enum lex_type type = lex_next(&lexer);
+        if (type == LEX_T_END || type == LEX_T_ERROR) {
             break;
-        case '(':
-            depth++;
-            break;
-        case ')':
-            if (--depth < 0) {
-                return xasprintf("%s: unbalanced parentheses in match "
-                                 "(unexpected \")\")", match);
-            }
-            break;
-        case ' ': case '\t': case '\n': case '\r': case '\f': case '\v':
-            continue;
-        default:
-            break;
+        } else if (type == LEX_T_ADDRSET) {
+            sset_add(addr_sets, lexer.token.s);
+        } else if (type == LEX_T_PORTGROUP) {
+            sset_add(pgs, lexer.token.s);
         }
-        blank = false;
     }
-    if (blank) {
-        return xstrdup("match must not be empty");
-    }
-    if (depth) {
-        return xasprintf("%s: unbalanced parentheses in match (missing "
-                         "\")\")", match);
+    lex_destroy(&lexer);
+}
+
+/* If 'name' is "<pg>_ip4" or "<pg>_ip6", the address set northd derives
+ * from port group <pg>: returns <pg> (the caller frees it) and sets
+ * '*ipv6'.  Otherwise returns NULL. */
+static char *
+derived_set_pg(const char *name, bool *ipv6)
+{
+    size_t len = strlen(name);
+    if (len > 4 && (!strcmp(name + len - 4, "_ip4")
+                    || !strcmp(name + len - 4, "_ip6"))) {
+        *ipv6 = name[len - 1] == '6';
+        return xmemdup0(name, len - 4);
     }
     return NULL;
+}
+
+static const struct nbrec_address_set *
+as_by_name(struct ctl_context *ctx, const char *name)
+{
+    const struct nbrec_address_set *as;
+    NBREC_ADDRESS_SET_FOR_EACH (as, ctx->idl) {
+        if (!strcmp(as->name, name)) {
+            return as;
+        }
+    }
+    return NULL;
+}
+
+static const struct nbrec_port_group *
+pg_by_name(struct ctl_context *ctx, const char *name)
+{
+    const struct nbrec_port_group *pg;
+    NBREC_PORT_GROUP_FOR_EACH (pg, ctx->idl) {
+        if (!strcmp(pg->name, name)) {
+            return pg;
+        }
+    }
+    return NULL;
+}
+
+/* Prerequisites of nbctl_check_match(): the address sets and port groups
+ * 'match' names, and nothing else of those tables. */
+void
+nbctl_pre_match(struct ctl_context *ctx, const char *match)
+{
+    struct sset addr_sets = SSET_INITIALIZER(&addr_sets);
+    struct sset pgs = SSET_INITIALIZER(&pgs);
+    match_refs(match, &addr_sets, &pgs);
+
+    if (!sset_is_empty(&addr_sets)) {
+        ovsdb_idl_add_column(ctx->idl, &nbrec_address_set_col_name);
+        ovsdb_idl_add_column(ctx->idl, &nbrec_address_set_col_addresses);
+        nbctl_cond_none(ctx, &nbrec_table_address_set);
+        /* Members of a "<pg>_ip4" group, asked for once the group is
+         * known. */
+        ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_port_col_name);
+        ovsdb_idl_add_column(ctx->idl,
+                             &nbrec_logical_switch_port_col_addresses);
+        nbctl_cond_none(ctx, &nbrec_table_logical_switch_port);
+    }
+    const char *name;
+    SSET_FOR_EACH (name, &addr_sets) {
+        nbctl_cond_string(ctx, &nbrec_table_address_set,
+                          &nbrec_address_set_col_name, name);
+        bool ipv6;
+        char *pg = derived_set_pg(name, &ipv6);
+        if (pg) {
+            sset_add(&pgs, pg);
+            free(pg);
+        }
+    }
+    if (!sset_is_empty(&pgs)) {
+        ovsdb_idl_add_column(ctx->idl, &nbrec_port_group_col_name);
+        ovsdb_idl_add_column(ctx->idl, &nbrec_port_group_col_ports);
+        nbctl_cond_none(ctx, &nbrec_table_port_group);
+    }
+    SSET_FOR_EACH (name, &pgs) {
+        nbctl_cond_string(ctx, &nbrec_table_port_group,
+                          &nbrec_port_group_col_name, name);
+    }
+    sset_destroy(&addr_sets);
+    sset_destroy(&pgs);
+}
+
+/* Adds to 'addrs' the IPv4 (or, with 'ipv6', IPv6) addresses of 'pg''s
+ * ports, as northd derives "<pg>_ip4" and "<pg>_ip6".  Returns false,
+ * with ctx->try_again set, if the ports must be fetched first. */
+static bool
+pg_addresses(struct ctl_context *ctx, const struct nbrec_port_group *pg,
+             bool ipv6, struct sset *addrs)
+{
+    if (nbctl_cond_uuids(ctx, &nbrec_table_logical_switch_port,
+                         nbrec_port_group_get_ports(pg, OVSDB_TYPE_UUID))) {
+        return false;
+    }
+    for (size_t i = 0; i < pg->n_ports; i++) {
+        const struct nbrec_logical_switch_port *lsp = pg->ports[i];
+        for (size_t j = 0; j < lsp->n_addresses; j++) {
+            enum lsp_addr_kind kind;
+            struct lsp_addresses la;
+            char *error = lsp_addresses_parse(lsp->addresses[j], &kind,
+                                              &la);
+            if (error) {
+                /* northd leaves such an entry out too. */
+                free(error);
+                continue;
+            }
+            if (kind == LSP_ADDR_MAC_IPS) {
+                for (size_t k = 0; !ipv6 && k < la.n_ipv4; k++) {
+                    sset_add_and_free(addrs, xasprintf(
+                                          IP_FMT, IP_ARGS(la.ipv4[k].addr)));
+                }
+                for (size_t k = 0; ipv6 && k < la.n_ipv6; k++) {
+                    char buf[INET6_ADDRSTRLEN];
+                    inet_ntop(AF_INET6, &la.ipv6[k].addr, buf, sizeof buf);
+                    sset_add(addrs, buf);
+                }
+                lsp_addresses_destroy(&la);
+            }
+        }
+    }
+    return true;
+}
+
+/* Checks an ACL match with the logical-flow language library, the way
+ * northd will: "$name" and "@name" must name an address set or port
+ * group in the NB (or a "<pg>_ip4"/"<pg>_ip6" set northd derives).
+ * Returns NULL if valid, otherwise the library's message (the caller
+ * frees it).  Returns NULL with ctx->try_again set if it needs rows it
+ * has asked the server for. */
+char *
+nbctl_check_match(struct ctl_context *ctx, const char *match)
+{
+    struct sset addr_sets = SSET_INITIALIZER(&addr_sets);
+    struct sset pgs = SSET_INITIALIZER(&pgs);
+    struct expr_refs refs;
+    char *error = NULL;
+
+    match_refs(match, &addr_sets, &pgs);
+    expr_refs_init(&refs);
+
+    const char *name;
+    SSET_FOR_EACH (name, &addr_sets) {
+        struct sset addrs = SSET_INITIALIZER(&addrs);
+        const struct nbrec_address_set *as = as_by_name(ctx, name);
+        bool ipv6;
+        char *pg_name = as ? NULL : derived_set_pg(name, &ipv6);
+        const struct nbrec_port_group *pg = (pg_name
+                                             ? pg_by_name(ctx, pg_name)
+                                             : NULL);
+        free(pg_name);
+
+        bool found = true;
+        if (as) {
+            for (size_t i = 0; i < as->n_addresses; i++) {
+                sset_add(&addrs, as->addresses[i]);
+            }
+        } else if (pg) {
+            if (!pg_addresses(ctx, pg, ipv6, &addrs)) {
+                sset_destroy(&addrs);
+                goto out;
+            }
+        } else {
+            found = false;
+        }
+        if (found) {
+            const char **array = sset_array(&addrs);
+            /* Entries that do not parse are left out, as northd and
+             * ovn-controller do; that is not the match's fault. */
+            free(expr_refs_add_addr_set(&refs, name, array,
+                                        sset_count(&addrs)));
+            free(array);
+        }
+        sset_destroy(&addrs);
+    }
+    SSET_FOR_EACH (name, &pgs) {
+        /* Only whether the group exists matters to the check. */
+        if (pg_by_name(ctx, name)) {
+            expr_refs_add_port_group(&refs, name, NULL, 0);
+        }
+    }
+
+    struct symtab symtab;
+    symtab_init_ovn(&symtab);
+    error = expr_validate(match, &symtab, &refs);
+    symtab_destroy(&symtab);
+
+out:
+    expr_refs_destroy(&refs);
+    sset_destroy(&addr_sets);
+    sset_destroy(&pgs);
+    return error;
 }
 
 static bool
@@ -301,6 +470,7 @@ static void
 pre_acl_add(struct ctl_context *ctx)
 {
     pre_acl_owner(ctx);
+    nbctl_pre_match(ctx, ctx->argv[4]);
     /* Only ACLs with the same match can be duplicates. */
     nbctl_cond_string(ctx, &nbrec_table_acl, &nbrec_acl_col_match,
                       ctx->argv[4]);
@@ -327,10 +497,17 @@ cmd_acl_add(struct ctl_context *ctx)
                   "\"reject\", and \"pass\"", action);
         return;
     }
-    char *error = nbctl_check_match(match);
+    char *error = nbctl_check_match(ctx, match);
     if (error) {
-        ctl_error(ctx, "%s", error);
+        if (match[strspn(match, " \t\n\r\f\v")]) {
+            ctl_error(ctx, "%s: %s", match, error);
+        } else {
+            ctl_error(ctx, "%s", error);
+        }
         free(error);
+        return;
+    }
+    if (ctx->try_again) {
         return;
     }
 
@@ -529,8 +706,10 @@ acl_cmp(const void *a_, const void *b_)
     return cmp ? cmp : uuid_compare_3way(&a->header_.uuid, &b->header_.uuid);
 }
 
+/* Prints 'acl' as acl-list does.  'error', if nonnull, is why northd
+ * found the ACL invalid. */
 static void
-print_acl(struct ds *s, const struct nbrec_acl *acl)
+print_acl(struct ds *s, const struct nbrec_acl *acl, const char *error)
 {
     ds_put_format(s, "%10s %5"PRId64" (%s) %s", acl->direction,
                   acl->priority, acl->match, acl->action);
@@ -557,7 +736,70 @@ print_acl(struct ds *s, const struct nbrec_acl *acl)
     if (acl->tier) {
         ds_put_format(s, " [tier %"PRId64"]", acl->tier);
     }
+    if (error) {
+        ds_put_format(s, " [invalid: %s]", error);
+    }
     ds_put_char(s, '\n');
+}
+
+/* ACL_Error, the table where northd reports invalid ACLs (see
+ * docs/acl-validation.md).  A Northbound without it (an older schema) just
+ * has nothing to report. */
+static void
+pre_acl_errors(struct ctl_context *ctx)
+{
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_error_col_acl);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_error_col_owner);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_error_col_error);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_error_col_effect);
+    nbctl_cond_none(ctx, &nbrec_table_acl_error);
+}
+
+/* Asks for the ACL_Error rows of 'acls'.  Returns true if the caller must
+ * wait. */
+static bool
+want_acl_errors(struct ctl_context *ctx, struct nbrec_acl **acls, size_t n)
+{
+    if (n > 500) {
+        return nbctl_cond_all(ctx, &nbrec_table_acl_error);
+    }
+    bool added = false;
+    for (size_t i = 0; i < n; i++) {
+        added = nbctl_cond_includes(ctx, &nbrec_table_acl_error,
+                                    &nbrec_acl_error_col_acl,
+                                    &acls[i]->header_.uuid) || added;
+    }
+    return added;
+}
+
+/* Maps ACL UUIDs to their "struct nbrec_acl_error"s. */
+static void
+acl_errors_by_acl(struct ctl_context *ctx, struct shash *errors)
+{
+    const struct nbrec_acl_error *e;
+    NBREC_ACL_ERROR_FOR_EACH (e, ctx->idl) {
+        if (e->acl) {
+            char key[UUID_LEN + 1];
+            snprintf(key, sizeof key, UUID_FMT,
+                     UUID_ARGS(&e->acl->header_.uuid));
+            shash_add_once(errors, key, e);
+        }
+    }
+}
+
+static const struct nbrec_acl_error *
+acl_error_find(const struct shash *errors, const struct nbrec_acl *acl)
+{
+    char key[UUID_LEN + 1];
+    snprintf(key, sizeof key, UUID_FMT, UUID_ARGS(&acl->header_.uuid));
+    return shash_find_data(errors, key);
+}
+
+static void
+pre_acl_list(struct ctl_context *ctx)
+{
+    pre_acl_owner(ctx);
+    pre_acl_errors(ctx);
 }
 
 static void
@@ -571,12 +813,135 @@ cmd_acl_list(struct ctl_context *ctx)
     struct nbrec_acl **acls;
     size_t n_acls;
     owner_acls(&owner, &acls, &n_acls);
+    if (want_acl_errors(ctx, acls, n_acls)) {
+        return;
+    }
+    struct shash errors = SHASH_INITIALIZER(&errors);
+    acl_errors_by_acl(ctx, &errors);
+
     struct nbrec_acl **sorted = xmemdup(acls, n_acls * sizeof *acls);
     qsort(sorted, n_acls, sizeof *sorted, acl_cmp);
     for (size_t i = 0; i < n_acls; i++) {
-        print_acl(&ctx->output, sorted[i]);
+        const struct nbrec_acl_error *e = acl_error_find(&errors, sorted[i]);
+        print_acl(&ctx->output, sorted[i], e ? e->error : NULL);
     }
     free(sorted);
+    shash_destroy(&errors);
+}
+
+/* acl-errors [SWITCH | PORTGROUP]: the ACLs northd found invalid, with
+ * the reason and what it made of them.  Without an argument, every one,
+ * grouped by the switch or port group northd named. */
+static void
+pre_acl_errors_cmd(struct ctl_context *ctx)
+{
+    if (ctx->argc > 1) {
+        pre_acl_list(ctx);
+        return;
+    }
+    nbctl_cond_capable(ctx);
+    pre_acl_errors(ctx);
+    /* Usually short: only invalid ACLs have a row. */
+    nbctl_cond_all(ctx, &nbrec_table_acl_error);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_error_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_error_col_match);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_direction);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_priority);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_match);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_action);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_tier);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_log);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_severity);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_meter);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_label);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_options);
+    nbctl_cond_none(ctx, &nbrec_table_acl);
+}
+
+static void
+print_acl_error(struct ds *s, const struct nbrec_acl *acl,
+                const struct nbrec_acl_error *e)
+{
+    print_acl(s, acl, NULL);
+    ds_put_format(s, "    error: %s\n    effect: %s\n", e->error, e->effect);
+}
+
+static int
+acl_error_cmp(const void *a_, const void *b_)
+{
+    const struct nbrec_acl_error *a = *(const struct nbrec_acl_error **) a_;
+    const struct nbrec_acl_error *b = *(const struct nbrec_acl_error **) b_;
+    int cmp = strcmp(a->owner, b->owner);
+    return cmp ? cmp : acl_cmp(&a->acl, &b->acl);
+}
+
+static void
+cmd_acl_errors(struct ctl_context *ctx)
+{
+    if (ctx->argc > 1) {
+        struct acl_owner owner;
+        if (!find_owner(ctx, &owner) || want_owner_acls(ctx, &owner)) {
+            return;
+        }
+        struct nbrec_acl **acls;
+        size_t n_acls;
+        owner_acls(&owner, &acls, &n_acls);
+        if (want_acl_errors(ctx, acls, n_acls)) {
+            return;
+        }
+        struct shash errors = SHASH_INITIALIZER(&errors);
+        acl_errors_by_acl(ctx, &errors);
+        struct nbrec_acl **sorted = xmemdup(acls, n_acls * sizeof *acls);
+        qsort(sorted, n_acls, sizeof *sorted, acl_cmp);
+        for (size_t i = 0; i < n_acls; i++) {
+            const struct nbrec_acl_error *e = acl_error_find(&errors,
+                                                             sorted[i]);
+            if (e) {
+                print_acl_error(&ctx->output, sorted[i], e);
+            }
+        }
+        free(sorted);
+        shash_destroy(&errors);
+        return;
+    }
+
+    /* Every row: first fetch the ACLs they are about. */
+    size_t n = 0;
+    const struct nbrec_acl_error *e;
+    NBREC_ACL_ERROR_FOR_EACH (e, ctx->idl) {
+        n++;
+    }
+    bool added = false;
+    if (n > 500) {
+        added = nbctl_cond_all(ctx, &nbrec_table_acl);
+    } else {
+        NBREC_ACL_ERROR_FOR_EACH (e, ctx->idl) {
+            added = nbctl_cond_uuids(ctx, &nbrec_table_acl,
+                                     nbrec_acl_error_get_acl(
+                                         e, OVSDB_TYPE_UUID)) || added;
+        }
+    }
+    if (added) {
+        return;
+    }
+
+    const struct nbrec_acl_error **rows = xmalloc((n + 1) * sizeof *rows);
+    size_t n_rows = 0;
+    NBREC_ACL_ERROR_FOR_EACH (e, ctx->idl) {
+        /* A row whose ACL is gone is stale; northd deletes it soon. */
+        if (e->acl) {
+            rows[n_rows++] = e;
+        }
+    }
+    qsort(rows, n_rows, sizeof *rows, acl_error_cmp);
+    for (size_t i = 0; i < n_rows; i++) {
+        if (!i || strcmp(rows[i]->owner, rows[i - 1]->owner)) {
+            ds_put_format(&ctx->output, "%s:\n", rows[i]->owner);
+        }
+        print_acl_error(&ctx->output, rows[i]->acl, rows[i]);
+    }
+    free(rows);
 }
 
 /* ------------------------------------------------------------------------
@@ -929,8 +1294,10 @@ const struct ctl_command_syntax nbctl_acl_commands[] = {
       "--tier=,--apply-after-lb", RW },
     { "acl-del", 1, 4, "{SWITCH | PORTGROUP} [DIRECTION [PRIORITY MATCH]]",
       pre_acl_del, cmd_acl_del, NULL, "--type=,--tier=", RW },
-    { "acl-list", 1, 1, "{SWITCH | PORTGROUP}", pre_acl_owner, cmd_acl_list,
+    { "acl-list", 1, 1, "{SWITCH | PORTGROUP}", pre_acl_list, cmd_acl_list,
       NULL, "--type=", RO },
+    { "acl-errors", 0, 1, "[SWITCH | PORTGROUP]", pre_acl_errors_cmd,
+      cmd_acl_errors, NULL, "--type=", RO },
 
     { "pg-add", 1, INT_MAX, "PG [PORTS]", pre_pg_ports, cmd_pg_add, NULL,
       "", RW },

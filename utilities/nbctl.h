@@ -81,8 +81,13 @@ extern const struct ctl_command_syntax nbctl_ls_commands[];
 extern const struct ctl_command_syntax nbctl_acl_commands[];
 extern const struct ctl_command_syntax nbctl_lb_commands[];
 
-/* Checks an ACL match expression.  Returns NULL if acceptable, otherwise a
- * malloc'd message.  One place, so that a full parser can replace it. */
-char *nbctl_check_match(const char *match);
+/* Checks an ACL match expression with the logical-flow language library,
+ * resolving "$name" and "@name" against the NB.  nbctl_pre_match(), called
+ * from a command's prerequisites, asks for just the address sets and port
+ * groups the match names.  nbctl_check_match() returns NULL if the match
+ * is valid (or, with ctx->try_again set, if it must wait for rows),
+ * otherwise a malloc'd message. */
+void nbctl_pre_match(struct ctl_context *, const char *match);
+char *nbctl_check_match(struct ctl_context *, const char *match);
 
 #endif /* utilities/nbctl.h */

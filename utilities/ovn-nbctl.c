@@ -829,6 +829,9 @@ ACL commands:\n\
   [--type={switch | port-group}]\n\
   acl-list {SWITCH | PORTGROUP}\n\
                             print ACLs for SWITCH/PORTGROUP\n\
+  [--type={switch | port-group}]\n\
+  acl-errors [SWITCH | PORTGROUP]\n\
+                            print ACLs northd found invalid, and why\n\
 \n\
 Meter commands:\n\
   [--fair] [--may-exist]\n\
