@@ -29,7 +29,9 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # Services from these packages must not start on install: tests run their
 # own ovsdb-servers and daemons in per-test folders.
-printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
-chmod +x /usr/sbin/policy-rc.d
-trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+if test ! -e /usr/sbin/policy-rc.d; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+    chmod +x /usr/sbin/policy-rc.d
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
