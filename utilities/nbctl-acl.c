@@ -218,9 +218,11 @@ nbctl_check_match(struct ctl_context *ctx, const char *match)
             found = false;
         }
         if (found) {
-            const char **array = sset_array(&addrs);
-            /* Entries that do not parse are left out, as northd and
-             * ovn-controller do; that is not the match's fault. */
+            /* Sorted, so an error about an element names the same one
+             * every time (and the same one northd names).  Entries that
+             * do not parse are left out, as northd and ovn-controller do;
+             * that is not the match's fault. */
+            const char **array = sset_sort(&addrs);
             free(expr_refs_add_addr_set(&refs, name, array,
                                         sset_count(&addrs)));
             free(array);
@@ -795,16 +797,147 @@ acl_error_find(const struct shash *errors, const struct nbrec_acl *acl)
     return shash_find_data(errors, key);
 }
 
+/* acl-list --all needs every switch, port group and ACL: no conditions,
+ * the tables are monitored in full. */
+static void
+pre_acl_list_all(struct ctl_context *ctx)
+{
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_col_acls);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_port_group_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_port_group_col_acls);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_direction);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_priority);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_match);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_action);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_tier);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_log);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_severity);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_meter);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_label);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_options);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_error_col_acl);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_error_col_error);
+}
+
+/* "--all" may come before the command, like other command options, or in
+ * place of the switch or port group, where people tend to write it. */
+static bool
+acl_list_all(const struct ctl_context *ctx)
+{
+    return (shash_find(&ctx->options, "--all")
+            || (ctx->argc == 2 && !strcmp(ctx->argv[1], "--all")));
+}
+
 static void
 pre_acl_list(struct ctl_context *ctx)
 {
-    pre_acl_owner(ctx);
-    pre_acl_errors(ctx);
+    if (acl_list_all(ctx)) {
+        pre_acl_list_all(ctx);
+    } else if (ctx->argc > 1) {
+        pre_acl_owner(ctx);
+        pre_acl_errors(ctx);
+    }
+}
+
+static int
+compare_ls_by_name(const void *a_, const void *b_)
+{
+    const struct nbrec_logical_switch *const *a = a_;
+    const struct nbrec_logical_switch *const *b = b_;
+    return strcmp((*a)->name, (*b)->name);
+}
+
+static int
+compare_pg_by_name(const void *a_, const void *b_)
+{
+    const struct nbrec_port_group *const *a = a_;
+    const struct nbrec_port_group *const *b = b_;
+    return strcmp((*a)->name, (*b)->name);
+}
+
+/* Prints 'acls' under 'header' in acl-list order, if there are any. */
+static void
+print_acl_block(struct ds *out, const char *kind, const char *name,
+                struct nbrec_acl **acls, size_t n_acls,
+                const struct shash *errors)
+{
+    if (!n_acls) {
+        return;
+    }
+    ds_put_format(out, "%s %s:\n", kind, name);
+    struct nbrec_acl **sorted = xmemdup(acls, n_acls * sizeof *acls);
+    qsort(sorted, n_acls, sizeof *sorted, acl_cmp);
+    for (size_t i = 0; i < n_acls; i++) {
+        const struct nbrec_acl_error *e = acl_error_find(errors, sorted[i]);
+        print_acl(out, sorted[i], e ? e->error : NULL);
+    }
+    free(sorted);
+}
+
+/* acl-list --all: the ACLs of every switch, then of every port group,
+ * each under a "switch NAME:" or "port group NAME:" heading. */
+static void
+cmd_acl_list_all(struct ctl_context *ctx)
+{
+    struct shash errors = SHASH_INITIALIZER(&errors);
+    acl_errors_by_acl(ctx, &errors);
+
+    size_t n = 0, cap = 0;
+    const struct nbrec_logical_switch **lss = NULL;
+    const struct nbrec_logical_switch *ls;
+    NBREC_LOGICAL_SWITCH_FOR_EACH (ls, ctx->idl) {
+        if (n == cap) {
+            lss = x2nrealloc(lss, &cap, sizeof *lss);
+        }
+        lss[n++] = ls;
+    }
+    if (n) {
+        qsort(lss, n, sizeof *lss, compare_ls_by_name);
+    }
+    for (size_t i = 0; i < n; i++) {
+        print_acl_block(&ctx->output, "switch", lss[i]->name, lss[i]->acls,
+                        lss[i]->n_acls, &errors);
+    }
+    free(lss);
+
+    n = cap = 0;
+    const struct nbrec_port_group **pgs = NULL;
+    const struct nbrec_port_group *pg;
+    NBREC_PORT_GROUP_FOR_EACH (pg, ctx->idl) {
+        if (n == cap) {
+            pgs = x2nrealloc(pgs, &cap, sizeof *pgs);
+        }
+        pgs[n++] = pg;
+    }
+    if (n) {
+        qsort(pgs, n, sizeof *pgs, compare_pg_by_name);
+    }
+    for (size_t i = 0; i < n; i++) {
+        print_acl_block(&ctx->output, "port group", pgs[i]->name,
+                        pgs[i]->acls, pgs[i]->n_acls, &errors);
+    }
+    free(pgs);
+    shash_destroy(&errors);
 }
 
 static void
 cmd_acl_list(struct ctl_context *ctx)
 {
+    bool all = acl_list_all(ctx);
+    if (!all && ctx->argc == 1) {
+        ctl_error(ctx, "acl-list: SWITCH or PORTGROUP required (or --all)");
+        return;
+    } else if (all && ctx->argc == 2 && strcmp(ctx->argv[1], "--all")) {
+        ctl_error(ctx, "acl-list: --all takes no SWITCH or PORTGROUP");
+        return;
+    }
+    if (all) {
+        cmd_acl_list_all(ctx);
+        return;
+    }
+
     struct acl_owner owner;
     if (!find_owner(ctx, &owner) || want_owner_acls(ctx, &owner)) {
         return;
@@ -1294,8 +1427,8 @@ const struct ctl_command_syntax nbctl_acl_commands[] = {
       "--tier=,--apply-after-lb", RW },
     { "acl-del", 1, 4, "{SWITCH | PORTGROUP} [DIRECTION [PRIORITY MATCH]]",
       pre_acl_del, cmd_acl_del, NULL, "--type=,--tier=", RW },
-    { "acl-list", 1, 1, "{SWITCH | PORTGROUP}", pre_acl_list, cmd_acl_list,
-      NULL, "--type=", RO },
+    { "acl-list", 0, 1, "{SWITCH | PORTGROUP | --all}", pre_acl_list,
+      cmd_acl_list, NULL, "--type=,--all", RO },
     { "acl-errors", 0, 1, "[SWITCH | PORTGROUP]", pre_acl_errors_cmd,
       cmd_acl_errors, NULL, "--type=", RO },
 
