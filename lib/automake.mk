@@ -9,6 +9,8 @@ lib_libovnls_a_SOURCES = \
 	lib/lex.h \
 	lib/lsp-addresses.c \
 	lib/lsp-addresses.h \
+	lib/lsp-types.c \
+	lib/lsp-types.h \
 	lib/symtab.c \
 	lib/symtab.h \
 	lib/tnlid.c \

@@ -11,6 +11,7 @@
 #include "hash.h"
 #include "hmapx.h"
 #include "lib/ovn-nb-idl.h"
+#include "lib/lsp-types.h"
 #include "lib/ovn-sb-idl.h"
 #include "lib/tnlid.h"
 #include "openvswitch/dynamic-string.h"
@@ -53,23 +54,6 @@ report_bad_row(struct ls_model *m, const char *format, ...)
     }
     sset_add(&m->problems, msg);
     free(msg);
-}
-
-/* Port types ovn-controller 23.03 knows on a logical switch. */
-static const char *const known_port_types[] = {
-    "", "router", "localnet", "localport", "l2gateway", "vtep",
-    "external", "virtual", "remote",
-};
-
-static bool
-is_known_port_type(const char *type)
-{
-    for (size_t i = 0; i < ARRAY_SIZE(known_port_types); i++) {
-        if (!strcmp(type, known_port_types[i])) {
-            return true;
-        }
-    }
-    return false;
 }
 
 void
@@ -342,7 +326,7 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
                            other->dp->nb->name);
             continue;
         }
-        if (!is_known_port_type(nbp->type)) {
+        if (!lsp_type_is_known(nbp->type)) {
             report_bad_row(m, "Logical_Switch_Port %s on switch %s: "
                            "unknown port type \"%s\", ignoring the port",
                            nbp->name, dp->nb->name, nbp->type);

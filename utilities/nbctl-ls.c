@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/lsp-addresses.h"
+#include "lib/lsp-types.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "ovsdb-data.h"
@@ -733,22 +734,6 @@ cmd_lsp_get_enabled(struct ctl_context *ctx)
                       !lsp->enabled || *lsp->enabled ? "enabled"
                                                      : "disabled");
     }
-}
-
-/* The port types OVN knows; "" is a VIF. */
-static bool
-lsp_type_is_known(const char *type)
-{
-    static const char *const types[] = {
-        "", "l2gateway", "localnet", "localport", "router", "vtep",
-        "external", "virtual", "remote",
-    };
-    for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
-        if (!strcmp(type, types[i])) {
-            return true;
-        }
-    }
-    return false;
 }
 
 static void
