@@ -27,60 +27,68 @@ COVERAGE_DEFINE(acl_invalid);
 static struct symtab symtab;
 static bool symtab_ready;
 
-struct acl_verdict {
-    struct hmap_node node;          /* By ACL UUID. */
-    struct uuid uuid;
-    char *error;                    /* NULL if valid. */
+/* What a verdict on a match depended on: an address set's content, or
+ * whether a port group exists. */
+struct ref_dep {
+    char *name;
+    bool pg;
+    uint32_t hash;                  /* Set content hash, or 1 if the group
+                                     * exists; 0 if absent. */
 };
 
+/* A verdict on one match string, kept across passes while nothing it
+ * depends on changes, so that an unchanged ACL is not parsed again. */
+struct match_verdict {
+    struct hmap_node node;          /* In 'verdicts', by hash of 'match'. */
+    char *match;
+    char *error;                    /* NULL if valid. */
+    struct ref_dep *deps;
+    size_t n_deps;
+    bool used;                      /* Looked up during this pass. */
+};
+
+static struct hmap verdicts = HMAP_INITIALIZER(&verdicts);
+
 struct acl_check {
-    struct expr_refs refs;
-    struct hmap verdicts;           /* Contains "struct acl_verdict"s. */
+    const struct shash *addr_sets;  /* Borrowed: name -> struct sset *. */
+    struct sset pgs;                /* Names of NB port groups. */
+    struct shash set_hashes;        /* name -> content hash, as needed. */
+    struct expr_refs refs;          /* What validations needed so far. */
+    struct sset in_refs;            /* "$name"/"@name" already in 'refs'. */
 };
 
 struct acl_check *
-acl_check_create(const struct ls_model *m, struct ovsdb_idl *nb_idl)
+acl_check_create(const struct shash *addr_sets, struct ovsdb_idl *nb_idl)
 {
-    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
-
     if (!symtab_ready) {
         symtab_init_ovn(&symtab);
         symtab_ready = true;
     }
 
     struct acl_check *c = xmalloc(sizeof *c);
+    c->addr_sets = addr_sets;
+    sset_init(&c->pgs);
+    shash_init(&c->set_hashes);
     expr_refs_init(&c->refs);
-    hmap_init(&c->verdicts);
-
-    /* The same address sets the SB will get, so "$pg_ip4" resolves. */
-    struct shash sets = SHASH_INITIALIZER(&sets);
-    groups_build_address_sets(m, nb_idl, &sets);
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, &sets) {
-        /* Sorted, so errors name the same element every time. */
-        const char **addrs = sset_sort(node->data);
-        char *error = expr_refs_add_addr_set(&c->refs, node->name, addrs,
-                                             sset_count(node->data));
-        if (error) {
-            /* The bad entries are left out; ovn-controller does the same
-             * with entries it cannot parse. */
-            VLOG_WARN_RL(&rl, "address set %s: %s", node->name, error);
-            free(error);
-        }
-        free(addrs);
-    }
-    groups_destroy_address_sets(&sets);
+    sset_init(&c->in_refs);
 
     const struct nbrec_port_group *pg;
     NBREC_PORT_GROUP_FOR_EACH (pg, nb_idl) {
-        const char **ports = xmalloc((pg->n_ports + 1) * sizeof *ports);
-        for (size_t i = 0; i < pg->n_ports; i++) {
-            ports[i] = pg->ports[i]->name;
-        }
-        expr_refs_add_port_group(&c->refs, pg->name, ports, pg->n_ports);
-        free(ports);
+        sset_add(&c->pgs, pg->name);
     }
     return c;
+}
+
+static void
+match_verdict_destroy(struct match_verdict *v)
+{
+    for (size_t i = 0; i < v->n_deps; i++) {
+        free(v->deps[i].name);
+    }
+    free(v->deps);
+    free(v->match);
+    free(v->error);
+    free(v);
 }
 
 void
@@ -89,30 +97,144 @@ acl_check_destroy(struct acl_check *c)
     if (!c) {
         return;
     }
-    struct acl_verdict *v;
-    HMAP_FOR_EACH_POP (v, node, &c->verdicts) {
-        free(v->error);
-        free(v);
+    /* Forget verdicts on matches no ACL has any more. */
+    struct match_verdict *v;
+    HMAP_FOR_EACH_SAFE (v, node, &verdicts) {
+        if (!v->used) {
+            hmap_remove(&verdicts, &v->node);
+            match_verdict_destroy(v);
+        } else {
+            v->used = false;
+        }
     }
-    hmap_destroy(&c->verdicts);
+    sset_destroy(&c->in_refs);
     expr_refs_destroy(&c->refs);
+    shash_destroy(&c->set_hashes);
+    sset_destroy(&c->pgs);
     free(c);
+}
+
+/* Returns the current dependency value of address set or port group
+ * 'name'. */
+static uint32_t
+dep_value(struct acl_check *c, const char *name, bool pg)
+{
+    if (pg) {
+        return sset_contains(&c->pgs, name);
+    }
+    struct shash_node *node = shash_find(&c->set_hashes, name);
+    if (node) {
+        return (uintptr_t) node->data;
+    }
+    const struct sset *set = shash_find_data(c->addr_sets, name);
+    uint32_t hash = 0;
+    if (set) {
+        const char **addrs = sset_sort(set);
+        hash = hash_int(sset_count(set), 1);
+        for (size_t i = 0; i < sset_count(set); i++) {
+            hash = hash_string(addrs[i], hash);
+        }
+        hash |= 2;              /* Never 0, never 1. */
+        free(addrs);
+    }
+    shash_add(&c->set_hashes, name, (void *) (uintptr_t) hash);
+    return hash;
+}
+
+static bool
+verdict_is_current(struct acl_check *c, const struct match_verdict *v)
+{
+    for (size_t i = 0; i < v->n_deps; i++) {
+        if (dep_value(c, v->deps[i].name, v->deps[i].pg)
+            != v->deps[i].hash) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Makes sure 'c->refs' holds the address sets and port groups in
+ * 'as_names' and 'pg_names'. */
+static void
+add_refs(struct acl_check *c, const struct sset *as_names,
+         const struct sset *pg_names)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+    const char *name;
+
+    SSET_FOR_EACH (name, as_names) {
+        char *key = xasprintf("$%s", name);
+        const struct sset *set = shash_find_data(c->addr_sets, name);
+        if (set && sset_add(&c->in_refs, key)) {
+            /* Sorted, so errors name the same element every time. */
+            const char **addrs = sset_sort(set);
+            char *error = expr_refs_add_addr_set(&c->refs, name, addrs,
+                                                 sset_count(set));
+            if (error) {
+                /* The bad entries are left out; ovn-controller does the
+                 * same with entries it cannot parse. */
+                VLOG_WARN_RL(&rl, "address set %s: %s", name, error);
+                free(error);
+            }
+            free(addrs);
+        }
+        free(key);
+    }
+    SSET_FOR_EACH (name, pg_names) {
+        char *key = xasprintf("@%s", name);
+        if (sset_contains(&c->pgs, name) && sset_add(&c->in_refs, key)) {
+            /* Only whether the group exists matters to a match's
+             * validity, not its members. */
+            expr_refs_add_port_group(&c->refs, name, NULL, 0);
+        }
+        free(key);
+    }
 }
 
 const char *
 acl_check_match(struct acl_check *c, const struct nbrec_acl *acl)
 {
-    const struct uuid *uuid = &acl->header_.uuid;
-    struct acl_verdict *v;
-    HMAP_FOR_EACH_WITH_HASH (v, node, uuid_hash(uuid), &c->verdicts) {
-        if (uuid_equals(&v->uuid, uuid)) {
-            return v->error;
+    const char *match = acl->match;
+    uint32_t hash = hash_string(match, 0);
+    struct match_verdict *v;
+    HMAP_FOR_EACH_WITH_HASH (v, node, hash, &verdicts) {
+        if (!strcmp(v->match, match)) {
+            if (verdict_is_current(c, v)) {
+                v->used = true;
+                return v->error;
+            }
+            hmap_remove(&verdicts, &v->node);
+            match_verdict_destroy(v);
+            break;
         }
     }
-    v = xmalloc(sizeof *v);
-    v->uuid = *uuid;
-    v->error = expr_validate(acl->match, &symtab, &c->refs);
-    hmap_insert(&c->verdicts, &v->node, uuid_hash(uuid));
+
+    struct sset as_names = SSET_INITIALIZER(&as_names);
+    struct sset pg_names = SSET_INITIALIZER(&pg_names);
+    groups_scan_refs(match, &as_names, &pg_names);
+    add_refs(c, &as_names, &pg_names);
+
+    v = xzalloc(sizeof *v);
+    v->match = xstrdup(match);
+    v->error = expr_validate(match, &symtab, &c->refs);
+    v->deps = xmalloc((sset_count(&as_names) + sset_count(&pg_names) + 1)
+                      * sizeof *v->deps);
+    const char *name;
+    SSET_FOR_EACH (name, &as_names) {
+        v->deps[v->n_deps++] = (struct ref_dep) {
+            xstrdup(name), false, dep_value(c, name, false),
+        };
+    }
+    SSET_FOR_EACH (name, &pg_names) {
+        v->deps[v->n_deps++] = (struct ref_dep) {
+            xstrdup(name), true, dep_value(c, name, true),
+        };
+    }
+    v->used = true;
+    hmap_insert(&verdicts, &v->node, hash);
+    sset_destroy(&as_names);
+    sset_destroy(&pg_names);
+
     COVERAGE_INC(acl_validated);
     if (v->error) {
         COVERAGE_INC(acl_invalid);
@@ -360,6 +482,11 @@ acl_errors_clear(void)
     }
     hmap_destroy(&errors);
     hmap_destroy(&new_errors);
+    struct match_verdict *v;
+    HMAP_FOR_EACH_POP (v, node, &verdicts) {
+        match_verdict_destroy(v);
+    }
+    hmap_destroy(&verdicts);
     if (symtab_ready) {
         symtab_destroy(&symtab);
         symtab_ready = false;

@@ -22,16 +22,20 @@ struct nbrec_acl;
 struct ovsdb_idl;
 struct ovsdb_idl_txn;
 
-/* The checker for one pass: the NB's address sets and port groups, and
- * each ACL's verdict so that an ACL on many switches is checked once. */
+/* The checker for one pass, over the address sets the SB will get
+ * ('addr_sets', from groups_build_address_sets(), borrowed until
+ * acl_check_destroy()) and the NB's port groups.  Verdicts are kept across
+ * passes, by match, while the address sets and port groups a match names
+ * stay the same, so a pass parses only new or affected matches. */
 struct acl_check;
 
-struct acl_check *acl_check_create(const struct ls_model *,
+struct shash;
+struct acl_check *acl_check_create(const struct shash *addr_sets,
                                    struct ovsdb_idl *nb_idl);
 void acl_check_destroy(struct acl_check *);
 
-/* Returns NULL if 'acl''s match is valid, otherwise the reason (owned by
- * the checker). */
+/* Returns NULL if 'acl''s match is valid, otherwise the reason (valid
+ * until acl_check_destroy()). */
 const char *acl_check_match(struct acl_check *, const struct nbrec_acl *);
 
 /* Error registry, across passes.  Each pass reports the invalid ACLs it

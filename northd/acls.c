@@ -673,7 +673,8 @@ build_acl_stage_defaults(struct lflow_table *t, const struct ls_datapath *dp,
 void
 acls_build_lflows(struct lflow_table *t, const struct ls_model *m,
                   const struct lb_model *lm, struct ovsdb_idl *nb_idl,
-                  const struct nbrec_nb_global *nb, struct sset *dp_pg_refs)
+                  const struct nbrec_nb_global *nb,
+                  const struct shash *addr_sets, struct sset *dp_pg_refs)
 {
     struct acl_globals g = {
         .default_drop = nb && smap_get_bool(&nb->options, "default_acl_drop",
@@ -695,7 +696,7 @@ acls_build_lflows(struct lflow_table *t, const struct ls_model *m,
 
     stats.n_compiled = stats.n_skipped = 0;
     struct acl_classify_ctx cc = {
-        .check = acl_check_create(m, nb_idl),
+        .check = acl_check_create(addr_sets, nb_idl),
         .g = &g,
         .strings = SSET_INITIALIZER(&cc.strings),
     };
@@ -712,7 +713,7 @@ acls_build_lflows(struct lflow_table *t, const struct ls_model *m,
         build_acl_stage_defaults(t, dp, ad, &g);
         for (size_t j = 0; j < ad->n_acls; j++) {
             build_acl_flows(t, dp, ad, &ad->acls[j], &g, &match, &actions);
-            groups_scan_pg_refs(ad->acls[j].match, &dp_pg_refs[i]);
+            groups_scan_refs(ad->acls[j].match, NULL, &dp_pg_refs[i]);
             if (ad->has_stateful || ad->has_lb) {
                 build_log_related(t, dp, &ad->acls[j], &g, &match, &actions);
             }

@@ -19,7 +19,7 @@ VLOG_DEFINE_THIS_MODULE(groups);
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 void
-groups_scan_pg_refs(const char *match, struct sset *names)
+groups_scan_refs(const char *match, struct sset *addr_sets, struct sset *pgs)
 {
     bool in_string = false;
     for (const char *p = match; *p; p++) {
@@ -31,11 +31,16 @@ groups_scan_pg_refs(const char *match, struct sset *names)
             }
         } else if (*p == '"') {
             in_string = true;
-        } else if (*p == '@') {
+        } else if (*p == '@' || *p == '$') {
+            struct sset *names = *p == '@' ? pgs : addr_sets;
             size_t n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz"
                               "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
-            if (n) {
-                sset_add_and_free(names, xmemdup0(p + 1, n));
+            if (n && names) {
+                char *name = xmemdup0(p + 1, n);
+                if (!sset_contains(names, name)) {
+                    sset_add(names, name);
+                }
+                free(name);
             }
             p += n;
         }
@@ -119,16 +124,14 @@ groups_build_address_sets(const struct ls_model *m, struct ovsdb_idl *nb_idl,
 }
 
 static void
-sync_address_sets(const struct ls_model *m, struct ovsdb_idl *nb_idl,
-                  struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *txn)
+sync_address_sets(const struct shash *sets, struct ovsdb_idl *sb_idl,
+                  struct ovsdb_idl_txn *txn)
 {
-    struct shash sets = SHASH_INITIALIZER(&sets);
-    groups_build_address_sets(m, nb_idl, &sets);
-
+    struct sset done = SSET_INITIALIZER(&done);
     const struct sbrec_address_set *sb;
     SBREC_ADDRESS_SET_FOR_EACH_SAFE (sb, sb_idl) {
-        struct sset *want = shash_find_and_delete(&sets, sb->name);
-        if (!want) {
+        const struct sset *want = shash_find_data(sets, sb->name);
+        if (!want || !sset_add(&done, sb->name)) {
             sbrec_address_set_delete(sb);
             continue;
         }
@@ -137,22 +140,21 @@ sync_address_sets(const struct ls_model *m, struct ovsdb_idl *nb_idl,
             sbrec_address_set_set_addresses(sb, v, sset_count(want));
             free(v);
         }
-        sset_destroy(want);
-        free(want);
     }
 
     struct shash_node *node;
-    SHASH_FOR_EACH (node, &sets) {
-        struct sset *want = node->data;
+    SHASH_FOR_EACH (node, sets) {
+        if (sset_contains(&done, node->name)) {
+            continue;
+        }
+        const struct sset *want = node->data;
         sb = sbrec_address_set_insert(txn);
         sbrec_address_set_set_name(sb, node->name);
         const char **v = sset_array(want);
         sbrec_address_set_set_addresses(sb, v, sset_count(want));
         free(v);
-        sset_destroy(want);
-        free(want);
     }
-    shash_destroy(&sets);
+    sset_destroy(&done);
 }
 
 /* Desired SB Port_Groups: "<datapath key>_<pg>" with the group's ports on
@@ -246,9 +248,9 @@ groups_destroy_address_sets(struct shash *sets)
 
 void
 groups_sync_sb(const struct ls_model *m, struct ovsdb_idl *nb_idl,
-               const struct sset *dp_pg_refs, struct ovsdb_idl *sb_idl,
-               struct ovsdb_idl_txn *txn)
+               const struct shash *addr_sets, const struct sset *dp_pg_refs,
+               struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *txn)
 {
-    sync_address_sets(m, nb_idl, sb_idl, txn);
+    sync_address_sets(addr_sets, sb_idl, txn);
     sync_port_groups(m, nb_idl, dp_pg_refs, sb_idl, txn);
 }

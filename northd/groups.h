@@ -17,13 +17,16 @@ void groups_build_address_sets(const struct ls_model *,
                                struct ovsdb_idl *nb_idl, struct shash *sets);
 void groups_destroy_address_sets(struct shash *sets);
 
-/* Adds the names of the port groups 'match' refers to ("@name") to
- * 'names'. */
-void groups_scan_pg_refs(const char *match, struct sset *names);
+/* Adds the names of the address sets ("$name") and port groups ("@name")
+ * 'match' refers to to 'addr_sets' and 'pgs' (either may be NULL). */
+void groups_scan_refs(const char *match, struct sset *addr_sets,
+                      struct sset *pgs);
 
-/* 'dp_pg_refs', if nonnull, is an array indexed by datapath of the port
- * group names that ACLs on that datapath refer to. */
+/* 'addr_sets' comes from groups_build_address_sets().  'dp_pg_refs', if
+ * nonnull, is an array indexed by datapath of the port group names that
+ * ACLs on that datapath refer to. */
 void groups_sync_sb(const struct ls_model *, struct ovsdb_idl *nb_idl,
+                    const struct shash *addr_sets,
                     const struct sset *dp_pg_refs, struct ovsdb_idl *sb_idl,
                     struct ovsdb_idl_txn *);
 

@@ -207,7 +207,10 @@ northd_run(struct northd_ctx *ctx)
     }
     l2_build_lflows(&lflows, &model);
     lb_build_lflows(&lflows, &model, &lbs);
-    acls_build_lflows(&lflows, &model, &lbs, ctx->nb_idl, nb, dp_pg_refs);
+    struct shash addr_sets = SHASH_INITIALIZER(&addr_sets);
+    groups_build_address_sets(&model, ctx->nb_idl, &addr_sets);
+    acls_build_lflows(&lflows, &model, &lbs, ctx->nb_idl, nb, &addr_sets,
+                      dp_pg_refs);
     acl_errors_end(ctx->nb_idl, ctx->nb_txn);
 
     /* Reconcile. */
@@ -215,8 +218,9 @@ northd_run(struct northd_ctx *ctx)
     dp_groups_init(&dpgs, &model, ctx->sb_idl);
     lb_sync_sb(&lbs, &model, ctx->sb_idl, ctx->sb_txn, &dpgs);
     lflow_table_sync_sb(&lflows, &model, ctx->sb_idl, ctx->sb_txn, &dpgs);
-    groups_sync_sb(&model, ctx->nb_idl, dp_pg_refs, ctx->sb_idl,
+    groups_sync_sb(&model, ctx->nb_idl, &addr_sets, dp_pg_refs, ctx->sb_idl,
                    ctx->sb_txn);
+    groups_destroy_address_sets(&addr_sets);
     meters_sync_sb(ctx->nb_idl, ctx->sb_idl, ctx->sb_txn);
     check_unsupported(ctx->nb_idl);
 
