@@ -52,12 +52,14 @@ acl_check_create(const struct ls_model *m, struct ovsdb_idl *nb_idl)
     expr_refs_init(&c->refs);
     hmap_init(&c->verdicts);
 
-    /* The same address sets the SB will get, so "$pg_ip4" resolves. */
+    /* The same address sets the SB will get, so "$pg_ip4" resolves.
+     * Sorted, so that an error names the same member every time (and the
+     * same one ovn-nbctl names). */
     struct shash sets = SHASH_INITIALIZER(&sets);
     groups_build_address_sets(m, nb_idl, &sets);
     struct shash_node *node;
     SHASH_FOR_EACH (node, &sets) {
-        const char **addrs = sset_array(node->data);
+        const char **addrs = sset_sort(node->data);
         char *error = expr_refs_add_addr_set(&c->refs, node->name, addrs,
                                              sset_count(node->data));
         if (error) {

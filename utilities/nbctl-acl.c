@@ -218,9 +218,10 @@ nbctl_check_match(struct ctl_context *ctx, const char *match)
             found = false;
         }
         if (found) {
-            const char **array = sset_array(&addrs);
+            const char **array = sset_sort(&addrs);
             /* Entries that do not parse are left out, as northd and
-             * ovn-controller do; that is not the match's fault. */
+             * ovn-controller do; that is not the match's fault.  Sorted,
+             * so that an error names the same member every time. */
             free(expr_refs_add_addr_set(&refs, name, array,
                                         sset_count(&addrs)));
             free(array);
