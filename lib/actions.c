@@ -66,6 +66,7 @@ static const struct call_def call_defs[] = {
     { "lookup_fdb", RESULT_BIT, 2, { ARG_PORT, ARG_MAC } },
     { "put_fdb", RESULT_NONE, 2, { ARG_PORT, ARG_MAC } },
     { "get_fdb", RESULT_PORT, 1, { ARG_MAC } },
+    { "handle_svc_check", RESULT_NONE, 1, { ARG_PORT } },
 };
 
 static const struct call_def *

@@ -28,7 +28,7 @@
  *   BIT = check_in_port_sec();       BIT = check_out_port_sec();
  *   BIT = chk_lb_hairpin();          BIT = chk_lb_hairpin_reply();
  *   BIT = lookup_fdb(PORT, MAC);     put_fdb(PORT, MAC);
- *   DST = get_fdb(MAC);
+ *   DST = get_fdb(MAC);              handle_svc_check(PORT);
  *
  * where BIT is a writable 1-bit field or subfield (e.g. reg0[15]), PORT a
  * string field (inport, outport), MAC a 48-bit field or subfield (eth.src,
