@@ -29,6 +29,7 @@ struct parse_ctx {
 /* Actions that are a bare keyword. */
 static const char *const simple_keywords[] = {
     "ct_next", "ct_clear", "ct_dnat", "ct_snat", "ct_commit_nat",
+    "ct_snat_to_vip", "ct_dnat_in_czone", "ct_snat_in_czone",
 };
 
 /* Actions that take a nested list of ordinary actions. */
@@ -36,6 +37,48 @@ static const char *const nested_keywords[] = {
     "reject", "tcp_reset", "icmp4", "icmp4_error", "icmp6", "icmp6_error",
     "arp", "nd_na", "nd_na_router", "nd_ns", "clone",
 };
+
+/* Function-style actions: what they return and what they take. */
+enum call_result {
+    RESULT_NONE,                /* Used as a statement: "put_fdb(...);". */
+    RESULT_BIT,                 /* A flag, stored in a 1-bit field. */
+    RESULT_PORT,                /* A port, stored in a string field or a
+                                 * 32-bit field. */
+};
+
+enum call_arg {
+    ARG_PORT,                   /* A string field: inport, outport. */
+    ARG_MAC,                    /* A 48-bit field: eth.src, eth.dst, ... */
+};
+
+struct call_def {
+    const char *name;
+    enum call_result result;
+    size_t n_args;
+    enum call_arg args[2];
+};
+
+static const struct call_def call_defs[] = {
+    { "check_in_port_sec", RESULT_BIT, 0, { ARG_PORT } },
+    { "check_out_port_sec", RESULT_BIT, 0, { ARG_PORT } },
+    { "chk_lb_hairpin", RESULT_BIT, 0, { ARG_PORT } },
+    { "chk_lb_hairpin_reply", RESULT_BIT, 0, { ARG_PORT } },
+    { "lookup_fdb", RESULT_BIT, 2, { ARG_PORT, ARG_MAC } },
+    { "put_fdb", RESULT_NONE, 2, { ARG_PORT, ARG_MAC } },
+    { "get_fdb", RESULT_PORT, 1, { ARG_MAC } },
+    { "handle_svc_check", RESULT_NONE, 1, { ARG_PORT } },
+};
+
+static const struct call_def *
+find_call(const char *name)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(call_defs); i++) {
+        if (!strcmp(call_defs[i].name, name)) {
+            return &call_defs[i];
+        }
+    }
+    return NULL;
+}
 
 static const char *const severities[] = {
     "alert", "warning", "notice", "info", "debug",
@@ -111,6 +154,7 @@ action_destroy(struct action *a)
     case ACTION_EXCHANGE:
     case ACTION_DECREMENT:
     case ACTION_SIMPLE:
+    case ACTION_CALL:
         break;
     }
     free(a);
@@ -300,7 +344,11 @@ const_width(const struct expr_const *c)
     return MAX(w, 1);
 }
 
-/* "dst = src", "dst <-> src", "ip.ttl--". */
+static void format_field(const struct action_field *, struct ds *);
+static struct action *parse_call(struct parse_ctx *, const struct call_def *,
+                                 const struct action_field *dst, size_t pos);
+
+/* "dst = src", "dst <-> src", "ip.ttl--", "dst = function(...)". */
 static struct action *
 parse_assignment(struct parse_ctx *ctx, enum context where)
 {
@@ -353,9 +401,14 @@ parse_assignment(struct parse_ctx *ctx, enum context where)
         return NULL;
     }
 
+    const struct lex_token *t = &lexer->token;
+    const struct call_def *def;
+    if (t->type == LEX_T_ID && (def = find_call(t->s))) {
+        return parse_call(ctx, def, &dst, pos);
+    }
+
     struct action *a = action_create(ACTION_ASSIGN, "=", pos);
     a->assign.dst = dst;
-    const struct lex_token *t = &lexer->token;
     size_t src_pos = t->ofs;
     if (t->type == LEX_T_ID) {
         a->assign.src_is_field = true;
@@ -678,6 +731,150 @@ error:
     return NULL;
 }
 
+/* Checks that argument 'f' of 'def', at 'arg_pos', is of kind 'kind'. */
+static bool
+check_call_arg(struct parse_ctx *ctx, const struct call_def *def,
+               enum call_arg kind, const struct action_field *f,
+               size_t arg_pos)
+{
+    const struct symtab_symbol *sym = f->symbol;
+
+    if (kind == ARG_PORT && !sym->is_string) {
+        set_error(ctx, lex_error_at(ctx->lexer, arg_pos, "%s() needs a "
+                                    "port here (a string field such as "
+                                    "inport), not integer field %s",
+                                    def->name, sym->name));
+        return false;
+    } else if (kind == ARG_MAC && (sym->is_string || f->n_bits != 48)) {
+        if (sym->is_string) {
+            set_error(ctx, lex_error_at(ctx->lexer, arg_pos, "%s() needs "
+                                        "a 48-bit field here (such as "
+                                        "eth.src), not string field %s",
+                                        def->name, sym->name));
+        } else {
+            set_error(ctx, lex_error_at(ctx->lexer, arg_pos, "%s() needs "
+                                        "a 48-bit field here (such as "
+                                        "eth.src), not a %d-bit one",
+                                        def->name, f->n_bits));
+        }
+        return false;
+    }
+    return true;
+}
+
+/* Checks that the result of 'def' can be stored in 'dst' (at 'pos'). */
+static bool
+check_call_result(struct parse_ctx *ctx, const struct call_def *def,
+                  const struct action_field *dst, size_t pos)
+{
+    const struct symtab_symbol *sym = dst->symbol;
+
+    switch (def->result) {
+    case RESULT_NONE:
+        set_error(ctx, lex_error_at(ctx->lexer, pos, "%s() returns no "
+                                    "value, so it cannot be assigned",
+                                    def->name));
+        return false;
+    case RESULT_BIT:
+        if (sym->is_string || dst->n_bits != 1) {
+            struct ds name = DS_EMPTY_INITIALIZER;
+            format_field(dst, &name);
+            if (sym->is_string) {
+                ds_put_cstr(&name, " (a string field)");
+            } else {
+                ds_put_format(&name, " (%d bits)", dst->n_bits);
+            }
+            set_error(ctx, lex_error_at(ctx->lexer, pos, "the result of %s() "
+                                        "is 1 bit, so it must be stored in "
+                                        "a 1-bit field or subfield such as "
+                                        "reg0[0], not in %s", def->name,
+                                        ds_cstr(&name)));
+            ds_destroy(&name);
+            return false;
+        }
+        return true;
+    case RESULT_PORT:
+        if (!sym->is_string && dst->n_bits != 32) {
+            set_error(ctx, lex_error_at(ctx->lexer, pos, "the result of %s() "
+                                        "is a port, so it must be stored in "
+                                        "a string field such as outport or "
+                                        "in a 32-bit field, not a %d-bit "
+                                        "one", def->name, dst->n_bits));
+            return false;
+        }
+        return true;
+    }
+    OVS_NOT_REACHED();
+}
+
+/* "name(args)", the current token being "name", for a call of 'def' whose
+ * result goes to 'dst' (NULL if it is used as a statement).  'pos' is
+ * where the action starts. */
+static struct action *
+parse_call(struct parse_ctx *ctx, const struct call_def *def,
+           const struct action_field *dst, size_t pos)
+{
+    struct lexer *lexer = ctx->lexer;
+
+    if (dst) {
+        if (!check_call_result(ctx, def, dst, pos)) {
+            return NULL;
+        }
+    } else if (def->result != RESULT_NONE) {
+        set_error(ctx, lex_error(lexer, "%s() returns a value, which must "
+                                 "be assigned to a field, e.g. "
+                                 "\"%s = %s(%s);\"", def->name,
+                                 def->result == RESULT_BIT ? "reg0[0]"
+                                 : "outport", def->name,
+                                 def->n_args ? "..." : ""));
+        return NULL;
+    }
+    lex_next(lexer);
+    if (!lex_accept(lexer, LEX_T_LPAREN)) {
+        syntax_error(ctx, "`('");
+        return NULL;
+    }
+
+    struct action *a = action_create(ACTION_CALL, def->name, pos);
+    if (dst) {
+        a->call.has_dst = true;
+        a->call.dst = *dst;
+    }
+    for (size_t i = 0; i < def->n_args; i++) {
+        if (i && !lex_accept(lexer, LEX_T_COMMA)) {
+            syntax_error(ctx, "`,'");
+            goto error;
+        }
+        size_t arg_pos = lexer->token.ofs;
+        if (lexer->token.type != LEX_T_ID) {
+            syntax_error(ctx, def->args[i] == ARG_PORT
+                         ? "a port field such as inport"
+                         : "a 48-bit field such as eth.src");
+            goto error;
+        }
+        struct action_field *f = &a->call.args[a->call.n_args++];
+        if (!parse_rvalue_field(ctx, f)
+            || !check_call_arg(ctx, def, def->args[i], f, arg_pos)) {
+            goto error;
+        }
+    }
+    if (!lex_accept(lexer, LEX_T_RPAREN)) {
+        if (!def->n_args) {
+            set_error(ctx, lex_error(lexer, "%s() takes no arguments",
+                                     def->name));
+        } else {
+            syntax_error(ctx, def->n_args > 1 ? "`)' after the last "
+                         "argument" : "`)'");
+        }
+        goto error;
+    }
+    return a;
+
+error:
+    action_destroy(a);
+    return NULL;
+}
+
 /* "keyword { actions }" for ct_commit and the nested actions. */
 static struct action *
 parse_nested(struct parse_ctx *ctx, enum action_type type,
@@ -720,6 +917,7 @@ parse_action(struct parse_ctx *ctx, enum context where)
     struct lexer *lexer = ctx->lexer;
     const struct lex_token *t = &lexer->token;
     size_t pos = t->ofs;
+    const struct call_def *def;
     const char *kw;
 
     if (t->type != LEX_T_ID) {
@@ -754,6 +952,8 @@ parse_action(struct parse_ctx *ctx, enum context where)
                                   ARRAY_SIZE(nested_keywords), t->s))) {
         lex_next(lexer);
         return parse_nested(ctx, ACTION_NESTED, kw, CTX_TOP, pos);
+    } else if ((def = find_call(t->s))) {
+        return parse_call(ctx, def, NULL, pos);
     } else if (lex_is_id(lexer, "drop")) {
         set_error(ctx, lex_error(lexer, "\"drop\" must be the only action"));
         return NULL;
@@ -961,6 +1161,20 @@ format_action(const struct action *a, struct ds *s)
         if (a->log.meter) {
             ds_put_cstr(s, ", meter=");
             format_quoted(a->log.meter, s);
+        }
+        ds_put_char(s, ')');
+        break;
+    case ACTION_CALL:
+        if (a->call.has_dst) {
+            format_field(&a->call.dst, s);
+            ds_put_cstr(s, " = ");
+        }
+        ds_put_format(s, "%s(", a->keyword);
+        for (size_t i = 0; i < a->call.n_args; i++) {
+            if (i) {
+                ds_put_cstr(s, ", ");
+            }
+            format_field(&a->call.args[i], s);
         }
         ds_put_char(s, ')');
         break;

@@ -21,6 +21,19 @@
  *   reject { ... };  tcp_reset { ... };  icmp4 { ... };  icmp4_error {...};
  *   icmp6 { ... };  icmp6_error { ... };  arp { ... };  nd_na { ... };
  *   nd_na_router { ... };  nd_ns { ... };  clone { ... };
+ *   ct_snat_to_vip;  ct_dnat_in_czone;  ct_snat_in_czone;
+ *
+ * and the function-style actions, some of which store a result:
+ *
+ *   BIT = check_in_port_sec();       BIT = check_out_port_sec();
+ *   BIT = chk_lb_hairpin();          BIT = chk_lb_hairpin_reply();
+ *   BIT = lookup_fdb(PORT, MAC);     put_fdb(PORT, MAC);
+ *   DST = get_fdb(MAC);              handle_svc_check(PORT);
+ *
+ * where BIT is a writable 1-bit field or subfield (e.g. reg0[15]), PORT a
+ * string field (inport, outport), MAC a 48-bit field or subfield (eth.src,
+ * xreg0[0..47]) and DST a writable string field or 32-bit field (outport,
+ * reg1).  Arguments are fields, never constants.
  *
  * Inside ct_commit { }, only ct_mark and ct_label (and their subfields)
  * may be assigned, and they may be assigned nowhere else. */
@@ -48,6 +61,8 @@ enum action_type {
     ACTION_NESTED,              /* 'keyword' { nested }, e.g. reject. */
     ACTION_CT_LB,               /* ct_lb / ct_lb_mark: in 'keyword'. */
     ACTION_LOG,
+    ACTION_CALL,                /* [dst =] keyword(args): check_in_port_sec,
+                                 * lookup_fdb, put_fdb, get_fdb, ... */
 };
 
 /* A field or bit range of one, as written. */
@@ -99,6 +114,12 @@ struct action {
             enum action_log_verdict verdict;
             char *meter;        /* Owned, may be NULL. */
         } log;
+        struct {
+            bool has_dst;       /* False for put_fdb(). */
+            struct action_field dst;
+            struct action_field args[2];
+            size_t n_args;
+        } call;
     };
 };
 

@@ -18,6 +18,9 @@
  *   roundtrip-actions  checks parse/format/parse stability for actions
  *   validate-actions "OK" or the error for each action list
  *   list-symbols     the symbol table
+ *   validate-sb      checks every logical flow of a southbound database
+ *                    dump (see do_validate_sb() for the input); prints
+ *                    each flow that fails and exits with status 1 if any
  *
  * Address sets and port groups available to matches: $as1 = {10.0.0.1,
  * 10.0.0.2}, $as6 = {fe80::1, fd00::/64}, $macs = {00:00:00:00:00:01},
@@ -35,7 +38,11 @@
 #include "lib/lex.h"
 #include "lib/symtab.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/json.h"
+#include "openvswitch/shash.h"
 #include "openvswitch/util.h"
+#include "simap.h"
+#include "svec.h"
 #include "util.h"
 
 static struct symtab symtab;
@@ -298,6 +305,354 @@ do_list_symbols(void)
     free(v);
 }
 
+/* validate-sb: our library against a whole southbound database.
+ *
+ * Input, on stdin: five JSON objects, one a line, as "ovn-sbctl
+ * --format=json" prints them for these commands, in this order (the
+ * columns are found by their headings, so more may be listed):
+ *
+ *   --columns=_uuid,tunnel_key list Datapath_Binding
+ *   --columns=_uuid,datapaths list Logical_DP_Group
+ *   --columns=name,addresses list Address_Set
+ *   --columns=name,ports list Port_Group
+ *   --columns=_uuid,logical_datapath,logical_dp_group,pipeline,table_id,
+ *             priority,match,actions,external_ids list Logical_Flow
+ *
+ * Each flow's actions must pass actions_validate() and its match
+ * expr_validate() with "$name" resolved against Address_Set and "@name"
+ * the way ovn-controller 23.03 does it on each of the flow's datapaths:
+ * the Port_Group named "<tunnel_key>_name" for that datapath, else one
+ * named plainly "name". */
+
+struct sb_table {
+    const char *name;
+    struct json *json;          /* Owned. */
+    const struct json_array *rows;
+    const struct json_array *headings;
+};
+
+static size_t
+sb_column(const struct sb_table *t, const char *column)
+{
+    for (size_t i = 0; i < t->headings->n; i++) {
+        const struct json *h = t->headings->elems[i];
+        if (h->type == JSON_STRING && !strcmp(json_string(h), column)) {
+            return i;
+        }
+    }
+    ovs_fatal(0, "%s: no column \"%s\" in the input", t->name, column);
+}
+
+static const struct json *
+sb_cell(const struct sb_table *t, size_t row, size_t column)
+{
+    const struct json *r = t->rows->elems[row];
+    if (r->type != JSON_ARRAY || column >= r->array.n) {
+        ovs_fatal(0, "%s: malformed row %"PRIuSIZE, t->name, row);
+    }
+    return r->array.elems[column];
+}
+
+/* Appends the atoms of OVSDB datum 'd' (an atom, ["set", [...]] or
+ * ["uuid", "..."]) to 'out' as strings. */
+static void
+sb_atoms(const struct json *d, struct svec *out)
+{
+    if (d->type == JSON_STRING) {
+        svec_add(out, json_string(d));
+    } else if (d->type == JSON_INTEGER) {
+        svec_add_nocopy(out, xasprintf("%lld", d->integer));
+    } else if (d->type == JSON_ARRAY && d->array.n == 2
+               && d->array.elems[0]->type == JSON_STRING) {
+        const char *kind = json_string(d->array.elems[0]);
+        const struct json *v = d->array.elems[1];
+        if ((!strcmp(kind, "uuid") || !strcmp(kind, "named-uuid"))
+            && v->type == JSON_STRING) {
+            svec_add(out, json_string(v));
+        } else if (!strcmp(kind, "set") && v->type == JSON_ARRAY) {
+            for (size_t i = 0; i < v->array.n; i++) {
+                sb_atoms(v->array.elems[i], out);
+            }
+        }
+    }
+}
+
+/* The value of 'key' in OVSDB map datum 'd', or NULL. */
+static const char *
+sb_map_get(const struct json *d, const char *key)
+{
+    if (d->type != JSON_ARRAY || d->array.n != 2
+        || d->array.elems[1]->type != JSON_ARRAY) {
+        return NULL;
+    }
+    const struct json_array *pairs = &d->array.elems[1]->array;
+    for (size_t i = 0; i < pairs->n; i++) {
+        const struct json *kv = pairs->elems[i];
+        if (kv->type == JSON_ARRAY && kv->array.n == 2
+            && kv->array.elems[0]->type == JSON_STRING
+            && kv->array.elems[1]->type == JSON_STRING
+            && !strcmp(json_string(kv->array.elems[0]), key)) {
+            return json_string(kv->array.elems[1]);
+        }
+    }
+    return NULL;
+}
+
+static char *
+sb_cell_string(const struct sb_table *t, size_t row, size_t column)
+{
+    struct svec v = SVEC_EMPTY_INITIALIZER;
+    sb_atoms(sb_cell(t, row, column), &v);
+    char *s = xstrdup(v.n ? v.names[0] : "");
+    svec_destroy(&v);
+    return s;
+}
+
+static void
+sb_table_read(struct sb_table *t, const char *name)
+{
+    struct ds line = DS_EMPTY_INITIALIZER;
+
+    t->name = name;
+    if (ds_get_line(&line, stdin)) {
+        ovs_fatal(0, "%s: missing from the input", name);
+    }
+    t->json = json_from_string(ds_cstr(&line));
+    ds_destroy(&line);
+    if (t->json->type != JSON_OBJECT) {
+        ovs_fatal(0, "%s: %s", name, (t->json->type == JSON_STRING
+                                      ? json_string(t->json)
+                                      : "not a JSON object"));
+    }
+    const struct json *data = shash_find_data(json_object(t->json), "data");
+    const struct json *headings = shash_find_data(json_object(t->json),
+                                                  "headings");
+    if (!data || data->type != JSON_ARRAY
+        || !headings || headings->type != JSON_ARRAY) {
+        ovs_fatal(0, "%s: not ovn-sbctl --format=json output", name);
+    }
+    t->rows = json_array(data);
+    t->headings = json_array(headings);
+}
+
+/* Names and contents of the SB address sets and port groups. */
+struct sb_sets {
+    struct shash addr_sets;     /* name -> struct svec *. */
+    struct shash port_groups;   /* name -> struct svec *. */
+    struct shash refs;          /* Tunnel key, as a string -> struct
+                                 * expr_refs * for that datapath. */
+    int n_errors;
+};
+
+/* Loads rows of 't' into 'sets': the value of column 'key' -> the atoms
+ * of column 'column'. */
+static void
+sb_sets_load(struct shash *sets, const struct sb_table *t, const char *key,
+             const char *column)
+{
+    size_t name_col = sb_column(t, key);
+    size_t values_col = sb_column(t, column);
+
+    shash_init(sets);
+    for (size_t i = 0; i < t->rows->n; i++) {
+        char *name = sb_cell_string(t, i, name_col);
+        struct svec *values = xmalloc(sizeof *values);
+        svec_init(values);
+        sb_atoms(sb_cell(t, i, values_col), values);
+        svec_sort(values);
+        shash_add_nocopy(sets, name, values);
+    }
+}
+
+static void
+sb_sets_free(struct shash *sets)
+{
+    struct shash_node *node;
+
+    SHASH_FOR_EACH (node, sets) {
+        svec_destroy(node->data);
+    }
+    shash_destroy_free_data(sets);
+}
+
+/* The references "$name" and "@name" resolve to in a flow on the datapath
+ * with tunnel key 'key'. */
+static const struct expr_refs *
+sb_sets_refs(struct sb_sets *sets, const char *key)
+{
+    struct expr_refs *r = shash_find_data(&sets->refs, key);
+    if (r) {
+        return r;
+    }
+    r = xmalloc(sizeof *r);
+    expr_refs_init(r);
+    bool first = shash_is_empty(&sets->refs);
+
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &sets->addr_sets) {
+        const struct svec *v = node->data;
+        char *error = expr_refs_add_addr_set(
+            r, node->name, (const char *const *) v->names, v->n);
+        if (error && first) {
+            printf("Address_Set %s: %s\n", node->name, error);
+            sets->n_errors++;
+        }
+        free(error);
+    }
+    /* Plain names first, so that a datapath's own group replaces one of
+     * the same plain name. */
+    size_t key_len = strlen(key);
+    SHASH_FOR_EACH (node, &sets->port_groups) {
+        const struct svec *v = node->data;
+        size_t n_digits = strspn(node->name, "0123456789");
+        if (!n_digits || node->name[n_digits] != '_') {
+            expr_refs_add_port_group(r, node->name,
+                                     (const char *const *) v->names, v->n);
+        }
+    }
+    SHASH_FOR_EACH (node, &sets->port_groups) {
+        const struct svec *v = node->data;
+        if (!strncmp(node->name, key, key_len)
+            && node->name[key_len] == '_') {
+            expr_refs_add_port_group(r, node->name + key_len + 1,
+                                     (const char *const *) v->names, v->n);
+        }
+    }
+    shash_add(&sets->refs, key, r);
+    return r;
+}
+
+static void
+print_flow_failure(const struct sb_table *lf, size_t row, const char *what,
+                   const char *text, const char *error)
+{
+    const struct json *ids = sb_cell(lf, row, sb_column(lf, "external_ids"));
+    const char *stage = sb_map_get(ids, "stage-name");
+    char *uuid = sb_cell_string(lf, row, sb_column(lf, "_uuid"));
+    char *pipeline = sb_cell_string(lf, row, sb_column(lf, "pipeline"));
+    char *table = sb_cell_string(lf, row, sb_column(lf, "table_id"));
+    char *priority = sb_cell_string(lf, row, sb_column(lf, "priority"));
+
+    printf("Logical_Flow %.8s (%s table %s%s%s%s, priority %s): %s "
+           "\"%s\": %s\n", uuid, pipeline, table,
+           stage ? " \"" : "", stage ? stage : "", stage ? "\"" : "",
+           priority, what, text, error);
+    free(uuid);
+    free(pipeline);
+    free(table);
+    free(priority);
+}
+
+static int
+do_validate_sb(void)
+{
+    struct sb_table dps, dpgs, ass, pgs, lf;
+
+    sb_table_read(&dps, "Datapath_Binding");
+    sb_table_read(&dpgs, "Logical_DP_Group");
+    sb_table_read(&ass, "Address_Set");
+    sb_table_read(&pgs, "Port_Group");
+    sb_table_read(&lf, "Logical_Flow");
+
+    /* Datapath uuid -> tunnel key. */
+    struct shash dp_keys = SHASH_INITIALIZER(&dp_keys);
+    size_t uuid_col = sb_column(&dps, "_uuid");
+    size_t key_col = sb_column(&dps, "tunnel_key");
+    for (size_t i = 0; i < dps.rows->n; i++) {
+        char *uuid = sb_cell_string(&dps, i, uuid_col);
+        shash_add_nocopy(&dp_keys, uuid, sb_cell_string(&dps, i, key_col));
+    }
+
+    /* Datapath group uuid -> its datapaths' uuids. */
+    struct shash groups;
+    sb_sets_load(&groups, &dpgs, "_uuid", "datapaths");
+
+    struct sb_sets sets = { .n_errors = 0 };
+    sb_sets_load(&sets.addr_sets, &ass, "name", "addresses");
+    sb_sets_load(&sets.port_groups, &pgs, "name", "ports");
+    shash_init(&sets.refs);
+
+    size_t dp_col = sb_column(&lf, "logical_datapath");
+    size_t dpg_col = sb_column(&lf, "logical_dp_group");
+    size_t match_col = sb_column(&lf, "match");
+    size_t actions_col = sb_column(&lf, "actions");
+    size_t n_failed = 0;
+    for (size_t i = 0; i < lf.rows->n; i++) {
+        struct svec dp_uuids = SVEC_EMPTY_INITIALIZER;
+        sb_atoms(sb_cell(&lf, i, dp_col), &dp_uuids);
+        struct svec dpg_uuids = SVEC_EMPTY_INITIALIZER;
+        sb_atoms(sb_cell(&lf, i, dpg_col), &dpg_uuids);
+        for (size_t j = 0; j < dpg_uuids.n; j++) {
+            const struct svec *members = shash_find_data(&groups,
+                                                         dpg_uuids.names[j]);
+            if (members) {
+                svec_append(&dp_uuids, members);
+            }
+        }
+        svec_destroy(&dpg_uuids);
+
+        /* The tunnel keys of the flow's datapaths. */
+        struct svec keys = SVEC_EMPTY_INITIALIZER;
+        for (size_t j = 0; j < dp_uuids.n; j++) {
+            const char *key = shash_find_data(&dp_keys, dp_uuids.names[j]);
+            if (key) {
+                svec_add(&keys, key);
+            }
+        }
+        svec_destroy(&dp_uuids);
+        svec_sort_unique(&keys);
+
+        char *match = sb_cell_string(&lf, i, match_col);
+        char *actions = sb_cell_string(&lf, i, actions_col);
+        bool failed = false;
+        if (!keys.n) {
+            print_flow_failure(&lf, i, "datapaths", "", "the flow is on no "
+                               "datapath");
+            failed = true;
+        }
+        /* Only "@name" depends on the datapath. */
+        size_t n_dps = strchr(match, '@') ? keys.n : MIN(keys.n, 1);
+        for (size_t j = 0; j < n_dps && !failed; j++) {
+            char *error = expr_validate(match, &symtab,
+                                        sb_sets_refs(&sets, keys.names[j]));
+            if (error) {
+                print_flow_failure(&lf, i, "match", match, error);
+                free(error);
+                failed = true;
+            }
+        }
+        char *error = actions_validate(actions, &symtab);
+        if (error) {
+            print_flow_failure(&lf, i, "actions", actions, error);
+            free(error);
+            failed = true;
+        }
+        n_failed += failed;
+        free(match);
+        free(actions);
+        svec_destroy(&keys);
+    }
+    fprintf(stderr, "validate-sb: %"PRIuSIZE" logical flows, %"PRIuSIZE
+            " failed\n", lf.rows->n, n_failed);
+
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &sets.refs) {
+        expr_refs_destroy(node->data);
+    }
+    shash_destroy_free_data(&sets.refs);
+    int status = n_failed || sets.n_errors ? 1 : 0;
+    sb_sets_free(&sets.addr_sets);
+    sb_sets_free(&sets.port_groups);
+    sb_sets_free(&groups);
+    shash_destroy_free_data(&dp_keys);
+    json_destroy(dps.json);
+    json_destroy(dpgs.json);
+    json_destroy(ass.json);
+    json_destroy(pgs.json);
+    json_destroy(lf.json);
+    return status;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -326,8 +681,12 @@ main(int argc, char *argv[])
     setup_refs();
     expr_flow_init(&flow);
 
+    int status = 0;
     if (!strcmp(argv[1], "list-symbols")) {
         do_list_symbols();
+        goto out;
+    } else if (!strcmp(argv[1], "validate-sb")) {
+        status = do_validate_sb();
         goto out;
     }
     for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
@@ -362,5 +721,5 @@ out:
     expr_flow_destroy(&flow);
     expr_refs_destroy(&refs);
     symtab_destroy(&symtab);
-    return 0;
+    return status;
 }
