@@ -57,7 +57,9 @@ acl_check_create(const struct ls_model *m, struct ovsdb_idl *nb_idl)
     groups_build_address_sets(m, nb_idl, &sets);
     struct shash_node *node;
     SHASH_FOR_EACH (node, &sets) {
-        const char **addrs = sset_array(node->data);
+        /* Sorted, so that a message naming "the first" address is the
+         * same whatever order the members arrived in. */
+        const char **addrs = sset_sort(node->data);
         char *error = expr_refs_add_addr_set(&c->refs, node->name, addrs,
                                              sset_count(node->data));
         if (error) {

@@ -218,7 +218,9 @@ nbctl_check_match(struct ctl_context *ctx, const char *match)
             found = false;
         }
         if (found) {
-            const char **array = sset_array(&addrs);
+            /* Sorted, as northd does, so that an error naming one of the
+             * addresses names the same one as northd's, every time. */
+            const char **array = sset_sort(&addrs);
             /* Entries that do not parse are left out, as northd and
              * ovn-controller do; that is not the match's fault. */
             free(expr_refs_add_addr_set(&refs, name, array,
