@@ -227,6 +227,60 @@ status_name(const struct northd_state *state, struct ovsdb_idl *sb_idl)
             : "standby");
 }
 
+static void
+omit_table_alerts(struct ovsdb_idl *idl, const struct ovsdb_idl_table_class *tc)
+{
+    for (size_t i = 0; i < tc->n_columns; i++) {
+        ovsdb_idl_omit_alert(idl, &tc->columns[i]);
+    }
+}
+
+/* Changes to what only northd writes need no new pass: without this, each
+ * NB change cost three full passes (the change, our SB commit coming back,
+ * our sb_cfg write coming back).  Columns others write (Port_Binding
+ * chassis and up, Chassis_Private, ...) keep waking us up.  Someone else
+ * editing a row northd owns is repaired on the next pass, as upstream. */
+static void
+omit_own_writes(struct ovsdb_idl *nb, struct ovsdb_idl *sb)
+{
+    ovsdb_idl_omit_alert(nb, &nbrec_nb_global_col_nb_cfg_timestamp);
+    ovsdb_idl_omit_alert(nb, &nbrec_nb_global_col_sb_cfg);
+    ovsdb_idl_omit_alert(nb, &nbrec_nb_global_col_sb_cfg_timestamp);
+    ovsdb_idl_omit_alert(nb, &nbrec_nb_global_col_hv_cfg);
+    ovsdb_idl_omit_alert(nb, &nbrec_nb_global_col_hv_cfg_timestamp);
+    ovsdb_idl_omit_alert(nb, &nbrec_logical_switch_port_col_up);
+    omit_table_alerts(nb, &nbrec_table_acl_error);
+
+    static const struct ovsdb_idl_table_class *const owned[] = {
+        &sbrec_table_logical_flow, &sbrec_table_logical_dp_group,
+        &sbrec_table_multicast_group, &sbrec_table_port_group,
+        &sbrec_table_address_set, &sbrec_table_meter,
+        &sbrec_table_meter_band, &sbrec_table_load_balancer,
+        &sbrec_table_datapath_binding,
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
+        omit_table_alerts(sb, owned[i]);
+    }
+    ovsdb_idl_omit_alert(sb, &sbrec_sb_global_col_nb_cfg);
+    ovsdb_idl_omit_alert(sb, &sbrec_sb_global_col_options);
+    ovsdb_idl_omit_alert(sb, &sbrec_sb_global_col_ipsec);
+    static const struct ovsdb_idl_column *const pb_cols[] = {
+        &sbrec_port_binding_col_logical_port,
+        &sbrec_port_binding_col_datapath,
+        &sbrec_port_binding_col_tunnel_key,
+        &sbrec_port_binding_col_type,
+        &sbrec_port_binding_col_options,
+        &sbrec_port_binding_col_mac,
+        &sbrec_port_binding_col_port_security,
+        &sbrec_port_binding_col_parent_port,
+        &sbrec_port_binding_col_tag,
+        &sbrec_port_binding_col_external_ids,
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(pb_cols); i++) {
+        ovsdb_idl_omit_alert(sb, pb_cols[i]);
+    }
+}
+
 struct unixctl_aux {
     struct northd_state *state;
     struct ovsdb_idl *nb_idl;
@@ -271,6 +325,7 @@ main(int argc, char *argv[])
     /* SB: everything, so reconcile can compare against the replica. */
     struct ovsdb_idl_loop sb_loop = OVSDB_IDL_LOOP_INITIALIZER(
         ovsdb_idl_create(ovnsb_db, &sbrec_idl_class, true, true));
+    omit_own_writes(nb_loop.idl, sb_loop.idl);
     if (!state.paused) {
         ovsdb_idl_set_lock(sb_loop.idl, NORTHD_LOCK_NAME);
     }
