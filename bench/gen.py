@@ -144,23 +144,27 @@ def spread(total, n):
 
 
 class Batcher:
-    """Groups operations into transactions of about BATCH_ROWS rows."""
+    """Groups operations into transactions of about BATCH_ROWS rows and
+    hands each to SINK as soon as it is complete, so that memory stays
+    bounded by one batch whatever the size of the workload."""
 
-    def __init__(self):
-        self.txns = []
+    def __init__(self, sink):
+        self.sink = sink
         self.cur = []
+        self.n_txns = 0
 
     def add(self, *ops):
         self.cur.extend(ops)
 
     def cut(self, force=False):
         if self.cur and (force or len(self.cur) >= BATCH_ROWS):
-            self.txns.append(self.cur)
+            self.sink(self.cur)
+            self.n_txns += 1
             self.cur = []
 
     def done(self):
         self.cut(True)
-        return self.txns
+        return self.n_txns
 
 
 # ---------------------------------------------------------------------------
@@ -169,10 +173,10 @@ class Batcher:
 NEUTRON_TCP = [22, 80, 443, 3306, 5432, 6379, 8080, 9090]
 
 
-def gen_neutron(a):
+def gen_neutron(a, sink):
     g = Gen(a.seed)
     rng = g.rng
-    b = Batcher()
+    b = Batcher(sink)
     m = {"profile": "neutron", "seed": a.seed}
 
     n_sw, n_ports, n_sg = max(1, a.switches), max(0, a.ports), \
@@ -323,7 +327,8 @@ def gen_neutron(a):
     m["counts"] = {"switches": n_sw, "ports": n_ports,
                    "port_groups": n_sg + 1, "acls": n_acls,
                    "address_sets": len(as_list)}
-    return b.done(), m
+    m["transactions"] = b.done()
+    return m
 
 
 def neutron_rule(rng, r, sg, peers, attempt):
@@ -411,10 +416,10 @@ def k8s_ids(owner_type, name, extra=None):
     return d
 
 
-def gen_k8s(a):
+def gen_k8s(a, sink):
     g = Gen(a.seed)
     rng = g.rng
-    b = Batcher()
+    b = Batcher(sink)
     m = {"profile": "k8s", "seed": a.seed}
 
     n_nodes, n_pods, n_pg = max(1, a.switches), max(0, a.ports), \
@@ -655,7 +660,8 @@ def gen_k8s(a):
     m["counts"] = {"switches": n_nodes, "ports": n_pods + n_nodes,
                    "port_groups": len(pg_list), "acls": n_acls,
                    "address_sets": len(ns_as) + len(peer_sets)}
-    return b.done(), m
+    m["transactions"] = b.done()
+    return m
 
 
 def k8s_acl(direction, priority, action, match, tier, ids, options=None,
@@ -790,23 +796,26 @@ def port_ops(m, pu, ip, i, ls_uuid, sw, r):
 
 # ---------------------------------------------------------------------------
 
-def generate(args):
+def generate(args, sink):
+    """Generates the workload, handing each transaction (a list of
+    operations) to SINK; returns the manifest: counts and the handles
+    change_ops() needs."""
     if args.profile == "neutron":
-        return gen_neutron(args)
+        return gen_neutron(args, sink)
     if args.profile == "k8s":
-        return gen_k8s(args)
+        return gen_k8s(args, sink)
     raise ValueError("unknown profile %s" % args.profile)
 
 
-def load(conn, txns):
-    """Writes the transactions, NB_Global first if there is none."""
+def load(conn, args):
+    """Writes the workload through CONN (NB_Global first, if there is
+    none); returns the manifest."""
     res = conn.transact(DB, [{"op": "select", "table": "NB_Global",
                               "where": [], "columns": ["_uuid"]}])
     if not res[0]["rows"]:
         conn.transact(DB, [{"op": "insert", "table": "NB_Global",
                             "row": {}}])
-    for t in txns:
-        conn.transact(DB, t, timeout=600)
+    return generate(args, lambda ops: conn.transact(DB, ops, timeout=1800))
 
 
 def add_size_args(p):
@@ -873,8 +882,6 @@ def main():
         p.error("exactly one of --db and --out is needed")
 
     t0 = time.monotonic()
-    txns, m = generate(a)
-    t1 = time.monotonic()
     if a.out:
         work = tempfile.mkdtemp(prefix="lsn-gen-")
         subprocess.run(["/usr/bin/ovsdb-tool", "create", a.out, a.schema],
@@ -884,19 +891,18 @@ def main():
         db, pid = a.db, None
     try:
         conn = ovsdbrpc.Connection(db)
-        load(conn, txns)
+        m = load(conn, a)
         conn.close()
     finally:
         if pid:
             stop_server(pid)
             shutil.rmtree(work, ignore_errors=True)
-    t2 = time.monotonic()
     if a.manifest:
         with open(a.manifest, "w") as f:
             json.dump(m, f)
-    print("%s: %s; generated in %.1f s, loaded in %.1f s (%d transactions)"
-          % (a.profile, json.dumps(m["counts"]), t1 - t0, t2 - t1,
-             len(txns)), file=sys.stderr)
+    print("%s: %s; generated and loaded in %.1f s (%d transactions)"
+          % (a.profile, json.dumps(m["counts"]), time.monotonic() - t0,
+             m["transactions"]), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ TESTSUITE_AT = \
 	tests/controller.at \
 	tests/e2e.at \
 	tests/lang.at \
-	tests/nbctl.at
+	tests/nbctl.at \
+	tests/bench.at
 
 # C unit tests for the logical-flow language library.
 noinst_PROGRAMS += tests/test-ovn-lang
