@@ -11,7 +11,8 @@ TESTSUITE_AT = \
 	tests/acl.at \
 	tests/acl-diff.at \
 	tests/lb.at \
-	tests/acl-validation.at
+	tests/acl-validation.at \
+	tests/bench.at
 
 # C unit tests for the logical-flow language library.
 noinst_PROGRAMS += tests/test-ovn-lang

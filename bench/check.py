@@ -1,0 +1,81 @@
+#! /usr/bin/env python3
+"""check.py RESULTS.json NAME=CHANGES...: sanity checks on a run.py result.
+
+Used by the smoke test (tests/bench.at).  Checks that every field the
+report promises is there, that the numbers are plausible (positive times,
+p99 >= median, counts match), and that each named northd ran the expected
+number of changes of every kind without errors.  It checks no speed.
+"""
+
+import json
+import sys
+
+SB_TABLES = ["Logical_Flow", "Logical_DP_Group"]
+
+
+def main():
+    res = json.load(open(sys.argv[1]))
+    want = dict((s.split("=")[0], int(s.split("=")[1])) for s in sys.argv[2:])
+    errs = []
+
+    def need(cond, what):
+        if not cond:
+            errs.append(what)
+
+    meta = res.get("meta", {})
+    for k in ("command", "profile", "seed", "sizes", "kinds", "date",
+              "host", "loadavg_start", "loadavg_end"):
+        need(k in meta, "meta.%s missing" % k)
+    kinds = meta.get("kinds", [])
+    need(len(kinds) == 9, "expected 9 change kinds, got %d" % len(kinds))
+    nb = res.get("nb", {})
+    need(nb.get("db_bytes", 0) > 0, "nb.db_bytes")
+    need(nb.get("counts", {}).get("acls", 0) > 0, "nb.counts.acls")
+    floor = res.get("floor", {})
+    need(floor.get("seconds", 0) > 0, "floor.seconds")
+    need(floor.get("rows", 0) > 0, "floor.rows")
+
+    for name, n in want.items():
+        r = res.get("northds", {}).get(name)
+        if r is None:
+            errs.append("northd %s missing" % name)
+            continue
+        p = name + "."
+        for k in ("cold_start_s", "first_lflows_s", "rss_peak_cold_mb",
+                  "rss_peak_mb", "sb_db_bytes", "sb_db_compacted_bytes",
+                  "total_cpu_s"):
+            need(isinstance(r.get(k), (int, float)) and r[k] > 0, p + k)
+        for k in ("compile_cpu_s", "cold_start_cpu_s"):
+            need(isinstance(r.get(k), (int, float)) and r[k] >= 0, p + k)
+        need(r.get("first_lflows_s", 0) <= r.get("cold_start_s", 0) + 0.5,
+             p + "first lflows after sync")
+        need(r.get("rss_peak_mb", 0) >= r.get("rss_peak_cold_mb", 1),
+             p + "rss_peak_mb < rss_peak_cold_mb")
+        for t in SB_TABLES:
+            need(r.get("sb_rows", {}).get(t, 0) > 0, p + "sb_rows." + t)
+        need(r.get("change_errors") == [], p + "change_errors: %s"
+             % r.get("change_errors"))
+        need(r.get("exit_status") == 0, p + "exit_status %s"
+             % r.get("exit_status"))
+        for k in kinds:
+            s = (r.get("latency") or {}).get(k)
+            if not s:
+                errs.append(p + "latency." + k + " missing")
+                continue
+            need(s["n"] == n, p + "%s: %d changes, wanted %d" % (k, s["n"], n))
+            need(0 < s["median_ms"] <= s["p99_ms"] <= s["max_ms"],
+                 p + k + ": median/p99/max out of order")
+            need(s.get("cpu_ms_per_change", -1) >= 0, p + k + ": cpu")
+    for q, rr in res.get("ratios", {}).items():
+        need(rr.get("cold_start_s") is not None, "ratios.%s.cold_start_s" % q)
+        need(rr.get("Logical_Flow") is not None, "ratios.%s.Logical_Flow" % q)
+        need(set(rr.get("latency_median", {})) == set(kinds),
+             "ratios.%s.latency_median" % q)
+    if errs:
+        print("\n".join(errs))
+        sys.exit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()

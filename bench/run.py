@@ -1,0 +1,633 @@
+#! /usr/bin/env python3
+"""run.py: side-by-side benchmark of ovn-northd binaries on one NB.
+
+The NB is generated once (bench/gen.py, deterministic from --seed) and
+copied for every northd, which gets its own NB and SB ovsdb-servers.  For
+each northd, in the order given:
+
+  cold start      northd start until "ovn-nbctl --wait=sb sync" (started
+                  together with northd) returns
+  compile CPU     northd's utime+stime (/proc/PID/stat) when the SB first
+                  has Logical_Flow rows: the runner holds an OVSDB "wait"
+                  operation on the SB that the server answers as soon as a
+                  commit makes Logical_Flow non-empty.  northd is idle
+                  while the SB ingests its transaction, so this is close to
+                  the CPU spent before the first lflow transaction was sent
+                  (it includes reading the NB).
+  peak RSS        VmHWM from /proc/PID/status after cold start and at end
+  SB rows         Logical_Flow, Logical_DP_Group and a few others
+  SB size         the SB file after cold start, and after online compaction
+  latency         for each change kind, N changes, each committed through a
+                  persistent JSON-RPC connection together with an
+                  NB_Global.nb_cfg increment in one transaction; the time is
+                  from sending that transaction until a monitor on NB_Global
+                  reports sb_cfg >= the new nb_cfg.  Median and p99
+                  (nearest rank; with fewer than 100 samples p99 is the
+                  maximum).  northd's CPU per change is also reported.
+
+It also measures the floor: the time a fresh SB ovsdb-server takes to
+ingest, in one transaction, the SB content produced by the first northd.
+
+usage: run.py --northd ours=northd/ovn-northd --northd stock=/usr/bin/ovn-northd
+              [--size medium | --ports ... ] [--changes 50]
+              [--max-changes stock=10] [--out bench/results/NAME]
+
+Results: NAME.json and NAME.md.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gen  # noqa: E402
+import ovsdbrpc  # noqa: E402
+
+OVSDB_SERVER = "/usr/sbin/ovsdb-server"
+OVSDB_TOOL = "/usr/bin/ovsdb-tool"
+OVS_APPCTL = "/usr/bin/ovs-appctl"
+NBCTL = "/usr/bin/ovn-nbctl"
+SB_DB = "OVN_Southbound"
+SB_COUNT_TABLES = ["Logical_Flow", "Logical_DP_Group", "Datapath_Binding",
+                   "Port_Binding", "Port_Group", "Address_Set",
+                   "Multicast_Group"]
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def log(*args):
+    print("[%s]" % time.strftime("%H:%M:%S"), *args, file=sys.stderr,
+          flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Processes.
+
+def proc_cpu(pid):
+    """utime + stime of PID in seconds."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def proc_status(pid, key):
+    """A "kB" field of /proc/PID/status, in kB."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return None
+
+
+class Server:
+    """An ovsdb-server for one database file in DIR."""
+
+    def __init__(self, d, name, dbfile):
+        self.d, self.name = d, name
+        self.sock = os.path.join(d, name + ".sock")
+        self.pidfile = os.path.join(d, name + ".pid")
+        self.ctl = os.path.join(d, name + ".ctl")
+        self.dbfile = dbfile
+        subprocess.run([OVSDB_SERVER, "--detach", "--no-chdir",
+                        "-vconsole:off", "--pidfile=" + self.pidfile,
+                        "--log-file=" + os.path.join(d, name + ".log"),
+                        "--unixctl=" + self.ctl,
+                        "--remote=punix:" + self.sock, dbfile], check=True)
+        with open(self.pidfile) as f:
+            self.pid = int(f.read())
+
+    @property
+    def remote(self):
+        return "unix:" + self.sock
+
+    def compact(self):
+        subprocess.run([OVS_APPCTL, "-t", self.ctl, "ovsdb-server/compact"],
+                       check=True, stdout=subprocess.DEVNULL)
+
+    def stop(self):
+        gen.stop_server(self.pidfile)
+
+
+def stop_northd(proc, ctl):
+    if proc.poll() is None:
+        subprocess.run([OVS_APPCTL, "-t", ctl, "exit"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=30)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# ---------------------------------------------------------------------------
+# Statistics.
+
+def pctl(xs, p):
+    """Nearest-rank percentile."""
+    s = sorted(xs)
+    return s[max(0, math.ceil(p / 100.0 * len(s)) - 1)]
+
+
+def summarize(xs):
+    if not xs:
+        return None
+    return {"n": len(xs), "median_ms": statistics.median(xs) * 1e3,
+            "p99_ms": pctl(xs, 99) * 1e3, "min_ms": min(xs) * 1e3,
+            "max_ms": max(xs) * 1e3}
+
+
+# ---------------------------------------------------------------------------
+# SB helpers.
+
+def sb_counts(conn):
+    ops = [{"op": "select", "table": t, "where": [], "columns": ["_uuid"]}
+           for t in SB_COUNT_TABLES]
+    res = conn.transact(SB_DB, ops, timeout=600)
+    return {t: len(r["rows"]) for t, r in zip(SB_COUNT_TABLES, res)}
+
+
+def sb_dump_ops(conn, schema):
+    """Insert operations that recreate every row of the SB, with the same
+    UUIDs (so references stay valid within the one transaction)."""
+    tables = sorted(schema["tables"])
+    res = conn.transact(SB_DB, [{"op": "select", "table": t, "where": []}
+                                for t in tables], timeout=600)
+    ops = []
+    for t, r in zip(tables, res):
+        for row in r["rows"]:
+            u = row.pop("_uuid")[1]
+            row.pop("_version", None)
+            ops.append({"op": "insert", "table": t, "uuid": u, "row": row})
+    return ops
+
+
+def measure_floor(work, sb_schema_file, ops):
+    """Seconds for a fresh SB ovsdb-server to commit OPS in one
+    transaction (encoding excluded)."""
+    d = os.path.join(work, "floor")
+    os.makedirs(d, exist_ok=True)
+    db = os.path.join(d, "sb.db")
+    subprocess.run([OVSDB_TOOL, "create", db, sb_schema_file], check=True)
+    srv = Server(d, "sb", db)
+    try:
+        conn = ovsdbrpc.Connection(srv.remote)
+        msg_id, data = conn.encode("transact", [SB_DB] + ops)
+        t0 = time.monotonic()
+        conn.send_raw(data)
+        res = conn.wait_reply(msg_id, timeout=1800)
+        t1 = time.monotonic()
+        ovsdbrpc.check_result(res, ops)
+        conn.close()
+        return {"seconds": t1 - t0, "rows": len(ops),
+                "bytes": len(data), "db_size": os.path.getsize(db)}
+    finally:
+        srv.stop()
+
+
+# ---------------------------------------------------------------------------
+# Propagation latency.
+
+class NbClient:
+    """A persistent NB connection with a monitor on NB_Global."""
+
+    def __init__(self, remote):
+        self.conn = ovsdbrpc.Connection(remote)
+        res = self.conn.call("monitor", [gen.DB, "lat", {
+            "NB_Global": {"columns": ["nb_cfg", "sb_cfg"]}}], timeout=60)
+        rows = res.get("NB_Global", {})
+        assert len(rows) == 1, "expected one NB_Global row"
+        self.nb_global = list(rows)[0]
+        self.sb_cfg = rows[self.nb_global]["new"].get("sb_cfg", 0)
+
+    def _drain(self):
+        for n in self.conn.notifications:
+            if n.get("method") != "update":
+                continue
+            upd = n["params"][1].get("NB_Global", {})
+            for row in upd.values():
+                new = row.get("new") or {}
+                if "sb_cfg" in new:
+                    self.sb_cfg = max(self.sb_cfg, new["sb_cfg"])
+        self.conn.notifications = []
+
+    def change(self, ops, timeout):
+        """Commits OPS with an nb_cfg increment; returns seconds until
+        sb_cfg catches up."""
+        ops = list(ops) + [
+            {"op": "mutate", "table": "NB_Global", "where": [],
+             "mutations": [["nb_cfg", "+=", 1]]},
+            {"op": "select", "table": "NB_Global", "where": [],
+             "columns": ["nb_cfg"]}]
+        msg_id, data = self.conn.encode("transact", [gen.DB] + ops)
+        t0 = time.monotonic()
+        self.conn.send_raw(data)
+        res = self.conn.wait_reply(msg_id, timeout)
+        ovsdbrpc.check_result(res, ops)
+        target = res[-1]["rows"][0]["nb_cfg"]
+        deadline = t0 + timeout
+        while True:
+            self._drain()
+            if self.sb_cfg >= target:
+                return time.monotonic() - t0
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ovsdbrpc.RpcError("sb_cfg did not reach %d" % target)
+            self.conn.poll(left)
+
+    def close(self):
+        self.conn.close()
+
+
+def change_plan(kinds, n):
+    """(kind, index) in the order they run: paired kinds alternate so that
+    each removal undoes the addition just before it; ACL adds all run
+    before their deletions."""
+    plan = []
+    if "acl_add" in kinds:
+        plan += [("acl_add", i) for i in range(n)]
+    if "acl_del" in kinds:
+        plan += [("acl_del", i) for i in range(n)]
+    if "acl_modify" in kinds:
+        plan += [("acl_modify", i) for i in range(n)]
+    for a, d in (("pg_add_port", "pg_del_port"), ("as_add", "as_del")):
+        for i in range(n):
+            plan += [(k, i) for k in (a, d) if k in kinds]
+    for k in ("port_add", "switch_add"):
+        if k in kinds:
+            plan += [(k, i) for i in range(n)]
+    return plan
+
+
+# ---------------------------------------------------------------------------
+# One northd.
+
+def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
+                 n_changes, want_dump):
+    d = os.path.join(work, name)
+    os.makedirs(d, exist_ok=True)
+    nb_db, sb_db = os.path.join(d, "nb.db"), os.path.join(d, "sb.db")
+    shutil.copyfile(nb_file, nb_db)
+    subprocess.run([OVSDB_TOOL, "create", sb_db, sb_schema_file], check=True)
+    nb = Server(d, "nb", nb_db)
+    sb = Server(d, "sb", sb_db)
+    ctl = os.path.join(d, "northd.ctl")
+    r = {"binary": path, "version": binary_version(path)}
+    proc = None
+    dump = None
+    try:
+        sbc = ovsdbrpc.Connection(sb.remote)
+        wait_id = sbc.send("transact", [SB_DB, {
+            "op": "wait", "table": "Logical_Flow", "where": [],
+            "columns": [], "until": "!=", "rows": []}])
+
+        log("%s: cold start" % name)
+        t0 = time.monotonic()
+        proc = subprocess.Popen(
+            [path, "-vconsole:off", "--no-chdir",
+             "--pidfile=" + os.path.join(d, "northd.pid"),
+             "--log-file=" + os.path.join(d, "northd.log"),
+             "--unixctl=" + ctl, "--ovnnb-db=" + nb.remote,
+             "--ovnsb-db=" + sb.remote],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=open(os.path.join(d, "northd.stderr"), "w"))
+        sync = subprocess.Popen([NBCTL, "--db=" + nb.remote,
+                                 "--timeout=%d" % a.timeout, "--wait=sb",
+                                 "sync"])
+        sbc.wait_reply(wait_id, timeout=a.timeout)
+        t_lflow = time.monotonic()
+        cpu_lflow = proc_cpu(proc.pid)
+        if sync.wait() != 0:
+            raise RuntimeError("%s: ovn-nbctl --wait=sb sync failed" % name)
+        t_sync = time.monotonic()
+        r["cold_start_s"] = t_sync - t0
+        r["first_lflows_s"] = t_lflow - t0
+        r["compile_cpu_s"] = cpu_lflow
+        r["cold_start_cpu_s"] = proc_cpu(proc.pid)
+        r["rss_peak_cold_mb"] = proc_status(proc.pid, "VmHWM") / 1024.0
+        log("%s: cold start %.2f s, compile CPU %.2f s"
+            % (name, r["cold_start_s"], r["compile_cpu_s"]))
+
+        r["sb_rows"] = sb_counts(sbc)
+        r["sb_db_bytes"] = os.path.getsize(sb_db)
+        sb.compact()
+        r["sb_db_compacted_bytes"] = os.path.getsize(sb_db)
+        if want_dump:
+            dump = sb_dump_ops(sbc, json.load(open(sb_schema_file)))
+        sbc.close()
+
+        log("%s: %d changes of each kind" % (name, n_changes))
+        nbc = NbClient(nb.remote)
+        lat = {k: [] for k in a.kinds}
+        cpu = {k: 0.0 for k in a.kinds}
+        errors = []
+        for kind, i in change_plan(a.kinds, n_changes):
+            c0 = proc_cpu(proc.pid)
+            try:
+                lat[kind].append(nbc.change(gen.change_ops(kind, i, manifest),
+                                            a.change_timeout))
+            except ovsdbrpc.RpcError as e:
+                errors.append("%s %d: %s" % (kind, i, e))
+                if len(errors) > 5:
+                    raise
+            cpu[kind] += proc_cpu(proc.pid) - c0
+        nbc.close()
+        r["latency"] = {}
+        for k in a.kinds:
+            s = summarize(lat[k])
+            if s:
+                s["cpu_ms_per_change"] = cpu[k] / s["n"] * 1e3
+            r["latency"][k] = s
+        r["change_errors"] = errors
+        r["rss_peak_mb"] = proc_status(proc.pid, "VmHWM") / 1024.0
+        r["total_cpu_s"] = proc_cpu(proc.pid)
+        stop_northd(proc, ctl)
+        r["exit_status"] = proc.returncode
+        r["log_warnings"] = count_log(os.path.join(d, "northd.log"))
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        nb.stop()
+        sb.stop()
+    return r, dump
+
+
+def count_log(path):
+    """WARN/ERR/EMER lines in a northd log; "timeval" counts the WARNs of
+    the timeval module ("Unreasonably long poll interval" and its context
+    line), which a full recompute at scale produces on every pass and
+    which are left out of "WARN"."""
+    n = {"WARN": 0, "ERR": 0, "EMER": 0, "timeval": 0}
+    try:
+        with open(path) as f:
+            for line in f:
+                if "|timeval|WARN|" in line:
+                    n["timeval"] += 1
+                    continue
+                for k in ("WARN", "ERR", "EMER"):
+                    if "|%s|" % k in line:
+                        n[k] += 1
+    except OSError:
+        pass
+    return n
+
+
+def binary_version(path):
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True,
+                             text=True, timeout=10).stdout
+        return out.splitlines()[0] if out else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+# ---------------------------------------------------------------------------
+# Report.
+
+def ratio(a, b):
+    if a is None or b is None or not b:
+        return None
+    return a / b
+
+
+def add_ratios(res, base):
+    """Per northd, every metric divided by the baseline's."""
+    b = res["northds"].get(base)
+    if not b:
+        return
+    for name, r in res["northds"].items():
+        if name == base:
+            continue
+        rr = {}
+        for k in ("cold_start_s", "compile_cpu_s", "cold_start_cpu_s",
+                  "rss_peak_cold_mb", "rss_peak_mb", "sb_db_bytes",
+                  "sb_db_compacted_bytes"):
+            rr[k] = ratio(r.get(k), b.get(k))
+        for t in ("Logical_Flow", "Logical_DP_Group"):
+            rr[t] = ratio(r["sb_rows"].get(t), b["sb_rows"].get(t))
+        rr["latency_median"] = {}
+        for k, s in r["latency"].items():
+            bs = b["latency"].get(k)
+            rr["latency_median"][k] = ratio(s and s["median_ms"],
+                                            bs and bs["median_ms"])
+        res["ratios"]["%s/%s" % (name, base)] = rr
+
+
+def fmt(x, nd=2):
+    if x is None:
+        return "-"
+    if isinstance(x, int):
+        return "{:,}".format(x)
+    if abs(x) >= 100:
+        return "{:,.0f}".format(x)
+    return "%.*f" % (nd, x)
+
+
+def markdown(res):
+    names = list(res["northds"])
+    ratio_keys = list(res["ratios"])
+    hdr = ["metric"] + names + ["ratio " + k for k in ratio_keys]
+    out = []
+    m = res["meta"]
+    out.append("### %s: %s" % (m["profile"], ", ".join(
+        "%s %s" % (fmt(v), k) for k, v in res["nb"]["counts"].items())))
+    out.append("")
+    out.append("seed %d, %s; %s; load average %s at start, %s at end; "
+               "NB file %s MB" % (
+                   m["seed"], m["date"], m["host"], m["loadavg_start"],
+                   m["loadavg_end"], fmt(res["nb"]["db_bytes"] / 1e6)))
+    out.append("")
+    out.append("| " + " | ".join(hdr) + " |")
+    out.append("|" + "---|" * len(hdr))
+
+    def row(label, get, rget=None, nd=2):
+        cells = [label]
+        for n in names:
+            try:
+                cells.append(fmt(get(res["northds"][n]), nd))
+            except (KeyError, TypeError):
+                cells.append("-")
+        for k in ratio_keys:
+            try:
+                cells.append(fmt(rget(res["ratios"][k]), 2) if rget else "")
+            except (KeyError, TypeError):
+                cells.append("-")
+        out.append("| " + " | ".join(cells) + " |")
+
+    row("cold start, s", lambda r: r["cold_start_s"],
+        lambda q: q["cold_start_s"])
+    row("compile CPU until first lflows in SB, s",
+        lambda r: r["compile_cpu_s"], lambda q: q["compile_cpu_s"])
+    row("CPU during cold start, s", lambda r: r["cold_start_cpu_s"],
+        lambda q: q["cold_start_cpu_s"])
+    if res["floor"]:
+        row("cold start / SB ingest floor", lambda r: r["cold_start_s"] /
+            res["floor"]["seconds"])
+    row("peak RSS after cold start, MB", lambda r: r["rss_peak_cold_mb"],
+        lambda q: q["rss_peak_cold_mb"], 1)
+    row("peak RSS at end, MB", lambda r: r["rss_peak_mb"],
+        lambda q: q["rss_peak_mb"], 1)
+    row("Logical_Flow rows", lambda r: r["sb_rows"]["Logical_Flow"],
+        lambda q: q["Logical_Flow"])
+    row("Logical_DP_Group rows", lambda r: r["sb_rows"]["Logical_DP_Group"],
+        lambda q: q["Logical_DP_Group"])
+    row("SB file after cold start, MB", lambda r: r["sb_db_bytes"] / 1e6,
+        lambda q: q["sb_db_bytes"])
+    row("SB file compacted, MB", lambda r: r["sb_db_compacted_bytes"] / 1e6,
+        lambda q: q["sb_db_compacted_bytes"])
+    for k in res["meta"]["kinds"]:
+        row("%s: median / p99 ms (n)" % k,
+            lambda r, k=k: None, lambda q, k=k: q["latency_median"][k])
+        cells = out.pop().split(" | ")
+        for j, n in enumerate(names):
+            s = res["northds"][n]["latency"].get(k)
+            cells[1 + j] = ("%s / %s (%d)" % (fmt(s["median_ms"], 1),
+                                              fmt(s["p99_ms"], 1), s["n"])
+                            if s else "-")
+        out.append(" | ".join(cells))
+    for k in res["meta"]["kinds"]:
+        row("%s: northd CPU ms per change" % k,
+            lambda r, k=k: r["latency"][k]["cpu_ms_per_change"], None, 1)
+    row("log WARN+ERR lines (timeval WARNs apart)",
+        lambda r: r["log_warnings"]["WARN"] + r["log_warnings"]["ERR"],
+        None, 0)
+    row("log timeval WARNs (long poll intervals)",
+        lambda r: r["log_warnings"].get("timeval"), None, 0)
+    f = res["floor"]
+    out.append("")
+    if f:
+        out.append("SB ingest floor (fresh ovsdb-server, %s's SB content, %s "
+                   "rows, %s MB of JSON, one transaction): %.2f s."
+                   % (f["source"], fmt(f["rows"]), fmt(f["bytes"] / 1e6),
+                      f["seconds"]))
+    out.append("Ratios are %s; below 1 means the first is smaller/faster."
+               % ", ".join(ratio_keys))
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------
+
+def main():
+    p = argparse.ArgumentParser(
+        description="Side-by-side ovn-northd benchmark",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__)
+    gen.add_size_args(p)
+    p.add_argument("--northd", action="append", required=True,
+                   metavar="NAME=PATH", help="a northd to measure (repeat)")
+    p.add_argument("--changes", type=int, default=50,
+                   help="changes of each kind (default 50)")
+    p.add_argument("--max-changes", action="append", default=[],
+                   metavar="NAME=N", help="fewer changes for one northd")
+    p.add_argument("--kinds", default=",".join(gen.CHANGE_KINDS))
+    p.add_argument("--baseline", default="stock",
+                   help="the northd ratios are relative to")
+    p.add_argument("--nb-schema", default=os.path.join(
+        HERE, "..", "ovn-nb.ovsschema"))
+    p.add_argument("--sb-schema", default=os.path.join(
+        HERE, "..", "ovn-sb.ovsschema"))
+    p.add_argument("--workdir", help="default: a temporary directory, "
+                   "removed unless --keep")
+    p.add_argument("--keep", action="store_true")
+    p.add_argument("--timeout", type=int, default=1800,
+                   help="cold start timeout, seconds")
+    p.add_argument("--change-timeout", type=float, default=120)
+    p.add_argument("--out", help="write OUT.json and OUT.md")
+    p.add_argument("--no-floor", action="store_true",
+                   help="skip the SB ingest floor (it holds the whole SB "
+                   "in the runner's memory)")
+    a = gen.resolve_sizes(p.parse_args())
+    a.kinds = [k for k in a.kinds.split(",") if k]
+    for k in a.kinds:
+        if k not in gen.CHANGE_KINDS:
+            p.error("unknown change kind %s" % k)
+    northds = []
+    for spec in a.northd:
+        name, _, path = spec.partition("=")
+        if not path:
+            p.error("--northd wants NAME=PATH")
+        northds.append((name, os.path.abspath(path)))
+    caps = dict((s.partition("=")[0], int(s.partition("=")[2]))
+                for s in a.max_changes)
+
+    work = a.workdir or tempfile.mkdtemp(prefix="lsn-bench-")
+    os.makedirs(work, exist_ok=True)
+    res = {"meta": {
+        "command": " ".join([os.path.relpath(sys.argv[0])] + sys.argv[1:]),
+        "profile": a.profile, "seed": a.seed,
+        "sizes": {k: getattr(a, k) for k in ("ports", "switches",
+                                             "port_groups", "acls")},
+        "kinds": a.kinds, "changes": a.changes, "max_changes": caps,
+        "date": datetime.datetime.now(datetime.timezone.utc)
+                .strftime("%Y-%m-%d %H:%M UTC"),
+        "host": "%s, %d CPUs" % (platform.machine(), os.cpu_count()),
+        "loadavg_start": "%.1f" % os.getloadavg()[0]},
+        "northds": {}, "ratios": {}}
+    try:
+        log("generating %s NB in %s" % (a.profile, work))
+        nb_file = os.path.join(work, "nb.db")
+        t0 = time.monotonic()
+        subprocess.run([OVSDB_TOOL, "create", nb_file, a.nb_schema],
+                       check=True)
+        srv = Server(work, "gen", nb_file)
+        try:
+            conn = ovsdbrpc.Connection(srv.remote)
+            manifest = gen.load(conn, a)
+            conn.close()
+        finally:
+            srv.stop()
+        subprocess.run([OVSDB_TOOL, "compact", nb_file], check=True)
+        res["nb"] = {"counts": manifest["counts"],
+                     "db_bytes": os.path.getsize(nb_file),
+                     "generate_s": time.monotonic() - t0}
+        log("NB: %s" % json.dumps(manifest["counts"]))
+
+        dump = None
+        for j, (name, path) in enumerate(northds):
+            r, d = bench_northd(name, path, work, nb_file, a.sb_schema,
+                                manifest, a, min(a.changes,
+                                                 caps.get(name, a.changes)),
+                                want_dump=(j == 0 and not a.no_floor))
+            res["northds"][name] = r
+            if j == 0:
+                dump = d
+            log("%s: done, %d lflows" % (name, r["sb_rows"]["Logical_Flow"]))
+
+        res["floor"] = None
+        if dump:
+            log("floor: ingesting %s's SB (%d rows)"
+                % (northds[0][0], len(dump)))
+            res["floor"] = measure_floor(work, a.sb_schema, dump)
+            res["floor"]["source"] = northds[0][0]
+            del dump
+        res["meta"]["loadavg_end"] = "%.1f" % os.getloadavg()[0]
+        add_ratios(res, a.baseline)
+    finally:
+        if not a.keep and not a.workdir:
+            shutil.rmtree(work, ignore_errors=True)
+    md = markdown(res)
+    if a.out:
+        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+        with open(a.out + ".json", "w") as f:
+            json.dump(res, f, indent=1, sort_keys=True)
+        with open(a.out + ".md", "w") as f:
+            f.write(md)
+    sys.stdout.write(md)
+
+
+if __name__ == "__main__":
+    main()
