@@ -174,6 +174,57 @@ actions_destroy(struct ovs_list *actions)
 
 /* Fields. */
 
+/* Fills 'f' with field 'sym', whose name is the current token, and the
+ * optional "[lo..hi]" subfield after it. */
+static bool
+parse_field_bits(struct parse_ctx *ctx, const struct symtab_symbol *sym,
+                 struct action_field *f)
+{
+    struct lexer *lexer = ctx->lexer;
+
+    f->symbol = sym;
+    f->ofs = 0;
+    f->n_bits = sym->width;
+    lex_next(lexer);
+    if (!lex_accept(lexer, LEX_T_LSQUARE)) {
+        return true;
+    }
+    if (sym->is_string || sym->nominal) {
+        set_error(ctx, lex_error(lexer, "cannot select a subfield of %s %s",
+                                 sym->is_string ? "string field"
+                                 : "nominal field", sym->name));
+        return false;
+    }
+    if (!lex_token_is_small_int(&lexer->token)) {
+        syntax_error(ctx, "a bit index");
+        return false;
+    }
+    int lo = lexer->token.value.u64.lo, hi = lo;
+    lex_next(lexer);
+    if (lex_accept(lexer, LEX_T_ELLIPSIS)) {
+        if (!lex_token_is_small_int(&lexer->token)) {
+            syntax_error(ctx, "a bit index");
+            return false;
+        }
+        hi = lexer->token.value.u64.lo;
+        lex_next(lexer);
+    }
+    if (lexer->token.type != LEX_T_RSQUARE) {
+        syntax_error(ctx, "`]'");
+        return false;
+    }
+    if (lo > hi || hi >= sym->width) {
+        set_error(ctx, lex_error(lexer, "cannot select bits %d..%d of "
+                                 "%d-bit field %s", lo, hi, sym->width,
+                                 sym->name));
+        return false;
+    }
+    lex_next(lexer);
+    f->ofs = lo;
+    f->n_bits = hi - lo + 1;
+    return true;
+}
+
 /* Parses a field reference for assignment.  'ctx_kind' decides which
  * fields are writable. */
 static bool
@@ -223,47 +274,7 @@ parse_lvalue(struct parse_ctx *ctx, enum context where,
         return false;
     }
 
-    f->symbol = sym;
-    f->ofs = 0;
-    f->n_bits = sym->width;
-    lex_next(lexer);
-    if (!lex_accept(lexer, LEX_T_LSQUARE)) {
-        return true;
-    }
-    if (sym->is_string || sym->nominal) {
-        set_error(ctx, lex_error(lexer, "cannot select a subfield of %s %s",
-                                 sym->is_string ? "string field"
-                                 : "nominal field", sym->name));
-        return false;
-    }
-    if (!lex_token_is_small_int(&lexer->token)) {
-        syntax_error(ctx, "a bit index");
-        return false;
-    }
-    int lo = lexer->token.value.u64.lo, hi = lo;
-    lex_next(lexer);
-    if (lex_accept(lexer, LEX_T_ELLIPSIS)) {
-        if (!lex_token_is_small_int(&lexer->token)) {
-            syntax_error(ctx, "a bit index");
-            return false;
-        }
-        hi = lexer->token.value.u64.lo;
-        lex_next(lexer);
-    }
-    if (lexer->token.type != LEX_T_RSQUARE) {
-        syntax_error(ctx, "`]'");
-        return false;
-    }
-    if (lo > hi || hi >= sym->width) {
-        set_error(ctx, lex_error(lexer, "cannot select bits %d..%d of "
-                                 "%d-bit field %s", lo, hi, sym->width,
-                                 sym->name));
-        return false;
-    }
-    lex_next(lexer);
-    f->ofs = lo;
-    f->n_bits = hi - lo + 1;
-    return true;
+    return parse_field_bits(ctx, sym, f);
 }
 
 /* Source of an assignment or exchange: a readable field. */
@@ -283,47 +294,7 @@ parse_rvalue_field(struct parse_ctx *ctx, struct action_field *f)
         return false;
     }
     /* Any field may be read, in any context. */
-    f->symbol = sym;
-    f->ofs = 0;
-    f->n_bits = sym->width;
-    lex_next(lexer);
-    if (!lex_accept(lexer, LEX_T_LSQUARE)) {
-        return true;
-    }
-    if (sym->is_string || sym->nominal) {
-        set_error(ctx, lex_error(lexer, "cannot select a subfield of %s %s",
-                                 sym->is_string ? "string field"
-                                 : "nominal field", sym->name));
-        return false;
-    }
-    if (!lex_token_is_small_int(&lexer->token)) {
-        syntax_error(ctx, "a bit index");
-        return false;
-    }
-    int lo = lexer->token.value.u64.lo, hi = lo;
-    lex_next(lexer);
-    if (lex_accept(lexer, LEX_T_ELLIPSIS)) {
-        if (!lex_token_is_small_int(&lexer->token)) {
-            syntax_error(ctx, "a bit index");
-            return false;
-        }
-        hi = lexer->token.value.u64.lo;
-        lex_next(lexer);
-    }
-    if (lexer->token.type != LEX_T_RSQUARE) {
-        syntax_error(ctx, "`]'");
-        return false;
-    }
-    if (lo > hi || hi >= sym->width) {
-        set_error(ctx, lex_error(lexer, "cannot select bits %d..%d of "
-                                 "%d-bit field %s", lo, hi, sym->width,
-                                 sym->name));
-        return false;
-    }
-    lex_next(lexer);
-    f->ofs = lo;
-    f->n_bits = hi - lo + 1;
-    return true;
+    return parse_field_bits(ctx, sym, f);
 }
 
 static int
