@@ -230,6 +230,20 @@ pre_ls_list(struct ctl_context *ctx)
     nbctl_cond_all(ctx, &nbrec_table_logical_switch);
 }
 
+/* Prints "UUID (NAME)" for each "NAME\tUUID" in 'lines', sorted by name
+ * then UUID, as ls-list and lsp-list do, and destroys 'lines'. */
+static void
+print_uuid_name_lines(struct ds *out, struct svec *lines)
+{
+    svec_sort(lines);
+    for (size_t i = 0; i < lines->n; i++) {
+        char *tab = strrchr(lines->names[i], '\t');
+        *tab = '\0';
+        ds_put_format(out, "%s (%s)\n", tab + 1, lines->names[i]);
+    }
+    svec_destroy(lines);
+}
+
 static void
 cmd_ls_list(struct ctl_context *ctx)
 {
@@ -241,13 +255,7 @@ cmd_ls_list(struct ctl_context *ctx)
         svec_add_nocopy(&lines, xasprintf("%s\t"UUID_FMT, ls->name,
                                           UUID_ARGS(&ls->header_.uuid)));
     }
-    svec_sort(&lines);
-    for (size_t i = 0; i < lines.n; i++) {
-        char *tab = strrchr(lines.names[i], '\t');
-        *tab = '\0';
-        ds_put_format(&ctx->output, "%s (%s)\n", tab + 1, lines.names[i]);
-    }
-    svec_destroy(&lines);
+    print_uuid_name_lines(&ctx->output, &lines);
 }
 
 /* ------------------------------------------------------------------------
@@ -408,13 +416,7 @@ cmd_lsp_list(struct ctl_context *ctx)
         svec_add_nocopy(&lines, xasprintf("%s\t"UUID_FMT, lsp->name,
                                           UUID_ARGS(&lsp->header_.uuid)));
     }
-    svec_sort(&lines);
-    for (size_t i = 0; i < lines.n; i++) {
-        char *tab = strrchr(lines.names[i], '\t');
-        *tab = '\0';
-        ds_put_format(&ctx->output, "%s (%s)\n", tab + 1, lines.names[i]);
-    }
-    svec_destroy(&lines);
+    print_uuid_name_lines(&ctx->output, &lines);
 }
 
 /* Prerequisites of the commands that take one PORT and read or write the
