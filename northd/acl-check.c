@@ -114,6 +114,15 @@ acl_check_destroy(struct acl_check *c)
     free(c);
 }
 
+void
+acl_check_set_changed(struct acl_check *c, const char *name)
+{
+    shash_find_and_delete(&c->set_hashes, name);
+    char *key = xasprintf("$%s", name);
+    sset_find_and_delete(&c->in_refs, key);
+    free(key);
+}
+
 /* Returns the current dependency value of address set or port group
  * 'name'. */
 static uint32_t
@@ -296,6 +305,33 @@ acl_errors_begin(void)
 }
 
 void
+acl_errors_begin_incremental(void)
+{
+    acl_errors_begin();
+    const struct acl_error *e;
+    HMAP_FOR_EACH (e, node, &errors) {
+        struct acl_error *copy = xmalloc(sizeof *copy);
+        copy->uuid = e->uuid;
+        copy->name = xstrdup(e->name);
+        copy->owner = xstrdup(e->owner);
+        copy->match = xstrdup(e->match);
+        copy->error = xstrdup(e->error);
+        copy->dropped = e->dropped;
+        hmap_insert(&new_errors, &copy->node, uuid_hash(&copy->uuid));
+    }
+}
+
+void
+acl_errors_forget(const struct uuid *uuid)
+{
+    struct acl_error *e = acl_error_find(&new_errors, uuid);
+    if (e) {
+        hmap_remove(&new_errors, &e->node);
+        acl_error_destroy(e);
+    }
+}
+
+void
 acl_errors_report(const struct nbrec_acl *acl, const char *owner,
                   const char *error, bool dropped)
 {
@@ -388,8 +424,12 @@ sync_nb_errors(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
 }
 
 void
-acl_errors_end(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
+acl_errors_end(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn,
+               bool full)
 {
+    /* Whether NB ACL_Error needs to be compared with the registry. */
+    static bool nb_pending = true;
+
     /* Each error is logged once, when it appears or changes, so the volume
      * follows the CMS's write rate and an ordinary batch (a CMS pushing a
      * policy with a few hundred broken ACLs) must all be logged.  The
@@ -407,6 +447,7 @@ acl_errors_end(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
         if (old && acl_error_equal(old, e)) {
             continue;
         }
+        nb_pending = true;
         if (vlog_should_drop(&this_module, VLL_WARN, &rl)) {
             n_unlogged++;
             continue;
@@ -424,6 +465,7 @@ acl_errors_end(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
     }
     HMAP_FOR_EACH (e, node, &errors) {
         if (!acl_error_find(&new_errors, &e->uuid)) {
+            nb_pending = true;
             VLOG_INFO("ACL "UUID_FMT" is no longer invalid",
                       UUID_ARGS(&e->uuid));
         }
@@ -437,8 +479,12 @@ acl_errors_end(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
     hmap_moved(&new_errors);
     acl_errors_begin();
 
-    if (nb_txn) {
+    if (full) {
+        nb_pending = true;
+    }
+    if (nb_txn && nb_pending) {
         sync_nb_errors(nb_idl, nb_txn);
+        nb_pending = false;
     }
 }
 

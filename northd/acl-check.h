@@ -22,8 +22,8 @@ struct nbrec_acl;
 struct ovsdb_idl;
 struct ovsdb_idl_txn;
 
-/* The checker for one pass, over the address sets the SB will get
- * ('addr_sets', from groups_build_address_sets(), borrowed until
+/* The checker, from one full recompute to the next, over the address sets
+ * the SB will get ('addr_sets', struct groups 'sets', borrowed until
  * acl_check_destroy()) and the NB's port groups.  Verdicts are kept across
  * passes, by match, while the address sets and port groups a match names
  * stay the same, so a pass parses only new or affected matches. */
@@ -33,6 +33,9 @@ struct shash;
 struct acl_check *acl_check_create(const struct shash *addr_sets,
                                    struct ovsdb_idl *nb_idl);
 void acl_check_destroy(struct acl_check *);
+
+/* Address set 'name' changed content: later checks must see the new one. */
+void acl_check_set_changed(struct acl_check *, const char *name);
 
 /* Returns NULL if 'acl''s match is valid, otherwise the reason (valid
  * until acl_check_destroy()). */
@@ -44,7 +47,14 @@ const char *acl_check_match(struct acl_check *, const struct nbrec_acl *);
 void acl_errors_begin(void);
 void acl_errors_report(const struct nbrec_acl *, const char *owner,
                        const char *error, bool dropped);
-void acl_errors_end(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn);
+void acl_errors_end(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn,
+                    bool full);
+
+/* An incremental pass starts from the errors of the last pass and forgets
+ * those of the ACLs it compiles again. */
+struct uuid;
+void acl_errors_begin_incremental(void);
+void acl_errors_forget(const struct uuid *);
 void acl_errors_format(struct ds *);
 void acl_errors_clear(void);
 

@@ -50,19 +50,56 @@ static const enum ls_stage acl_stage[N_ACL_STAGES] = {
 static const char *const tier_reg[N_ACL_STAGES] = {
     REG_ACL_TIER, REG_ACL_AFTER_LB_TIER, REG_ACL_TIER,
 };
-
 /* An ACL as it applies to one switch. */
 struct acl_ref {
     const struct nbrec_acl *nb;
-    const char *owner;              /* "switch sw0" / "port group pg1". */
     const char *match;              /* Usually nb->match; see acl-check.h. */
     bool force_drop;                /* Invalid, compiled fail-closed. */
 };
 
-/* Everything the flows of one switch depend on. */
-struct acl_dp {
-    struct acl_ref *acls;
+/* A switch or port group that lists ACLs. */
+struct acl_container {
+    struct hmap_node node;          /* In acls 'containers', by NB UUID. */
+    struct uuid uuid;
+    char *owner;                    /* "switch sw0" / "port group pg1". */
+    size_t dp;                      /* A switch's datapath index. */
+    struct pg_state *pg;            /* A port group's state, else NULL. */
+    struct acl_state **acls;        /* What it lists, no duplicates. */
     size_t n_acls;
+};
+
+/* One NB ACL, as last compiled. */
+struct acl_state {
+    struct hmap_node node;          /* In acls 'states', by NB UUID. */
+    struct uuid uuid;
+    const struct nbrec_acl *nb;     /* NULL once deleted. */
+    struct lflow_owner owner;
+    struct acl_container **refs;    /* Containers that list it. */
+    size_t n_refs;
+
+    /* What it contributes while applied. */
+    bool applied;                   /* Counted on the datapaths in 'dps'. */
+    unsigned long *dps;
+    enum acl_stage_kind k;
+    bool stateful;                  /* allow-related (and not forced). */
+    bool pass;
+    int tier;
+    bool force_drop;
+    char *match;                    /* Effective match (owned). */
+    struct sset pg_refs;            /* Port groups 'match' names. */
+    struct sset as_refs;            /* Address sets nb->match names. */
+};
+
+/* Everything the flows of one switch depend on, with the counts that
+ * decide it. */
+struct acl_dp {
+    struct hmapx acls;              /* "struct acl_state"s applied here. */
+    size_t n_acls;
+    size_t n_stateful;
+    size_t n_pass[N_ACL_STAGES];
+    size_t n_tier[N_ACL_STAGES][ACL_MAX_TIER + 1];
+
+    bool has_acls;                  /* Derived from the counts. */
     bool has_stateful;              /* An allow-related ACL applies. */
     bool has_lb;                    /* A load balancer with VIPs. */
     bool tiered[N_ACL_STAGES];      /* Tier register in use. */
@@ -76,17 +113,25 @@ struct acl_globals {
     struct shash fair_meters;       /* Names of NB meters with fair=true. */
 };
 
-/* What classification needs besides the model. */
-struct acl_classify_ctx {
+struct acls {
+    const struct ls_model *model;
+    struct groups *groups;
     struct acl_check *check;
-    const struct acl_globals *g;
-    struct sset strings;            /* Owns owner names, override matches. */
-};
+    struct acl_globals g;
+    size_t dp_cap;
+    struct acl_dp *dps;             /* By datapath index. */
+    struct hmap states;
+    struct hmap containers;
+    struct shash set_users;         /* Address set name -> struct hmapx of
+                                     * the acl_states whose match names
+                                     * it. */
+    struct hmapx queue;             /* States to re-evaluate. */
+    struct hmapx compile;           /* States whose flows to rebuild. */
+    unsigned long *touched;         /* Datapaths whose counts changed. */
 
-static struct {
-    size_t n_compiled;
-    size_t n_skipped;
-} stats;
+    size_t n_compiled;              /* (ACL, datapath) pairs applied. */
+    size_t n_skipped;               /* Invalid ACLs left out. */
+};
 
 static enum acl_stage_kind
 acl_stage_of(const struct nbrec_acl *acl)
@@ -96,36 +141,6 @@ acl_stage_of(const struct nbrec_acl *acl)
     }
     return smap_get_bool(&acl->options, "apply-after-lb", false)
            ? ACL_AFTER_LB : ACL_IN;
-}
-
-/* Returns a copy of 's' owned by 'cc', and frees 's'. */
-static const char *
-intern(struct acl_classify_ctx *cc, char *s)
-{
-    const struct sset_node *node = sset_find(&cc->strings, s);
-    if (!node) {
-        node = sset_add(&cc->strings, s);
-    }
-    free(s);
-    return node->name;
-}
-
-/* Checks 'acl''s match and reports it if invalid.  Returns NULL if the
- * match is valid, otherwise the error, with '*drop' saying whether the ACL
- * compiles fail-closed. */
-static const char *
-check_acl(struct acl_classify_ctx *cc, const struct nbrec_acl *acl,
-          const char *owner, bool *drop)
-{
-    const char *error = acl_check_match(cc->check, acl);
-    *drop = false;
-    if (error) {
-        bool blocks = (!strcmp(acl->action, "drop")
-                       || !strcmp(acl->action, "reject"));
-        *drop = cc->g->fail_closed && blocks;
-        acl_errors_report(acl, owner, error, *drop);
-    }
-    return error;
 }
 
 /* True if "@NAME" lexes as a reference to the port group NAME.  A name
@@ -147,16 +162,16 @@ pg_name_is_referable(const char *name)
 /* The match for the traffic of 'pg''s ports in the direction of 'acl':
  * "inport == @pg", or the ports listed if the name cannot be written as a
  * reference (ovn-controller would reject the flow, and the drop that
- * fail-closed promises would silently not happen). */
-static const char *
-pg_traffic_match(struct acl_classify_ctx *cc,
-                 const struct nbrec_port_group *pg,
+ * fail-closed promises would silently not happen).  Returns a malloc'd
+ * string. */
+static char *
+pg_traffic_match(const struct nbrec_port_group *pg,
                  const struct nbrec_acl *acl)
 {
     const char *field = (!strcmp(acl->direction, "to-lport")
                          ? "outport" : "inport");
     if (pg_name_is_referable(pg->name)) {
-        return intern(cc, xasprintf("%s == @%s", field, pg->name));
+        return xasprintf("%s == @%s", field, pg->name);
     }
 
     /* Sorted, so that the match does not depend on the row's order. */
@@ -176,116 +191,7 @@ pg_traffic_match(struct acl_classify_ctx *cc,
     ds_put_char(&m, '}');
     free(sorted);
     sset_destroy(&names);
-    return intern(cc, ds_steal_cstr(&m));
-}
-
-/* Adds 'acl', owned by 'owner' (a switch, or the port group 'pg'), to the
- * ACLs of one switch, after checking its match. */
-static void
-acl_dp_add(struct acl_dp *ad, struct hmapx *seen, const struct nbrec_acl *acl,
-           const char *owner, const struct nbrec_port_group *pg,
-           struct acl_classify_ctx *cc)
-{
-    if (!hmapx_add(seen, (void *) acl)) {
-        return;
-    }
-    struct acl_ref ref = { acl, owner, acl->match, false };
-    bool drop;
-    if (check_acl(cc, acl, owner, &drop)) {
-        if (!drop) {
-            stats.n_skipped++;
-            COVERAGE_INC(acl_skipped);
-            return;
-        }
-        /* Stop everything the ACL could have been meant to stop. */
-        ref.force_drop = true;
-        ref.match = pg ? pg_traffic_match(cc, pg, acl) : "1";
-    }
-    ad->acls = xrealloc(ad->acls, (ad->n_acls + 1) * sizeof *ad->acls);
-    ad->acls[ad->n_acls++] = ref;
-}
-
-/* Decides which ACLs apply to each switch and classifies it.  'owners'
- * receives the owner strings, which the acl_dp entries borrow. */
-static struct acl_dp *
-classify_datapaths(const struct ls_model *m, const struct lb_model *lm,
-                   struct ovsdb_idl *nb_idl, struct acl_classify_ctx *cc)
-{
-    struct acl_dp *dps = xcalloc(m->n_datapaths + 1, sizeof *dps);
-    struct hmapx *seen = xcalloc(m->n_datapaths + 1, sizeof *seen);
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        hmapx_init(&seen[i]);
-    }
-
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        const struct nbrec_logical_switch *ls = m->dp_array[i]->nb;
-        if (!ls->n_acls) {
-            continue;
-        }
-        const char *o = intern(cc, xasprintf("switch %s", ls->name));
-        for (size_t j = 0; j < ls->n_acls; j++) {
-            acl_dp_add(&dps[i], &seen[i], ls->acls[j], o, NULL, cc);
-        }
-    }
-
-    /* A port group's ACLs apply to every switch with one of its ports. */
-    unsigned long *pg_dps = bitmap_allocate(m->n_datapaths + 1);
-    const struct nbrec_port_group *pg;
-    NBREC_PORT_GROUP_FOR_EACH (pg, nb_idl) {
-        if (!pg->n_acls) {
-            continue;
-        }
-        bitmap_set_multiple(pg_dps, 0, m->n_datapaths, false);
-        for (size_t j = 0; j < pg->n_ports; j++) {
-            const struct ls_port *p = ls_model_find_port(m,
-                                                         pg->ports[j]->name);
-            if (p && p->nb == pg->ports[j]) {
-                bitmap_set1(pg_dps, p->dp->index);
-            }
-        }
-        const char *o = intern(cc, xasprintf("port group %s", pg->name));
-        if (bitmap_is_all_zeros(pg_dps, m->n_datapaths)) {
-            /* The ACLs apply nowhere yet, but the CMS should hear about a
-             * broken one before the group's first port joins. */
-            for (size_t j = 0; j < pg->n_acls; j++) {
-                bool drop;
-                check_acl(cc, pg->acls[j], o, &drop);
-            }
-            continue;
-        }
-        size_t idx;
-        BITMAP_FOR_EACH_1 (idx, m->n_datapaths, pg_dps) {
-            for (size_t j = 0; j < pg->n_acls; j++) {
-                acl_dp_add(&dps[idx], &seen[idx], pg->acls[j], o, pg, cc);
-            }
-        }
-    }
-    bitmap_free(pg_dps);
-
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        struct acl_dp *ad = &dps[i];
-        ad->has_lb = lb_model_dp_has_vips(lm, i);
-        for (size_t j = 0; j < ad->n_acls; j++) {
-            const struct nbrec_acl *acl = ad->acls[j].nb;
-            enum acl_stage_kind k = acl_stage_of(acl);
-            if (ad->acls[j].force_drop) {
-                /* Its verb no longer counts. */
-            } else if (!strcmp(acl->action, "allow-related")) {
-                ad->has_stateful = true;
-            }
-            if (!strcmp(acl->action, "pass")) {
-                ad->tiered[k] = true;
-            }
-            if (acl->tier > 0) {
-                ad->tiered[k] = true;
-                ad->max_tier[k] = MAX(ad->max_tier[k],
-                                      MIN(acl->tier, ACL_MAX_TIER));
-            }
-        }
-        hmapx_destroy(&seen[i]);
-    }
-    free(seen);
-    return dps;
+    return ds_steal_cstr(&m);
 }
 
 static void
@@ -669,74 +575,546 @@ build_acl_stage_defaults(struct lflow_table *t, const struct ls_datapath *dp,
                   "ct_label.label = "REG_LABEL"; }; next;");
     }
 }
-
-void
-acls_build_lflows(struct lflow_table *t, const struct ls_model *m,
-                  const struct lb_model *lm, struct ovsdb_idl *nb_idl,
-                  const struct nbrec_nb_global *nb,
-                  const struct shash *addr_sets, struct sset *dp_pg_refs)
+static struct acl_state *
+acl_state_find(const struct acls *a, const struct uuid *uuid)
 {
-    struct acl_globals g = {
-        .default_drop = nb && smap_get_bool(&nb->options, "default_acl_drop",
-                                            false),
-        .use_ct_inv = !nb || smap_get_bool(&nb->options, "use_ct_inv_match",
-                                           true),
-        .fair_meters = SHASH_INITIALIZER(&g.fair_meters),
-    };
-    const struct nbrec_meter *meter;
-    NBREC_METER_FOR_EACH (meter, nb_idl) {
-        if (meter->n_fair && meter->fair[0]) {
-            shash_add_once(&g.fair_meters, meter->name, NULL);
+    struct acl_state *s;
+    HMAP_FOR_EACH_WITH_HASH (s, node, uuid_hash(uuid), &a->states) {
+        if (uuid_equals(&s->uuid, uuid)) {
+            return s;
         }
     }
+    return NULL;
+}
 
-    const char *policy = nb ? smap_get(&nb->options, "acl_invalid_policy")
-                            : NULL;
-    g.fail_closed = policy && !strcmp(policy, "fail-closed");
+static struct acl_state *
+acl_state_get(struct acls *a, const struct nbrec_acl *nb)
+{
+    struct acl_state *s = acl_state_find(a, &nb->header_.uuid);
+    if (!s) {
+        s = xzalloc(sizeof *s);
+        s->uuid = nb->header_.uuid;
+        lflow_owner_init(&s->owner);
+        s->dps = bitmap_allocate(a->dp_cap);
+        sset_init(&s->pg_refs);
+        sset_init(&s->as_refs);
+        hmap_insert(&a->states, &s->node, uuid_hash(&s->uuid));
+    }
+    s->nb = nb;
+    return s;
+}
 
-    stats.n_compiled = stats.n_skipped = 0;
-    struct acl_classify_ctx cc = {
-        .check = acl_check_create(addr_sets, nb_idl),
-        .g = &g,
-        .strings = SSET_INITIALIZER(&cc.strings),
-    };
-    acl_errors_begin();
-    struct acl_dp *dps = classify_datapaths(m, lm, nb_idl, &cc);
+static struct acl_container *
+container_find(const struct acls *a, const struct uuid *uuid)
+{
+    struct acl_container *c;
+    HMAP_FOR_EACH_WITH_HASH (c, node, uuid_hash(uuid), &a->containers) {
+        if (uuid_equals(&c->uuid, uuid)) {
+            return c;
+        }
+    }
+    return NULL;
+}
 
+static void
+set_users_update(struct acls *a, struct acl_state *s, bool add)
+{
+    const char *name;
+    SSET_FOR_EACH (name, &s->as_refs) {
+        struct hmapx *users = shash_find_data(&a->set_users, name);
+        if (add) {
+            if (!users) {
+                users = xmalloc(sizeof *users);
+                hmapx_init(users);
+                shash_add(&a->set_users, name, users);
+            }
+            hmapx_add(users, s);
+        } else if (users) {
+            hmapx_find_and_delete(users, s);
+            if (hmapx_is_empty(users)) {
+                hmapx_destroy(users);
+                free(users);
+                shash_find_and_delete(&a->set_users, name);
+            }
+        }
+    }
+}
+
+/* Adds (delta 1) or takes back (delta -1) what 's' contributes to the
+ * counts of datapath 'dp'. */
+static void
+count_on_dp(struct acls *a, struct acl_state *s, size_t dp, int delta)
+{
+    struct acl_dp *ad = &a->dps[dp];
+    if (delta > 0) {
+        hmapx_add(&ad->acls, s);
+    } else {
+        hmapx_find_and_delete(&ad->acls, s);
+    }
+    ad->n_acls += delta;
+    ad->n_stateful += s->stateful ? delta : 0;
+    ad->n_pass[s->k] += s->pass ? delta : 0;
+    ad->n_tier[s->k][s->tier] += delta;
+    a->n_compiled += delta;
+    const char *name;
+    SSET_FOR_EACH (name, &s->pg_refs) {
+        groups_pg_ref(a->groups, dp, name, delta);
+    }
+    bitmap_set1(a->touched, dp);
+}
+
+static void
+acl_unapply(struct acls *a, struct lflow_table *t, struct acl_state *s)
+{
+    if (s->applied) {
+        size_t dp;
+        BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps) {
+            count_on_dp(a, s, dp, -1);
+        }
+        bitmap_set_multiple(s->dps, 0, a->dp_cap, false);
+        s->applied = false;
+    } else if (s->match) {
+        a->n_skipped--;
+    }
+    set_users_update(a, s, false);
+    sset_clear(&s->as_refs);
+    sset_clear(&s->pg_refs);
+    free(s->match);
+    s->match = NULL;
+    lflow_owner_clear(t, &s->owner);
+    acl_errors_forget(&s->uuid);
+}
+
+static void
+acl_state_destroy(struct acls *a, struct acl_state *s)
+{
+    hmap_remove(&a->states, &s->node);
+    hmapx_find_and_delete(&a->queue, s);
+    hmapx_find_and_delete(&a->compile, s);
+    lflow_owner_destroy(&s->owner);
+    bitmap_free(s->dps);
+    sset_destroy(&s->pg_refs);
+    sset_destroy(&s->as_refs);
+    free(s->match);
+    free(s->refs);
+    free(s);
+}
+
+/* The container whose name an ACL listed in several is reported under:
+ * switches first, then port groups, each by UUID. */
+static const struct acl_container *
+primary_container(const struct acl_state *s)
+{
+    const struct acl_container *best = s->refs[0];
+    for (size_t i = 1; i < s->n_refs; i++) {
+        const struct acl_container *c = s->refs[i];
+        if (!c->pg != !best->pg ? !c->pg
+            : uuid_compare_3way(&c->uuid, &best->uuid) < 0) {
+            best = c;
+        }
+    }
+    return best;
+}
+
+/* Re-evaluates 's' after its row, containers or dependencies changed:
+ * takes back what it contributed, checks it, and applies it again to the
+ * datapaths it now applies to.  Its flows are rebuilt later. */
+static void
+acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
+{
+    acl_unapply(a, t, s);
+    if (!s->nb || !s->n_refs) {
+        acl_state_destroy(a, s);
+        return;
+    }
+
+    const struct nbrec_acl *acl = s->nb;
+    const struct acl_container *home = primary_container(s);
+    groups_scan_refs(acl->match, &s->as_refs, NULL);
+    set_users_update(a, s, true);
+
+    const char *error = acl_check_match(a->check, acl);
+    s->force_drop = false;
+    if (error) {
+        bool blocks = (!strcmp(acl->action, "drop")
+                       || !strcmp(acl->action, "reject"));
+        s->force_drop = a->g.fail_closed && blocks;
+        acl_errors_report(acl, home->owner, error, s->force_drop);
+    }
+    if (error && !s->force_drop) {
+        /* Left out; 'match' remembers that it was counted as skipped. */
+        s->match = xstrdup(acl->match);
+        a->n_skipped++;
+        COVERAGE_INC(acl_skipped);
+        return;
+    }
+    if (s->force_drop) {
+        /* Stop everything the ACL could have been meant to stop. */
+        s->match = (home->pg && home->pg->nb
+                    ? pg_traffic_match(home->pg->nb, acl) : xstrdup("1"));
+    } else {
+        s->match = xstrdup(acl->match);
+    }
+
+    s->k = acl_stage_of(acl);
+    s->stateful = !s->force_drop && !strcmp(acl->action, "allow-related");
+    s->pass = !strcmp(acl->action, "pass");
+    s->tier = MAX(0, MIN(acl->tier, ACL_MAX_TIER));
+    groups_scan_refs(s->match, NULL, &s->pg_refs);
+
+    for (size_t i = 0; i < s->n_refs; i++) {
+        const struct acl_container *c = s->refs[i];
+        if (c->pg) {
+            bitmap_or(s->dps, c->pg->dps, a->dp_cap);
+        } else {
+            bitmap_set1(s->dps, c->dp);
+        }
+    }
+    size_t dp;
+    BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps) {
+        count_on_dp(a, s, dp, 1);
+    }
+    s->applied = true;
+    hmapx_add(&a->compile, s);
+}
+
+/* Classifies datapath 'ad' from its counts.  Returns true if the flows of
+ * its ACLs must be rebuilt; sets '*dp_changed' if its own flows must. */
+static bool
+acl_dp_classify(struct acl_dp *ad, bool *dp_changed)
+{
+    struct acl_dp old = *ad;
+    ad->has_stateful = ad->n_stateful > 0;
+    bool acls_changed = ad->has_stateful != old.has_stateful;
+    for (int k = 0; k < N_ACL_STAGES; k++) {
+        ad->max_tier[k] = 0;
+        for (int tier = ACL_MAX_TIER; tier > 0; tier--) {
+            if (ad->n_tier[k][tier]) {
+                ad->max_tier[k] = tier;
+                break;
+            }
+        }
+        ad->tiered[k] = ad->n_pass[k] > 0 || ad->max_tier[k] > 0;
+        acls_changed |= ad->tiered[k] != old.tiered[k];
+        *dp_changed |= ad->max_tier[k] != old.max_tier[k];
+    }
+    ad->has_acls = ad->n_acls > 0;
+    *dp_changed |= acls_changed || ad->has_acls != old.has_acls;
+    return acls_changed;
+}
+
+static void
+compile_acl(struct acls *a, struct lflow_table *t, struct acl_state *s)
+{
+    lflow_owner_clear(t, &s->owner);
+    if (!s->applied) {
+        return;
+    }
+    lflow_table_set_owner(t, &s->owner);
+    struct acl_ref ref = { s->nb, s->match, s->force_drop };
     struct ds match = DS_EMPTY_INITIALIZER;
     struct ds actions = DS_EMPTY_INITIALIZER;
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        const struct ls_datapath *dp = m->dp_array[i];
-        const struct acl_dp *ad = &dps[i];
-        build_pre_acl(t, dp, ad);
-        build_hints(t, dp, ad);
-        build_acl_stage_defaults(t, dp, ad, &g);
-        for (size_t j = 0; j < ad->n_acls; j++) {
-            build_acl_flows(t, dp, ad, &ad->acls[j], &g, &match, &actions);
-            groups_scan_refs(ad->acls[j].match, NULL, &dp_pg_refs[i]);
-            if (ad->has_stateful || ad->has_lb) {
-                build_log_related(t, dp, &ad->acls[j], &g, &match, &actions);
-            }
-            stats.n_compiled++;
-            COVERAGE_INC(acl_compiled);
+    size_t dp;
+    BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps) {
+        const struct acl_dp *ad = &a->dps[dp];
+        const struct ls_datapath *ls = a->model->dp_array[dp];
+        build_acl_flows(t, ls, ad, &ref, &a->g, &match, &actions);
+        if (ad->has_stateful || ad->has_lb) {
+            build_log_related(t, ls, &ref, &a->g, &match, &actions);
         }
+        COVERAGE_INC(acl_compiled);
     }
     ds_destroy(&match);
     ds_destroy(&actions);
+    lflow_table_set_owner(t, NULL);
+}
+
+static void
+queue_container(struct acls *a, const struct acl_container *c)
+{
+    for (size_t i = 0; i < c->n_acls; i++) {
+        hmapx_add(&a->queue, c->acls[i]);
+    }
+}
+
+static void
+unlink_ref(struct acl_state *s, const struct acl_container *c)
+{
+    for (size_t i = 0; i < s->n_refs; i++) {
+        if (s->refs[i] == c) {
+            s->refs[i] = s->refs[--s->n_refs];
+            return;
+        }
+    }
+}
+
+/* Makes container 'uuid' list the 'n' ACLs in 'rows' (a switch's or port
+ * group's 'acls' column); creates it if needed, and destroys it if 'n' is
+ * zero.  ACLs that joined or left it are queued. */
+static void
+set_container_acls(struct acls *a, const struct uuid *uuid,
+                   const char *owner, size_t dp, struct pg_state *pg,
+                   struct nbrec_acl **rows, size_t n)
+{
+    struct acl_container *c = container_find(a, uuid);
+    if (!c && !n) {
+        return;
+    }
+    if (!c) {
+        c = xzalloc(sizeof *c);
+        c->uuid = *uuid;
+        hmap_insert(&a->containers, &c->node, uuid_hash(uuid));
+    }
+    free(c->owner);
+    c->owner = xstrdup(owner);
+    c->dp = dp;
+    c->pg = pg;
+
+    /* Out with the old list; a state that stays is queued anyway, which
+     * is cheap next to parsing a column diff. */
+    for (size_t i = 0; i < c->n_acls; i++) {
+        unlink_ref(c->acls[i], c);
+        hmapx_add(&a->queue, c->acls[i]);
+    }
+    free(c->acls);
+    c->acls = xmalloc(MAX(n, 1) * sizeof *c->acls);
+    c->n_acls = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct acl_state *s = acl_state_get(a, rows[i]);
+        bool dup = false;
+        for (size_t j = 0; j < s->n_refs && !dup; j++) {
+            dup = s->refs[j] == c;
+        }
+        if (dup) {
+            continue;
+        }
+        s->refs = xrealloc(s->refs, (s->n_refs + 1) * sizeof *s->refs);
+        s->refs[s->n_refs++] = c;
+        c->acls[c->n_acls++] = s;
+        hmapx_add(&a->queue, s);
+    }
+    if (!c->n_acls) {
+        hmap_remove(&a->containers, &c->node);
+        free(c->acls);
+        free(c->owner);
+        free(c);
+    }
+}
+
+struct acls *
+acls_create(const struct ls_model *m, const struct lb_model *lm,
+            struct groups *groups, struct ovsdb_idl *nb_idl,
+            const struct nbrec_nb_global *nb, size_t dp_cap)
+{
+    struct acls *a = xzalloc(sizeof *a);
+    a->model = m;
+    a->groups = groups;
+    a->dp_cap = dp_cap;
+    a->g.default_drop = nb && smap_get_bool(&nb->options, "default_acl_drop",
+                                            false);
+    a->g.use_ct_inv = !nb || smap_get_bool(&nb->options, "use_ct_inv_match",
+                                           true);
+    const char *policy = nb ? smap_get(&nb->options, "acl_invalid_policy")
+                            : NULL;
+    a->g.fail_closed = policy && !strcmp(policy, "fail-closed");
+    shash_init(&a->g.fair_meters);
+    const struct nbrec_meter *meter;
+    NBREC_METER_FOR_EACH (meter, nb_idl) {
+        if (meter->n_fair && meter->fair[0]) {
+            shash_add_once(&a->g.fair_meters, meter->name, NULL);
+        }
+    }
+
+    a->check = acl_check_create(&groups->sets, nb_idl);
+    a->dps = xcalloc(dp_cap, sizeof *a->dps);
+    for (size_t i = 0; i < dp_cap; i++) {
+        hmapx_init(&a->dps[i].acls);
+    }
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        a->dps[i].has_lb = lb_model_dp_has_vips(lm, i);
+    }
+    hmap_init(&a->states);
+    hmap_init(&a->containers);
+    shash_init(&a->set_users);
+    hmapx_init(&a->queue);
+    hmapx_init(&a->compile);
+    a->touched = bitmap_allocate(dp_cap);
+    /* Every datapath is classified on the first run. */
+    bitmap_set_multiple(a->touched, 0, m->n_datapaths, true);
 
     for (size_t i = 0; i < m->n_datapaths; i++) {
-        free(dps[i].acls);
+        const struct nbrec_logical_switch *ls = m->dp_array[i]->nb;
+        char *owner = xasprintf("switch %s", ls->name);
+        set_container_acls(a, &ls->header_.uuid, owner, i, NULL, ls->acls,
+                           ls->n_acls);
+        free(owner);
     }
-    free(dps);
-    sset_destroy(&cc.strings);
-    acl_check_destroy(cc.check);
-    shash_destroy(&g.fair_meters);
+    struct pg_state *pg;
+    HMAP_FOR_EACH (pg, node, &groups->pgs) {
+        char *owner = xasprintf("port group %s", pg->name);
+        set_container_acls(a, &pg->uuid, owner, 0, pg, pg->nb->acls,
+                           pg->nb->n_acls);
+        free(owner);
+    }
+    return a;
 }
 
 void
-acls_format_stats(struct ds *out)
+acls_destroy(struct acls *a)
+{
+    if (!a) {
+        return;
+    }
+    struct acl_state *s;
+    HMAP_FOR_EACH_SAFE (s, node, &a->states) {
+        acl_state_destroy(a, s);
+    }
+    hmap_destroy(&a->states);
+    struct acl_container *c;
+    HMAP_FOR_EACH_POP (c, node, &a->containers) {
+        free(c->acls);
+        free(c->owner);
+        free(c);
+    }
+    hmap_destroy(&a->containers);
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &a->set_users) {
+        hmapx_destroy(node->data);
+        free(node->data);
+    }
+    shash_destroy(&a->set_users);
+    for (size_t i = 0; i < a->dp_cap; i++) {
+        hmapx_destroy(&a->dps[i].acls);
+    }
+    free(a->dps);
+    hmapx_destroy(&a->queue);
+    hmapx_destroy(&a->compile);
+    bitmap_free(a->touched);
+    acl_check_destroy(a->check);
+    shash_destroy(&a->g.fair_meters);
+    free(a);
+}
+
+void
+acls_handle_acl(struct acls *a, const struct nbrec_acl *row)
+{
+    struct acl_state *s = acl_state_find(a, &row->header_.uuid);
+    if (s) {
+        s->nb = nbrec_acl_is_deleted(row) ? NULL : row;
+        hmapx_add(&a->queue, s);
+    }
+    /* A new ACL is picked up through the container that lists it. */
+}
+
+void
+acls_handle_switch(struct acls *a, const struct ls_datapath *dp)
+{
+    const struct nbrec_logical_switch *ls = dp->nb;
+    char *owner = xasprintf("switch %s", ls->name);
+    set_container_acls(a, &ls->header_.uuid, owner, dp->index, NULL,
+                       ls->acls, ls->n_acls);
+    free(owner);
+}
+
+void
+acls_handle_pg(struct acls *a, struct pg_state *pg)
+{
+    char *owner = xasprintf("port group %s", pg->name);
+    set_container_acls(a, &pg->uuid, owner, 0, pg, pg->nb->acls,
+                       pg->nb->n_acls);
+    free(owner);
+}
+
+void
+acls_pg_span_changed(struct acls *a, const struct pg_state *pg)
+{
+    const struct acl_container *c = container_find(a, &pg->uuid);
+    if (c) {
+        queue_container(a, c);
+    }
+}
+
+void
+acls_pg_members_changed(struct acls *a, const struct pg_state *pg)
+{
+    /* A fail-closed drop of a group whose name cannot be referred to
+     * lists the group's ports. */
+    const struct acl_container *c = container_find(a, &pg->uuid);
+    for (size_t i = 0; c && i < c->n_acls; i++) {
+        if (c->acls[i]->force_drop) {
+            hmapx_add(&a->queue, c->acls[i]);
+        }
+    }
+}
+
+void
+acls_sets_changed(struct acls *a, const struct sset *names)
+{
+    const char *name;
+    SSET_FOR_EACH (name, names) {
+        acl_check_set_changed(a->check, name);
+        const struct hmapx *users = shash_find_data(&a->set_users, name);
+        if (users) {
+            struct hmapx_node *node;
+            HMAPX_FOR_EACH (node, users) {
+                hmapx_add(&a->queue, node->data);
+            }
+        }
+    }
+}
+
+void
+acls_dp_added(struct acls *a, const struct ls_datapath *dp)
+{
+    ovs_assert(dp->index < a->dp_cap);
+    bitmap_set1(a->touched, dp->index);
+}
+
+void
+acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
+{
+    /* Re-evaluating one state never queues another. */
+    struct hmapx_node *node;
+    HMAPX_FOR_EACH_SAFE (node, &a->queue) {
+        struct acl_state *s = node->data;
+        hmapx_delete(&a->queue, node);
+        acl_evaluate(a, t, s);
+    }
+
+    size_t dp;
+    BITMAP_FOR_EACH_1 (dp, a->dp_cap, a->touched) {
+        bool dp_changed = false;
+        if (acl_dp_classify(&a->dps[dp], &dp_changed)) {
+            HMAPX_FOR_EACH (node, &a->dps[dp].acls) {
+                hmapx_add(&a->compile, node->data);
+            }
+        }
+        if (dp_changed) {
+            bitmap_set1(dp_dirty, dp);
+        }
+    }
+    bitmap_set_multiple(a->touched, 0, a->dp_cap, false);
+
+    HMAPX_FOR_EACH (node, &a->compile) {
+        compile_acl(a, t, node->data);
+    }
+    hmapx_clear(&a->compile);
+}
+
+void
+acls_build_dp_lflows(const struct acls *a, struct lflow_table *t,
+                     const struct ls_datapath *dp)
+{
+    const struct acl_dp *ad = &a->dps[dp->index];
+    build_pre_acl(t, dp, ad);
+    build_hints(t, dp, ad);
+    build_acl_stage_defaults(t, dp, ad, &a->g);
+}
+
+void
+acls_format_stats(const struct acls *a, struct ds *out)
 {
     ds_put_format(out, "ACLs compiled (per switch): %"PRIuSIZE"\n",
-                  stats.n_compiled);
-    ds_put_format(out, "ACLs skipped: %"PRIuSIZE"\n", stats.n_skipped);
+                  a ? a->n_compiled : 0);
+    ds_put_format(out, "ACLs skipped: %"PRIuSIZE"\n", a ? a->n_skipped : 0);
 }

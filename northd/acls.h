@@ -1,34 +1,62 @@
 /* ACLs: which ACLs apply to which switch (directly or through port
- * groups), how each switch is classified (has ACLs, stateful), and the
- * pre-ACL, hint, ACL, after-LB ACL and stateful flows they compile to.
+ * groups), how each switch is classified (has ACLs, stateful, tiers), and
+ * the pre-ACL, hint, ACL, after-LB ACL and stateful flows they compile to.
  *
  * Verbs follow OVN: allow, allow-related, allow-stateless, drop, reject and
  * pass (with tiers 0..3).  allow-stateless traffic never enters conntrack
- * for ACL purposes, even on a switch with stateful ACLs. */
+ * for ACL purposes, even on a switch with stateful ACLs.
+ *
+ * The state is kept from one full recompute to the next.  Each ACL owns
+ * its flows (lflow.h); NB changes are handed in through acls_handle_*()
+ * and friends, which queue the ACLs concerned, and acls_run() re-checks
+ * and recompiles just those, plus every ACL of a switch whose
+ * classification changed (e.g. its first allow-related ACL). */
 #ifndef NORTHD_ACLS_H
 #define NORTHD_ACLS_H 1
 
+#include <stddef.h>
+
+struct ds;
+struct groups;
 struct lb_model;
 struct lflow_table;
+struct ls_datapath;
 struct ls_model;
+struct nbrec_acl;
 struct nbrec_nb_global;
 struct ovsdb_idl;
-struct ds;
-struct shash;
+struct pg_state;
 struct sset;
 
-/* Adds the flows of every switch's ACLs to the table.  'addr_sets' are the
- * address sets the SB will have (see groups_build_address_sets()), which
- * matches are checked against.  'dp_pg_refs' is an array, indexed by
- * datapath, that receives the names of the port groups those ACLs refer
- * to. */
-void acls_build_lflows(struct lflow_table *, const struct ls_model *,
-                       const struct lb_model *, struct ovsdb_idl *nb_idl,
-                       const struct nbrec_nb_global *,
-                       const struct shash *addr_sets,
-                       struct sset *dp_pg_refs);
+/* Creates the state for every ACL of the NB, all queued: the first
+ * acls_run() compiles them.  'model', 'groups' and the NB rows are
+ * borrowed; 'dp_cap' bounds datapath indexes. */
+struct acls *acls_create(const struct ls_model *, const struct lb_model *,
+                         struct groups *, struct ovsdb_idl *nb_idl,
+                         const struct nbrec_nb_global *, size_t dp_cap);
+void acls_destroy(struct acls *);
 
-/* Appends a summary of the last compile (ACLs compiled, skipped) to 'out'. */
-void acls_format_stats(struct ds *out);
+/* NB changes. */
+void acls_handle_acl(struct acls *, const struct nbrec_acl *);
+void acls_handle_switch(struct acls *, const struct ls_datapath *);
+void acls_handle_pg(struct acls *, struct pg_state *);
+void acls_pg_span_changed(struct acls *, const struct pg_state *);
+void acls_pg_members_changed(struct acls *, const struct pg_state *);
+void acls_sets_changed(struct acls *, const struct sset *names);
+void acls_dp_added(struct acls *, const struct ls_datapath *);
+
+/* Re-evaluates and recompiles what the changes above queued.  Sets in
+ * 'dp_dirty' (a bitmap over datapath indexes) the datapaths whose own
+ * flows (acls_build_dp_lflows()) must be rebuilt. */
+void acls_run(struct acls *, struct lflow_table *, unsigned long *dp_dirty);
+
+/* Adds the ACL flows of 'dp' that belong to the switch rather than to one
+ * ACL (pre-ACL, hints, stage defaults, stateful commits). */
+void acls_build_dp_lflows(const struct acls *, struct lflow_table *,
+                          const struct ls_datapath *);
+
+/* Appends a summary (ACLs compiled, skipped) to 'out'; 'acls' may be
+ * NULL. */
+void acls_format_stats(const struct acls *, struct ds *out);
 
 #endif /* northd/acls.h */

@@ -19,6 +19,7 @@
 #include "smap.h"
 #include "sset.h"
 #include "util.h"
+#include "uuid.h"
 
 VLOG_DEFINE_THIS_MODULE(datapaths);
 
@@ -63,7 +64,12 @@ ls_model_init(struct ls_model *m)
     hmap_init(&m->ports);
     m->dp_array = NULL;
     m->n_datapaths = 0;
+    m->dp_cap = 0;
     m->n_bad_rows = 0;
+    m->new_dps = NULL;
+    m->n_new_dps = 0;
+    m->new_ports = NULL;
+    m->n_new_ports = m->allocated_new_ports = 0;
     sset_init(&m->problems);
 }
 
@@ -78,6 +84,7 @@ ls_port_destroy(struct ls_port *p)
         lsp_addresses_destroy(&p->ps_addrs[i]);
     }
     free(p->ps_addrs);
+    lflow_owner_destroy(&p->owner);
     free(p);
 }
 
@@ -95,8 +102,11 @@ ls_model_destroy(struct ls_model *m)
 
     struct ls_datapath *dp;
     HMAP_FOR_EACH_POP (dp, uuid_node, &m->datapaths) {
+        lflow_owner_destroy(&dp->owner);
         free(dp);
     }
+    free(m->new_dps);
+    free(m->new_ports);
     hmap_destroy(&m->datapaths);
     free(m->dp_array);
     sset_destroy(&m->problems);
@@ -334,6 +344,7 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
         }
 
         struct ls_port *p = xzalloc(sizeof *p);
+        lflow_owner_init(&p->owner);
         p->nb = nbp;
         p->dp = dp;
         p->sb = shash_find_data(sb_ports, nbp->name);
@@ -472,11 +483,14 @@ ls_model_build(struct ls_model *m, struct ovsdb_idl *nb_idl,
     }
     qsort(switches, n, sizeof *switches, compare_switches);
 
-    m->dp_array = xmalloc((n ? n : 1) * sizeof *m->dp_array);
+    /* Room for switches added incrementally before the next recompute. */
+    m->dp_cap = n + MAX(64, n / 2);
+    m->dp_array = xmalloc(m->dp_cap * sizeof *m->dp_array);
     for (size_t i = 0; i < n; i++) {
         struct ls_datapath *dp = xzalloc(sizeof *dp);
         dp->nb = switches[i];
         dp->index = i;
+        lflow_owner_init(&dp->owner);
         ovs_list_init(&dp->ports);
 
         /* If several SB rows claim this switch, use the one with the lowest
@@ -585,10 +599,16 @@ delete_sb_datapath(struct ovsdb_idl *sb_idl,
 }
 
 static void
-sync_datapath(struct ovsdb_idl_txn *sb_txn, struct ls_datapath *dp)
+sync_datapath(struct ls_model *m, struct ovsdb_idl_txn *sb_txn,
+              struct ls_datapath *dp)
 {
     if (!dp->sb) {
-        dp->sb = sbrec_datapath_binding_insert(sb_txn);
+        uuid_generate(&dp->sb_uuid);
+        dp->sb = sbrec_datapath_binding_insert_persist_uuid(sb_txn,
+                                                            &dp->sb_uuid);
+        m->new_dps = xrealloc(m->new_dps,
+                              (m->n_new_dps + 1) * sizeof *m->new_dps);
+        m->new_dps[m->n_new_dps++] = dp;
         COVERAGE_INC(datapath_created);
     }
     if (dp->sb->tunnel_key != dp->tunnel_key) {
@@ -654,10 +674,17 @@ sync_port_binding_mac(const struct ls_port *p)
 }
 
 static void
-sync_port_binding(struct ovsdb_idl_txn *sb_txn, struct ls_port *p)
+sync_port_binding(struct ls_model *m, struct ovsdb_idl_txn *sb_txn,
+                  struct ls_port *p)
 {
     if (!p->sb) {
-        p->sb = sbrec_port_binding_insert(sb_txn);
+        uuid_generate(&p->sb_uuid);
+        p->sb = sbrec_port_binding_insert_persist_uuid(sb_txn, &p->sb_uuid);
+        if (m->n_new_ports >= m->allocated_new_ports) {
+            m->new_ports = x2nrealloc(m->new_ports, &m->allocated_new_ports,
+                                      sizeof *m->new_ports);
+        }
+        m->new_ports[m->n_new_ports++] = p;
         sbrec_port_binding_set_logical_port(p->sb, p->nb->name);
         COVERAGE_INC(port_binding_created);
     }
@@ -866,13 +893,28 @@ ls_model_sync_sb(struct ls_model *m, struct ovsdb_idl *sb_idl,
     hmapx_destroy(&keep_pb);
 
     for (size_t i = 0; i < m->n_datapaths; i++) {
-        sync_datapath(sb_txn, m->dp_array[i]);
+        sync_datapath(m, sb_txn, m->dp_array[i]);
     }
     HMAP_FOR_EACH (p, name_node, &m->ports) {
-        sync_port_binding(sb_txn, p);
+        sync_port_binding(m, sb_txn, p);
     }
     sync_mc_groups(sb_idl, sb_txn, m, &keep_dp);
     hmapx_destroy(&keep_dp);
+}
+
+void
+ls_model_refresh_sb(struct ls_model *m, struct ovsdb_idl *sb_idl)
+{
+    for (size_t i = 0; i < m->n_new_dps; i++) {
+        struct ls_datapath *dp = m->new_dps[i];
+        dp->sb = sbrec_datapath_binding_get_for_uuid(sb_idl, &dp->sb_uuid);
+    }
+    m->n_new_dps = 0;
+    for (size_t i = 0; i < m->n_new_ports; i++) {
+        struct ls_port *p = m->new_ports[i];
+        p->sb = sbrec_port_binding_get_for_uuid(sb_idl, &p->sb_uuid);
+    }
+    m->n_new_ports = 0;
 }
 
 void

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "lib/lsp-addresses.h"
+#include "northd/lflow.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
 #include "openvswitch/uuid.h"
@@ -47,6 +48,8 @@ struct ls_port {
     struct ovs_list dp_node;        /* In ls_datapath 'ports'. */
     const struct nbrec_logical_switch_port *nb;
     const struct sbrec_port_binding *sb;  /* NULL until created. */
+    struct uuid sb_uuid;            /* Of a row inserted by northd. */
+    struct lflow_owner owner;       /* Its L2 flows. */
     struct ls_datapath *dp;
     uint32_t tunnel_key;
     bool enabled;
@@ -69,6 +72,8 @@ struct ls_datapath {
     struct hmap_node uuid_node;     /* In ls_model 'datapaths', by NB uuid. */
     const struct nbrec_logical_switch *nb;
     const struct sbrec_datapath_binding *sb;  /* NULL until created. */
+    struct uuid sb_uuid;            /* Of a row inserted by northd. */
+    struct lflow_owner owner;       /* Flows of the switch as a whole. */
     uint32_t tunnel_key;
     struct ovs_list ports;          /* Contains "struct ls_port"s. */
     size_t n_ports;
@@ -80,6 +85,17 @@ struct ls_model {
     struct hmap ports;              /* Contains "struct ls_port"s. */
     struct ls_datapath **dp_array;  /* By 'index'. */
     size_t n_datapaths;
+    size_t dp_cap;                  /* Room in 'dp_array': datapaths added
+                                     * later take the next index, up to
+                                     * this. */
+
+    /* Rows inserted in the SB by the last sync: IDL row pointers do not
+     * survive the transaction, so ls_model_refresh_sb() finds them again
+     * by UUID. */
+    struct ls_datapath **new_dps;
+    size_t n_new_dps;
+    struct ls_port **new_ports;
+    size_t n_new_ports, allocated_new_ports;
     size_t n_bad_rows;              /* Rows skipped or partly ignored. */
     struct sset problems;           /* Messages naming the bad rows. */
 };
@@ -94,6 +110,10 @@ struct ls_datapath *ls_model_find_datapath(const struct ls_model *,
                                            const struct uuid *nb_uuid);
 struct ls_port *ls_model_find_port(const struct ls_model *,
                                    const char *name);
+
+/* Points the model at the SB rows its last sync inserted, once the
+ * transaction that inserted them is over. */
+void ls_model_refresh_sb(struct ls_model *, struct ovsdb_idl *sb_idl);
 
 /* Writes Datapath_Binding, Port_Binding and Multicast_Group differences. */
 void ls_model_sync_sb(struct ls_model *, struct ovsdb_idl *sb_idl,

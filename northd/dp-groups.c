@@ -7,12 +7,13 @@
 #include "lib/ovn-sb-idl.h"
 #include "northd/datapaths.h"
 #include "util.h"
+#include "uuid.h"
 
 struct dp_group {
     struct hmap_node node;
     unsigned long *bitmap;          /* Owned. */
     size_t n;
-    const struct sbrec_logical_dp_group *sb;
+    struct uuid sb_uuid;
 };
 
 static uint32_t
@@ -25,7 +26,7 @@ static struct dp_group *
 dp_groups_find(const struct dp_groups *g, const unsigned long *bitmap,
                uint32_t hash)
 {
-    size_t n_bits = g->model->n_datapaths;
+    size_t n_bits = g->model->dp_cap;
     struct dp_group *dpg;
     HMAP_FOR_EACH_WITH_HASH (dpg, node, hash, &g->groups) {
         if (bitmap_equal(dpg->bitmap, bitmap, n_bits)) {
@@ -41,6 +42,7 @@ dp_groups_init(struct dp_groups *g, const struct ls_model *m,
 {
     hmap_init(&g->groups);
     g->model = m;
+    g->sb_idl = sb_idl;
 
     /* The model knows datapaths by index; map SB rows to indexes. */
     struct hmap by_sb = HMAP_INITIALIZER(&by_sb);
@@ -62,7 +64,7 @@ dp_groups_init(struct dp_groups *g, const struct ls_model *m,
 
     const struct sbrec_logical_dp_group *sb;
     SBREC_LOGICAL_DP_GROUP_FOR_EACH (sb, sb_idl) {
-        unsigned long *bitmap = bitmap_allocate(m->n_datapaths);
+        unsigned long *bitmap = bitmap_allocate(m->dp_cap);
         size_t n = 0;
         bool usable = true;
         for (size_t i = 0; i < sb->n_datapaths && usable; i++) {
@@ -82,7 +84,7 @@ dp_groups_init(struct dp_groups *g, const struct ls_model *m,
             }
             usable = found;
         }
-        uint32_t hash = bitmap_hash(bitmap, m->n_datapaths);
+        uint32_t hash = bitmap_hash(bitmap, m->dp_cap);
         if (!usable || !n || dp_groups_find(g, bitmap, hash)) {
             /* Refers to a datapath that is going away, or duplicates
              * another group: leave it for the database to collect. */
@@ -92,7 +94,7 @@ dp_groups_init(struct dp_groups *g, const struct ls_model *m,
         struct dp_group *dpg = xmalloc(sizeof *dpg);
         dpg->bitmap = bitmap;
         dpg->n = n;
-        dpg->sb = sb;
+        dpg->sb_uuid = sb->header_.uuid;
         hmap_insert(&g->groups, &dpg->node, hash);
     }
     hmap_destroy(&by_sb);
@@ -118,28 +120,33 @@ dp_groups_get(struct dp_groups *g, struct ovsdb_idl_txn *txn,
               const unsigned long *bitmap, size_t n)
 {
     const struct ls_model *m = g->model;
-    uint32_t hash = bitmap_hash(bitmap, m->n_datapaths);
+    uint32_t hash = bitmap_hash(bitmap, m->dp_cap);
     struct dp_group *dpg = dp_groups_find(g, bitmap, hash);
     if (dpg) {
-        return dpg->sb;
+        const struct sbrec_logical_dp_group *sb
+            = sbrec_logical_dp_group_get_for_uuid(g->sb_idl, &dpg->sb_uuid);
+        if (sb) {
+            return sb;
+        }
+        /* Collected by the database since: make it again. */
+    } else {
+        dpg = xmalloc(sizeof *dpg);
+        dpg->bitmap = bitmap_clone(bitmap, m->dp_cap);
+        dpg->n = n;
+        hmap_insert(&g->groups, &dpg->node, hash);
     }
 
     const struct sbrec_datapath_binding **dps = xmalloc(n * sizeof *dps);
     size_t k = 0;
     size_t idx;
-    BITMAP_FOR_EACH_1 (idx, m->n_datapaths, bitmap) {
+    BITMAP_FOR_EACH_1 (idx, m->dp_cap, bitmap) {
         dps[k++] = m->dp_array[idx]->sb;
     }
+    uuid_generate(&dpg->sb_uuid);
     const struct sbrec_logical_dp_group *sb
-        = sbrec_logical_dp_group_insert(txn);
+        = sbrec_logical_dp_group_insert_persist_uuid(txn, &dpg->sb_uuid);
     sbrec_logical_dp_group_set_datapaths(
         sb, (struct sbrec_datapath_binding **) dps, k);
     free(dps);
-
-    dpg = xmalloc(sizeof *dpg);
-    dpg->bitmap = bitmap_clone(bitmap, m->n_datapaths);
-    dpg->n = n;
-    dpg->sb = sb;
-    hmap_insert(&g->groups, &dpg->node, hash);
     return sb;
 }

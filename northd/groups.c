@@ -1,22 +1,40 @@
-/* SB Port_Group and Address_Set rows; see groups.h. */
+/* Port group and address set state and their SB rows; see groups.h. */
 #include <config.h>
 #include "northd/groups.h"
 
 #include <string.h>
 
+#include "bitmap.h"
+#include "hash.h"
+#include "hmapx.h"
 #include "lib/ovn-nb-idl.h"
 #include "lib/ovn-sb-idl.h"
 #include "northd/datapaths.h"
 #include "openvswitch/dynamic-string.h"
-#include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
 #include "packets.h"
-#include "sset.h"
+#include "simap.h"
 #include "util.h"
+#include "uuid.h"
 
 VLOG_DEFINE_THIS_MODULE(groups);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* The members of one port group on one datapath. */
+struct pg_dp {
+    struct hmap_node node;          /* In pg_state 'per_dp', by 'dp'. */
+    size_t dp;
+    struct sset ports;              /* Port names. */
+};
+
+/* One member of a port group, and what it contributed when applied. */
+struct pg_member {
+    char *name;
+    struct uuid row;                /* The NB port row the group lists. */
+    size_t dp;                      /* SIZE_MAX: not in the model. */
+    struct sset ips[2];             /* IPv4, IPv6 addresses contributed. */
+};
 
 void
 groups_scan_refs(const char *match, struct sset *addr_sets, struct sset *pgs)
@@ -47,10 +65,474 @@ groups_scan_refs(const char *match, struct sset *addr_sets, struct sset *pgs)
     }
 }
 
+static struct pg_dp *
+pg_dp_find(const struct pg_state *pg, size_t dp)
+{
+    struct pg_dp *pd;
+    HMAP_FOR_EACH_WITH_HASH (pd, node, hash_int(dp, 0), &pg->per_dp) {
+        if (pd->dp == dp) {
+            return pd;
+        }
+    }
+    return NULL;
+}
+
+static void
+mark_pg_dirty(struct groups *g, size_t dp, const char *name)
+{
+    sset_add_and_free(&g->dirty_pgs, xasprintf("%"PRIuSIZE" %s", dp, name));
+}
+
+static char *
+derived_name(const char *pg, int family)
+{
+    return xasprintf("%s_ip%d", pg, family ? 6 : 4);
+}
+
+/* Adds 'delta' to address 'ip' of derived set 'name'. */
+static void
+derived_count(struct groups *g, const char *name, const char *ip, int delta,
+              struct sset *sets_changed)
+{
+    struct simap *counts = shash_find_data(&g->derived, name);
+    struct sset *set = shash_find_data(&g->sets, name);
+    if (!counts || !set) {
+        return;                     /* An NB set took the name. */
+    }
+    struct simap_node *node = simap_find(counts, ip);
+    unsigned int old = node ? node->data : 0;
+    unsigned int new = old + delta;
+    if (new) {
+        simap_put(counts, ip, new);
+    } else if (node) {
+        simap_delete(counts, node);
+    }
+    if (!old != !new) {
+        if (new) {
+            sset_add(set, ip);
+        } else {
+            sset_find_and_delete(set, ip);
+        }
+        sset_add(&g->dirty_sets, name);
+        if (sets_changed) {
+            sset_add(sets_changed, name);
+        }
+    }
+}
+
+/* Applies member 'mb' of 'pg' if its port is in the model. */
+static void
+member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
+             struct hmapx *span_changed, struct sset *sets_changed)
+{
+    const struct ls_port *p = ls_model_find_port(g->model, mb->name);
+    if (!p || !uuid_equals(&p->nb->header_.uuid, &mb->row)) {
+        mb->dp = SIZE_MAX;
+        return;
+    }
+    mb->dp = p->dp->index;
+    struct pg_dp *pd = pg_dp_find(pg, mb->dp);
+    if (!pd) {
+        pd = xmalloc(sizeof *pd);
+        pd->dp = mb->dp;
+        sset_init(&pd->ports);
+        hmap_insert(&pg->per_dp, &pd->node, hash_int(pd->dp, 0));
+        bitmap_set1(pg->dps, mb->dp);
+        if (span_changed) {
+            hmapx_add(span_changed, pg);
+        }
+    }
+    sset_add(&pd->ports, mb->name);
+    mark_pg_dirty(g, mb->dp, pg->name);
+
+    for (size_t j = 0; j < p->n_addrs; j++) {
+        const struct lsp_addresses *la = &p->addrs[j];
+        for (size_t k = 0; k < la->n_ipv4; k++) {
+            sset_add_and_free(&mb->ips[0], xasprintf(IP_FMT, IP_ARGS(
+                                                     la->ipv4[k].addr)));
+        }
+        for (size_t k = 0; k < la->n_ipv6; k++) {
+            char buf[INET6_ADDRSTRLEN];
+            inet_ntop(AF_INET6, &la->ipv6[k].addr, buf, sizeof buf);
+            sset_add(&mb->ips[1], buf);
+        }
+    }
+    if (shash_find_data(&g->pg_names, pg->name) != pg) {
+        return;                     /* Another group has the name. */
+    }
+    for (int f = 0; f < 2; f++) {
+        char *name = derived_name(pg->name, f);
+        const char *ip;
+        SSET_FOR_EACH (ip, &mb->ips[f]) {
+            derived_count(g, name, ip, 1, sets_changed);
+        }
+        free(name);
+    }
+}
+
+static void
+member_unapply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
+               struct hmapx *span_changed, struct sset *sets_changed)
+{
+    if (mb->dp == SIZE_MAX) {
+        return;
+    }
+    struct pg_dp *pd = pg_dp_find(pg, mb->dp);
+    ovs_assert(pd);
+    sset_find_and_delete(&pd->ports, mb->name);
+    mark_pg_dirty(g, mb->dp, pg->name);
+    if (sset_is_empty(&pd->ports)) {
+        hmap_remove(&pg->per_dp, &pd->node);
+        sset_destroy(&pd->ports);
+        free(pd);
+        bitmap_set0(pg->dps, mb->dp);
+        if (span_changed) {
+            hmapx_add(span_changed, pg);
+        }
+    }
+    bool derives = shash_find_data(&g->pg_names, pg->name) == pg;
+    for (int f = 0; f < 2; f++) {
+        char *name = derived_name(pg->name, f);
+        const char *ip;
+        SSET_FOR_EACH (ip, &mb->ips[f]) {
+            if (derives) {
+                derived_count(g, name, ip, -1, sets_changed);
+            }
+        }
+        free(name);
+        sset_clear(&mb->ips[f]);
+    }
+    mb->dp = SIZE_MAX;
+}
+
+static void
+member_add(struct groups *g, struct pg_state *pg,
+           const struct nbrec_logical_switch_port *row,
+           struct hmapx *span_changed, struct sset *sets_changed)
+{
+    if (shash_find(&pg->members, row->name)) {
+        return;
+    }
+    struct pg_member *mb = xzalloc(sizeof *mb);
+    mb->name = xstrdup(row->name);
+    mb->row = row->header_.uuid;
+    sset_init(&mb->ips[0]);
+    sset_init(&mb->ips[1]);
+    shash_add(&pg->members, mb->name, mb);
+
+    struct hmapx *pgs = shash_find_data(&g->port_pgs, mb->name);
+    if (!pgs) {
+        pgs = xmalloc(sizeof *pgs);
+        hmapx_init(pgs);
+        shash_add(&g->port_pgs, mb->name, pgs);
+    }
+    hmapx_add(pgs, pg);
+    member_apply(g, pg, mb, span_changed, sets_changed);
+}
+
+static void
+member_remove(struct groups *g, struct pg_state *pg, struct pg_member *mb,
+              struct hmapx *span_changed, struct sset *sets_changed)
+{
+    member_unapply(g, pg, mb, span_changed, sets_changed);
+    struct shash_node *node = shash_find(&g->port_pgs, mb->name);
+    if (node) {
+        struct hmapx *pgs = node->data;
+        hmapx_find_and_delete(pgs, pg);
+        if (hmapx_is_empty(pgs)) {
+            hmapx_destroy(pgs);
+            free(pgs);
+            shash_delete(&g->port_pgs, node);
+        }
+    }
+    shash_find_and_delete(&pg->members, mb->name);
+    sset_destroy(&mb->ips[0]);
+    sset_destroy(&mb->ips[1]);
+    free(mb->name);
+    free(mb);
+}
+
+static void
+pg_state_destroy(struct pg_state *pg)
+{
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &pg->members) {
+        struct pg_member *mb = node->data;
+        sset_destroy(&mb->ips[0]);
+        sset_destroy(&mb->ips[1]);
+        free(mb->name);
+        free(mb);
+    }
+    shash_destroy(&pg->members);
+    struct pg_dp *pd;
+    HMAP_FOR_EACH_POP (pd, node, &pg->per_dp) {
+        sset_destroy(&pd->ports);
+        free(pd);
+    }
+    hmap_destroy(&pg->per_dp);
+    bitmap_free(pg->dps);
+    free(pg->name);
+    free(pg);
+}
+
+struct pg_state *
+groups_find_pg(const struct groups *g, const struct uuid *uuid)
+{
+    struct pg_state *pg;
+    HMAP_FOR_EACH_WITH_HASH (pg, node, uuid_hash(uuid), &g->pgs) {
+        if (uuid_equals(&pg->uuid, uuid)) {
+            return pg;
+        }
+    }
+    return NULL;
+}
+
+static struct sset *
+new_sset(void)
+{
+    struct sset *s = xmalloc(sizeof *s);
+    sset_init(s);
+    return s;
+}
+
+void
+groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
+            struct ovsdb_idl *nb_idl)
+{
+    memset(g, 0, sizeof *g);
+    g->model = m;
+    g->dp_cap = dp_cap;
+    hmap_init(&g->pgs);
+    shash_init(&g->pg_names);
+    shash_init(&g->port_pgs);
+    shash_init(&g->sets);
+    shash_init(&g->derived);
+    shash_init(&g->nb_sets);
+    shash_init(&g->sb_sets);
+    shash_init(&g->sb_pgs);
+    sset_init(&g->dirty_sets);
+    sset_init(&g->dirty_pgs);
+    g->dp_pg_refs = xmalloc(dp_cap * sizeof *g->dp_pg_refs);
+    for (size_t i = 0; i < dp_cap; i++) {
+        simap_init(&g->dp_pg_refs[i]);
+    }
+
+    const struct nbrec_address_set *as;
+    NBREC_ADDRESS_SET_FOR_EACH (as, nb_idl) {
+        if (shash_find(&g->sets, as->name)) {
+            VLOG_WARN_RL(&rl, "Address_Set "UUID_FMT": duplicate name \"%s\""
+                         ", ignoring", UUID_ARGS(&as->header_.uuid),
+                         as->name);
+            continue;
+        }
+        struct sset *s = new_sset();
+        for (size_t i = 0; i < as->n_addresses; i++) {
+            sset_add(s, as->addresses[i]);
+        }
+        shash_add(&g->sets, as->name, s);
+        shash_add(&g->nb_sets, as->name, as);
+    }
+
+    /* Port groups in UUID order, so that which of two groups with one
+     * name wins does not depend on arrival order. */
+    const struct nbrec_port_group *nb_pg;
+    NBREC_PORT_GROUP_FOR_EACH (nb_pg, nb_idl) {
+        struct pg_state *pg = xzalloc(sizeof *pg);
+        pg->uuid = nb_pg->header_.uuid;
+        pg->nb = nb_pg;
+        pg->name = xstrdup(nb_pg->name);
+        pg->dps = bitmap_allocate(dp_cap);
+        hmap_init(&pg->per_dp);
+        shash_init(&pg->members);
+        hmap_insert(&g->pgs, &pg->node, uuid_hash(&pg->uuid));
+
+        struct pg_state *other = shash_find_data(&g->pg_names, pg->name);
+        if (!other || uuid_compare_3way(&pg->uuid, &other->uuid) < 0) {
+            shash_replace(&g->pg_names, pg->name, pg);
+        }
+    }
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &g->pg_names) {
+        struct pg_state *pg = node->data;
+        for (int f = 0; f < 2; f++) {
+            char *name = derived_name(pg->name, f);
+            if (shash_find(&g->sets, name)) {
+                VLOG_WARN_RL(&rl, "Port_Group %s: address set %s already "
+                             "exists in the NB, not deriving it", pg->name,
+                             name);
+                free(name);
+                continue;
+            }
+            shash_add(&g->sets, name, new_sset());
+            struct simap *counts = xmalloc(sizeof *counts);
+            simap_init(counts);
+            shash_add_nocopy(&g->derived, name, counts);
+        }
+    }
+    struct pg_state *pg;
+    HMAP_FOR_EACH (pg, node, &g->pgs) {
+        for (size_t i = 0; i < pg->nb->n_ports; i++) {
+            member_add(g, pg, pg->nb->ports[i], NULL, NULL);
+        }
+    }
+}
+
+void
+groups_destroy(struct groups *g)
+{
+    if (!g) {
+        return;
+    }
+    struct pg_state *pg;
+    HMAP_FOR_EACH_POP (pg, node, &g->pgs) {
+        pg_state_destroy(pg);
+    }
+    hmap_destroy(&g->pgs);
+    shash_destroy(&g->pg_names);
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &g->port_pgs) {
+        hmapx_destroy(node->data);
+        free(node->data);
+    }
+    shash_destroy(&g->port_pgs);
+    SHASH_FOR_EACH (node, &g->sets) {
+        sset_destroy(node->data);
+        free(node->data);
+    }
+    shash_destroy(&g->sets);
+    SHASH_FOR_EACH (node, &g->derived) {
+        simap_destroy(node->data);
+        free(node->data);
+    }
+    shash_destroy(&g->derived);
+    shash_destroy(&g->nb_sets);
+    shash_destroy_free_data(&g->sb_sets);
+    shash_destroy_free_data(&g->sb_pgs);
+    sset_destroy(&g->dirty_sets);
+    sset_destroy(&g->dirty_pgs);
+    for (size_t i = 0; i < g->dp_cap; i++) {
+        simap_destroy(&g->dp_pg_refs[i]);
+    }
+    free(g->dp_pg_refs);
+}
+
+void
+groups_pg_ref(struct groups *g, size_t dp, const char *name, int delta)
+{
+    struct simap *refs = &g->dp_pg_refs[dp];
+    struct simap_node *node = simap_find(refs, name);
+    unsigned int old = node ? node->data : 0;
+    unsigned int new = old + delta;
+    if (new) {
+        simap_put(refs, name, new);
+    } else if (node) {
+        simap_delete(refs, node);
+    }
+    if (!old != !new) {
+        mark_pg_dirty(g, dp, name);
+    }
+}
+
+bool
+groups_handle_pg(struct groups *g, const struct nbrec_port_group *row,
+                 struct hmapx *span_changed, struct sset *sets_changed,
+                 struct sset *pgs_changed OVS_UNUSED)
+{
+    struct pg_state *pg = groups_find_pg(g, &row->header_.uuid);
+    if (!pg || nbrec_port_group_is_deleted(row)
+        || strcmp(pg->name, row->name)
+        || shash_find_data(&g->pg_names, pg->name) != pg) {
+        /* New, gone, renamed or shadowed groups: recompute. */
+        return false;
+    }
+    pg->nb = row;
+    if (!nbrec_port_group_is_updated(row, NBREC_PORT_GROUP_COL_PORTS)) {
+        return true;
+    }
+
+    struct shash now = SHASH_INITIALIZER(&now);
+    for (size_t i = 0; i < row->n_ports; i++) {
+        shash_add_once(&now, row->ports[i]->name, row->ports[i]);
+    }
+    struct shash_node *node;
+    SHASH_FOR_EACH_SAFE (node, &pg->members) {
+        struct pg_member *mb = node->data;
+        const struct nbrec_logical_switch_port *lsp
+            = shash_find_data(&now, mb->name);
+        if (!lsp || !uuid_equals(&lsp->header_.uuid, &mb->row)) {
+            member_remove(g, pg, mb, span_changed, sets_changed);
+        }
+    }
+    SHASH_FOR_EACH (node, &now) {
+        member_add(g, pg, node->data, span_changed, sets_changed);
+    }
+    shash_destroy(&now);
+    return true;
+}
+
+bool
+groups_handle_as(struct groups *g, const struct nbrec_address_set *row,
+                 struct sset *sets_changed)
+{
+    if (nbrec_address_set_is_new(row) || nbrec_address_set_is_deleted(row)
+        || shash_find_data(&g->nb_sets, row->name) != row) {
+        return false;
+    }
+    struct sset *set = shash_find_data(&g->sets, row->name);
+    struct sset now = SSET_INITIALIZER(&now);
+    for (size_t i = 0; i < row->n_addresses; i++) {
+        sset_add(&now, row->addresses[i]);
+    }
+    if (!sset_equals(&now, set)) {
+        sset_swap(&now, set);
+        sset_add(&g->dirty_sets, row->name);
+        sset_add(sets_changed, row->name);
+    }
+    sset_destroy(&now);
+    return true;
+}
+
+void
+groups_port_added(struct groups *g, const struct ls_port *p,
+                  struct hmapx *span_changed, struct sset *sets_changed)
+{
+    struct hmapx *pgs = shash_find_data(&g->port_pgs, p->nb->name);
+    if (!pgs) {
+        return;
+    }
+    struct hmapx_node *node;
+    HMAPX_FOR_EACH (node, pgs) {
+        struct pg_state *pg = node->data;
+        struct pg_member *mb = shash_find_data(&pg->members, p->nb->name);
+        if (mb && mb->dp == SIZE_MAX) {
+            member_apply(g, pg, mb, span_changed, sets_changed);
+        }
+    }
+}
+
+/* The SB Port_Group "<key>_<pg>" for datapath 'dp' should have the ports
+ * in '*ports' (NULL: no ports), if it should exist at all. */
+static bool
+desired_pg(const struct groups *g, size_t dp, const char *name,
+           const struct sset **ports)
+{
+    const struct pg_state *pg = shash_find_data(&g->pg_names, name);
+    *ports = NULL;
+    if (!pg) {
+        return false;
+    }
+    const struct pg_dp *pd = pg_dp_find(pg, dp);
+    if (pd) {
+        *ports = &pd->ports;
+        return true;
+    }
+    return simap_get(&g->dp_pg_refs[dp], name) > 0;
+}
+
 static bool
 sets_equal(char **a, size_t n_a, const struct sset *b)
 {
-    if (n_a != sset_count(b)) {
+    if (n_a != (b ? sset_count(b) : 0)) {
         return false;
     }
     for (size_t i = 0; i < n_a; i++) {
@@ -61,196 +543,206 @@ sets_equal(char **a, size_t n_a, const struct sset *b)
     return true;
 }
 
-/* Desired SB Address_Sets: NB's, plus "<pg>_ip4" / "<pg>_ip6" with the IPs
- * of each port group's members (prefix lengths dropped). */
+static void
+remember_uuid(struct shash *map, const char *name, const struct uuid *uuid)
+{
+    struct uuid *u = shash_find_data(map, name);
+    if (!u) {
+        u = xmalloc(sizeof *u);
+        shash_add(map, name, u);
+    }
+    *u = *uuid;
+}
+
+static void
+forget_uuid(struct shash *map, const char *name)
+{
+    free(shash_find_and_delete(map, name));
+}
+
+static void
+write_pg_ports(const struct sbrec_port_group *sb, const struct sset *ports)
+{
+    static const struct sset empty = SSET_INITIALIZER(&empty);
+    const char **v = sset_array(ports ? ports : &empty);
+    sbrec_port_group_set_ports(sb, v, ports ? sset_count(ports) : 0);
+    free(v);
+}
+
+static void
+insert_pg(struct groups *g, struct ovsdb_idl_txn *txn, const char *sb_name,
+          const struct sset *ports)
+{
+    struct uuid uuid;
+    uuid_generate(&uuid);
+    const struct sbrec_port_group *sb
+        = sbrec_port_group_insert_persist_uuid(txn, &uuid);
+    sbrec_port_group_set_name(sb, sb_name);
+    write_pg_ports(sb, ports);
+    remember_uuid(&g->sb_pgs, sb_name, &uuid);
+}
+
+static void
+insert_set(struct groups *g, struct ovsdb_idl_txn *txn, const char *name,
+           const struct sset *want)
+{
+    struct uuid uuid;
+    uuid_generate(&uuid);
+    const struct sbrec_address_set *sb
+        = sbrec_address_set_insert_persist_uuid(txn, &uuid);
+    sbrec_address_set_set_name(sb, name);
+    const char **v = sset_array(want);
+    sbrec_address_set_set_addresses(sb, v, sset_count(want));
+    free(v);
+    remember_uuid(&g->sb_sets, name, &uuid);
+}
+
+/* Changes only the addresses that differ: a derived set of a big port
+ * group has thousands, and a port joins one at a time. */
+static void
+update_set(const struct sbrec_address_set *sb, const struct sset *want)
+{
+    struct sset have = SSET_INITIALIZER(&have);
+    for (size_t i = 0; i < sb->n_addresses; i++) {
+        if (!sset_contains(want, sb->addresses[i])) {
+            sbrec_address_set_update_addresses_delvalue(sb,
+                                                        sb->addresses[i]);
+        }
+        sset_add(&have, sb->addresses[i]);
+    }
+    const char *a;
+    SSET_FOR_EACH (a, want) {
+        if (!sset_contains(&have, a)) {
+            sbrec_address_set_update_addresses_addvalue(sb, a);
+        }
+    }
+    sset_destroy(&have);
+}
+
 void
-groups_build_address_sets(const struct ls_model *m, struct ovsdb_idl *nb_idl,
-                          struct shash *sets)
+groups_sync_sb(struct groups *g, struct ovsdb_idl *sb_idl,
+               struct ovsdb_idl_txn *txn)
 {
-    const struct nbrec_address_set *as;
-    NBREC_ADDRESS_SET_FOR_EACH (as, nb_idl) {
-        struct sset *s = xmalloc(sizeof *s);
-        sset_init(s);
-        for (size_t i = 0; i < as->n_addresses; i++) {
-            sset_add(s, as->addresses[i]);
-        }
-        if (!shash_add_once(sets, as->name, s)) {
-            VLOG_WARN_RL(&rl, "Address_Set "UUID_FMT": duplicate name \"%s\""
-                         ", ignoring", UUID_ARGS(&as->header_.uuid),
-                         as->name);
-            sset_destroy(s);
-            free(s);
-        }
-    }
+    const struct ls_model *m = g->model;
 
-    const struct nbrec_port_group *pg;
-    NBREC_PORT_GROUP_FOR_EACH (pg, nb_idl) {
-        struct sset *v4 = xmalloc(sizeof *v4);
-        struct sset *v6 = xmalloc(sizeof *v6);
-        sset_init(v4);
-        sset_init(v6);
-        for (size_t i = 0; i < pg->n_ports; i++) {
-            const struct ls_port *p = ls_model_find_port(m,
-                                                         pg->ports[i]->name);
-            if (!p || p->nb != pg->ports[i]) {
-                continue;
-            }
-            for (size_t j = 0; j < p->n_addrs; j++) {
-                const struct lsp_addresses *la = &p->addrs[j];
-                for (size_t k = 0; k < la->n_ipv4; k++) {
-                    sset_add_and_free(v4, xasprintf(IP_FMT, IP_ARGS(
-                                                   la->ipv4[k].addr)));
-                }
-                for (size_t k = 0; k < la->n_ipv6; k++) {
-                    char buf[INET6_ADDRSTRLEN];
-                    inet_ntop(AF_INET6, &la->ipv6[k].addr, buf, sizeof buf);
-                    sset_add(v6, buf);
-                }
-            }
-        }
-        struct sset *both[2] = { v4, v6 };
-        for (int f = 0; f < 2; f++) {
-            char *name = xasprintf("%s_ip%d", pg->name, f ? 6 : 4);
-            if (!shash_add_once(sets, name, both[f])) {
-                VLOG_WARN_RL(&rl, "Port_Group %s: address set %s already "
-                             "exists in the NB, not deriving it", pg->name,
-                             name);
-                sset_destroy(both[f]);
-                free(both[f]);
-            }
-            free(name);
-        }
-    }
-}
-
-static void
-sync_address_sets(const struct shash *sets, struct ovsdb_idl *sb_idl,
-                  struct ovsdb_idl_txn *txn)
-{
-    struct sset done = SSET_INITIALIZER(&done);
-    const struct sbrec_address_set *sb;
-    SBREC_ADDRESS_SET_FOR_EACH_SAFE (sb, sb_idl) {
-        const struct sset *want = shash_find_data(sets, sb->name);
-        if (!want || !sset_add(&done, sb->name)) {
-            sbrec_address_set_delete(sb);
+    shash_clear_free_data(&g->sb_sets);
+    const struct sbrec_address_set *sb_as;
+    SBREC_ADDRESS_SET_FOR_EACH_SAFE (sb_as, sb_idl) {
+        const struct sset *want = shash_find_data(&g->sets, sb_as->name);
+        if (!want || shash_find(&g->sb_sets, sb_as->name)) {
+            sbrec_address_set_delete(sb_as);
             continue;
         }
-        if (!sets_equal(sb->addresses, sb->n_addresses, want)) {
-            const char **v = sset_array(want);
-            sbrec_address_set_set_addresses(sb, v, sset_count(want));
-            free(v);
+        if (!sets_equal(sb_as->addresses, sb_as->n_addresses, want)) {
+            update_set(sb_as, want);
         }
+        remember_uuid(&g->sb_sets, sb_as->name, &sb_as->header_.uuid);
     }
-
     struct shash_node *node;
-    SHASH_FOR_EACH (node, sets) {
-        if (sset_contains(&done, node->name)) {
-            continue;
+    SHASH_FOR_EACH (node, &g->sets) {
+        if (!shash_find(&g->sb_sets, node->name)) {
+            insert_set(g, txn, node->name, node->data);
         }
-        const struct sset *want = node->data;
-        sb = sbrec_address_set_insert(txn);
-        sbrec_address_set_set_name(sb, node->name);
-        const char **v = sset_array(want);
-        sbrec_address_set_set_addresses(sb, v, sset_count(want));
-        free(v);
     }
-    sset_destroy(&done);
-}
 
-/* Desired SB Port_Groups: "<datapath key>_<pg>" with the group's ports on
- * that datapath, for every datapath with a member or an ACL that names the
- * group (an empty group must still resolve in ovn-controller). */
-static void
-sync_port_groups(const struct ls_model *m, struct ovsdb_idl *nb_idl,
-                 const struct sset *dp_pg_refs, struct ovsdb_idl *sb_idl,
-                 struct ovsdb_idl_txn *txn)
-{
+    /* Desired port groups: SB name -> ports (NULL: empty). */
     struct shash want = SHASH_INITIALIZER(&want);
-    struct shash nb_pgs = SHASH_INITIALIZER(&nb_pgs);
-    const struct nbrec_port_group *pg;
-    NBREC_PORT_GROUP_FOR_EACH (pg, nb_idl) {
-        shash_add_once(&nb_pgs, pg->name, pg);
-        for (size_t i = 0; i < pg->n_ports; i++) {
-            const struct ls_port *p = ls_model_find_port(m,
-                                                         pg->ports[i]->name);
-            if (!p || p->nb != pg->ports[i]) {
-                continue;
-            }
-            char *name = xasprintf("%"PRIu32"_%s", p->dp->tunnel_key,
-                                   pg->name);
-            struct sset *ports = shash_find_data(&want, name);
-            if (!ports) {
-                ports = xmalloc(sizeof *ports);
-                sset_init(ports);
-                shash_add(&want, name, ports);
-            }
-            sset_add(ports, p->nb->name);
-            free(name);
+    SHASH_FOR_EACH (node, &g->pg_names) {
+        const struct pg_state *pg = node->data;
+        const struct pg_dp *pd;
+        HMAP_FOR_EACH (pd, node, &pg->per_dp) {
+            shash_add_nocopy(&want, xasprintf("%"PRIu32"_%s",
+                                              m->dp_array[pd->dp]->tunnel_key,
+                                              pg->name),
+                             CONST_CAST(struct sset *, &pd->ports));
         }
     }
-    for (size_t i = 0; dp_pg_refs && i < m->n_datapaths; i++) {
-        const char *ref;
-        SSET_FOR_EACH (ref, &dp_pg_refs[i]) {
-            if (!shash_find(&nb_pgs, ref)) {
-                continue;
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        const struct simap_node *ref;
+        SIMAP_FOR_EACH (ref, &g->dp_pg_refs[i]) {
+            if (shash_find(&g->pg_names, ref->name)) {
+                char *name = xasprintf("%"PRIu32"_%s",
+                                       m->dp_array[i]->tunnel_key,
+                                       ref->name);
+                if (!shash_find(&want, name)) {
+                    shash_add_nocopy(&want, name, NULL);
+                } else {
+                    free(name);
+                }
             }
-            char *name = xasprintf("%"PRIu32"_%s",
-                                   m->dp_array[i]->tunnel_key, ref);
-            if (!shash_find(&want, name)) {
-                struct sset *ports = xmalloc(sizeof *ports);
-                sset_init(ports);
-                shash_add(&want, name, ports);
-            }
-            free(name);
         }
     }
-    shash_destroy(&nb_pgs);
 
+    shash_clear_free_data(&g->sb_pgs);
     const struct sbrec_port_group *sb;
     SBREC_PORT_GROUP_FOR_EACH_SAFE (sb, sb_idl) {
-        struct sset *ports = shash_find_and_delete(&want, sb->name);
-        if (!ports) {
+        struct shash_node *w = shash_find(&want, sb->name);
+        if (!w) {
             sbrec_port_group_delete(sb);
             continue;
         }
+        const struct sset *ports = w->data;
         if (!sets_equal(sb->ports, sb->n_ports, ports)) {
-            const char **v = sset_array(ports);
-            sbrec_port_group_set_ports(sb, v, sset_count(ports));
-            free(v);
+            write_pg_ports(sb, ports);
         }
-        sset_destroy(ports);
-        free(ports);
+        remember_uuid(&g->sb_pgs, sb->name, &sb->header_.uuid);
+        shash_delete(&want, w);
     }
-    struct shash_node *node;
     SHASH_FOR_EACH (node, &want) {
-        struct sset *ports = node->data;
-        sb = sbrec_port_group_insert(txn);
-        sbrec_port_group_set_name(sb, node->name);
-        const char **v = sset_array(ports);
-        sbrec_port_group_set_ports(sb, v, sset_count(ports));
-        free(v);
-        sset_destroy(ports);
-        free(ports);
+        insert_pg(g, txn, node->name, node->data);
     }
     shash_destroy(&want);
+    sset_clear(&g->dirty_sets);
+    sset_clear(&g->dirty_pgs);
 }
 
 void
-groups_destroy_address_sets(struct shash *sets)
+groups_sync_sb_dirty(struct groups *g, struct ovsdb_idl *sb_idl,
+                     struct ovsdb_idl_txn *txn)
 {
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, sets) {
-        sset_destroy(node->data);
-        free(node->data);
+    const char *name;
+    SSET_FOR_EACH (name, &g->dirty_sets) {
+        const struct sset *want = shash_find_data(&g->sets, name);
+        const struct uuid *u = shash_find_data(&g->sb_sets, name);
+        const struct sbrec_address_set *sb
+            = u ? sbrec_address_set_get_for_uuid(sb_idl, u) : NULL;
+        if (!want) {
+            if (sb) {
+                sbrec_address_set_delete(sb);
+            }
+            forget_uuid(&g->sb_sets, name);
+        } else if (!sb) {
+            insert_set(g, txn, name, want);
+        } else if (!sets_equal(sb->addresses, sb->n_addresses, want)) {
+            update_set(sb, want);
+        }
     }
-    shash_destroy(sets);
-}
+    sset_clear(&g->dirty_sets);
 
-void
-groups_sync_sb(const struct ls_model *m, struct ovsdb_idl *nb_idl,
-               const struct shash *addr_sets, const struct sset *dp_pg_refs,
-               struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *txn)
-{
-    sync_address_sets(addr_sets, sb_idl, txn);
-    sync_port_groups(m, nb_idl, dp_pg_refs, sb_idl, txn);
+    const char *key;
+    SSET_FOR_EACH (key, &g->dirty_pgs) {
+        char *end;
+        size_t dp = strtoul(key, &end, 10);
+        const char *pg_name = end + 1;
+        char *sb_name = xasprintf("%"PRIu32"_%s",
+                                  g->model->dp_array[dp]->tunnel_key,
+                                  pg_name);
+        const struct sset *ports;
+        bool exists = desired_pg(g, dp, pg_name, &ports);
+        const struct uuid *u = shash_find_data(&g->sb_pgs, sb_name);
+        const struct sbrec_port_group *sb
+            = u ? sbrec_port_group_get_for_uuid(sb_idl, u) : NULL;
+        if (!exists) {
+            if (sb) {
+                sbrec_port_group_delete(sb);
+            }
+            forget_uuid(&g->sb_pgs, sb_name);
+        } else if (!sb) {
+            insert_pg(g, txn, sb_name, ports);
+        } else if (!sets_equal(sb->ports, sb->n_ports, ports)) {
+            write_pg_ports(sb, ports);
+        }
+        free(sb_name);
+    }
+    sset_clear(&g->dirty_pgs);
 }

@@ -1,33 +1,103 @@
-/* Port groups and address sets in the SB, named the way ovn-controller
- * 23.03 resolves "@pg" (per datapath: "<tunnel key>_<pg>") and "$as"
- * (NB address sets, plus "<pg>_ip4" / "<pg>_ip6" built from the addresses
- * of each port group's members). */
+/* Port groups and address sets: the state northd keeps about them across
+ * passes, and their SB rows, named the way ovn-controller 23.03 resolves
+ * "@pg" (per datapath: "<tunnel key>_<pg>") and "$as" (NB address sets,
+ * plus "<pg>_ip4" / "<pg>_ip6" built from the addresses of each port
+ * group's members).
+ *
+ * groups_init() builds everything from the NB replica and the model;
+ * the groups_handle_*() functions then follow single NB changes, and
+ * remember which SB rows they touched for groups_sync_sb_dirty().  State
+ * borrows NB rows (valid while the rows exist) and the model's ports. */
 #ifndef NORTHD_GROUPS_H
 #define NORTHD_GROUPS_H 1
 
+#include <stdbool.h>
+#include <stddef.h>
+#include "openvswitch/hmap.h"
+#include "openvswitch/shash.h"
+#include "openvswitch/uuid.h"
+#include "sset.h"
+
+struct hmapx;
 struct ls_model;
+struct ls_port;
+struct nbrec_address_set;
+struct nbrec_port_group;
 struct ovsdb_idl;
 struct ovsdb_idl_txn;
-struct shash;
-struct sset;
 
-/* Fills 'sets' (name -> malloc'd struct sset of addresses) with the SB
- * address sets the NB calls for; free with groups_destroy_address_sets(). */
-void groups_build_address_sets(const struct ls_model *,
-                               struct ovsdb_idl *nb_idl, struct shash *sets);
-void groups_destroy_address_sets(struct shash *sets);
+/* One NB port group. */
+struct pg_state {
+    struct hmap_node node;          /* In groups 'pgs', by NB UUID. */
+    struct uuid uuid;
+    const struct nbrec_port_group *nb;
+    char *name;                     /* As last seen ('nb' may be gone). */
+    unsigned long *dps;             /* Datapaths with a member ('dp_cap'
+                                     * bits). */
+    struct hmap per_dp;             /* "struct pg_dp"s: members by dp. */
+    struct shash members;           /* Port name -> struct pg_member *. */
+};
+
+struct groups {
+    const struct ls_model *model;
+    size_t dp_cap;
+    struct hmap pgs;                /* "struct pg_state"s. */
+    struct shash pg_names;          /* Name -> the pg_state that owns it. */
+    struct shash port_pgs;          /* Port name -> struct hmapx of the
+                                     * pg_states listing it. */
+
+    /* Desired SB address sets: name -> struct sset * of addresses.
+     * Derived "<pg>_ip4/6" sets also count each address's members in
+     * 'derived' (name -> struct simap *), since members may share one. */
+    struct shash sets;
+    struct shash derived;
+    struct shash nb_sets;           /* NB set name -> its NB row. */
+
+    /* ACL references to port groups, per datapath (array of 'dp_cap'
+     * struct simap: name -> count), maintained by acls.c. */
+    struct simap *dp_pg_refs;
+
+    /* SB rows by name, as last written: name -> struct uuid *. */
+    struct shash sb_sets;
+    struct shash sb_pgs;
+
+    struct sset dirty_sets;         /* Address set names to sync. */
+    struct sset dirty_pgs;          /* "<dp index> <pg name>" to sync. */
+};
+
+void groups_init(struct groups *, const struct ls_model *, size_t dp_cap,
+                 struct ovsdb_idl *nb_idl);
+void groups_destroy(struct groups *);
+
+struct pg_state *groups_find_pg(const struct groups *, const struct uuid *);
 
 /* Adds the names of the address sets ("$name") and port groups ("@name")
  * 'match' refers to to 'addr_sets' and 'pgs' (either may be NULL). */
 void groups_scan_refs(const char *match, struct sset *addr_sets,
                       struct sset *pgs);
 
-/* 'addr_sets' comes from groups_build_address_sets().  'dp_pg_refs', if
- * nonnull, is an array indexed by datapath of the port group names that
- * ACLs on that datapath refer to. */
-void groups_sync_sb(const struct ls_model *, struct ovsdb_idl *nb_idl,
-                    const struct shash *addr_sets,
-                    const struct sset *dp_pg_refs, struct ovsdb_idl *sb_idl,
+/* Adds 'delta' to the count of ACLs on datapath 'dp' that refer to port
+ * group 'name'. */
+void groups_pg_ref(struct groups *, size_t dp, const char *name, int delta);
+
+/* NB changes.  Each returns false if it cannot follow the change (the
+ * caller then recomputes everything).  Port groups whose datapaths changed
+ * are added to 'span_changed'; names of address sets whose content changed
+ * to 'sets_changed'; names of port groups that appeared or went away to
+ * 'pgs_changed'. */
+bool groups_handle_pg(struct groups *, const struct nbrec_port_group *,
+                      struct hmapx *span_changed, struct sset *sets_changed,
+                      struct sset *pgs_changed);
+bool groups_handle_as(struct groups *, const struct nbrec_address_set *,
+                      struct sset *sets_changed);
+void groups_port_added(struct groups *, const struct ls_port *,
+                       struct hmapx *span_changed, struct sset *sets_changed);
+
+/* Brings the SB Address_Set and Port_Group tables in line, comparing
+ * everything (after groups_init()) or only what changed since. */
+void groups_sync_sb(struct groups *, struct ovsdb_idl *sb_idl,
                     struct ovsdb_idl_txn *);
+void groups_sync_sb_dirty(struct groups *, struct ovsdb_idl *sb_idl,
+                          struct ovsdb_idl_txn *);
 
 #endif /* northd/groups.h */

@@ -179,18 +179,17 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
 }
 
 void
-l2_build_lflows(struct lflow_table *t, const struct ls_model *m)
+l2_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp)
+{
+    build_datapath_defaults(t, dp);
+}
+
+void
+l2_build_port_lflows(struct lflow_table *t, const struct ls_port *p)
 {
     struct ds match = DS_EMPTY_INITIALIZER;
     struct ds actions = DS_EMPTY_INITIALIZER;
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        const struct ls_datapath *dp = m->dp_array[i];
-        build_datapath_defaults(t, dp);
-        const struct ls_port *p;
-        LIST_FOR_EACH (p, dp_node, &dp->ports) {
-            build_port_flows(t, p, &match, &actions);
-        }
-    }
+    build_port_flows(t, p, &match, &actions);
     ds_destroy(&match);
     ds_destroy(&actions);
 }

@@ -4,8 +4,14 @@
 #define NORTHD_L2_H 1
 
 struct lflow_table;
-struct ls_model;
+struct ls_datapath;
+struct ls_port;
 
-void l2_build_lflows(struct lflow_table *, const struct ls_model *);
+/* The flows of switch 'dp' as a whole (they depend on which of its ports
+ * have unknown addresses). */
+void l2_build_dp_lflows(struct lflow_table *, const struct ls_datapath *);
+
+/* The flows of one port. */
+void l2_build_port_lflows(struct lflow_table *, const struct ls_port *);
 
 #endif /* northd/l2.h */

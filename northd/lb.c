@@ -190,7 +190,7 @@ lb_model_get(struct lb_model *lm, struct shash *by_uuid,
     memset(lb, 0, sizeof *lb);
     lb->nb = nb;
     lb->proto = nb->protocol && nb->protocol[0] ? nb->protocol : "tcp";
-    lb->dps = bitmap_allocate(lm->n_datapaths);
+    lb->dps = bitmap_allocate(lm->dp_cap);
 
     struct smap_node *node;
     SMAP_FOR_EACH (node, &nb->vips) {
@@ -234,6 +234,7 @@ lb_model_build(struct lb_model *lm, const struct ls_model *m,
     }
     lm->lbs = xmalloc((n ? n : 1) * sizeof *lm->lbs);
     lm->n_datapaths = m->n_datapaths;
+    lm->dp_cap = m->dp_cap;
     lm->dps_with_vips = bitmap_allocate(m->n_datapaths);
 
     /* In switch order, so the same NB gives the same result. */
@@ -259,7 +260,8 @@ lb_model_build(struct lb_model *lm, const struct ls_model *m,
 bool
 lb_model_dp_has_vips(const struct lb_model *lm, size_t dp_index)
 {
-    return bitmap_is_set(lm->dps_with_vips, dp_index);
+    return (dp_index < lm->n_datapaths
+            && bitmap_is_set(lm->dps_with_vips, dp_index));
 }
 
 static const char *
@@ -380,6 +382,27 @@ build_hairpin_flows(struct lflow_table *t, const struct ls_datapath *dp)
 }
 
 void
+lb_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp)
+{
+    /* Traffic conntrack must not see, or that a router port will load
+     * balance itself. */
+    lflow_add(t, dp, S_IN_PRE_LB, 110, "eth.mcast", "next;");
+    lflow_add(t, dp, S_OUT_PRE_LB, 110, "eth.mcast", "next;");
+    lflow_add(t, dp, S_IN_PRE_LB, 110,
+              "nd || nd_rs || nd_ra || mldv1 || mldv2", "next;");
+    lflow_add(t, dp, S_OUT_PRE_LB, 110,
+              "nd || nd_rs || nd_ra || mldv1 || mldv2", "next;");
+    lflow_add(t, dp, S_IN_PRE_STATEFUL, 110,
+              REGBIT_CONNTRACK_NAT" == 1", "ct_lb_mark;");
+    lflow_add(t, dp, S_OUT_PRE_STATEFUL, 110,
+              REGBIT_CONNTRACK_NAT" == 1", "ct_lb_mark;");
+    lflow_add(t, dp, S_IN_PRE_STATEFUL, 100,
+              REGBIT_CONNTRACK_DEFRAG" == 1", "ct_next;");
+    lflow_add(t, dp, S_OUT_PRE_STATEFUL, 100,
+              REGBIT_CONNTRACK_DEFRAG" == 1", "ct_next;");
+}
+
+void
 lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
                 const struct lb_model *lm)
 {
@@ -387,24 +410,6 @@ lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
     struct ds actions = DS_EMPTY_INITIALIZER;
     for (size_t i = 0; i < m->n_datapaths; i++) {
         const struct ls_datapath *dp = m->dp_array[i];
-
-        /* Traffic conntrack must not see, or that a router port will load
-         * balance itself. */
-        lflow_add(t, dp, S_IN_PRE_LB, 110, "eth.mcast", "next;");
-        lflow_add(t, dp, S_OUT_PRE_LB, 110, "eth.mcast", "next;");
-        lflow_add(t, dp, S_IN_PRE_LB, 110,
-                  "nd || nd_rs || nd_ra || mldv1 || mldv2", "next;");
-        lflow_add(t, dp, S_OUT_PRE_LB, 110,
-                  "nd || nd_rs || nd_ra || mldv1 || mldv2", "next;");
-        lflow_add(t, dp, S_IN_PRE_STATEFUL, 110,
-                  REGBIT_CONNTRACK_NAT" == 1", "ct_lb_mark;");
-        lflow_add(t, dp, S_OUT_PRE_STATEFUL, 110,
-                  REGBIT_CONNTRACK_NAT" == 1", "ct_lb_mark;");
-        lflow_add(t, dp, S_IN_PRE_STATEFUL, 100,
-                  REGBIT_CONNTRACK_DEFRAG" == 1", "ct_next;");
-        lflow_add(t, dp, S_OUT_PRE_STATEFUL, 100,
-                  REGBIT_CONNTRACK_DEFRAG" == 1", "ct_next;");
-
         if (!lb_model_dp_has_vips(lm, i)) {
             continue;
         }

@@ -48,6 +48,7 @@ struct lb_model {
     struct lb *lbs;
     size_t n_lbs;
     size_t n_datapaths;
+    size_t dp_cap;                  /* Bits in each struct lb 'dps'. */
     unsigned long *dps_with_vips;   /* Datapaths with at least one VIP. */
 };
 
@@ -57,6 +58,10 @@ void lb_model_build(struct lb_model *, const struct ls_model *,
                     struct ovsdb_idl *nb_idl);
 bool lb_model_dp_has_vips(const struct lb_model *, size_t dp_index);
 
+/* The fixed flows every switch has, and the flows of its load balancers'
+ * VIPs and backends (on the switches that have any). */
+struct ls_datapath;
+void lb_build_dp_lflows(struct lflow_table *, const struct ls_datapath *);
 void lb_build_lflows(struct lflow_table *, const struct ls_model *,
                      const struct lb_model *);
 void lb_sync_sb(const struct lb_model *, const struct ls_model *,

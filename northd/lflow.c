@@ -26,11 +26,28 @@ struct lflow {
     char *match;
     char *actions;
     char *ctrl_meter;               /* NULL if none. */
-    struct uuid hint;               /* Zero if none. */
     const char *where;
     unsigned long *dps;             /* Bitmap over datapath indexes. */
     size_t n_dps;
+    size_t n_refs;                  /* Contributions, all owners. */
+
+    /* "stage-hint" names the lowest UUID among the contributing rows, so
+     * it does not depend on the order they were compiled in. */
+    struct uuid hint;               /* Zero if none. */
+    struct uuid *more_hints;        /* The other contributions' hints. */
+    size_t n_more_hints;
+
+    struct uuid sb_uuid;            /* Its SB row; zero if none yet. */
+    bool dirty;                     /* In the table's 'dirty' array. */
     bool claimed;                   /* Matched to an SB row by the sync. */
+};
+
+/* A (flow, datapath) pair contributed more than once. */
+struct lflow_multi {
+    struct hmap_node node;
+    struct lflow *flow;
+    uint32_t dp;
+    size_t count;                   /* Contributions beyond the first. */
 };
 
 const char *
@@ -52,10 +69,64 @@ lflow_pipeline_name(enum lflow_pipeline p)
 }
 
 void
-lflow_table_init(struct lflow_table *t, size_t n_datapaths)
+lflow_owner_init(struct lflow_owner *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+void
+lflow_owner_destroy(struct lflow_owner *o)
+{
+    if (o) {
+        free(o->refs);
+        free(o->hints);
+        lflow_owner_init(o);
+    }
+}
+
+/* Returns the owner's number for 'hint' (0 for none), adding it. */
+static uint32_t
+owner_hint(struct lflow_owner *o, const struct uuid *hint)
+{
+    if (!hint || uuid_is_zero(hint)) {
+        return 0;
+    }
+    for (size_t i = 1; i < o->n_hints; i++) {
+        if (uuid_equals(&o->hints[i], hint)) {
+            return i;
+        }
+    }
+    if (!o->n_hints) {
+        o->hints = xmalloc(2 * sizeof *o->hints);
+        uuid_zero(&o->hints[0]);
+        o->n_hints = 1;
+    } else {
+        o->hints = xrealloc(o->hints, (o->n_hints + 1) * sizeof *o->hints);
+    }
+    o->hints[o->n_hints] = *hint;
+    return o->n_hints++;
+}
+
+void
+lflow_table_init(struct lflow_table *t, size_t dp_cap)
 {
     hmap_init(&t->flows);
-    t->n_datapaths = n_datapaths;
+    hmap_init(&t->multi);
+    t->dp_cap = MAX(dp_cap, 1);
+    t->owner = NULL;
+    t->dirty = NULL;
+    t->n_dirty = t->allocated_dirty = 0;
+}
+
+static void
+lflow_free(struct lflow *f)
+{
+    free(f->match);
+    free(f->actions);
+    free(f->ctrl_meter);
+    free(f->more_hints);
+    bitmap_free(f->dps);
+    free(f);
 }
 
 void
@@ -66,19 +137,127 @@ lflow_table_destroy(struct lflow_table *t)
     }
     struct lflow *f;
     HMAP_FOR_EACH_POP (f, node, &t->flows) {
-        free(f->match);
-        free(f->actions);
-        free(f->ctrl_meter);
-        bitmap_free(f->dps);
-        free(f);
+        lflow_free(f);
     }
     hmap_destroy(&t->flows);
+    struct lflow_multi *lm;
+    HMAP_FOR_EACH_POP (lm, node, &t->multi) {
+        free(lm);
+    }
+    hmap_destroy(&t->multi);
+    free(t->dirty);
 }
 
 size_t
 lflow_table_count(const struct lflow_table *t)
 {
     return hmap_count(&t->flows);
+}
+
+static void
+mark_dirty(struct lflow_table *t, struct lflow *f)
+{
+    if (!f->dirty) {
+        f->dirty = true;
+        if (t->n_dirty >= t->allocated_dirty) {
+            t->dirty = x2nrealloc(t->dirty, &t->allocated_dirty,
+                                  sizeof *t->dirty);
+        }
+        t->dirty[t->n_dirty++] = f;
+    }
+}
+
+static uint32_t
+multi_hash(const struct lflow *f, uint32_t dp)
+{
+    return hash_int(dp, hash_pointer(f, 0));
+}
+
+static struct lflow_multi *
+multi_find(const struct lflow_table *t, const struct lflow *f, uint32_t dp)
+{
+    struct lflow_multi *lm;
+    HMAP_FOR_EACH_WITH_HASH (lm, node, multi_hash(f, dp), &t->multi) {
+        if (lm->flow == f && lm->dp == dp) {
+            return lm;
+        }
+    }
+    return NULL;
+}
+
+static void
+flow_add_hint(struct lflow_table *t, struct lflow *f, const struct uuid *h)
+{
+    if (uuid_is_zero(&f->hint)) {
+        f->hint = *h;
+        mark_dirty(t, f);
+        return;
+    }
+    f->more_hints = xrealloc(f->more_hints,
+                             (f->n_more_hints + 1) * sizeof *f->more_hints);
+    if (uuid_compare_3way(h, &f->hint) < 0) {
+        f->more_hints[f->n_more_hints++] = f->hint;
+        f->hint = *h;
+        mark_dirty(t, f);
+    } else {
+        f->more_hints[f->n_more_hints++] = *h;
+    }
+}
+
+static void
+flow_remove_hint(struct lflow_table *t, struct lflow *f, const struct uuid *h)
+{
+    if (uuid_equals(&f->hint, h)) {
+        mark_dirty(t, f);
+        if (!f->n_more_hints) {
+            uuid_zero(&f->hint);
+            return;
+        }
+        size_t min = 0;
+        for (size_t i = 1; i < f->n_more_hints; i++) {
+            if (uuid_compare_3way(&f->more_hints[i],
+                                  &f->more_hints[min]) < 0) {
+                min = i;
+            }
+        }
+        f->hint = f->more_hints[min];
+        f->more_hints[min] = f->more_hints[--f->n_more_hints];
+        return;
+    }
+    for (size_t i = 0; i < f->n_more_hints; i++) {
+        if (uuid_equals(&f->more_hints[i], h)) {
+            f->more_hints[i] = f->more_hints[--f->n_more_hints];
+            return;
+        }
+    }
+    OVS_NOT_REACHED();
+}
+
+void
+lflow_owner_clear(struct lflow_table *t, struct lflow_owner *o)
+{
+    for (size_t i = 0; i < o->n_refs; i++) {
+        const struct lflow_ref *r = &o->refs[i];
+        struct lflow *f = r->flow;
+        struct lflow_multi *lm = (hmap_is_empty(&t->multi) ? NULL
+                                  : multi_find(t, f, r->dp));
+        if (lm) {
+            if (!--lm->count) {
+                hmap_remove(&t->multi, &lm->node);
+                free(lm);
+            }
+        } else {
+            ovs_assert(bitmap_is_set(f->dps, r->dp));
+            bitmap_set0(f->dps, r->dp);
+            f->n_dps--;
+            mark_dirty(t, f);
+        }
+        if (r->hint) {
+            flow_remove_hint(t, f, &o->hints[r->hint]);
+        }
+        f->n_refs--;
+    }
+    o->n_refs = 0;
 }
 
 static uint32_t
@@ -119,6 +298,8 @@ lflow_add_at(struct lflow_table *t, const struct ls_datapath *dp,
              const char *actions, const char *ctrl_meter,
              const struct uuid *hint, const char *where)
 {
+    struct lflow_owner *o = t->owner;
+    ovs_assert(o && dp->index < t->dp_cap);
     if (ctrl_meter && !ctrl_meter[0]) {
         ctrl_meter = NULL;
     }
@@ -133,20 +314,34 @@ lflow_add_at(struct lflow_table *t, const struct ls_datapath *dp,
         f->actions = xstrdup(actions);
         f->ctrl_meter = nullable_xstrdup(ctrl_meter);
         f->where = where;
-        f->dps = bitmap_allocate(t->n_datapaths);
-        if (hint) {
-            f->hint = *hint;
-        }
+        f->dps = bitmap_allocate(t->dp_cap);
         hmap_insert(&t->flows, &f->node, hash);
-    } else if (hint && (uuid_is_zero(&f->hint)
-                        || uuid_compare_3way(hint, &f->hint) < 0)) {
-        /* Shared by several NB rows: name the same one every time. */
-        f->hint = *hint;
+        mark_dirty(t, f);
     }
     if (!bitmap_is_set(f->dps, dp->index)) {
         bitmap_set1(f->dps, dp->index);
         f->n_dps++;
+        mark_dirty(t, f);
+    } else {
+        struct lflow_multi *lm = multi_find(t, f, dp->index);
+        if (!lm) {
+            lm = xzalloc(sizeof *lm);
+            lm->flow = f;
+            lm->dp = dp->index;
+            hmap_insert(&t->multi, &lm->node, multi_hash(f, dp->index));
+        }
+        lm->count++;
     }
+    f->n_refs++;
+
+    uint32_t h = owner_hint(o, hint);
+    if (h) {
+        flow_add_hint(t, f, hint);
+    }
+    if (o->n_refs >= o->allocated_refs) {
+        o->refs = x2nrealloc(o->refs, &o->allocated_refs, sizeof *o->refs);
+    }
+    o->refs[o->n_refs++] = (struct lflow_ref) { f, dp->index, h };
 }
 
 static void
@@ -198,7 +393,7 @@ sync_lflow_datapaths(const struct lflow *f,
                      struct dp_groups *dpgs)
 {
     if (f->n_dps == 1) {
-        size_t idx = bitmap_scan(f->dps, true, 0, m->n_datapaths);
+        size_t idx = bitmap_scan(f->dps, true, 0, m->dp_cap);
         const struct sbrec_datapath_binding *dp = m->dp_array[idx]->sb;
         if (sb->logical_datapath != dp) {
             sbrec_logical_flow_set_logical_datapath(sb, dp);
@@ -218,11 +413,63 @@ sync_lflow_datapaths(const struct lflow *f,
     }
 }
 
+static void
+sync_lflow_external_ids(const struct lflow *f,
+                        const struct sbrec_logical_flow *sb)
+{
+    if (!lflow_external_ids_match(f, &sb->external_ids)) {
+        struct smap ids = SMAP_INITIALIZER(&ids);
+        lflow_external_ids(f, &ids);
+        sbrec_logical_flow_set_external_ids(sb, &ids);
+        smap_destroy(&ids);
+        COVERAGE_INC(lflow_updated);
+    }
+}
+
+/* Inserts the SB row for 'f', with a UUID of our choosing so that later
+ * passes can find it without comparing content. */
+static void
+insert_sb_flow(struct lflow *f, const struct ls_model *m,
+               struct ovsdb_idl_txn *txn, struct dp_groups *dpgs)
+{
+    uuid_generate(&f->sb_uuid);
+    const struct sbrec_logical_flow *sb
+        = sbrec_logical_flow_insert_persist_uuid(txn, &f->sb_uuid);
+    sbrec_logical_flow_set_pipeline(
+        sb, lflow_pipeline_name(ls_stage_pipeline(f->stage)));
+    sbrec_logical_flow_set_table_id(sb, ls_stage_table(f->stage));
+    sbrec_logical_flow_set_priority(sb, f->priority);
+    sbrec_logical_flow_set_match(sb, f->match);
+    sbrec_logical_flow_set_actions(sb, f->actions);
+    if (f->ctrl_meter) {
+        sbrec_logical_flow_set_controller_meter(sb, f->ctrl_meter);
+    }
+    sync_lflow_datapaths(f, sb, m, txn, dpgs);
+
+    struct smap ids = SMAP_INITIALIZER(&ids);
+    lflow_external_ids(f, &ids);
+    sbrec_logical_flow_set_external_ids(sb, &ids);
+    smap_destroy(&ids);
+    COVERAGE_INC(lflow_inserted);
+}
+
 void
 lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
                     struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *txn,
                     struct dp_groups *dpgs)
 {
+    /* Flows nobody contributes any more have no place in a content
+     * comparison. */
+    struct lflow *f;
+    HMAP_FOR_EACH_SAFE (f, node, &t->flows) {
+        f->claimed = false;
+        if (!f->n_refs) {
+            hmap_remove(&t->flows, &f->node);
+            lflow_free(f);
+        }
+    }
+    t->n_dirty = 0;
+
     /* Existing rows: keep the first one that matches a desired flow by
      * content, delete the rest. */
     const struct sbrec_logical_flow *sb;
@@ -236,46 +483,62 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
         }
         uint32_t hash = lflow_hash(stage, sb->priority, sb->match,
                                    sb->actions, meter);
-        struct lflow *f = lflow_find(t, hash, stage, sb->priority, sb->match,
-                                     sb->actions, meter);
+        f = lflow_find(t, hash, stage, sb->priority, sb->match, sb->actions,
+                       meter);
         if (!f || f->claimed) {
             sbrec_logical_flow_delete(sb);
             COVERAGE_INC(lflow_deleted);
             continue;
         }
         f->claimed = true;
+        f->sb_uuid = sb->header_.uuid;
         sync_lflow_datapaths(f, sb, m, txn, dpgs);
-
-        if (!lflow_external_ids_match(f, &sb->external_ids)) {
-            struct smap ids = SMAP_INITIALIZER(&ids);
-            lflow_external_ids(f, &ids);
-            sbrec_logical_flow_set_external_ids(sb, &ids);
-            smap_destroy(&ids);
-            COVERAGE_INC(lflow_updated);
-        }
+        sync_lflow_external_ids(f, sb);
     }
 
-    struct lflow *f;
     HMAP_FOR_EACH (f, node, &t->flows) {
-        if (f->claimed) {
+        f->dirty = false;
+        if (!f->claimed) {
+            insert_sb_flow(f, m, txn, dpgs);
+        }
+    }
+}
+
+size_t
+lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
+                       struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *txn,
+                       struct dp_groups *dpgs)
+{
+    size_t n = t->n_dirty;
+    for (size_t i = 0; i < t->n_dirty; i++) {
+        struct lflow *f = t->dirty[i];
+        const struct sbrec_logical_flow *sb
+            = (uuid_is_zero(&f->sb_uuid) ? NULL
+               : sbrec_logical_flow_get_for_uuid(sb_idl, &f->sb_uuid));
+        if (!f->n_dps) {
+            ovs_assert(!f->n_refs);
+            if (sb) {
+                sbrec_logical_flow_delete(sb);
+                COVERAGE_INC(lflow_deleted);
+            }
+            hmap_remove(&t->flows, &f->node);
+            lflow_free(f);
+            t->dirty[i] = NULL;
             continue;
         }
-        sb = sbrec_logical_flow_insert(txn);
-        sbrec_logical_flow_set_pipeline(
-            sb, lflow_pipeline_name(ls_stage_pipeline(f->stage)));
-        sbrec_logical_flow_set_table_id(sb, ls_stage_table(f->stage));
-        sbrec_logical_flow_set_priority(sb, f->priority);
-        sbrec_logical_flow_set_match(sb, f->match);
-        sbrec_logical_flow_set_actions(sb, f->actions);
-        if (f->ctrl_meter) {
-            sbrec_logical_flow_set_controller_meter(sb, f->ctrl_meter);
+        if (!sb) {
+            /* New, or its row vanished under us: (re)insert. */
+            insert_sb_flow(f, m, txn, dpgs);
+            continue;
         }
         sync_lflow_datapaths(f, sb, m, txn, dpgs);
-
-        struct smap ids = SMAP_INITIALIZER(&ids);
-        lflow_external_ids(f, &ids);
-        sbrec_logical_flow_set_external_ids(sb, &ids);
-        smap_destroy(&ids);
-        COVERAGE_INC(lflow_inserted);
+        sync_lflow_external_ids(f, sb);
     }
+    for (size_t i = 0; i < t->n_dirty; i++) {
+        if (t->dirty[i]) {
+            t->dirty[i]->dirty = false;
+        }
+    }
+    t->n_dirty = 0;
+    return n;
 }

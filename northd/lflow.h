@@ -1,11 +1,19 @@
-/* The table of desired logical flows, and its reconciliation with the SB.
+/* The table of desired logical flows, kept across passes, and its
+ * reconciliation with the SB.
  *
- * Compile functions add flows with lflow_add(); identical flows (same
+ * Compile functions add flows with lflow_add() on behalf of an owner (a
+ * datapath's fixed flows, a port, an ACL, the load balancers): the table
+ * records which owner contributed which flow on which datapath, so that an
+ * NB change can take back exactly the flows its row produced
+ * (lflow_owner_clear()) and add the new ones.  Identical flows (same
  * stage, priority, match, actions and controller meter) on several
- * datapaths become one entry with a datapath set, written to the SB as one
- * Logical_Flow row with a Logical_DP_Group.  lflow_table_sync_sb() diffs
- * the table against the SB replica and writes only the differences, reusing
- * existing rows and datapath groups by content. */
+ * datapaths are one entry with a datapath set, written to the SB as one
+ * Logical_Flow row with a Logical_DP_Group.
+ *
+ * Two ways to the SB: lflow_table_sync_sb() diffs the whole table against
+ * the SB replica by content (after a full recompute); lflow_table_sync_dirty()
+ * writes only the entries touched since the last sync, finding their rows
+ * by UUID (northd chooses the UUID of every row it inserts). */
 #ifndef NORTHD_LFLOW_H
 #define NORTHD_LFLOW_H 1
 
@@ -21,19 +29,56 @@ struct ls_datapath;
 struct ovsdb_idl;
 struct ovsdb_idl_txn;
 struct dp_groups;
+struct lflow;
+
+/* One contribution: 'flow' on datapath index 'dp', naming hint number
+ * 'hint' of the owner (0: none). */
+struct lflow_ref {
+    struct lflow *flow;
+    uint32_t dp;
+    uint32_t hint;
+};
+
+/* What one owner contributed.  Embedded in the object that owns the flows;
+ * lflow_owner_clear() takes them back from the table. */
+struct lflow_owner {
+    struct lflow_ref *refs;
+    size_t n_refs, allocated_refs;
+    struct uuid *hints;             /* hints[0] unused. */
+    size_t n_hints;
+};
+
+void lflow_owner_init(struct lflow_owner *);
+void lflow_owner_destroy(struct lflow_owner *);
 
 struct lflow_table {
     struct hmap flows;              /* Contains "struct lflow"s. */
-    size_t n_datapaths;             /* Size of each flow's datapath bitmap. */
+    size_t dp_cap;                  /* Size of each flow's datapath bitmap:
+                                     * no datapath index reaches it. */
+    struct lflow_owner *owner;      /* Receives lflow_add()s. */
+    struct hmap multi;              /* (flow, dp) added more than once. */
+    struct lflow **dirty;           /* Touched since the last sync. */
+    size_t n_dirty, allocated_dirty;
 };
 
-void lflow_table_init(struct lflow_table *, size_t n_datapaths);
+void lflow_table_init(struct lflow_table *, size_t dp_cap);
 void lflow_table_destroy(struct lflow_table *);
 size_t lflow_table_count(const struct lflow_table *);
 
-/* Adds a flow on 'dp'.  'match' and 'actions' are copied.  'hint' is the NB
- * row the flow comes from (its first 8 hex digits become "stage-hint"),
- * or NULL.  'where' is the source location, for "source". */
+/* Makes 'owner' the owner of the flows added from now on. */
+static inline void
+lflow_table_set_owner(struct lflow_table *t, struct lflow_owner *owner)
+{
+    t->owner = owner;
+}
+
+/* Takes back every flow 'owner' contributed (it stays usable). */
+void lflow_owner_clear(struct lflow_table *, struct lflow_owner *);
+
+/* Adds a flow on 'dp' for the current owner.  'match' and 'actions' are
+ * copied.  'hint' is the NB row the flow comes from (its first 8 hex digits
+ * become "stage-hint"), or NULL.  'where' is the source location, for
+ * "source". */
 void lflow_add_at(struct lflow_table *, const struct ls_datapath *dp,
                   enum ls_stage, uint16_t priority, const char *match,
                   const char *actions, const char *ctrl_meter,
@@ -46,10 +91,17 @@ void lflow_add_at(struct lflow_table *, const struct ls_datapath *dp,
     lflow_add_at(TABLE, DP, STAGE, PRIORITY, MATCH, ACTIONS, NULL, HINT,  \
                  OVS_SOURCE_LOCATOR)
 
-/* Writes the differences between 'table' and the SB Logical_Flow and
- * Logical_DP_Group tables. */
+/* Writes the differences between 'table' and the SB Logical_Flow table,
+ * comparing every row by content. */
 void lflow_table_sync_sb(struct lflow_table *, const struct ls_model *,
                          struct ovsdb_idl *sb_idl,
                          struct ovsdb_idl_txn *sb_txn, struct dp_groups *);
+
+/* Writes only the flows touched since the last sync.  Returns the number
+ * of flows written. */
+size_t lflow_table_sync_dirty(struct lflow_table *, const struct ls_model *,
+                              struct ovsdb_idl *sb_idl,
+                              struct ovsdb_idl_txn *sb_txn,
+                              struct dp_groups *);
 
 #endif /* northd/lflow.h */

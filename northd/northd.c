@@ -8,7 +8,9 @@
 
 #include <string.h>
 
+#include "bitmap.h"
 #include "coverage.h"
+#include "hmapx.h"
 #include "lib/ovn-nb-idl.h"
 #include "lib/ovn-sb-idl.h"
 #include "northd/acl-check.h"
@@ -49,12 +51,49 @@ static struct shash unsupported = SHASH_INITIALIZER(&unsupported);
 struct northd_stats {
     long long int last_run_msec;    /* Wall-clock duration of last pass. */
     unsigned long long int n_runs;
+    unsigned long long int n_full;  /* Full recomputes. */
+    unsigned long long int n_incremental;
+    unsigned long long int n_noop;  /* Incremental, nothing to compile. */
+    long long int full_msec;        /* Total time in each kind of pass. */
+    long long int incremental_msec;
+    const char *last_full_reason;
     size_t n_datapaths;
     size_t n_ports;
     size_t n_bad_rows;
     size_t n_lflows;
 };
 static struct northd_stats stats;
+
+/* Everything compiled, kept from one pass to the next.  Valid after a full
+ * recompute; incremental passes keep it in step with the NB. */
+struct northd_data {
+    bool valid;
+    struct ls_model model;
+    struct lb_model lbs;
+    struct groups groups;
+    struct acls *acls;
+    struct lflow_table lflows;
+    struct dp_groups dpgs;
+    struct lflow_owner lb_owner;
+    bool nb_writes_pending;         /* NB status columns to bring in line. */
+};
+static struct northd_data data;
+
+static void
+northd_data_destroy(struct northd_data *d)
+{
+    if (!d->valid) {
+        return;
+    }
+    acls_destroy(d->acls);
+    groups_destroy(&d->groups);
+    dp_groups_destroy(&d->dpgs);
+    lflow_owner_destroy(&d->lb_owner);
+    lflow_table_destroy(&d->lflows);
+    lb_model_destroy(&d->lbs);
+    ls_model_destroy(&d->model);
+    d->valid = false;
+}
 
 void
 northd_init(void)
@@ -64,6 +103,7 @@ northd_init(void)
 void
 northd_destroy(void)
 {
+    northd_data_destroy(&data);
     shash_destroy(&unsupported);
     acl_errors_clear();
 }
@@ -127,12 +167,22 @@ void
 northd_format_stats(struct ds *out)
 {
     ds_put_format(out, "runs: %llu\n", stats.n_runs);
+    ds_put_format(out, "full recomputes: %llu\n", stats.n_full);
+    ds_put_format(out, "incremental runs: %llu\n", stats.n_incremental);
+    ds_put_format(out, "incremental runs with nothing to compile: %llu\n",
+                  stats.n_noop);
+    ds_put_format(out, "time in full recomputes: %lld ms\n",
+                  stats.full_msec);
+    ds_put_format(out, "time in incremental runs: %lld ms\n",
+                  stats.incremental_msec);
+    ds_put_format(out, "last full recompute: %s\n",
+                  stats.last_full_reason ? stats.last_full_reason : "none");
     ds_put_format(out, "last run: %lld ms\n", stats.last_run_msec);
     ds_put_format(out, "datapaths: %"PRIuSIZE"\n", stats.n_datapaths);
     ds_put_format(out, "ports: %"PRIuSIZE"\n", stats.n_ports);
     ds_put_format(out, "bad NB rows: %"PRIuSIZE"\n", stats.n_bad_rows);
     ds_put_format(out, "logical flows: %"PRIuSIZE"\n", stats.n_lflows);
-    acls_format_stats(out);
+    acls_format_stats(data.valid ? data.acls : NULL, out);
 }
 
 static const struct nbrec_nb_global *
@@ -174,71 +224,360 @@ sync_sb_global(struct northd_ctx *ctx, const struct nbrec_nb_global *nb)
     ctx->sb_loop->next_cfg = nb->nb_cfg;
 }
 
+/* (Re)builds the flows that belong to switch 'dp' as a whole. */
+static void
+build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
+{
+    struct ls_datapath *dp = CONST_CAST(struct ls_datapath *, dp_);
+    lflow_owner_clear(&d->lflows, &dp->owner);
+    lflow_table_set_owner(&d->lflows, &dp->owner);
+    l2_build_dp_lflows(&d->lflows, dp);
+    lb_build_dp_lflows(&d->lflows, dp);
+    acls_build_dp_lflows(d->acls, &d->lflows, dp);
+    lflow_table_set_owner(&d->lflows, NULL);
+}
+
+static void
+build_port_lflows(struct northd_data *d, struct ls_port *p)
+{
+    lflow_owner_clear(&d->lflows, &p->owner);
+    lflow_table_set_owner(&d->lflows, &p->owner);
+    l2_build_port_lflows(&d->lflows, p);
+    lflow_table_set_owner(&d->lflows, NULL);
+}
+
+static void
+sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
+{
+    if (ctx->nb_txn) {
+        ls_model_sync_nb_up(&d->model);
+        ls_model_sync_nb_tags(&d->model);
+        d->nb_writes_pending = false;
+    } else {
+        d->nb_writes_pending = true;
+    }
+}
+
+/* Throws away everything kept and compiles the whole NB again, then
+ * reconciles the SB by content. */
+static void
+full_recompute(struct northd_ctx *ctx, const struct nbrec_nb_global *nb)
+{
+    struct northd_data *d = &data;
+    northd_data_destroy(d);
+    d->valid = true;
+
+    /* Input model: switches and ports (with their SB bindings, created
+     * here so flows can refer to them), load balancers, port groups and
+     * address sets. */
+    ls_model_init(&d->model);
+    ls_model_build(&d->model, ctx->nb_idl, ctx->sb_idl);
+    ls_model_sync_sb(&d->model, ctx->sb_idl, ctx->sb_txn);
+    sync_nb_status(ctx, d);
+    lb_model_init(&d->lbs);
+    lb_model_build(&d->lbs, &d->model, ctx->nb_idl);
+    groups_init(&d->groups, &d->model, d->model.dp_cap, ctx->nb_idl);
+
+    /* Compile. */
+    lflow_table_init(&d->lflows, d->model.dp_cap);
+    acl_errors_begin();
+    d->acls = acls_create(&d->model, &d->lbs, &d->groups, ctx->nb_idl, nb,
+                          d->model.dp_cap);
+    unsigned long *dp_dirty = bitmap_allocate(d->model.dp_cap);
+    acls_run(d->acls, &d->lflows, dp_dirty);
+    bitmap_free(dp_dirty);
+    for (size_t i = 0; i < d->model.n_datapaths; i++) {
+        const struct ls_datapath *dp = d->model.dp_array[i];
+        build_dp_lflows(d, dp);
+        struct ls_port *p;
+        LIST_FOR_EACH (p, dp_node, &dp->ports) {
+            build_port_lflows(d, p);
+        }
+    }
+    lflow_owner_init(&d->lb_owner);
+    lflow_table_set_owner(&d->lflows, &d->lb_owner);
+    lb_build_lflows(&d->lflows, &d->model, &d->lbs);
+    lflow_table_set_owner(&d->lflows, NULL);
+    acl_errors_end(ctx->nb_idl, ctx->nb_txn, true);
+
+    /* Reconcile. */
+    dp_groups_init(&d->dpgs, &d->model, ctx->sb_idl);
+    lb_sync_sb(&d->lbs, &d->model, ctx->sb_idl, ctx->sb_txn, &d->dpgs);
+    lflow_table_sync_sb(&d->lflows, &d->model, ctx->sb_idl, ctx->sb_txn,
+                        &d->dpgs);
+    groups_sync_sb(&d->groups, ctx->sb_idl, ctx->sb_txn);
+    meters_sync_sb(ctx->nb_idl, ctx->sb_idl, ctx->sb_txn);
+    check_unsupported(ctx->nb_idl);
+}
+
+/* True if 'row' of table 'tc' changed in a column other than those in
+ * 'ok' (column indexes, 'n_ok' of them). */
+static bool
+row_changed_except(const struct ovsdb_idl_row *row,
+                   const struct ovsdb_idl_table_class *tc,
+                   const size_t *ok, size_t n_ok)
+{
+    for (size_t i = 0; i < tc->n_columns; i++) {
+        bool allowed = false;
+        for (size_t j = 0; j < n_ok && !allowed; j++) {
+            allowed = ok[j] == i;
+        }
+        if (!allowed && ovsdb_idl_track_is_updated(row, &tc->columns[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Follows the NB and SB changes since the last pass (the IDLs track them)
+ * through the kept state, and writes what changed.  Returns false, with
+ * '*reason' set, if a change is not one it follows: nothing has been
+ * written then, and the caller recomputes everything. */
+static bool
+incremental_run(struct northd_ctx *ctx, const char **reason)
+{
+    struct northd_data *d = &data;
+    struct ovsdb_idl *nb_idl = ctx->nb_idl;
+    struct ovsdb_idl *sb_idl = ctx->sb_idl;
+    ls_model_refresh_sb(&d->model, sb_idl);
+
+    /* SB: ovn-controller reports ports up; rows that vanish under us were
+     * deleted by someone else, or the IDL reconnected from scratch. */
+    struct hmapx up_changed = HMAPX_INITIALIZER(&up_changed);
+    const struct sbrec_datapath_binding *sdp;
+    SBREC_DATAPATH_BINDING_FOR_EACH_TRACKED (sdp, sb_idl) {
+        if (sbrec_datapath_binding_is_deleted(sdp)) {
+            *reason = "an SB Datapath_Binding was deleted";
+            goto fail;
+        }
+    }
+    const struct sbrec_port_binding *pb;
+    SBREC_PORT_BINDING_FOR_EACH_TRACKED (pb, sb_idl) {
+        if (sbrec_port_binding_is_deleted(pb)) {
+            *reason = "an SB Port_Binding was deleted";
+            goto fail;
+        }
+        const struct ls_port *p = ls_model_find_port(&d->model,
+                                                     pb->logical_port);
+        if (p && p->sb == pb) {
+            hmapx_add(&up_changed, (void *) p);
+        }
+    }
+
+    /* NB tables this pass follows row by row; the others either never
+     * affect the SB or need a recompute. */
+    const struct ovsdb_idl_class *class = &nbrec_idl_class;
+    for (size_t i = 0; i < class->n_tables; i++) {
+        const struct ovsdb_idl_table_class *tc = &class->tables[i];
+        static const char *const followed[] = {
+            "NB_Global", "Logical_Switch", "Logical_Switch_Port", "ACL",
+            "Port_Group", "Address_Set", "ACL_Error", "Connection", "SSL",
+        };
+        bool ok = false;
+        for (size_t j = 0; j < ARRAY_SIZE(followed) && !ok; j++) {
+            ok = !strcmp(tc->name, followed[j]);
+        }
+        if (!ok && ovsdb_idl_track_get_first(nb_idl, tc)) {
+            *reason = tc->name;
+            goto fail;
+        }
+    }
+
+    const struct nbrec_nb_global *nbg;
+    NBREC_NB_GLOBAL_FOR_EACH_TRACKED (nbg, nb_idl) {
+        static const size_t ok[] = { NBREC_NB_GLOBAL_COL_NB_CFG };
+        if (nbrec_nb_global_is_new(nbg) || nbrec_nb_global_is_deleted(nbg)
+            || row_changed_except(&nbg->header_, &nbrec_table_nb_global,
+                                  ok, ARRAY_SIZE(ok))) {
+            *reason = "NB_Global";
+            goto fail;
+        }
+    }
+    const struct nbrec_logical_switch_port *lsp;
+    NBREC_LOGICAL_SWITCH_PORT_FOR_EACH_TRACKED (lsp, nb_idl) {
+        if (nbrec_logical_switch_port_is_new(lsp)
+            || nbrec_logical_switch_port_is_deleted(lsp)
+            || row_changed_except(&lsp->header_,
+                                  &nbrec_table_logical_switch_port,
+                                  NULL, 0)) {
+            *reason = "Logical_Switch_Port";
+            goto fail;
+        }
+    }
+    const struct nbrec_logical_switch *ls;
+    NBREC_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_idl) {
+        static const size_t ok[] = { NBREC_LOGICAL_SWITCH_COL_ACLS };
+        if (nbrec_logical_switch_is_new(ls)
+            || nbrec_logical_switch_is_deleted(ls)
+            || row_changed_except(&ls->header_, &nbrec_table_logical_switch,
+                                  ok, ARRAY_SIZE(ok))) {
+            *reason = "Logical_Switch";
+            goto fail;
+        }
+    }
+
+    /* Port groups and address sets first: ACLs are checked against them. */
+    struct hmapx span_changed = HMAPX_INITIALIZER(&span_changed);
+    struct hmapx pg_acls = HMAPX_INITIALIZER(&pg_acls);
+    struct hmapx pg_ports = HMAPX_INITIALIZER(&pg_ports);
+    struct sset sets_changed = SSET_INITIALIZER(&sets_changed);
+    struct sset pgs_changed = SSET_INITIALIZER(&pgs_changed);
+    bool ok = true;
+    const struct nbrec_port_group *nb_pg;
+    NBREC_PORT_GROUP_FOR_EACH_TRACKED (nb_pg, nb_idl) {
+        if (!groups_handle_pg(&d->groups, nb_pg, &span_changed,
+                              &sets_changed, &pgs_changed)) {
+            *reason = "Port_Group";
+            ok = false;
+            break;
+        }
+        struct pg_state *pg = groups_find_pg(&d->groups,
+                                             &nb_pg->header_.uuid);
+        if (nbrec_port_group_is_updated(nb_pg, NBREC_PORT_GROUP_COL_ACLS)) {
+            hmapx_add(&pg_acls, pg);
+        }
+        if (nbrec_port_group_is_updated(nb_pg, NBREC_PORT_GROUP_COL_PORTS)) {
+            hmapx_add(&pg_ports, pg);
+        }
+    }
+    const struct nbrec_address_set *as;
+    NBREC_ADDRESS_SET_FOR_EACH_TRACKED (as, nb_idl) {
+        if (ok && !groups_handle_as(&d->groups, as, &sets_changed)) {
+            *reason = "Address_Set";
+            ok = false;
+        }
+    }
+    if (!ok) {
+        hmapx_destroy(&span_changed);
+        hmapx_destroy(&pg_acls);
+        hmapx_destroy(&pg_ports);
+        sset_destroy(&sets_changed);
+        sset_destroy(&pgs_changed);
+        goto fail;
+    }
+
+    /* Fair meters are split per ACL, so an ACL that logs through a meter
+     * may add or remove an SB meter. */
+    bool meters_changed = false;
+    const struct nbrec_acl *acl;
+    NBREC_ACL_FOR_EACH_TRACKED (acl, nb_idl) {
+        acls_handle_acl(d->acls, acl);
+        meters_changed |= ((acl->meter && acl->meter[0])
+                           || nbrec_acl_is_updated(acl, NBREC_ACL_COL_METER));
+    }
+    NBREC_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_idl) {
+        if (nbrec_logical_switch_is_updated(ls, NBREC_LOGICAL_SWITCH_COL_ACLS)) {
+            const struct ls_datapath *dp
+                = ls_model_find_datapath(&d->model, &ls->header_.uuid);
+            if (dp) {
+                acls_handle_switch(d->acls, dp);
+            }
+        }
+    }
+    struct hmapx_node *node;
+    HMAPX_FOR_EACH (node, &pg_acls) {
+        acls_handle_pg(d->acls, node->data);
+    }
+    HMAPX_FOR_EACH (node, &span_changed) {
+        acls_pg_span_changed(d->acls, node->data);
+    }
+    HMAPX_FOR_EACH (node, &pg_ports) {
+        acls_pg_members_changed(d->acls, node->data);
+    }
+    acls_sets_changed(d->acls, &sets_changed);
+    hmapx_destroy(&span_changed);
+    hmapx_destroy(&pg_acls);
+    hmapx_destroy(&pg_ports);
+    sset_destroy(&sets_changed);
+    sset_destroy(&pgs_changed);
+
+    /* Compile. */
+    acl_errors_begin_incremental();
+    unsigned long *dp_dirty = bitmap_allocate(d->model.dp_cap);
+    acls_run(d->acls, &d->lflows, dp_dirty);
+    size_t idx;
+    BITMAP_FOR_EACH_1 (idx, d->model.dp_cap, dp_dirty) {
+        build_dp_lflows(d, d->model.dp_array[idx]);
+    }
+    bitmap_free(dp_dirty);
+    acl_errors_end(nb_idl, ctx->nb_txn, false);
+
+    /* Write. */
+    size_t n = lflow_table_sync_dirty(&d->lflows, &d->model, sb_idl,
+                                      ctx->sb_txn, &d->dpgs);
+    groups_sync_sb_dirty(&d->groups, sb_idl, ctx->sb_txn);
+    if (meters_changed) {
+        meters_sync_sb(nb_idl, sb_idl, ctx->sb_txn);
+    }
+    if (!n) {
+        stats.n_noop++;
+    }
+
+    if (d->nb_writes_pending) {
+        sync_nb_status(ctx, d);
+    } else if (!hmapx_is_empty(&up_changed)) {
+        if (ctx->nb_txn) {
+            HMAPX_FOR_EACH (node, &up_changed) {
+                const struct ls_port *p = node->data;
+                bool up = p->sb->n_up ? p->sb->up[0] : p->sb->chassis != NULL;
+                if (!p->nb->n_up || p->nb->up[0] != up) {
+                    nbrec_logical_switch_port_set_up(p->nb, &up, 1);
+                }
+            }
+        } else {
+            d->nb_writes_pending = true;
+        }
+    }
+    hmapx_destroy(&up_changed);
+    return true;
+
+fail:
+    hmapx_destroy(&up_changed);
+    return false;
+}
+
 void
-northd_run(struct northd_ctx *ctx)
+northd_run(struct northd_ctx *ctx, bool force_full)
 {
     long long int start = time_msec();
-    COVERAGE_INC(northd_recompute);
 
     const struct nbrec_nb_global *nb = get_nb_global(ctx);
     sync_sb_global(ctx, nb);
 
-    /* Input model: switches and ports (with their SB bindings, created
-     * here so flows can refer to them), load balancers. */
-    struct ls_model model;
-    ls_model_init(&model);
-    ls_model_build(&model, ctx->nb_idl, ctx->sb_idl);
-    ls_model_sync_sb(&model, ctx->sb_idl, ctx->sb_txn);
-    if (ctx->nb_txn) {
-        ls_model_sync_nb_up(&model);
-        ls_model_sync_nb_tags(&model);
+    const char *reason = force_full ? "requested" : NULL;
+    bool full = force_full || !data.valid;
+    if (!data.valid && !reason) {
+        reason = "first run";
     }
-    struct lb_model lbs;
-    lb_model_init(&lbs);
-    lb_model_build(&lbs, &model, ctx->nb_idl);
-
-    /* Compile. */
-    struct lflow_table lflows;
-    lflow_table_init(&lflows, model.n_datapaths);
-    struct sset *dp_pg_refs = xcalloc(model.n_datapaths + 1,
-                                      sizeof *dp_pg_refs);
-    for (size_t i = 0; i < model.n_datapaths; i++) {
-        sset_init(&dp_pg_refs[i]);
+    if (!full && !incremental_run(ctx, &reason)) {
+        full = true;
     }
-    l2_build_lflows(&lflows, &model);
-    lb_build_lflows(&lflows, &model, &lbs);
-    struct shash addr_sets = SHASH_INITIALIZER(&addr_sets);
-    groups_build_address_sets(&model, ctx->nb_idl, &addr_sets);
-    acls_build_lflows(&lflows, &model, &lbs, ctx->nb_idl, nb, &addr_sets,
-                      dp_pg_refs);
-    acl_errors_end(ctx->nb_idl, ctx->nb_txn);
-
-    /* Reconcile. */
-    struct dp_groups dpgs;
-    dp_groups_init(&dpgs, &model, ctx->sb_idl);
-    lb_sync_sb(&lbs, &model, ctx->sb_idl, ctx->sb_txn, &dpgs);
-    lflow_table_sync_sb(&lflows, &model, ctx->sb_idl, ctx->sb_txn, &dpgs);
-    groups_sync_sb(&model, ctx->nb_idl, &addr_sets, dp_pg_refs, ctx->sb_idl,
-                   ctx->sb_txn);
-    groups_destroy_address_sets(&addr_sets);
-    meters_sync_sb(ctx->nb_idl, ctx->sb_idl, ctx->sb_txn);
-    check_unsupported(ctx->nb_idl);
-
-    stats.n_lflows = lflow_table_count(&lflows);
-    for (size_t i = 0; i < model.n_datapaths; i++) {
-        sset_destroy(&dp_pg_refs[i]);
+    if (full) {
+        COVERAGE_INC(northd_recompute);
+        VLOG_DBG("full recompute: %s", reason);
+        stats.last_full_reason = reason;
+        full_recompute(ctx, nb);
     }
-    free(dp_pg_refs);
-    dp_groups_destroy(&dpgs);
-    lflow_table_destroy(&lflows);
-    lb_model_destroy(&lbs);
 
     stats.n_runs++;
-    stats.n_datapaths = model.n_datapaths;
-    stats.n_ports = hmap_count(&model.ports);
-    stats.n_bad_rows = model.n_bad_rows;
-    ls_model_destroy(&model);
+    stats.n_lflows = lflow_table_count(&data.lflows);
+    stats.n_datapaths = data.model.n_datapaths;
+    stats.n_ports = hmap_count(&data.model.ports);
+    stats.n_bad_rows = data.model.n_bad_rows;
     stats.last_run_msec = time_msec() - start;
+    if (full) {
+        stats.n_full++;
+        stats.full_msec += stats.last_run_msec;
+    } else {
+        stats.n_incremental++;
+        stats.incremental_msec += stats.last_run_msec;
+    }
+}
+
+void
+northd_invalidate(void)
+{
+    northd_data_destroy(&data);
 }
 
 void

@@ -25,9 +25,16 @@ struct northd_ctx {
 void northd_init(void);
 void northd_destroy(void);
 
-/* Recomputes everything from the NB replica and writes the differences into
- * 'ctx->sb_txn' (and NB status into 'ctx->nb_txn', when open). */
-void northd_run(struct northd_ctx *);
+/* Brings the SB in line with the NB: follows the changes the IDLs tracked
+ * since the last pass, or (if 'force_full', on the first pass, or for a
+ * change no handler follows) recomputes everything from the replicas.
+ * Writes into 'ctx->sb_txn' (and NB status into 'ctx->nb_txn', when
+ * open).  The caller clears the IDLs' change tracking afterwards. */
+void northd_run(struct northd_ctx *, bool force_full);
+
+/* Forgets everything kept, e.g. on losing the SB lock: the next pass is a
+ * full recompute. */
+void northd_invalidate(void);
 
 /* Cheap per-iteration bookkeeping that does not depend on a recompute:
  * mirrors a committed SB nb_cfg into NB_Global.sb_cfg and chassis progress

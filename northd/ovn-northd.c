@@ -325,6 +325,10 @@ main(int argc, char *argv[])
     /* SB: everything, so reconcile can compare against the replica. */
     struct ovsdb_idl_loop sb_loop = OVSDB_IDL_LOOP_INITIALIZER(
         ovsdb_idl_create(ovnsb_db, &sbrec_idl_class, true, true));
+    /* Incremental passes follow the changes the IDLs track.  Columns whose
+     * alerts are off (northd's own writes) are not tracked. */
+    ovsdb_idl_track_add_all(nb_loop.idl);
+    ovsdb_idl_track_add_all(sb_loop.idl);
     omit_own_writes(nb_loop.idl, sb_loop.idl);
     if (!state.paused) {
         ovsdb_idl_set_lock(sb_loop.idl, NORTHD_LOCK_NAME);
@@ -388,7 +392,9 @@ main(int argc, char *argv[])
                            || nb_seqno != state.nb_seqno
                            || sb_seqno != state.sb_seqno)) {
                 COVERAGE_INC(northd_run);
-                northd_run(&ctx);
+                northd_run(&ctx, state.force_run);
+                ovsdb_idl_track_clear(nb_loop.idl);
+                ovsdb_idl_track_clear(sb_loop.idl);
                 state.force_run = false;
                 state.nb_seqno = nb_seqno;
                 state.sb_seqno = sb_seqno;
@@ -396,6 +402,11 @@ main(int argc, char *argv[])
             if (nb_txn) {
                 northd_update_sequence_numbers(&ctx);
             }
+        } else if (!state.had_lock) {
+            /* A standby keeps nothing: it recomputes when it takes over. */
+            ovsdb_idl_track_clear(nb_loop.idl);
+            ovsdb_idl_track_clear(sb_loop.idl);
+            northd_invalidate();
         }
 
         unixctl_server_run(unixctl);
