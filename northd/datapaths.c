@@ -36,6 +36,10 @@ COVERAGE_DEFINE(bad_nb_row);
  * logged when it first appears (or reappears after going away). */
 static struct sset reported_problems = SSET_INITIALIZER(&reported_problems);
 
+/* Incremental passes that meet a problem give up and leave the reporting
+ * to the full pass that follows. */
+static bool quiet;
+
 /* A backstop for a flood of distinct problems, e.g. a script gone wrong. */
 static struct vlog_rate_limit bad_row_rl = VLOG_RATE_LIMIT_INIT(20, 100);
 
@@ -50,7 +54,7 @@ report_bad_row(struct ls_model *m, const char *format, ...)
 
     COVERAGE_INC(bad_nb_row);
     m->n_bad_rows++;
-    if (!sset_contains(&reported_problems, msg)) {
+    if (!quiet && !sset_contains(&reported_problems, msg)) {
         VLOG_WARN_RL(&bad_row_rl, "%s", msg);
     }
     sset_add(&m->problems, msg);
@@ -770,6 +774,60 @@ sync_mc_group(struct ovsdb_idl_txn *sb_txn, const struct ls_datapath *dp,
     }
 }
 
+/* Brings the three multicast groups of 'dp' in line, taking the rows that
+ * exist from 'existing' ("<dp uuid>/<name>" -> row). */
+static void
+sync_dp_mc_groups(struct ovsdb_idl_txn *sb_txn, const struct ls_datapath *dp,
+                  struct shash *existing)
+{
+    const struct sbrec_port_binding **flood, **unknown, **flood_l2;
+    size_t n_flood = 0, n_unknown = 0, n_flood_l2 = 0;
+    size_t cap = dp->n_ports ? dp->n_ports : 1;
+    flood = xmalloc(cap * sizeof *flood);
+    unknown = xmalloc(cap * sizeof *unknown);
+    flood_l2 = xmalloc(cap * sizeof *flood_l2);
+
+    const struct ls_port *p;
+    LIST_FOR_EACH (p, dp_node, &dp->ports) {
+        if (!p->enabled) {
+            continue;
+        }
+        flood[n_flood++] = p->sb;
+        if (strcmp(p->nb->type, "router")) {
+            flood_l2[n_flood_l2++] = p->sb;
+        }
+        if (p->has_unknown) {
+            unknown[n_unknown++] = p->sb;
+        }
+    }
+
+    static const struct {
+        const char *name;
+        uint32_t key;
+    } groups[] = {
+        { MC_FLOOD, MC_FLOOD_KEY },
+        { MC_UNKNOWN, MC_UNKNOWN_KEY },
+        { MC_FLOOD_L2, MC_FLOOD_L2_KEY },
+    };
+    const struct sbrec_port_binding **members[] = {
+        flood, unknown, flood_l2,
+    };
+    size_t n_members[] = { n_flood, n_unknown, n_flood_l2 };
+    for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
+        char *key = xasprintf(UUID_FMT"/%s",
+                              UUID_ARGS(&dp->sb->header_.uuid),
+                              groups[g].name);
+        const struct sbrec_multicast_group *sb_mg
+            = shash_find_and_delete(existing, key);
+        free(key);
+        sync_mc_group(sb_txn, dp, sb_mg, groups[g].name, groups[g].key,
+                      members[g], n_members[g]);
+    }
+    free(flood);
+    free(unknown);
+    free(flood_l2);
+}
+
 /* 'live_dps' holds the SB datapaths that survive this pass: groups of the
  * others were deleted along with them. */
 static void
@@ -793,53 +851,7 @@ sync_mc_groups(struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *sb_txn,
     }
 
     for (size_t i = 0; i < m->n_datapaths; i++) {
-        const struct ls_datapath *dp = m->dp_array[i];
-        const struct sbrec_port_binding **flood, **unknown, **flood_l2;
-        size_t n_flood = 0, n_unknown = 0, n_flood_l2 = 0;
-        size_t cap = dp->n_ports ? dp->n_ports : 1;
-        flood = xmalloc(cap * sizeof *flood);
-        unknown = xmalloc(cap * sizeof *unknown);
-        flood_l2 = xmalloc(cap * sizeof *flood_l2);
-
-        const struct ls_port *p;
-        LIST_FOR_EACH (p, dp_node, &dp->ports) {
-            if (!p->enabled) {
-                continue;
-            }
-            flood[n_flood++] = p->sb;
-            if (strcmp(p->nb->type, "router")) {
-                flood_l2[n_flood_l2++] = p->sb;
-            }
-            if (p->has_unknown) {
-                unknown[n_unknown++] = p->sb;
-            }
-        }
-
-        static const struct {
-            const char *name;
-            uint32_t key;
-        } groups[] = {
-            { MC_FLOOD, MC_FLOOD_KEY },
-            { MC_UNKNOWN, MC_UNKNOWN_KEY },
-            { MC_FLOOD_L2, MC_FLOOD_L2_KEY },
-        };
-        const struct sbrec_port_binding **members[] = {
-            flood, unknown, flood_l2,
-        };
-        size_t n_members[] = { n_flood, n_unknown, n_flood_l2 };
-        for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
-            char *key = xasprintf(UUID_FMT"/%s",
-                                  UUID_ARGS(&dp->sb->header_.uuid),
-                                  groups[g].name);
-            const struct sbrec_multicast_group *sb_mg
-                = shash_find_and_delete(&existing, key);
-            free(key);
-            sync_mc_group(sb_txn, dp, sb_mg, groups[g].name, groups[g].key,
-                          members[g], n_members[g]);
-        }
-        free(flood);
-        free(unknown);
-        free(flood_l2);
+        sync_dp_mc_groups(sb_txn, m->dp_array[i], &existing);
     }
 
     /* Groups nobody asked for (other names, gone datapaths). */
@@ -922,12 +934,7 @@ ls_model_sync_nb_up(const struct ls_model *m)
 {
     const struct ls_port *p;
     HMAP_FOR_EACH (p, name_node, &m->ports) {
-        const struct sbrec_port_binding *pb = p->sb;
-        /* A binding created in this pass has no state yet. */
-        bool up = pb && (pb->n_up ? pb->up[0] : pb->chassis != NULL);
-        if (!p->nb->n_up || p->nb->up[0] != up) {
-            nbrec_logical_switch_port_set_up(p->nb, &up, 1);
-        }
+        ls_model_sync_port_up(p);
     }
 }
 
@@ -946,5 +953,199 @@ ls_model_sync_nb_tags(const struct ls_model *m)
         if (n != nbp->n_tag || (n && nbp->tag[0] != tag)) {
             nbrec_logical_switch_port_set_tag(nbp, &tag, n);
         }
+    }
+}
+
+/* Incremental changes. */
+
+/* Parses the addresses and flags of 'p' from 'p->nb'.  Returns false if
+ * any entry is bad: the caller recomputes, so that the problem is reported
+ * the way a full pass reports it. */
+static bool
+parse_port(struct ls_model *m, struct ls_port *p)
+{
+    const struct nbrec_logical_switch_port *nbp = p->nb;
+    size_t n_bad = m->n_bad_rows;
+    quiet = true;
+    p->enabled = !nbp->n_enabled || nbp->enabled[0];
+    p->has_unknown = false;
+    parse_port_addresses(m, nbp->name, "addresses", nbp->addresses,
+                         nbp->n_addresses, &p->addrs, &p->n_addrs,
+                         &p->has_unknown);
+    parse_port_addresses(m, nbp->name, "port_security", nbp->port_security,
+                         nbp->n_port_security, &p->ps_addrs, &p->n_ps_addrs,
+                         NULL);
+    quiet = false;
+    return m->n_bad_rows == n_bad;
+}
+
+static void
+free_port_addresses(struct ls_port *p)
+{
+    for (size_t i = 0; i < p->n_addrs; i++) {
+        lsp_addresses_destroy(&p->addrs[i]);
+    }
+    free(p->addrs);
+    p->addrs = NULL;
+    p->n_addrs = 0;
+    for (size_t i = 0; i < p->n_ps_addrs; i++) {
+        lsp_addresses_destroy(&p->ps_addrs[i]);
+    }
+    free(p->ps_addrs);
+    p->ps_addrs = NULL;
+    p->n_ps_addrs = 0;
+}
+
+/* True if a full pass would treat 'nbp' like an ordinary port: incremental
+ * passes leave container ports (tags), requested keys and unknown types
+ * to it. */
+static bool
+port_is_simple(const struct nbrec_logical_switch_port *nbp)
+{
+    return (!is_container_port(nbp) && lsp_type_is_known(nbp->type)
+            && !smap_get(&nbp->options, "requested-tnl-key"));
+}
+
+struct ls_port *
+ls_model_add_port(struct ls_model *m, struct ls_datapath *dp,
+                  const struct nbrec_logical_switch_port *nbp)
+{
+    if (!port_is_simple(nbp) || ls_model_find_port(m, nbp->name)) {
+        return NULL;
+    }
+    struct ls_port *p = xzalloc(sizeof *p);
+    lflow_owner_init(&p->owner);
+    p->nb = nbp;
+    p->dp = dp;
+    if (!parse_port(m, p)) {
+        free_port_addresses(p);
+        free(p);
+        return NULL;
+    }
+
+    struct tnlid_set keys;
+    tnlid_set_init(&keys, LS_PORT_KEY_MIN, LS_PORT_KEY_MAX);
+    const struct ls_port *q;
+    LIST_FOR_EACH (q, dp_node, &dp->ports) {
+        tnlid_reserve(&keys, q->tunnel_key);
+    }
+    p->tunnel_key = tnlid_allocate(&keys);
+    tnlid_set_destroy(&keys);
+    if (!p->tunnel_key) {
+        free_port_addresses(p);
+        free(p);
+        return NULL;
+    }
+
+    hmap_insert(&m->ports, &p->name_node, hash_string(nbp->name, 0));
+    ovs_list_push_back(&dp->ports, &p->dp_node);
+    dp->n_ports++;
+    return p;
+}
+
+bool
+ls_model_update_port(struct ls_model *m, struct ls_port *p)
+{
+    if (!port_is_simple(p->nb)) {
+        return false;
+    }
+    free_port_addresses(p);
+    return parse_port(m, p);
+}
+
+const struct sbrec_port_binding *
+ls_model_remove_port(struct ls_model *m, struct ls_port *p)
+{
+    const struct sbrec_port_binding *sb = p->sb;
+    for (size_t i = 0; i < m->n_new_ports; i++) {
+        if (m->new_ports[i] == p) {
+            m->new_ports[i] = m->new_ports[--m->n_new_ports];
+            break;
+        }
+    }
+    hmap_remove(&m->ports, &p->name_node);
+    ovs_list_remove(&p->dp_node);
+    p->dp->n_ports--;
+    ls_port_destroy(p);
+    return sb;
+}
+
+void
+ls_model_sync_port(struct ls_model *m, struct ovsdb_idl_txn *sb_txn,
+                   struct ls_port *p)
+{
+    sync_port_binding(m, sb_txn, p);
+}
+
+void
+ls_model_sync_dp(struct ls_model *m, struct ovsdb_idl_txn *sb_txn,
+                 struct ls_datapath *dp)
+{
+    sync_datapath(m, sb_txn, dp);
+}
+
+void
+ls_model_sync_mc_groups(struct ovsdb_idl *sb_idl,
+                        struct ovsdb_idl_txn *sb_txn,
+                        const struct ls_datapath *dp)
+{
+    struct shash existing = SHASH_INITIALIZER(&existing);
+    const struct sbrec_multicast_group *mg;
+    SBREC_MULTICAST_GROUP_FOR_EACH (mg, sb_idl) {
+        if (mg->datapath == dp->sb) {
+            char *key = xasprintf(UUID_FMT"/%s",
+                                  UUID_ARGS(&mg->datapath->header_.uuid),
+                                  mg->name);
+            if (!shash_add_once(&existing, key, mg)) {
+                sbrec_multicast_group_delete(mg);
+            }
+            free(key);
+        }
+    }
+    sync_dp_mc_groups(sb_txn, dp, &existing);
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &existing) {
+        sbrec_multicast_group_delete(node->data);
+    }
+    shash_destroy(&existing);
+}
+
+struct ls_datapath *
+ls_model_add_switch(struct ls_model *m, const struct nbrec_logical_switch *ls)
+{
+    if (m->n_datapaths >= m->dp_cap
+        || smap_get(&ls->other_config, "requested-tnl-key")
+        || ls_model_find_datapath(m, &ls->header_.uuid)) {
+        return NULL;
+    }
+    struct tnlid_set keys;
+    tnlid_set_init(&keys, LS_DP_KEY_MIN, LS_DP_KEY_MAX);
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        tnlid_reserve(&keys, m->dp_array[i]->tunnel_key);
+    }
+    uint32_t key = tnlid_allocate(&keys);
+    tnlid_set_destroy(&keys);
+    if (!key) {
+        return NULL;
+    }
+
+    struct ls_datapath *dp = xzalloc(sizeof *dp);
+    dp->nb = ls;
+    dp->index = m->n_datapaths;
+    dp->tunnel_key = key;
+    lflow_owner_init(&dp->owner);
+    ovs_list_init(&dp->ports);
+    hmap_insert(&m->datapaths, &dp->uuid_node, uuid_hash(&ls->header_.uuid));
+    m->dp_array[m->n_datapaths++] = dp;
+    return dp;
+}
+
+void
+ls_model_sync_port_up(const struct ls_port *p)
+{
+    const struct sbrec_port_binding *pb = p->sb;
+    bool up = pb && (pb->n_up ? pb->up[0] : pb->chassis != NULL);
+    if (!p->nb->n_up || p->nb->up[0] != up) {
+        nbrec_logical_switch_port_set_up(p->nb, &up, 1);
     }
 }

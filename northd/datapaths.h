@@ -119,8 +119,37 @@ void ls_model_refresh_sb(struct ls_model *, struct ovsdb_idl *sb_idl);
 void ls_model_sync_sb(struct ls_model *, struct ovsdb_idl *sb_idl,
                       struct ovsdb_idl_txn *sb_txn);
 
-/* Mirrors Port_Binding.up into Logical_Switch_Port.up. */
+/* Mirrors Port_Binding.up into Logical_Switch_Port.up (a binding created
+ * in this pass has no state yet: down). */
 void ls_model_sync_nb_up(const struct ls_model *);
+void ls_model_sync_port_up(const struct ls_port *);
+
+/* Incremental changes, for ordinary ports and switches only: each returns
+ * NULL or false for anything a full pass should decide (a container port,
+ * a requested tunnel key, a bad address, a duplicate name, no room left),
+ * and the caller then recomputes.
+ *
+ * ls_model_add_port() adds a port to 'dp' with a free tunnel key;
+ * ls_model_update_port() parses 'p->nb' again; ls_model_remove_port()
+ * frees it and returns its Port_Binding, for the caller to delete once it
+ * knows the pass goes on incrementally.  ls_model_add_switch() adds a
+ * switch at the next index.  ls_model_sync_port() writes a port's
+ * Port_Binding; ls_model_sync_dp() a switch's Datapath_Binding;
+ * ls_model_sync_mc_groups() its multicast groups (after its ports). */
+struct ls_port *ls_model_add_port(struct ls_model *, struct ls_datapath *,
+                                  const struct nbrec_logical_switch_port *);
+bool ls_model_update_port(struct ls_model *, struct ls_port *);
+const struct sbrec_port_binding *ls_model_remove_port(struct ls_model *,
+                                                      struct ls_port *);
+struct ls_datapath *ls_model_add_switch(struct ls_model *,
+                                        const struct nbrec_logical_switch *);
+void ls_model_sync_port(struct ls_model *, struct ovsdb_idl_txn *,
+                        struct ls_port *);
+void ls_model_sync_dp(struct ls_model *, struct ovsdb_idl_txn *,
+                      struct ls_datapath *);
+void ls_model_sync_mc_groups(struct ovsdb_idl *sb_idl,
+                             struct ovsdb_idl_txn *,
+                             const struct ls_datapath *);
 
 /* Writes the tags of container ports that asked for one (tag_request) into
  * Logical_Switch_Port.tag, which northd owns for such ports. */

@@ -510,6 +510,24 @@ groups_port_added(struct groups *g, const struct ls_port *p,
     }
 }
 
+void
+groups_port_removed(struct groups *g, const struct ls_port *p,
+                    struct hmapx *span_changed, struct sset *sets_changed)
+{
+    struct hmapx *pgs = shash_find_data(&g->port_pgs, p->nb->name);
+    if (!pgs) {
+        return;
+    }
+    struct hmapx_node *node;
+    HMAPX_FOR_EACH (node, pgs) {
+        struct pg_state *pg = node->data;
+        struct pg_member *mb = shash_find_data(&pg->members, p->nb->name);
+        if (mb) {
+            member_unapply(g, pg, mb, span_changed, sets_changed);
+        }
+    }
+}
+
 /* The SB Port_Group "<key>_<pg>" for datapath 'dp' should have the ports
  * in '*ports' (NULL: no ports), if it should exist at all. */
 static bool

@@ -90,8 +90,14 @@ bool groups_handle_pg(struct groups *, const struct nbrec_port_group *,
                       struct sset *pgs_changed);
 bool groups_handle_as(struct groups *, const struct nbrec_address_set *,
                       struct sset *sets_changed);
+
+/* A port joined the model, or is about to leave it (or to change its
+ * addresses: removed, then added again). */
 void groups_port_added(struct groups *, const struct ls_port *,
                        struct hmapx *span_changed, struct sset *sets_changed);
+void groups_port_removed(struct groups *, const struct ls_port *,
+                         struct hmapx *span_changed,
+                         struct sset *sets_changed);
 
 /* Brings the SB Address_Set and Port_Group tables in line, comparing
  * everything (after groups_init()) or only what changed since. */

@@ -30,6 +30,7 @@
 #include "sset.h"
 #include "timeval.h"
 #include "util.h"
+#include "uuidset.h"
 
 VLOG_DEFINE_THIS_MODULE(northd);
 
@@ -76,6 +77,8 @@ struct northd_data {
     struct dp_groups dpgs;
     struct lflow_owner lb_owner;
     bool nb_writes_pending;         /* NB status columns to bring in line. */
+    struct uuidset own_pb_deletes;  /* Port_Bindings this northd deleted:
+                                     * seeing them go is no surprise. */
 };
 static struct northd_data data;
 
@@ -92,6 +95,7 @@ northd_data_destroy(struct northd_data *d)
     lflow_table_destroy(&d->lflows);
     lb_model_destroy(&d->lbs);
     ls_model_destroy(&d->model);
+    uuidset_destroy(&d->own_pb_deletes);
     d->valid = false;
 }
 
@@ -266,6 +270,7 @@ full_recompute(struct northd_ctx *ctx, const struct nbrec_nb_global *nb)
     struct northd_data *d = &data;
     northd_data_destroy(d);
     d->valid = true;
+    uuidset_init(&d->own_pb_deletes);
 
     /* Input model: switches and ports (with their SB bindings, created
      * here so flows can refer to them), load balancers, port groups and
@@ -329,6 +334,249 @@ row_changed_except(const struct ovsdb_idl_row *row,
     return false;
 }
 
+/* What an incremental pass changed, for the write phase. */
+struct inc_changes {
+    struct hmapx span_changed;      /* pg_states whose datapaths changed. */
+    struct hmapx pg_acls;           /* pg_states whose ACL list changed. */
+    struct hmapx pg_ports;          /* pg_states whose members changed. */
+    struct sset sets_changed;       /* Address sets whose content changed. */
+    struct sset pgs_changed;
+    struct hmapx new_dps;           /* Datapaths added. */
+    struct hmapx dps;               /* Datapaths whose ports changed. */
+    struct hmapx ports;             /* Ports added or changed. */
+    struct hmapx up_changed;        /* Ports whose binding changed. */
+    struct hmapx dead_pbs;          /* Port_Bindings to delete. */
+};
+
+static void
+inc_changes_init(struct inc_changes *c)
+{
+    hmapx_init(&c->span_changed);
+    hmapx_init(&c->pg_acls);
+    hmapx_init(&c->pg_ports);
+    sset_init(&c->sets_changed);
+    sset_init(&c->pgs_changed);
+    hmapx_init(&c->new_dps);
+    hmapx_init(&c->dps);
+    hmapx_init(&c->ports);
+    hmapx_init(&c->up_changed);
+    hmapx_init(&c->dead_pbs);
+}
+
+static void
+inc_changes_destroy(struct inc_changes *c)
+{
+    hmapx_destroy(&c->span_changed);
+    hmapx_destroy(&c->pg_acls);
+    hmapx_destroy(&c->pg_ports);
+    sset_destroy(&c->sets_changed);
+    sset_destroy(&c->pgs_changed);
+    hmapx_destroy(&c->new_dps);
+    hmapx_destroy(&c->dps);
+    hmapx_destroy(&c->ports);
+    hmapx_destroy(&c->up_changed);
+    hmapx_destroy(&c->dead_pbs);
+}
+
+/* Columns of Logical_Switch and Logical_Switch_Port that incremental
+ * passes follow; a change to any other column means a recompute. */
+static const size_t ls_followed[] = {
+    NBREC_LOGICAL_SWITCH_COL_ACLS, NBREC_LOGICAL_SWITCH_COL_PORTS,
+    NBREC_LOGICAL_SWITCH_COL_NAME, NBREC_LOGICAL_SWITCH_COL_EXTERNAL_IDS,
+};
+static const size_t lsp_followed[] = {
+    NBREC_LOGICAL_SWITCH_PORT_COL_ADDRESSES,
+    NBREC_LOGICAL_SWITCH_PORT_COL_PORT_SECURITY,
+    NBREC_LOGICAL_SWITCH_PORT_COL_ENABLED,
+    NBREC_LOGICAL_SWITCH_PORT_COL_EXTERNAL_IDS,
+    NBREC_LOGICAL_SWITCH_PORT_COL_OPTIONS,
+    NBREC_LOGICAL_SWITCH_PORT_COL_TYPE,
+};
+
+/* A new switch: only plain ones (no load balancers, DNS, QoS, ...). */
+static bool
+switch_is_simple(const struct nbrec_logical_switch *ls)
+{
+    return (!ls->n_load_balancer && !ls->n_load_balancer_group
+            && !ls->n_dns_records && !ls->n_qos_rules
+            && !ls->n_forwarding_groups && !ls->copp
+            && smap_is_empty(&ls->other_config));
+}
+
+static bool
+port_row_listed(const struct nbrec_logical_switch *ls,
+                const struct nbrec_logical_switch_port *nbp)
+{
+    for (size_t i = 0; i < ls->n_ports; i++) {
+        if (ls->ports[i] == nbp) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int
+compare_ports_by_name(const void *a_, const void *b_)
+{
+    const struct nbrec_logical_switch_port *const *a = a_;
+    const struct nbrec_logical_switch_port *const *b = b_;
+    int cmp = strcmp((*a)->name, (*b)->name);
+    return cmp ? cmp : uuid_compare_3way(&(*a)->header_.uuid,
+                                         &(*b)->header_.uuid);
+}
+
+/* Brings the ports of 'dp' in line with its NB row. */
+static bool
+inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
+                 struct inc_changes *c)
+{
+    if (lb_model_dp_has_vips(&d->lbs, dp->index)) {
+        return false;           /* Load balancer flows follow ports. */
+    }
+    const struct nbrec_logical_switch *ls = dp->nb;
+    struct ls_port *p;
+    LIST_FOR_EACH_SAFE (p, dp_node, &dp->ports) {
+        if (!port_row_listed(ls, p->nb)
+            || nbrec_logical_switch_port_is_deleted(p->nb)) {
+            groups_port_removed(&d->groups, p, &c->span_changed,
+                                &c->sets_changed);
+            lflow_owner_clear(&d->lflows, &p->owner);
+            hmapx_find_and_delete(&c->ports, p);
+            hmapx_find_and_delete(&c->up_changed, p);
+            const struct sbrec_port_binding *pb
+                = ls_model_remove_port(&d->model, p);
+            if (pb) {
+                hmapx_add(&c->dead_pbs, (void *) pb);
+            }
+            hmapx_add(&c->dps, dp);
+        }
+    }
+    /* New ports by name, so that they get tunnel keys in the order a full
+     * pass would give them. */
+    const struct nbrec_logical_switch_port **added
+        = xmalloc(MAX(ls->n_ports, 1) * sizeof *added);
+    size_t n_added = 0;
+    for (size_t i = 0; i < ls->n_ports; i++) {
+        const struct nbrec_logical_switch_port *nbp = ls->ports[i];
+        p = ls_model_find_port(&d->model, nbp->name);
+        if (!p || p->nb != nbp) {
+            added[n_added++] = nbp;
+        }
+    }
+    qsort(added, n_added, sizeof *added, compare_ports_by_name);
+    bool ok = true;
+    for (size_t i = 0; i < n_added && ok; i++) {
+        p = ls_model_add_port(&d->model, dp, added[i]);
+        if (!p) {
+            ok = false;
+            break;
+        }
+        groups_port_added(&d->groups, p, &c->span_changed,
+                          &c->sets_changed);
+        hmapx_add(&c->ports, p);
+        hmapx_add(&c->up_changed, p);
+        hmapx_add(&c->dps, dp);
+    }
+    free(added);
+    return ok;
+}
+
+/* Switches and ports. */
+static bool
+inc_switches(struct northd_data *d, struct ovsdb_idl *nb_idl,
+             struct inc_changes *c, const char **reason)
+{
+    const struct nbrec_logical_switch *ls;
+    NBREC_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_idl) {
+        if (nbrec_logical_switch_is_deleted(ls)) {
+            *reason = "a switch was deleted";
+            return false;
+        }
+        if (nbrec_logical_switch_is_new(ls)) {
+            struct ls_datapath *dp;
+            if (!switch_is_simple(ls)
+                || !(dp = ls_model_add_switch(&d->model, ls))) {
+                *reason = "a switch was added";
+                return false;
+            }
+            acls_dp_added(d->acls, dp);
+            hmapx_add(&c->new_dps, dp);
+            hmapx_add(&c->dps, dp);
+        } else if (row_changed_except(&ls->header_,
+                                      &nbrec_table_logical_switch,
+                                      ls_followed,
+                                      ARRAY_SIZE(ls_followed))) {
+            *reason = "Logical_Switch";
+            return false;
+        }
+    }
+
+    const struct nbrec_logical_switch_port *lsp;
+    NBREC_LOGICAL_SWITCH_PORT_FOR_EACH_TRACKED (lsp, nb_idl) {
+        if (nbrec_logical_switch_port_is_new(lsp)
+            || nbrec_logical_switch_port_is_deleted(lsp)) {
+            continue;           /* Seen through its switch's 'ports'. */
+        }
+        if (row_changed_except(&lsp->header_,
+                               &nbrec_table_logical_switch_port,
+                               lsp_followed, ARRAY_SIZE(lsp_followed))) {
+            *reason = "Logical_Switch_Port";
+            return false;
+        }
+        /* A port a full pass skipped (a bad row) may have become good. */
+        struct ls_port *p = ls_model_find_port(&d->model, lsp->name);
+        if (!p || p->nb != lsp) {
+            *reason = "Logical_Switch_Port";
+            return false;
+        }
+        if (!row_changed_except(&lsp->header_,
+                                &nbrec_table_logical_switch_port, NULL, 0)) {
+            continue;           /* Only a row it refers to changed. */
+        }
+        if (lb_model_dp_has_vips(&d->lbs, p->dp->index)) {
+            *reason = "a port of a switch with load balancers";
+            return false;
+        }
+        groups_port_removed(&d->groups, p, &c->span_changed,
+                            &c->sets_changed);
+        if (!ls_model_update_port(&d->model, p)) {
+            *reason = "Logical_Switch_Port";
+            return false;
+        }
+        groups_port_added(&d->groups, p, &c->span_changed, &c->sets_changed);
+        hmapx_add(&c->ports, p);
+        hmapx_add(&c->dps, p->dp);
+    }
+
+    NBREC_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_idl) {
+        struct ls_datapath *dp = ls_model_find_datapath(&d->model,
+                                                        &ls->header_.uuid);
+        bool is_new = nbrec_logical_switch_is_new(ls);
+        if (is_new
+            || nbrec_logical_switch_is_updated(ls,
+                                               NBREC_LOGICAL_SWITCH_COL_PORTS)) {
+            if (!inc_switch_ports(d, dp, c)) {
+                *reason = "a port was added or removed";
+                return false;
+            }
+        }
+        if (is_new
+            || nbrec_logical_switch_is_updated(ls,
+                                               NBREC_LOGICAL_SWITCH_COL_ACLS)
+            || nbrec_logical_switch_is_updated(ls,
+                                               NBREC_LOGICAL_SWITCH_COL_NAME)) {
+            acls_handle_switch(d->acls, dp);
+        }
+        if (nbrec_logical_switch_is_updated(ls,
+                                            NBREC_LOGICAL_SWITCH_COL_NAME)
+            || nbrec_logical_switch_is_updated(
+                   ls, NBREC_LOGICAL_SWITCH_COL_EXTERNAL_IDS)) {
+            hmapx_add(&c->dps, dp);
+        }
+    }
+    return true;
+}
+
 /* Follows the NB and SB changes since the last pass (the IDLs track them)
  * through the kept state, and writes what changed.  Returns false, with
  * '*reason' set, if a change is not one it follows: nothing has been
@@ -341,9 +589,11 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     struct ovsdb_idl *sb_idl = ctx->sb_idl;
     ls_model_refresh_sb(&d->model, sb_idl);
 
+    struct inc_changes c;
+    inc_changes_init(&c);
+
     /* SB: ovn-controller reports ports up; rows that vanish under us were
      * deleted by someone else, or the IDL reconnected from scratch. */
-    struct hmapx up_changed = HMAPX_INITIALIZER(&up_changed);
     const struct sbrec_datapath_binding *sdp;
     SBREC_DATAPATH_BINDING_FOR_EACH_TRACKED (sdp, sb_idl) {
         if (sbrec_datapath_binding_is_deleted(sdp)) {
@@ -354,13 +604,17 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     const struct sbrec_port_binding *pb;
     SBREC_PORT_BINDING_FOR_EACH_TRACKED (pb, sb_idl) {
         if (sbrec_port_binding_is_deleted(pb)) {
-            *reason = "an SB Port_Binding was deleted";
-            goto fail;
+            if (!uuidset_find_and_delete(&d->own_pb_deletes,
+                                         &pb->header_.uuid)) {
+                *reason = "an SB Port_Binding was deleted";
+                goto fail;
+            }
+            continue;
         }
         const struct ls_port *p = ls_model_find_port(&d->model,
                                                      pb->logical_port);
         if (p && p->sb == pb) {
-            hmapx_add(&up_changed, (void *) p);
+            hmapx_add(&c.up_changed, (void *) p);
         }
     }
 
@@ -393,67 +647,34 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
             goto fail;
         }
     }
-    const struct nbrec_logical_switch_port *lsp;
-    NBREC_LOGICAL_SWITCH_PORT_FOR_EACH_TRACKED (lsp, nb_idl) {
-        if (nbrec_logical_switch_port_is_new(lsp)
-            || nbrec_logical_switch_port_is_deleted(lsp)
-            || row_changed_except(&lsp->header_,
-                                  &nbrec_table_logical_switch_port,
-                                  NULL, 0)) {
-            *reason = "Logical_Switch_Port";
-            goto fail;
-        }
-    }
-    const struct nbrec_logical_switch *ls;
-    NBREC_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_idl) {
-        static const size_t ok[] = { NBREC_LOGICAL_SWITCH_COL_ACLS };
-        if (nbrec_logical_switch_is_new(ls)
-            || nbrec_logical_switch_is_deleted(ls)
-            || row_changed_except(&ls->header_, &nbrec_table_logical_switch,
-                                  ok, ARRAY_SIZE(ok))) {
-            *reason = "Logical_Switch";
-            goto fail;
-        }
-    }
 
-    /* Port groups and address sets first: ACLs are checked against them. */
-    struct hmapx span_changed = HMAPX_INITIALIZER(&span_changed);
-    struct hmapx pg_acls = HMAPX_INITIALIZER(&pg_acls);
-    struct hmapx pg_ports = HMAPX_INITIALIZER(&pg_ports);
-    struct sset sets_changed = SSET_INITIALIZER(&sets_changed);
-    struct sset pgs_changed = SSET_INITIALIZER(&pgs_changed);
-    bool ok = true;
+    /* Switches and ports, then port groups and address sets (which refer
+     * to ports), then ACLs (which are checked against all of them). */
+    if (!inc_switches(d, nb_idl, &c, reason)) {
+        goto fail;
+    }
     const struct nbrec_port_group *nb_pg;
     NBREC_PORT_GROUP_FOR_EACH_TRACKED (nb_pg, nb_idl) {
-        if (!groups_handle_pg(&d->groups, nb_pg, &span_changed,
-                              &sets_changed, &pgs_changed)) {
+        if (!groups_handle_pg(&d->groups, nb_pg, &c.span_changed,
+                              &c.sets_changed, &c.pgs_changed)) {
             *reason = "Port_Group";
-            ok = false;
-            break;
+            goto fail;
         }
         struct pg_state *pg = groups_find_pg(&d->groups,
                                              &nb_pg->header_.uuid);
         if (nbrec_port_group_is_updated(nb_pg, NBREC_PORT_GROUP_COL_ACLS)) {
-            hmapx_add(&pg_acls, pg);
+            hmapx_add(&c.pg_acls, pg);
         }
         if (nbrec_port_group_is_updated(nb_pg, NBREC_PORT_GROUP_COL_PORTS)) {
-            hmapx_add(&pg_ports, pg);
+            hmapx_add(&c.pg_ports, pg);
         }
     }
     const struct nbrec_address_set *as;
     NBREC_ADDRESS_SET_FOR_EACH_TRACKED (as, nb_idl) {
-        if (ok && !groups_handle_as(&d->groups, as, &sets_changed)) {
+        if (!groups_handle_as(&d->groups, as, &c.sets_changed)) {
             *reason = "Address_Set";
-            ok = false;
+            goto fail;
         }
-    }
-    if (!ok) {
-        hmapx_destroy(&span_changed);
-        hmapx_destroy(&pg_acls);
-        hmapx_destroy(&pg_ports);
-        sset_destroy(&sets_changed);
-        sset_destroy(&pgs_changed);
-        goto fail;
     }
 
     /* Fair meters are split per ACL, so an ACL that logs through a meter
@@ -465,44 +686,51 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
         meters_changed |= ((acl->meter && acl->meter[0])
                            || nbrec_acl_is_updated(acl, NBREC_ACL_COL_METER));
     }
-    NBREC_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_idl) {
-        if (nbrec_logical_switch_is_updated(ls, NBREC_LOGICAL_SWITCH_COL_ACLS)) {
-            const struct ls_datapath *dp
-                = ls_model_find_datapath(&d->model, &ls->header_.uuid);
-            if (dp) {
-                acls_handle_switch(d->acls, dp);
-            }
-        }
-    }
     struct hmapx_node *node;
-    HMAPX_FOR_EACH (node, &pg_acls) {
+    HMAPX_FOR_EACH (node, &c.pg_acls) {
         acls_handle_pg(d->acls, node->data);
     }
-    HMAPX_FOR_EACH (node, &span_changed) {
+    HMAPX_FOR_EACH (node, &c.span_changed) {
         acls_pg_span_changed(d->acls, node->data);
     }
-    HMAPX_FOR_EACH (node, &pg_ports) {
+    HMAPX_FOR_EACH (node, &c.pg_ports) {
         acls_pg_members_changed(d->acls, node->data);
     }
-    acls_sets_changed(d->acls, &sets_changed);
-    hmapx_destroy(&span_changed);
-    hmapx_destroy(&pg_acls);
-    hmapx_destroy(&pg_ports);
-    sset_destroy(&sets_changed);
-    sset_destroy(&pgs_changed);
+    acls_sets_changed(d->acls, &c.sets_changed);
 
     /* Compile. */
     acl_errors_begin_incremental();
     unsigned long *dp_dirty = bitmap_allocate(d->model.dp_cap);
     acls_run(d->acls, &d->lflows, dp_dirty);
+    HMAPX_FOR_EACH (node, &c.dps) {
+        const struct ls_datapath *dp = node->data;
+        bitmap_set1(dp_dirty, dp->index);
+    }
     size_t idx;
     BITMAP_FOR_EACH_1 (idx, d->model.dp_cap, dp_dirty) {
         build_dp_lflows(d, d->model.dp_array[idx]);
     }
     bitmap_free(dp_dirty);
+    HMAPX_FOR_EACH (node, &c.ports) {
+        build_port_lflows(d, node->data);
+    }
     acl_errors_end(nb_idl, ctx->nb_txn, false);
 
-    /* Write. */
+    /* Write: bindings first, since flows and groups refer to them. */
+    HMAPX_FOR_EACH (node, &c.dead_pbs) {
+        const struct sbrec_port_binding *dead = node->data;
+        uuidset_insert(&d->own_pb_deletes, &dead->header_.uuid);
+        sbrec_port_binding_delete(dead);
+    }
+    HMAPX_FOR_EACH (node, &c.dps) {
+        ls_model_sync_dp(&d->model, ctx->sb_txn, node->data);
+    }
+    HMAPX_FOR_EACH (node, &c.ports) {
+        ls_model_sync_port(&d->model, ctx->sb_txn, node->data);
+    }
+    HMAPX_FOR_EACH (node, &c.dps) {
+        ls_model_sync_mc_groups(sb_idl, ctx->sb_txn, node->data);
+    }
     size_t n = lflow_table_sync_dirty(&d->lflows, &d->model, sb_idl,
                                       ctx->sb_txn, &d->dpgs);
     groups_sync_sb_dirty(&d->groups, sb_idl, ctx->sb_txn);
@@ -515,24 +743,20 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
 
     if (d->nb_writes_pending) {
         sync_nb_status(ctx, d);
-    } else if (!hmapx_is_empty(&up_changed)) {
+    } else if (!hmapx_is_empty(&c.up_changed)) {
         if (ctx->nb_txn) {
-            HMAPX_FOR_EACH (node, &up_changed) {
-                const struct ls_port *p = node->data;
-                bool up = p->sb->n_up ? p->sb->up[0] : p->sb->chassis != NULL;
-                if (!p->nb->n_up || p->nb->up[0] != up) {
-                    nbrec_logical_switch_port_set_up(p->nb, &up, 1);
-                }
+            HMAPX_FOR_EACH (node, &c.up_changed) {
+                ls_model_sync_port_up(node->data);
             }
         } else {
             d->nb_writes_pending = true;
         }
     }
-    hmapx_destroy(&up_changed);
+    inc_changes_destroy(&c);
     return true;
 
 fail:
-    hmapx_destroy(&up_changed);
+    inc_changes_destroy(&c);
     return false;
 }
 
