@@ -86,6 +86,7 @@ struct acl_state {
     int tier;
     bool force_drop;
     char *match;                    /* Effective match (owned). */
+    char *error;                    /* Why the match is invalid, or NULL. */
     struct sset pg_refs;            /* Port groups 'match' names. */
     struct sset as_refs;            /* Address sets nb->match names. */
 };
@@ -126,6 +127,9 @@ struct acls {
                                      * the acl_states whose match names
                                      * it. */
     struct hmapx queue;             /* States to re-evaluate. */
+    struct hmapx revalidate;        /* States whose match may have changed
+                                     * validity (an address set it names
+                                     * changed): re-evaluated if so. */
     struct hmapx compile;           /* States whose flows to rebuild. */
     unsigned long *touched;         /* Datapaths whose counts changed. */
 
@@ -575,6 +579,12 @@ build_acl_stage_defaults(struct lflow_table *t, const struct ls_datapath *dp,
                   "ct_label.label = "REG_LABEL"; }; next;");
     }
 }
+static bool
+nullable_streq(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
 static struct acl_state *
 acl_state_find(const struct acls *a, const struct uuid *uuid)
 {
@@ -690,7 +700,9 @@ acl_state_destroy(struct acls *a, struct acl_state *s)
 {
     hmap_remove(&a->states, &s->node);
     hmapx_find_and_delete(&a->queue, s);
+    hmapx_find_and_delete(&a->revalidate, s);
     hmapx_find_and_delete(&a->compile, s);
+    free(s->error);
     lflow_owner_destroy(&s->owner);
     bitmap_free(s->dps);
     sset_destroy(&s->pg_refs);
@@ -734,6 +746,8 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
     set_users_update(a, s, true);
 
     const char *error = acl_check_match(a->check, acl);
+    free(s->error);
+    s->error = nullable_xstrdup(error);
     s->force_drop = false;
     if (error) {
         bool blocks = (!strcmp(acl->action, "drop")
@@ -937,6 +951,7 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
     hmap_init(&a->containers);
     shash_init(&a->set_users);
     hmapx_init(&a->queue);
+    hmapx_init(&a->revalidate);
     hmapx_init(&a->compile);
     a->touched = bitmap_allocate(dp_cap);
     /* Every datapath is classified on the first run. */
@@ -988,6 +1003,7 @@ acls_destroy(struct acls *a)
     }
     free(a->dps);
     hmapx_destroy(&a->queue);
+    hmapx_destroy(&a->revalidate);
     hmapx_destroy(&a->compile);
     bitmap_free(a->touched);
     acl_check_destroy(a->check);
@@ -1057,7 +1073,7 @@ acls_sets_changed(struct acls *a, const struct sset *names)
         if (users) {
             struct hmapx_node *node;
             HMAPX_FOR_EACH (node, users) {
-                hmapx_add(&a->queue, node->data);
+                hmapx_add(&a->revalidate, node->data);
             }
         }
     }
@@ -1073,8 +1089,23 @@ acls_dp_added(struct acls *a, const struct ls_datapath *dp)
 void
 acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
 {
-    /* Re-evaluating one state never queues another. */
+    /* Most address set changes leave every match that names the set as
+     * valid (or invalid) as it was: then its flows, which name the set
+     * rather than its addresses, stay as they are. */
     struct hmapx_node *node;
+    HMAPX_FOR_EACH (node, &a->revalidate) {
+        struct acl_state *s = node->data;
+        if (!s->nb || hmapx_contains(&a->queue, s)) {
+            continue;
+        }
+        const char *error = acl_check_match(a->check, s->nb);
+        if (!nullable_streq(error, s->error)) {
+            hmapx_add(&a->queue, s);
+        }
+    }
+    hmapx_clear(&a->revalidate);
+
+    /* Re-evaluating one state never queues another. */
     HMAPX_FOR_EACH_SAFE (node, &a->queue) {
         struct acl_state *s = node->data;
         hmapx_delete(&a->queue, node);

@@ -34,6 +34,7 @@ struct pg_member {
     struct uuid row;                /* The NB port row the group lists. */
     size_t dp;                      /* SIZE_MAX: not in the model. */
     struct sset ips[2];             /* IPv4, IPv6 addresses contributed. */
+    unsigned int seen;              /* For groups_handle_pg(). */
 };
 
 void
@@ -83,6 +84,43 @@ mark_pg_dirty(struct groups *g, size_t dp, const char *name)
     sset_add_and_free(&g->dirty_pgs, xasprintf("%"PRIuSIZE" %s", dp, name));
 }
 
+/* Addresses added to and removed from a set since its SB row was last
+ * written, so that a big set is updated without being compared. */
+struct set_delta {
+    struct sset add;
+    struct sset del;
+};
+
+static void
+record_delta(struct groups *g, const char *name, const char *addr, bool add)
+{
+    struct set_delta *d = shash_find_data(&g->set_deltas, name);
+    if (!d) {
+        d = xmalloc(sizeof *d);
+        sset_init(&d->add);
+        sset_init(&d->del);
+        shash_add(&g->set_deltas, name, d);
+    }
+    struct sset *to = add ? &d->add : &d->del;
+    struct sset *from = add ? &d->del : &d->add;
+    if (!sset_find_and_delete(from, addr)) {
+        sset_add(to, addr);
+    }
+}
+
+static void
+clear_deltas(struct groups *g)
+{
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &g->set_deltas) {
+        struct set_delta *d = node->data;
+        sset_destroy(&d->add);
+        sset_destroy(&d->del);
+        free(d);
+    }
+    shash_clear(&g->set_deltas);
+}
+
 static char *
 derived_name(const char *pg, int family)
 {
@@ -113,6 +151,7 @@ derived_count(struct groups *g, const char *name, const char *ip, int delta,
         } else {
             sset_find_and_delete(set, ip);
         }
+        record_delta(g, name, ip, new > 0);
         sset_add(&g->dirty_sets, name);
         if (sets_changed) {
             sset_add(sets_changed, name);
@@ -210,10 +249,11 @@ member_add(struct groups *g, struct pg_state *pg,
            const struct nbrec_logical_switch_port *row,
            struct hmapx *span_changed, struct sset *sets_changed)
 {
-    if (shash_find(&pg->members, row->name)) {
+    struct pg_member *mb = shash_find_data(&pg->members, row->name);
+    if (mb) {
         return;
     }
-    struct pg_member *mb = xzalloc(sizeof *mb);
+    mb = xzalloc(sizeof *mb);
     mb->name = xstrdup(row->name);
     mb->row = row->header_.uuid;
     sset_init(&mb->ips[0]);
@@ -312,6 +352,7 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     shash_init(&g->sb_pgs);
     sset_init(&g->dirty_sets);
     sset_init(&g->dirty_pgs);
+    shash_init(&g->set_deltas);
     g->dp_pg_refs = xmalloc(dp_cap * sizeof *g->dp_pg_refs);
     for (size_t i = 0; i < dp_cap; i++) {
         simap_init(&g->dp_pg_refs[i]);
@@ -410,6 +451,8 @@ groups_destroy(struct groups *g)
     shash_destroy_free_data(&g->sb_pgs);
     sset_destroy(&g->dirty_sets);
     sset_destroy(&g->dirty_pgs);
+    clear_deltas(g);
+    shash_destroy(&g->set_deltas);
     for (size_t i = 0; i < g->dp_cap; i++) {
         simap_destroy(&g->dp_pg_refs[i]);
     }
@@ -450,24 +493,36 @@ groups_handle_pg(struct groups *g, const struct nbrec_port_group *row,
         return true;
     }
 
-    struct shash now = SHASH_INITIALIZER(&now);
+    /* A port joins or leaves a group of thousands one at a time: find the
+     * difference without copying the list. */
+    static unsigned int generation;
+    generation++;
     for (size_t i = 0; i < row->n_ports; i++) {
-        shash_add_once(&now, row->ports[i]->name, row->ports[i]);
+        const struct nbrec_logical_switch_port *lsp = row->ports[i];
+        struct pg_member *mb = shash_find_data(&pg->members, lsp->name);
+        if (mb && uuid_equals(&mb->row, &lsp->header_.uuid)) {
+            mb->seen = generation;
+        }
     }
     struct shash_node *node;
     SHASH_FOR_EACH_SAFE (node, &pg->members) {
         struct pg_member *mb = node->data;
-        const struct nbrec_logical_switch_port *lsp
-            = shash_find_data(&now, mb->name);
-        if (!lsp || !uuid_equals(&lsp->header_.uuid, &mb->row)) {
+        if (mb->seen != generation) {
             member_remove(g, pg, mb, span_changed, sets_changed);
         }
     }
-    SHASH_FOR_EACH (node, &now) {
-        member_add(g, pg, node->data, span_changed, sets_changed);
+    for (size_t i = 0; i < row->n_ports; i++) {
+        member_add(g, pg, row->ports[i], span_changed, sets_changed);
     }
-    shash_destroy(&now);
     return true;
+}
+
+static int
+compare_strings(const void *a_, const void *b_)
+{
+    const char *const *a = a_;
+    const char *const *b = b_;
+    return strcmp(*a, *b);
 }
 
 bool
@@ -478,17 +533,37 @@ groups_handle_as(struct groups *g, const struct nbrec_address_set *row,
         || shash_find_data(&g->nb_sets, row->name) != row) {
         return false;
     }
+    /* The NB column is sorted: look old addresses up in it. */
     struct sset *set = shash_find_data(&g->sets, row->name);
-    struct sset now = SSET_INITIALIZER(&now);
+    size_t n_found = 0;
     for (size_t i = 0; i < row->n_addresses; i++) {
-        sset_add(&now, row->addresses[i]);
+        const char *a = row->addresses[i];
+        if (sset_contains(set, a)) {
+            n_found++;
+        } else {
+            record_delta(g, row->name, a, true);
+        }
     }
-    if (!sset_equals(&now, set)) {
-        sset_swap(&now, set);
+    if (n_found < sset_count(set)) {
+        const char *a;
+        SSET_FOR_EACH_SAFE (a, set) {
+            if (!bsearch(&a, row->addresses, row->n_addresses,
+                         sizeof *row->addresses, compare_strings)) {
+                record_delta(g, row->name, a, false);
+                sset_delete(set, SSET_NODE_FROM_NAME(a));
+            }
+        }
+    }
+    if (n_found < row->n_addresses) {
+        for (size_t i = 0; i < row->n_addresses; i++) {
+            sset_add(set, row->addresses[i]);
+        }
+    }
+    if (n_found < row->n_addresses || n_found < sset_count(set)
+        || shash_find(&g->set_deltas, row->name)) {
         sset_add(&g->dirty_sets, row->name);
         sset_add(sets_changed, row->name);
     }
-    sset_destroy(&now);
     return true;
 }
 
@@ -712,6 +787,7 @@ groups_sync_sb(struct groups *g, struct ovsdb_idl *sb_idl,
     shash_destroy(&want);
     sset_clear(&g->dirty_sets);
     sset_clear(&g->dirty_pgs);
+    clear_deltas(g);
 }
 
 void
@@ -731,11 +807,24 @@ groups_sync_sb_dirty(struct groups *g, struct ovsdb_idl *sb_idl,
             forget_uuid(&g->sb_sets, name);
         } else if (!sb) {
             insert_set(g, txn, name, want);
-        } else if (!sets_equal(sb->addresses, sb->n_addresses, want)) {
-            update_set(sb, want);
+        } else {
+            const struct set_delta *d = shash_find_data(&g->set_deltas,
+                                                        name);
+            if (d) {
+                const char *a;
+                SSET_FOR_EACH (a, &d->del) {
+                    sbrec_address_set_update_addresses_delvalue(sb, a);
+                }
+                SSET_FOR_EACH (a, &d->add) {
+                    sbrec_address_set_update_addresses_addvalue(sb, a);
+                }
+            } else if (!sets_equal(sb->addresses, sb->n_addresses, want)) {
+                update_set(sb, want);
+            }
         }
     }
     sset_clear(&g->dirty_sets);
+    clear_deltas(g);
 
     const char *key;
     SSET_FOR_EACH (key, &g->dirty_pgs) {

@@ -62,6 +62,8 @@ struct groups {
     struct shash sb_pgs;
 
     struct sset dirty_sets;         /* Address set names to sync. */
+    struct shash set_deltas;        /* Name -> struct set_delta: what
+                                     * changed in a dirty set. */
     struct sset dirty_pgs;          /* "<dp index> <pg name>" to sync. */
 };
 
