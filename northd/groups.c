@@ -30,6 +30,7 @@ struct pg_dp {
 
 /* One member of a port group, and what it contributed when applied. */
 struct pg_member {
+    struct hmap_node node;          /* In pg_state 'members', by 'row'. */
     char *name;
     struct uuid row;                /* The NB port row the group lists. */
     size_t dp;                      /* SIZE_MAX: not in the model. */
@@ -244,12 +245,24 @@ member_unapply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
     mb->dp = SIZE_MAX;
 }
 
+static struct pg_member *
+member_find(const struct pg_state *pg, const struct uuid *row)
+{
+    struct pg_member *mb;
+    HMAP_FOR_EACH_WITH_HASH (mb, node, uuid_hash(row), &pg->members) {
+        if (uuid_equals(&mb->row, row)) {
+            return mb;
+        }
+    }
+    return NULL;
+}
+
 static void
 member_add(struct groups *g, struct pg_state *pg,
            const struct nbrec_logical_switch_port *row,
            struct hmapx *span_changed, struct sset *sets_changed)
 {
-    struct pg_member *mb = shash_find_data(&pg->members, row->name);
+    struct pg_member *mb = member_find(pg, &row->header_.uuid);
     if (mb) {
         return;
     }
@@ -258,7 +271,7 @@ member_add(struct groups *g, struct pg_state *pg,
     mb->row = row->header_.uuid;
     sset_init(&mb->ips[0]);
     sset_init(&mb->ips[1]);
-    shash_add(&pg->members, mb->name, mb);
+    hmap_insert(&pg->members, &mb->node, uuid_hash(&mb->row));
 
     struct hmapx *pgs = shash_find_data(&g->port_pgs, mb->name);
     if (!pgs) {
@@ -285,7 +298,7 @@ member_remove(struct groups *g, struct pg_state *pg, struct pg_member *mb,
             shash_delete(&g->port_pgs, node);
         }
     }
-    shash_find_and_delete(&pg->members, mb->name);
+    hmap_remove(&pg->members, &mb->node);
     sset_destroy(&mb->ips[0]);
     sset_destroy(&mb->ips[1]);
     free(mb->name);
@@ -295,15 +308,14 @@ member_remove(struct groups *g, struct pg_state *pg, struct pg_member *mb,
 static void
 pg_state_destroy(struct pg_state *pg)
 {
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, &pg->members) {
-        struct pg_member *mb = node->data;
+    struct pg_member *mb;
+    HMAP_FOR_EACH_POP (mb, node, &pg->members) {
         sset_destroy(&mb->ips[0]);
         sset_destroy(&mb->ips[1]);
         free(mb->name);
         free(mb);
     }
-    shash_destroy(&pg->members);
+    hmap_destroy(&pg->members);
     struct pg_dp *pd;
     HMAP_FOR_EACH_POP (pd, node, &pg->per_dp) {
         sset_destroy(&pd->ports);
@@ -384,7 +396,7 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
         pg->name = xstrdup(nb_pg->name);
         pg->dps = bitmap_allocate(dp_cap);
         hmap_init(&pg->per_dp);
-        shash_init(&pg->members);
+        hmap_init(&pg->members);
         hmap_insert(&g->pgs, &pg->node, uuid_hash(&pg->uuid));
 
         struct pg_state *other = shash_find_data(&g->pg_names, pg->name);
@@ -499,14 +511,13 @@ groups_handle_pg(struct groups *g, const struct nbrec_port_group *row,
     generation++;
     for (size_t i = 0; i < row->n_ports; i++) {
         const struct nbrec_logical_switch_port *lsp = row->ports[i];
-        struct pg_member *mb = shash_find_data(&pg->members, lsp->name);
-        if (mb && uuid_equals(&mb->row, &lsp->header_.uuid)) {
+        struct pg_member *mb = member_find(pg, &lsp->header_.uuid);
+        if (mb) {
             mb->seen = generation;
         }
     }
-    struct shash_node *node;
-    SHASH_FOR_EACH_SAFE (node, &pg->members) {
-        struct pg_member *mb = node->data;
+    struct pg_member *mb;
+    HMAP_FOR_EACH_SAFE (mb, node, &pg->members) {
         if (mb->seen != generation) {
             member_remove(g, pg, mb, span_changed, sets_changed);
         }
@@ -578,7 +589,7 @@ groups_port_added(struct groups *g, const struct ls_port *p,
     struct hmapx_node *node;
     HMAPX_FOR_EACH (node, pgs) {
         struct pg_state *pg = node->data;
-        struct pg_member *mb = shash_find_data(&pg->members, p->nb->name);
+        struct pg_member *mb = member_find(pg, &p->nb->header_.uuid);
         if (mb && mb->dp == SIZE_MAX) {
             member_apply(g, pg, mb, span_changed, sets_changed);
         }
@@ -596,7 +607,7 @@ groups_port_removed(struct groups *g, const struct ls_port *p,
     struct hmapx_node *node;
     HMAPX_FOR_EACH (node, pgs) {
         struct pg_state *pg = node->data;
-        struct pg_member *mb = shash_find_data(&pg->members, p->nb->name);
+        struct pg_member *mb = member_find(pg, &p->nb->header_.uuid);
         if (mb) {
             member_unapply(g, pg, mb, span_changed, sets_changed);
         }

@@ -35,7 +35,7 @@ struct pg_state {
     unsigned long *dps;             /* Datapaths with a member ('dp_cap'
                                      * bits). */
     struct hmap per_dp;             /* "struct pg_dp"s: members by dp. */
-    struct shash members;           /* Port name -> struct pg_member *. */
+    struct hmap members;            /* "struct pg_member"s, by port row. */
 };
 
 struct groups {
