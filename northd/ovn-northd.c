@@ -330,6 +330,10 @@ main(int argc, char *argv[])
     ovsdb_idl_track_add_all(nb_loop.idl);
     ovsdb_idl_track_add_all(sb_loop.idl);
     omit_own_writes(nb_loop.idl, sb_loop.idl);
+    /* ...except that a Datapath_Binding someone else deletes must be
+     * noticed: the model points at it. */
+    ovsdb_idl_track_add_column(sb_loop.idl,
+                               &sbrec_datapath_binding_col_tunnel_key);
     if (!state.paused) {
         ovsdb_idl_set_lock(sb_loop.idl, NORTHD_LOCK_NAME);
     }
