@@ -306,8 +306,8 @@ parse_port_addresses(struct ls_model *m, const char *port, const char *column,
     }
 }
 
-static int
-compare_ports_by_name(const void *a_, const void *b_)
+int
+ls_port_row_compare(const void *a_, const void *b_)
 {
     const struct nbrec_logical_switch_port *const *a = a_;
     const struct nbrec_logical_switch_port *const *b = b_;
@@ -327,7 +327,7 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
         = xmalloc((n_ports ? n_ports : 1) * sizeof *sorted);
     /* An empty switch has no ports array: memcpy() must not see NULL. */
     nullable_memcpy(sorted, dp->nb->ports, n_ports * sizeof *sorted);
-    qsort(sorted, n_ports, sizeof *sorted, compare_ports_by_name);
+    qsort(sorted, n_ports, sizeof *sorted, ls_port_row_compare);
 
     for (size_t i = 0; i < n_ports; i++) {
         const struct nbrec_logical_switch_port *nbp = sorted[i];

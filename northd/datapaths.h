@@ -111,6 +111,10 @@ struct ls_datapath *ls_model_find_datapath(const struct ls_model *,
 struct ls_port *ls_model_find_port(const struct ls_model *,
                                    const char *name);
 
+/* qsort() comparison of "const struct nbrec_logical_switch_port *"s by
+ * name, then UUID: ports get tunnel keys in this order. */
+int ls_port_row_compare(const void *, const void *);
+
 /* Points the model at the SB rows its last sync inserted, once the
  * transaction that inserted them is over. */
 void ls_model_refresh_sb(struct ls_model *, struct ovsdb_idl *sb_idl);

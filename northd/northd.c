@@ -415,16 +415,6 @@ port_row_listed(const struct nbrec_logical_switch *ls,
     return false;
 }
 
-static int
-compare_ports_by_name(const void *a_, const void *b_)
-{
-    const struct nbrec_logical_switch_port *const *a = a_;
-    const struct nbrec_logical_switch_port *const *b = b_;
-    int cmp = strcmp((*a)->name, (*b)->name);
-    return cmp ? cmp : uuid_compare_3way(&(*a)->header_.uuid,
-                                         &(*b)->header_.uuid);
-}
-
 /* Brings the ports of 'dp' in line with its NB row. */
 static bool
 inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
@@ -463,7 +453,7 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
             added[n_added++] = nbp;
         }
     }
-    qsort(added, n_added, sizeof *added, compare_ports_by_name);
+    qsort(added, n_added, sizeof *added, ls_port_row_compare);
     bool ok = true;
     for (size_t i = 0; i < n_added && ok; i++) {
         p = ls_model_add_port(&d->model, dp, added[i]);
