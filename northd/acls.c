@@ -89,6 +89,8 @@ struct acl_state {
     char *error;                    /* Why the match is invalid, or NULL. */
     struct sset pg_refs;            /* Port groups 'match' names. */
     struct sset as_refs;            /* Address sets nb->match names. */
+    unsigned long *new_dps;         /* Switches gained by a span change,
+                                     * not compiled yet. */
 };
 
 /* Everything the flows of one switch depend on, with the counts that
@@ -131,6 +133,10 @@ struct acls {
                                      * validity (an address set it names
                                      * changed): re-evaluated if so. */
     struct hmapx compile;           /* States whose flows to rebuild. */
+    struct hmapx span;              /* States whose port groups gained or
+                                     * lost switches, nothing else. */
+    struct hmapx grown;             /* States with flows to add on
+                                     * 'new_dps' only. */
     unsigned long *touched;         /* Datapaths whose counts changed. */
 
     size_t n_compiled;              /* (ACL, datapath) pairs applied. */
@@ -606,6 +612,7 @@ acl_state_get(struct acls *a, const struct nbrec_acl *nb)
         s->uuid = nb->header_.uuid;
         lflow_owner_init(&s->owner);
         s->dps = bitmap_allocate(a->dp_cap);
+        s->new_dps = bitmap_allocate(a->dp_cap);
         sset_init(&s->pg_refs);
         sset_init(&s->as_refs);
         hmap_insert(&a->states, &s->node, uuid_hash(&s->uuid));
@@ -702,6 +709,9 @@ acl_state_destroy(struct acls *a, struct acl_state *s)
     hmapx_find_and_delete(&a->queue, s);
     hmapx_find_and_delete(&a->revalidate, s);
     hmapx_find_and_delete(&a->compile, s);
+    hmapx_find_and_delete(&a->span, s);
+    hmapx_find_and_delete(&a->grown, s);
+    bitmap_free(s->new_dps);
     free(s->error);
     lflow_owner_destroy(&s->owner);
     bitmap_free(s->dps);
@@ -726,6 +736,22 @@ primary_container(const struct acl_state *s)
         }
     }
     return best;
+}
+
+/* The switches 's' applies to now, from its containers, into 'dps'. */
+static void
+acl_current_dps(const struct acls *a, const struct acl_state *s,
+                unsigned long *dps)
+{
+    bitmap_set_multiple(dps, 0, a->dp_cap, false);
+    for (size_t i = 0; i < s->n_refs; i++) {
+        const struct acl_container *c = s->refs[i];
+        if (c->pg) {
+            bitmap_or(dps, c->pg->dps, a->dp_cap);
+        } else {
+            bitmap_set1(dps, c->dp);
+        }
+    }
 }
 
 /* Re-evaluates 's' after its row, containers or dependencies changed:
@@ -776,14 +802,7 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
     s->tier = MAX(0, MIN(acl->tier, ACL_MAX_TIER));
     groups_scan_refs(s->match, NULL, &s->pg_refs);
 
-    for (size_t i = 0; i < s->n_refs; i++) {
-        const struct acl_container *c = s->refs[i];
-        if (c->pg) {
-            bitmap_or(s->dps, c->pg->dps, a->dp_cap);
-        } else {
-            bitmap_set1(s->dps, c->dp);
-        }
-    }
+    acl_current_dps(a, s, s->dps);
     size_t dp;
     BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps) {
         count_on_dp(a, s, dp, 1);
@@ -817,6 +836,54 @@ acl_dp_classify(struct acl_dp *ad, bool *dp_changed)
     return acls_changed;
 }
 
+/* A port group of applied ACL 's' gained or lost switches: counts and
+ * flows follow on those switches only; the others are left alone. */
+static void
+acl_update_span(struct acls *a, struct lflow_table *t, struct acl_state *s)
+{
+    if (!s->applied) {
+        return;                     /* Left out: it applies nowhere. */
+    }
+    unsigned long *now = bitmap_allocate(a->dp_cap);
+    acl_current_dps(a, s, now);
+    unsigned long *lost = bitmap_allocate(a->dp_cap);
+    size_t dp;
+    BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps) {
+        if (!bitmap_is_set(now, dp)) {
+            bitmap_set1(lost, dp);
+            count_on_dp(a, s, dp, -1);
+        }
+    }
+    if (!bitmap_is_all_zeros(lost, a->dp_cap)) {
+        lflow_owner_clear_dps(t, &s->owner, lost);
+    }
+    BITMAP_FOR_EACH_1 (dp, a->dp_cap, now) {
+        if (!bitmap_is_set(s->dps, dp)) {
+            count_on_dp(a, s, dp, 1);
+            bitmap_set1(s->new_dps, dp);
+            hmapx_add(&a->grown, s);
+        }
+    }
+    bitmap_free(s->dps);
+    s->dps = now;
+    bitmap_free(lost);
+}
+
+/* Adds the flows of 's' on switch 'dp'. */
+static void
+compile_acl_dp(struct acls *a, struct lflow_table *t, struct acl_state *s,
+               size_t dp, struct ds *match, struct ds *actions)
+{
+    struct acl_ref ref = { s->nb, s->match, s->force_drop };
+    const struct acl_dp *ad = &a->dps[dp];
+    const struct ls_datapath *ls = a->model->dp_array[dp];
+    build_acl_flows(t, ls, ad, &ref, &a->g, match, actions);
+    if (ad->has_stateful || ad->has_lb) {
+        build_log_related(t, ls, &ref, &a->g, match, actions);
+    }
+    COVERAGE_INC(acl_compiled);
+}
+
 static void
 compile_acl(struct acls *a, struct lflow_table *t, struct acl_state *s)
 {
@@ -825,30 +892,15 @@ compile_acl(struct acls *a, struct lflow_table *t, struct acl_state *s)
         return;
     }
     lflow_table_set_owner(t, &s->owner);
-    struct acl_ref ref = { s->nb, s->match, s->force_drop };
     struct ds match = DS_EMPTY_INITIALIZER;
     struct ds actions = DS_EMPTY_INITIALIZER;
     size_t dp;
     BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps) {
-        const struct acl_dp *ad = &a->dps[dp];
-        const struct ls_datapath *ls = a->model->dp_array[dp];
-        build_acl_flows(t, ls, ad, &ref, &a->g, &match, &actions);
-        if (ad->has_stateful || ad->has_lb) {
-            build_log_related(t, ls, &ref, &a->g, &match, &actions);
-        }
-        COVERAGE_INC(acl_compiled);
+        compile_acl_dp(a, t, s, dp, &match, &actions);
     }
     ds_destroy(&match);
     ds_destroy(&actions);
     lflow_table_set_owner(t, NULL);
-}
-
-static void
-queue_container(struct acls *a, const struct acl_container *c)
-{
-    for (size_t i = 0; i < c->n_acls; i++) {
-        hmapx_add(&a->queue, c->acls[i]);
-    }
 }
 
 static void
@@ -953,6 +1005,8 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
     hmapx_init(&a->queue);
     hmapx_init(&a->revalidate);
     hmapx_init(&a->compile);
+    hmapx_init(&a->span);
+    hmapx_init(&a->grown);
     a->touched = bitmap_allocate(dp_cap);
     /* Every datapath is classified on the first run. */
     bitmap_set_multiple(a->touched, 0, m->n_datapaths, true);
@@ -1005,6 +1059,8 @@ acls_destroy(struct acls *a)
     hmapx_destroy(&a->queue);
     hmapx_destroy(&a->revalidate);
     hmapx_destroy(&a->compile);
+    hmapx_destroy(&a->span);
+    hmapx_destroy(&a->grown);
     bitmap_free(a->touched);
     acl_check_destroy(a->check);
     shash_destroy(&a->g.fair_meters);
@@ -1045,8 +1101,8 @@ void
 acls_pg_span_changed(struct acls *a, const struct pg_state *pg)
 {
     const struct acl_container *c = container_find(a, &pg->uuid);
-    if (c) {
-        queue_container(a, c);
+    for (size_t i = 0; c && i < c->n_acls; i++) {
+        hmapx_add(&a->span, c->acls[i]);
     }
 }
 
@@ -1109,8 +1165,13 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
     HMAPX_FOR_EACH_SAFE (node, &a->queue) {
         struct acl_state *s = node->data;
         hmapx_delete(&a->queue, node);
+        hmapx_find_and_delete(&a->span, s);
         acl_evaluate(a, t, s);
     }
+    HMAPX_FOR_EACH (node, &a->span) {
+        acl_update_span(a, t, node->data);
+    }
+    hmapx_clear(&a->span);
 
     size_t dp;
     BITMAP_FOR_EACH_1 (dp, a->dp_cap, a->touched) {
@@ -1129,7 +1190,23 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
     HMAPX_FOR_EACH (node, &a->compile) {
         compile_acl(a, t, node->data);
     }
+    struct ds match = DS_EMPTY_INITIALIZER;
+    struct ds actions = DS_EMPTY_INITIALIZER;
+    HMAPX_FOR_EACH (node, &a->grown) {
+        struct acl_state *s = node->data;
+        if (!hmapx_contains(&a->compile, s)) {
+            lflow_table_set_owner(t, &s->owner);
+            BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->new_dps) {
+                compile_acl_dp(a, t, s, dp, &match, &actions);
+            }
+            lflow_table_set_owner(t, NULL);
+        }
+        bitmap_set_multiple(s->new_dps, 0, a->dp_cap, false);
+    }
+    hmapx_clear(&a->grown);
     hmapx_clear(&a->compile);
+    ds_destroy(&match);
+    ds_destroy(&actions);
 }
 
 void

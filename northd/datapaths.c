@@ -828,6 +828,19 @@ sync_dp_mc_groups(struct ovsdb_idl_txn *sb_txn, const struct ls_datapath *dp,
     free(flood_l2);
 }
 
+/* Adds 'mg' to 'existing' by "<dp uuid>/<name>"; deletes it if another
+ * group already has that key. */
+static void
+index_mc_group(struct shash *existing, const struct sbrec_multicast_group *mg)
+{
+    char *key = xasprintf(UUID_FMT"/%s",
+                          UUID_ARGS(&mg->datapath->header_.uuid), mg->name);
+    if (!shash_add_once(existing, key, mg)) {
+        sbrec_multicast_group_delete(mg);
+    }
+    free(key);
+}
+
 /* 'live_dps' holds the SB datapaths that survive this pass: groups of the
  * others were deleted along with them. */
 static void
@@ -838,16 +851,9 @@ sync_mc_groups(struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *sb_txn,
     struct shash existing = SHASH_INITIALIZER(&existing);
     const struct sbrec_multicast_group *mg;
     SBREC_MULTICAST_GROUP_FOR_EACH (mg, sb_idl) {
-        if (!hmapx_contains(live_dps, mg->datapath)) {
-            continue;
+        if (hmapx_contains(live_dps, mg->datapath)) {
+            index_mc_group(&existing, mg);
         }
-        char *key = xasprintf(UUID_FMT"/%s",
-                              UUID_ARGS(&mg->datapath->header_.uuid),
-                              mg->name);
-        if (!shash_add_once(&existing, key, mg)) {
-            sbrec_multicast_group_delete(mg);
-        }
-        free(key);
     }
 
     for (size_t i = 0; i < m->n_datapaths; i++) {
@@ -1093,13 +1099,7 @@ ls_model_sync_mc_groups(struct ovsdb_idl *sb_idl,
     const struct sbrec_multicast_group *mg;
     SBREC_MULTICAST_GROUP_FOR_EACH (mg, sb_idl) {
         if (mg->datapath == dp->sb) {
-            char *key = xasprintf(UUID_FMT"/%s",
-                                  UUID_ARGS(&mg->datapath->header_.uuid),
-                                  mg->name);
-            if (!shash_add_once(&existing, key, mg)) {
-                sbrec_multicast_group_delete(mg);
-            }
-            free(key);
+            index_mc_group(&existing, mg);
         }
     }
     sync_dp_mc_groups(sb_txn, dp, &existing);

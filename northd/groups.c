@@ -578,9 +578,11 @@ groups_handle_as(struct groups *g, const struct nbrec_address_set *row,
     return true;
 }
 
-void
-groups_port_added(struct groups *g, const struct ls_port *p,
-                  struct hmapx *span_changed, struct sset *sets_changed)
+/* Applies ('apply') or takes back the memberships of port 'p' in the
+ * groups that list it. */
+static void
+port_memberships(struct groups *g, const struct ls_port *p, bool apply,
+                 struct hmapx *span_changed, struct sset *sets_changed)
 {
     struct hmapx *pgs = shash_find_data(&g->port_pgs, p->nb->name);
     if (!pgs) {
@@ -590,28 +592,29 @@ groups_port_added(struct groups *g, const struct ls_port *p,
     HMAPX_FOR_EACH (node, pgs) {
         struct pg_state *pg = node->data;
         struct pg_member *mb = member_find(pg, &p->nb->header_.uuid);
-        if (mb && mb->dp == SIZE_MAX) {
+        if (!mb) {
+            continue;
+        }
+        if (!apply) {
+            member_unapply(g, pg, mb, span_changed, sets_changed);
+        } else if (mb->dp == SIZE_MAX) {
             member_apply(g, pg, mb, span_changed, sets_changed);
         }
     }
 }
 
 void
+groups_port_added(struct groups *g, const struct ls_port *p,
+                  struct hmapx *span_changed, struct sset *sets_changed)
+{
+    port_memberships(g, p, true, span_changed, sets_changed);
+}
+
+void
 groups_port_removed(struct groups *g, const struct ls_port *p,
                     struct hmapx *span_changed, struct sset *sets_changed)
 {
-    struct hmapx *pgs = shash_find_data(&g->port_pgs, p->nb->name);
-    if (!pgs) {
-        return;
-    }
-    struct hmapx_node *node;
-    HMAPX_FOR_EACH (node, pgs) {
-        struct pg_state *pg = node->data;
-        struct pg_member *mb = member_find(pg, &p->nb->header_.uuid);
-        if (mb) {
-            member_unapply(g, pg, mb, span_changed, sets_changed);
-        }
-    }
+    port_memberships(g, p, false, span_changed, sets_changed);
 }
 
 /* The SB Port_Group "<key>_<pg>" for datapath 'dp' should have the ports

@@ -233,31 +233,54 @@ flow_remove_hint(struct lflow_table *t, struct lflow *f, const struct uuid *h)
     OVS_NOT_REACHED();
 }
 
+/* Takes back contribution 'r' of owner 'o'. */
+static void
+ref_remove(struct lflow_table *t, const struct lflow_owner *o,
+           const struct lflow_ref *r)
+{
+    struct lflow *f = r->flow;
+    struct lflow_multi *lm = (hmap_is_empty(&t->multi) ? NULL
+                              : multi_find(t, f, r->dp));
+    if (lm) {
+        if (!--lm->count) {
+            hmap_remove(&t->multi, &lm->node);
+            free(lm);
+        }
+    } else {
+        ovs_assert(bitmap_is_set(f->dps, r->dp));
+        bitmap_set0(f->dps, r->dp);
+        f->n_dps--;
+        mark_dirty(t, f);
+    }
+    if (r->hint) {
+        flow_remove_hint(t, f, &o->hints[r->hint]);
+    }
+    f->n_refs--;
+}
+
 void
 lflow_owner_clear(struct lflow_table *t, struct lflow_owner *o)
 {
     for (size_t i = 0; i < o->n_refs; i++) {
-        const struct lflow_ref *r = &o->refs[i];
-        struct lflow *f = r->flow;
-        struct lflow_multi *lm = (hmap_is_empty(&t->multi) ? NULL
-                                  : multi_find(t, f, r->dp));
-        if (lm) {
-            if (!--lm->count) {
-                hmap_remove(&t->multi, &lm->node);
-                free(lm);
-            }
-        } else {
-            ovs_assert(bitmap_is_set(f->dps, r->dp));
-            bitmap_set0(f->dps, r->dp);
-            f->n_dps--;
-            mark_dirty(t, f);
-        }
-        if (r->hint) {
-            flow_remove_hint(t, f, &o->hints[r->hint]);
-        }
-        f->n_refs--;
+        ref_remove(t, o, &o->refs[i]);
     }
     o->n_refs = 0;
+}
+
+void
+lflow_owner_clear_dps(struct lflow_table *t, struct lflow_owner *o,
+                      const unsigned long *dps)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < o->n_refs; i++) {
+        const struct lflow_ref *r = &o->refs[i];
+        if (bitmap_is_set(dps, r->dp)) {
+            ref_remove(t, o, r);
+        } else {
+            o->refs[n++] = *r;
+        }
+    }
+    o->n_refs = n;
 }
 
 static uint32_t

@@ -72,8 +72,11 @@ lflow_table_set_owner(struct lflow_table *t, struct lflow_owner *owner)
     t->owner = owner;
 }
 
-/* Takes back every flow 'owner' contributed (it stays usable). */
+/* Takes back every flow 'owner' contributed (it stays usable), or only
+ * those on the datapaths set in 'dps' ('dp_cap' bits). */
 void lflow_owner_clear(struct lflow_table *, struct lflow_owner *);
+void lflow_owner_clear_dps(struct lflow_table *, struct lflow_owner *,
+                           const unsigned long *dps);
 
 /* Adds a flow on 'dp' for the current owner.  'match' and 'actions' are
  * copied.  'hint' is the NB row the flow comes from (its first 8 hex digits
