@@ -437,6 +437,15 @@ def fmt(x, nd=2):
     return "%.*f" % (nd, x)
 
 
+def fmt_ratio(x):
+    """Ratios far below 1 (a change 1,000 times faster) as "1/N"."""
+    if x is None:
+        return "-"
+    if 0 < x < 0.1:
+        return "1/{:,.0f}".format(1 / x)
+    return fmt(x, 2)
+
+
 def markdown(res):
     names = list(res["northds"])
     ratio_keys = list(res["ratios"])
@@ -463,7 +472,8 @@ def markdown(res):
                 cells.append("-")
         for k in ratio_keys:
             try:
-                cells.append(fmt(rget(res["ratios"][k]), 2) if rget else "")
+                cells.append(fmt_ratio(rget(res["ratios"][k])) if rget
+                             else "")
             except (KeyError, TypeError):
                 cells.append("-")
         out.append("| " + " | ".join(cells) + " |")
