@@ -143,6 +143,16 @@ expr_refs_add_addr_set(struct expr_refs *refs, const char *name,
     return error;
 }
 
+void
+expr_refs_remove_addr_set(struct expr_refs *refs, const char *name)
+{
+    struct expr_const_set *set = shash_find_and_delete(&refs->addr_sets,
+                                                       name);
+    if (set) {
+        const_set_destroy(set);
+    }
+}
+
 /* Adds (or replaces) port group 'name' with the 'n' port names in
  * 'ports'. */
 void

@@ -121,6 +121,8 @@ acl_check_set_changed(struct acl_check *c, const char *name)
     char *key = xasprintf("$%s", name);
     sset_find_and_delete(&c->in_refs, key);
     free(key);
+    /* Gone, or to be added again with its new content when next needed. */
+    expr_refs_remove_addr_set(&c->refs, name);
 }
 
 /* Returns the current dependency value of address set or port group

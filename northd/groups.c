@@ -536,14 +536,71 @@ compare_strings(const void *a_, const void *b_)
     return strcmp(*a, *b);
 }
 
+/* True if 'name' is, or could be, a set derived from a port group. */
+static bool
+is_derived_name(const struct groups *g, const char *name)
+{
+    size_t len = strlen(name);
+    if (len < 5 || (strcmp(name + len - 4, "_ip4")
+                    && strcmp(name + len - 4, "_ip6"))) {
+        return false;
+    }
+    char *pg = xmemdup0(name, len - 4);
+    bool found = shash_find(&g->pg_names, pg) != NULL;
+    free(pg);
+    return found;
+}
+
+static void
+forget_delta(struct groups *g, const char *name)
+{
+    struct set_delta *d = shash_find_and_delete(&g->set_deltas, name);
+    if (d) {
+        sset_destroy(&d->add);
+        sset_destroy(&d->del);
+        free(d);
+    }
+}
+
 bool
 groups_handle_as(struct groups *g, const struct nbrec_address_set *row,
                  struct sset *sets_changed)
 {
-    if (nbrec_address_set_is_new(row) || nbrec_address_set_is_deleted(row)
-        || shash_find_data(&g->nb_sets, row->name) != row) {
-        return false;
+    bool is_new = nbrec_address_set_is_new(row);
+    bool is_deleted = nbrec_address_set_is_deleted(row);
+    if (is_new && is_deleted) {
+        return true;                /* Came and went between passes. */
     }
+    if (is_new || is_deleted) {
+        /* Names shared with another set, or with a derived one, are for a
+         * full pass to sort out. */
+        if (is_derived_name(g, row->name)
+            || (is_new ? shash_find(&g->sets, row->name) != NULL
+                       : shash_find_data(&g->nb_sets, row->name) != row)) {
+            return false;
+        }
+        if (is_new) {
+            struct sset *s = new_sset();
+            for (size_t i = 0; i < row->n_addresses; i++) {
+                sset_add(s, row->addresses[i]);
+            }
+            shash_add(&g->sets, row->name, s);
+            shash_add(&g->nb_sets, row->name, row);
+        } else {
+            struct sset *s = shash_find_and_delete(&g->sets, row->name);
+            sset_destroy(s);
+            free(s);
+            shash_find_and_delete(&g->nb_sets, row->name);
+        }
+        forget_delta(g, row->name);
+        sset_add(&g->dirty_sets, row->name);
+        sset_add(sets_changed, row->name);
+        return true;
+    }
+    if (shash_find_data(&g->nb_sets, row->name) != row) {
+        return false;               /* Renamed, or a shadowed duplicate. */
+    }
+
     /* The NB column is sorted: look old addresses up in it. */
     struct sset *set = shash_find_data(&g->sets, row->name);
     size_t n_found = 0;
