@@ -26,9 +26,9 @@ independently (and may have numbered things differently) compare equal.
 to check that a full recompute on top of an incrementally maintained SB
 rewrites no row.
 
---acl-errors reads a Northbound database instead and prints the rows of
-ACL_Error, the one NB table northd fills, each with the ACL it is about
-(by contents, not UUID).
+--nb reads a Northbound database instead and prints what northd writes
+there: the rows of ACL_Error, each with the ACL it is about (by contents,
+not UUID), and the tag and up columns of every Logical_Switch_Port.
 """
 
 import argparse
@@ -72,9 +72,14 @@ TABLES = {
 # Tables read only to name the rows that northd's rows refer to.
 NAMING_TABLES = ["Chassis", "Encap"]
 
-# With --acl-errors: the NB table northd writes, and ACL to name its rows.
-NB_TABLES = {"ACL_Error": ["owner", "acl", "match", "error", "effect"]}
+# With --nb: the NB tables northd writes, and ACL to name the rows they
+# refer to.
+NB_TABLES = {"ACL_Error": ["owner", "acl", "match", "error", "effect"],
+             "Logical_Switch_Port": ["name", "tag", "up"]}
 NB_NAMING_TABLES = ["ACL"]
+
+# Only these columns of a table are printed (all if the table is not here).
+ONLY = {"Logical_Switch_Port": {"name", "tag", "up"}}
 
 # Columns that are not results of compiling the NB.
 IGNORE = {("SB_Global", "nb_cfg")}
@@ -186,7 +191,7 @@ class Canon:
                         if c not in lead and not c.startswith("_"))
         out = []
         for c in names:
-            if (t, c) in IGNORE:
+            if (t, c) in IGNORE or c not in ONLY.get(t, {c}):
                 continue
             if self.no_keys and (t, c) in KEY_COLUMNS:
                 continue
@@ -219,14 +224,14 @@ def main():
                       help="leave out tunnel keys (compare independent SBs)")
     mode.add_argument("--uuids", action="store_true",
                       help="print the row UUIDs of northd's tables instead")
-    mode.add_argument("--acl-errors", action="store_true",
-                      help="dump the NB table ACL_Error of the NB at REMOTE")
+    mode.add_argument("--nb", action="store_true",
+                      help="dump what northd writes to the NB at REMOTE")
     ap.add_argument("--client", default="/usr/bin/ovsdb-client",
                     help="ovsdb-client to use (default: %(default)s)")
     ap.add_argument("remote", help="the SB database, e.g. unix:sb.sock")
     args = ap.parse_args()
 
-    if args.acl_errors:
+    if args.nb:
         db = fetch(args.client, args.remote, "OVN_Northbound",
                    list(NB_TABLES) + NB_NAMING_TABLES)
         lines = Canon(db, NB_TABLES, False).dump()
