@@ -459,7 +459,9 @@ class Gen:
             parent = self.pick(siblings)
             tags = {self.ports[p].get("tag") for p in self.ports
                     if self.ports[p]["parent"] == parent}
-            tag = self.pick(set(range(1, 50)) - tags)
+            # Tag 0 asks northd to allocate one.
+            tag = (0 if self.chance(0.3)
+                   else self.pick(set(range(1, 50)) - tags))
             cmd += [parent, str(tag)]
             port["parent"], port["tag"] = parent, tag
         self.ports[name] = port
