@@ -62,14 +62,17 @@ rnd_tx () {
 rnd_acl_tag () {
     rnd_u=$(rnd_nbctl --bare --columns=_uuid find ACL 'external_ids={}')
     case $rnd_u in
-        ''|*[!0-9a-f-]*) echo "rnd_acl_tag $1: no single untagged ACL: $rnd_u" >&2
-                         return 1 ;;
+        ''|*[!0-9a-f-]*)
+            echo "rnd_acl_tag $1: no single untagged ACL: $rnd_u" >&2
+            return 1 ;;
     esac
     rnd_nbctl set ACL "$rnd_u" external_ids:oracle="$1"
 }
 
 # rnd_acl TAG: the UUID of the ACL tagged TAG.
-rnd_acl () { rnd_nbctl --bare --columns=_uuid find ACL external_ids:oracle="$1"; }
+rnd_acl () {
+    rnd_nbctl --bare --columns=_uuid find ACL external_ids:oracle="$1"
+}
 
 # rnd_lsp NAME: the UUID of logical switch port NAME.
 rnd_lsp () { rnd_nbctl get Logical_Switch_Port "$1" _uuid; }
@@ -103,6 +106,7 @@ WEIGHTS = {
     "ls_ext_ids":      (1,   0,   2,   1),
     "lsp_add":         (8,   0,  10,   6),
     "lsp_del":         (3,   0,   5,   2),
+    "lsp_move":        (1,   0,   2,   1),
     "lsp_set_addr":    (4,   0,   4,   3),
     "lsp_set_ps":      (2,   0,   2,   2),
     "lsp_set_enabled": (1,   0,   2,   1),
@@ -171,7 +175,7 @@ class Gen:
         self.r = random.Random(seed)
         self.mix = MIXES.index(mix)
         self.p_invalid = 0.15 if mix == "invalid" else 0.04
-        self.switches = {}      # name -> {"ports": set, "acls": set, "lbs": set}
+        self.switches = {}      # name -> {"ports", "acls", "lbs", "id"}
         self.ports = {}         # name -> dict
         self.pgs = {}           # name -> {"ports": set, "acls": set}
         self.ases = {}          # name -> {"v6": bool, "addrs": set}
@@ -317,6 +321,7 @@ class Gen:
             "ls_ext_ids": bool(sw),
             "lsp_add": bool(sw) and len(ports) < PORT_NAMES,
             "lsp_del": len(ports) > 2 * len(sw),
+            "lsp_move": len(sw) > 1 and bool(ports),
             "lsp_set_addr": bool(ports),
             "lsp_set_ps": bool(ports),
             "lsp_set_enabled": bool(ports),
@@ -367,6 +372,7 @@ class Gen:
 
     def step(self):
         """One step: usually one change, sometimes a batch of a few."""
+        self.freed = set()
         if self.chance(0.12):
             return self.batch()
         return self.one()
@@ -473,6 +479,12 @@ class Gen:
             cmd += ["--", "lsp-set-port-security", name, addrs[0]]
         if self.chance(0.1):
             cmd += ["--", "lsp-set-enabled", name, "disabled"]
+        if not port["parent"] and self.chance(0.08):
+            port["type"] = self.r.choice(["router", "localnet"])
+            cmd += ["--", "lsp-set-type", name, port["type"],
+                    "--", "lsp-set-options", name,
+                    ("router-port=lrp-%s" % name if port["type"] == "router"
+                     else "network_name=phys")]
         return "rnd_nbctl " + " ".join(q(c) for c in cmd)
 
     def op_lsp_del(self):
@@ -480,6 +492,25 @@ class Gen:
         self.switches[self.ports[name]["switch"]]["ports"].discard(name)
         self.forget_port(name)
         return "rnd_nbctl lsp-del %s" % name
+
+    def op_lsp_move(self):
+        """Moves a port to another switch in one transaction: the NB row
+        is replaced, the SB binding should follow the port."""
+        name = self.pick(p for p in self.ports if not self.ports[p]["parent"])
+        if name is None:
+            return None
+        old = self.ports[name]
+        sw = self.pick(set(self.switches) - {old["switch"]})
+        self.switches[old["switch"]]["ports"].discard(name)
+        for pg in self.pgs.values():
+            pg["ports"].discard(name)
+        addrs = self.new_port_addresses(sw)
+        self.ports[name] = {"switch": sw, "addrs": addrs, "type": "",
+                            "parent": None}
+        self.switches[sw]["ports"].add(name)
+        return ("rnd_nbctl lsp-del %s -- lsp-add %s %s -- lsp-set-addresses "
+                "%s %s" % (name, sw, name, name,
+                           " ".join(q(a) for a in addrs)))
 
     def op_lsp_set_addr(self):
         name = self.pick(self.ports)
@@ -681,8 +712,8 @@ class Gen:
             if options.get("apply-after-lb"):
                 opts.append("--apply-after-lb")
             cmd = ("rnd_nbctl %sacl-add %s %s %d %s %s"
-                   % ("".join(o + " " for o in opts), a.owner, a.direction, a.prio,
-                      q(a.match), a.action))
+                   % ("".join(o + " " for o in opts), a.owner, a.direction,
+                      a.prio, q(a.match), a.action))
             self.record_acl(a)
             line = "%s && rnd_acl_tag %s" % (cmd, a.tag)
             if "log-related" in options:
@@ -865,16 +896,25 @@ class Gen:
         return "rnd_nbctl --may-exist lb-add %s %s %s %s" % (
             name, q(vip), q(backends), lb["proto"] or "")
 
+    # In one ovn-nbctl transaction, ls-lb-add and ls-lb-del do not see each
+    # other's effect on the same switch and load balancer: a batch touches
+    # each pair once.
     def op_lb_attach(self):
         name = self.pick(n for n, lb in self.lbs.items()
                          if set(self.switches) - lb["switches"])
         sw = self.pick(set(self.switches) - self.lbs[name]["switches"])
+        if ("lb", name, sw) in self.freed:
+            return None
+        self.freed.add(("lb", name, sw))
         self.lbs[name]["switches"].add(sw)
         return "rnd_nbctl ls-lb-add %s %s" % (sw, name)
 
     def op_lb_detach(self):
         name = self.pick(n for n, lb in self.lbs.items() if lb["switches"])
         sw = self.pick(self.lbs[name]["switches"])
+        if ("lb", name, sw) in self.freed:
+            return None
+        self.freed.add(("lb", name, sw))
         self.lbs[name]["switches"].discard(sw)
         return "rnd_nbctl ls-lb-del %s %s" % (sw, name)
 
