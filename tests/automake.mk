@@ -12,7 +12,8 @@ TESTSUITE_AT = \
 	tests/acl-diff.at \
 	tests/lb.at \
 	tests/acl-validation.at \
-	tests/bench.at
+	tests/bench.at \
+	tests/incremental.at
 
 # C unit tests for the logical-flow language library.
 noinst_PROGRAMS += tests/test-ovn-lang
@@ -25,7 +26,7 @@ AUTOM4TE = autom4te
 EXTRA_DIST += $(TESTSUITE_AT) $(TESTSUITE) tests/atlocal.in \
 	tests/package.m4 tests/lang-matches.txt tests/lang-actions.txt \
 	tests/lang-oracle.py tests/nbctl-canon-dump.py \
-	tests/acl-validation.py
+	tests/acl-validation.py tests/sb-canon.py tests/nb-random.py
 DISTCLEANFILES = tests/atconfig tests/atlocal
 
 $(srcdir)/tests/package.m4: $(top_srcdir)/configure.ac
