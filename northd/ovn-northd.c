@@ -426,7 +426,14 @@ main(int argc, char *argv[])
          * (TXN_NOT_LOCKED): that is how a standby, or an instance waiting
          * for the lock after "resume", should be, not a failure to log.
          * Getting the lock forces a run anyway. */
-        if (!ovsdb_idl_loop_commit_and_wait(&sb_loop) && state.had_lock) {
+        bool sb_failed = !ovsdb_idl_loop_commit_and_wait(&sb_loop);
+        if (sb_failed) {
+            /* Otherwise the loop would report the failed pass's nb_cfg as
+             * committed as soon as a later, empty transaction "succeeds",
+             * and --wait=sb would return before the SB holds it. */
+            sb_loop.next_cfg = sb_loop.cur_cfg;
+        }
+        if (sb_failed && state.had_lock) {
             /* The IDL has logged why.  A failure that the same snapshot
              * reproduces (e.g. a constraint violation) would otherwise
              * spin recompute-commit-fail at full speed: retry in a second,
