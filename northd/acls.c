@@ -931,22 +931,32 @@ set_container_acls(struct acls *a, const struct uuid *uuid,
         c->uuid = *uuid;
         hmap_insert(&a->containers, &c->node, uuid_hash(uuid));
     }
+    /* A renamed container's ACLs report errors under the new name. */
+    bool renamed = c->owner && strcmp(c->owner, owner);
     free(c->owner);
     c->owner = xstrdup(owner);
     c->dp = dp;
     c->pg = pg;
 
-    /* Out with the old list; a state that stays is queued anyway, which
-     * is cheap next to parsing a column diff. */
+    /* Only ACLs that joined or left the list are queued: a port group may
+     * list hundreds. */
+    struct hmapx old = HMAPX_INITIALIZER(&old);
     for (size_t i = 0; i < c->n_acls; i++) {
-        unlink_ref(c->acls[i], c);
-        hmapx_add(&a->queue, c->acls[i]);
+        hmapx_add(&old, c->acls[i]);
     }
     free(c->acls);
     c->acls = xmalloc(MAX(n, 1) * sizeof *c->acls);
     c->n_acls = 0;
     for (size_t i = 0; i < n; i++) {
-        struct acl_state *s = acl_state_get(a, rows[i]);
+        struct acl_state *s = acl_state_find(a, &rows[i]->header_.uuid);
+        if (s && hmapx_find_and_delete(&old, s)) {
+            c->acls[c->n_acls++] = s;       /* Stays. */
+            if (renamed) {
+                hmapx_add(&a->queue, s);
+            }
+            continue;
+        }
+        s = acl_state_get(a, rows[i]);
         bool dup = false;
         for (size_t j = 0; j < s->n_refs && !dup; j++) {
             dup = s->refs[j] == c;
@@ -959,6 +969,13 @@ set_container_acls(struct acls *a, const struct uuid *uuid,
         c->acls[c->n_acls++] = s;
         hmapx_add(&a->queue, s);
     }
+    struct hmapx_node *node;
+    HMAPX_FOR_EACH (node, &old) {
+        struct acl_state *s = node->data;
+        unlink_ref(s, c);
+        hmapx_add(&a->queue, s);
+    }
+    hmapx_destroy(&old);
     if (!c->n_acls) {
         hmap_remove(&a->containers, &c->node);
         free(c->acls);
