@@ -86,6 +86,7 @@ AC_DEFUN([LSN_ENABLE_SANITIZERS], [
   fi
   AC_SUBST([SANITIZER_CFLAGS])
   AC_SUBST([SANITIZER_LDFLAGS])
+  AC_SUBST([enable_sanitizers])
   AM_CONDITIONAL([SANITIZERS], [test "$enable_sanitizers" = yes])
 ])
 
