@@ -143,14 +143,25 @@ expr_refs_add_addr_set(struct expr_refs *refs, const char *name,
     return error;
 }
 
-void
-expr_refs_remove_addr_set(struct expr_refs *refs, const char *name)
+static void
+remove_set(struct shash *sets, const char *name)
 {
-    struct expr_const_set *set = shash_find_and_delete(&refs->addr_sets,
-                                                       name);
+    struct expr_const_set *set = shash_find_and_delete(sets, name);
     if (set) {
         const_set_destroy(set);
     }
+}
+
+void
+expr_refs_remove_addr_set(struct expr_refs *refs, const char *name)
+{
+    remove_set(&refs->addr_sets, name);
+}
+
+void
+expr_refs_remove_port_group(struct expr_refs *refs, const char *name)
+{
+    remove_set(&refs->port_groups, name);
 }
 
 /* Adds (or replaces) port group 'name' with the 'n' port names in

@@ -70,8 +70,9 @@ void expr_refs_destroy(struct expr_refs *);
 char *expr_refs_add_addr_set(struct expr_refs *, const char *name,
                              const char *const *addrs, size_t n)
     OVS_WARN_UNUSED_RESULT;
-/* Forgets address set 'name', if 'refs' has it. */
+/* Forgets address set or port group 'name', if 'refs' has it. */
 void expr_refs_remove_addr_set(struct expr_refs *, const char *name);
+void expr_refs_remove_port_group(struct expr_refs *, const char *name);
 void expr_refs_add_port_group(struct expr_refs *, const char *name,
                               const char *const *ports, size_t n);
 

@@ -125,6 +125,22 @@ acl_check_set_changed(struct acl_check *c, const char *name)
     expr_refs_remove_addr_set(&c->refs, name);
 }
 
+void
+acl_check_set_pg(struct acl_check *c, const char *name, bool exists)
+{
+    if (exists) {
+        sset_add(&c->pgs, name);
+    } else {
+        sset_find_and_delete(&c->pgs, name);
+    }
+    char *key = xasprintf("@%s", name);
+    sset_find_and_delete(&c->in_refs, key);
+    free(key);
+    if (!exists) {
+        expr_refs_remove_port_group(&c->refs, name);
+    }
+}
+
 /* Returns the current dependency value of address set or port group
  * 'name'. */
 static uint32_t

@@ -34,8 +34,10 @@ struct acl_check *acl_check_create(const struct shash *addr_sets,
                                    struct ovsdb_idl *nb_idl);
 void acl_check_destroy(struct acl_check *);
 
-/* Address set 'name' changed content: later checks must see the new one. */
+/* Address set 'name' changed content, or port group 'name' appeared or
+ * went away: later checks must see it. */
 void acl_check_set_changed(struct acl_check *, const char *name);
+void acl_check_set_pg(struct acl_check *, const char *name, bool exists);
 
 /* Returns NULL if 'acl''s match is valid, otherwise the reason (valid
  * until acl_check_destroy()). */

@@ -768,7 +768,15 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
 
     const struct nbrec_acl *acl = s->nb;
     const struct acl_container *home = primary_container(s);
-    groups_scan_refs(acl->match, &s->as_refs, NULL);
+    /* Users of port groups are indexed as "@name" (no set name has an
+     * '@'), since a group's appearance changes the verdict too. */
+    struct sset pgs = SSET_INITIALIZER(&pgs);
+    groups_scan_refs(acl->match, &s->as_refs, &pgs);
+    const char *pg_name;
+    SSET_FOR_EACH (pg_name, &pgs) {
+        sset_add_and_free(&s->as_refs, xasprintf("@%s", pg_name));
+    }
+    sset_destroy(&pgs);
     set_users_update(a, s, true);
 
     const char *error = acl_check_match(a->check, acl);
@@ -1132,6 +1140,27 @@ acls_pg_members_changed(struct acls *a, const struct pg_state *pg)
     for (size_t i = 0; c && i < c->n_acls; i++) {
         if (c->acls[i]->force_drop) {
             hmapx_add(&a->queue, c->acls[i]);
+        }
+    }
+}
+
+void
+acls_pg_deleted(struct acls *a, struct pg_state *pg)
+{
+    set_container_acls(a, &pg->uuid, "", 0, pg, NULL, 0);
+}
+
+void
+acls_pg_exists(struct acls *a, const char *name, bool exists)
+{
+    acl_check_set_pg(a->check, name, exists);
+    char *key = xasprintf("@%s", name);
+    const struct hmapx *users = shash_find_data(&a->set_users, key);
+    free(key);
+    if (users) {
+        struct hmapx_node *node;
+        HMAPX_FOR_EACH (node, users) {
+            hmapx_add(&a->revalidate, node->data);
         }
     }
 }

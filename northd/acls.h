@@ -14,6 +14,7 @@
 #ifndef NORTHD_ACLS_H
 #define NORTHD_ACLS_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct ds;
@@ -43,6 +44,8 @@ void acls_handle_pg(struct acls *, struct pg_state *);
 void acls_pg_span_changed(struct acls *, const struct pg_state *);
 void acls_pg_members_changed(struct acls *, const struct pg_state *);
 void acls_sets_changed(struct acls *, const struct sset *names);
+void acls_pg_deleted(struct acls *, struct pg_state *);
+void acls_pg_exists(struct acls *, const char *name, bool exists);
 void acls_dp_added(struct acls *, const struct ls_datapath *);
 
 /* Re-evaluates and recompiles what the changes above queued.  Sets in

@@ -327,6 +327,49 @@ pg_state_destroy(struct pg_state *pg)
     free(pg);
 }
 
+static struct sset *new_sset(void);
+
+static struct pg_state *
+pg_state_create(struct groups *g, const struct nbrec_port_group *nb_pg)
+{
+    struct pg_state *pg = xzalloc(sizeof *pg);
+    pg->uuid = nb_pg->header_.uuid;
+    pg->nb = nb_pg;
+    pg->name = xstrdup(nb_pg->name);
+    pg->dps = bitmap_allocate(g->dp_cap);
+    hmap_init(&pg->per_dp);
+    hmap_init(&pg->members);
+    hmap_insert(&g->pgs, &pg->node, uuid_hash(&pg->uuid));
+    return pg;
+}
+
+/* Creates the empty "<pg>_ip4" and "<pg>_ip6" sets of 'pg', unless an NB
+ * address set has the name. */
+static void
+add_derived_sets(struct groups *g, const struct pg_state *pg)
+{
+    for (int f = 0; f < 2; f++) {
+        char *name = derived_name(pg->name, f);
+        if (shash_find(&g->sets, name)) {
+            VLOG_WARN_RL(&rl, "Port_Group %s: address set %s already "
+                         "exists in the NB, not deriving it", pg->name,
+                         name);
+            free(name);
+            continue;
+        }
+        shash_add(&g->sets, name, new_sset());
+        struct simap *counts = xmalloc(sizeof *counts);
+        simap_init(counts);
+        shash_add_nocopy(&g->derived, name, counts);
+    }
+}
+
+bool
+groups_pg_exists(const struct groups *g, const char *name)
+{
+    return shash_find(&g->pg_names, name) != NULL;
+}
+
 struct pg_state *
 groups_find_pg(const struct groups *g, const struct uuid *uuid)
 {
@@ -390,14 +433,7 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
      * name wins does not depend on arrival order. */
     const struct nbrec_port_group *nb_pg;
     NBREC_PORT_GROUP_FOR_EACH (nb_pg, nb_idl) {
-        struct pg_state *pg = xzalloc(sizeof *pg);
-        pg->uuid = nb_pg->header_.uuid;
-        pg->nb = nb_pg;
-        pg->name = xstrdup(nb_pg->name);
-        pg->dps = bitmap_allocate(dp_cap);
-        hmap_init(&pg->per_dp);
-        hmap_init(&pg->members);
-        hmap_insert(&g->pgs, &pg->node, uuid_hash(&pg->uuid));
+        struct pg_state *pg = pg_state_create(g, nb_pg);
 
         struct pg_state *other = shash_find_data(&g->pg_names, pg->name);
         if (!other || uuid_compare_3way(&pg->uuid, &other->uuid) < 0) {
@@ -406,21 +442,7 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     }
     struct shash_node *node;
     SHASH_FOR_EACH (node, &g->pg_names) {
-        struct pg_state *pg = node->data;
-        for (int f = 0; f < 2; f++) {
-            char *name = derived_name(pg->name, f);
-            if (shash_find(&g->sets, name)) {
-                VLOG_WARN_RL(&rl, "Port_Group %s: address set %s already "
-                             "exists in the NB, not deriving it", pg->name,
-                             name);
-                free(name);
-                continue;
-            }
-            shash_add(&g->sets, name, new_sset());
-            struct simap *counts = xmalloc(sizeof *counts);
-            simap_init(counts);
-            shash_add_nocopy(&g->derived, name, counts);
-        }
+        add_derived_sets(g, node->data);
     }
     struct pg_state *pg;
     HMAP_FOR_EACH (pg, node, &g->pgs) {
@@ -431,11 +453,22 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
 }
 
 void
+groups_end_pass(struct groups *g)
+{
+    for (size_t i = 0; i < g->n_dead_pgs; i++) {
+        pg_state_destroy(g->dead_pgs[i]);
+    }
+    g->n_dead_pgs = 0;
+}
+
+void
 groups_destroy(struct groups *g)
 {
     if (!g) {
         return;
     }
+    groups_end_pass(g);
+    free(g->dead_pgs);
     struct pg_state *pg;
     HMAP_FOR_EACH_POP (pg, node, &g->pgs) {
         pg_state_destroy(pg);
@@ -488,16 +521,129 @@ groups_pg_ref(struct groups *g, size_t dp, const char *name, int delta)
     }
 }
 
+static void
+forget_delta(struct groups *g, const char *name)
+{
+    struct set_delta *d = shash_find_and_delete(&g->set_deltas, name);
+    if (d) {
+        sset_destroy(&d->add);
+        sset_destroy(&d->del);
+        free(d);
+    }
+}
+
+/* Marks the SB port groups named 'name' on every datapath with ACL
+ * references to it for syncing: they exist only while the group does. */
+static void
+mark_referring_dps(struct groups *g, const char *name)
+{
+    for (size_t i = 0; i < g->model->n_datapaths; i++) {
+        if (simap_get(&g->dp_pg_refs[i], name)) {
+            mark_pg_dirty(g, i, name);
+        }
+    }
+}
+
+static bool
+pg_added(struct groups *g, const struct nbrec_port_group *row,
+         struct hmapx *span_changed, struct sset *sets_changed,
+         struct sset *pgs_changed)
+{
+    if (shash_find(&g->pg_names, row->name)) {
+        return false;               /* A second group with this name. */
+    }
+    for (int f = 0; f < 2; f++) {
+        char *name = derived_name(row->name, f);
+        bool taken = shash_find(&g->sets, name) != NULL;
+        free(name);
+        if (taken) {
+            return false;           /* An NB set has a derived name. */
+        }
+    }
+    struct pg_state *pg = pg_state_create(g, row);
+    shash_add(&g->pg_names, pg->name, pg);
+    add_derived_sets(g, pg);
+    for (int f = 0; f < 2; f++) {
+        char *name = derived_name(pg->name, f);
+        sset_add(&g->dirty_sets, name);
+        sset_add(sets_changed, name);
+        free(name);
+    }
+    for (size_t i = 0; i < row->n_ports; i++) {
+        member_add(g, pg, row->ports[i], span_changed, sets_changed);
+    }
+    mark_referring_dps(g, pg->name);
+    sset_add(pgs_changed, pg->name);
+    return true;
+}
+
+static bool
+pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
+           struct sset *sets_changed, struct sset *pgs_changed)
+{
+    if (shash_find_data(&g->pg_names, pg->name) != pg) {
+        return false;               /* Shadowed by a group with the name. */
+    }
+    const struct pg_state *other;
+    HMAP_FOR_EACH (other, node, &g->pgs) {
+        if (other != pg && !strcmp(other->name, pg->name)) {
+            return false;           /* Another group takes the name over. */
+        }
+    }
+    struct pg_member *mb;
+    HMAP_FOR_EACH_SAFE (mb, node, &pg->members) {
+        member_remove(g, pg, mb, span_changed, sets_changed);
+    }
+    for (int f = 0; f < 2; f++) {
+        char *name = derived_name(pg->name, f);
+        struct simap *counts = shash_find_and_delete(&g->derived, name);
+        if (counts) {
+            simap_destroy(counts);
+            free(counts);
+            struct sset *set = shash_find_and_delete(&g->sets, name);
+            sset_destroy(set);
+            free(set);
+            forget_delta(g, name);
+            sset_add(&g->dirty_sets, name);
+            sset_add(sets_changed, name);
+        }
+        free(name);
+    }
+    shash_find_and_delete(&g->pg_names, pg->name);
+    mark_referring_dps(g, pg->name);
+    sset_add(pgs_changed, pg->name);
+
+    /* Freed by groups_end_pass(): the caller's sets may still name it. */
+    hmap_remove(&g->pgs, &pg->node);
+    g->dead_pgs = xrealloc(g->dead_pgs,
+                           (g->n_dead_pgs + 1) * sizeof *g->dead_pgs);
+    g->dead_pgs[g->n_dead_pgs++] = pg;
+    return true;
+}
+
 bool
 groups_handle_pg(struct groups *g, const struct nbrec_port_group *row,
                  struct hmapx *span_changed, struct sset *sets_changed,
-                 struct sset *pgs_changed OVS_UNUSED)
+                 struct sset *pgs_changed)
 {
+    bool is_new = nbrec_port_group_is_new(row);
+    bool is_deleted = nbrec_port_group_is_deleted(row);
+    if (is_new && is_deleted) {
+        return true;                /* Came and went between passes. */
+    }
+    if (is_new) {
+        return pg_added(g, row, span_changed, sets_changed, pgs_changed);
+    }
     struct pg_state *pg = groups_find_pg(g, &row->header_.uuid);
-    if (!pg || nbrec_port_group_is_deleted(row)
-        || strcmp(pg->name, row->name)
+    if (!pg) {
+        return false;
+    }
+    if (is_deleted) {
+        return pg_deleted(g, pg, span_changed, sets_changed, pgs_changed);
+    }
+    if (strcmp(pg->name, row->name)
         || shash_find_data(&g->pg_names, pg->name) != pg) {
-        /* New, gone, renamed or shadowed groups: recompute. */
+        /* Renamed or shadowed groups: recompute. */
         return false;
     }
     pg->nb = row;
@@ -551,16 +697,6 @@ is_derived_name(const struct groups *g, const char *name)
     return found;
 }
 
-static void
-forget_delta(struct groups *g, const char *name)
-{
-    struct set_delta *d = shash_find_and_delete(&g->set_deltas, name);
-    if (d) {
-        sset_destroy(&d->add);
-        sset_destroy(&d->del);
-        free(d);
-    }
-}
 
 bool
 groups_handle_as(struct groups *g, const struct nbrec_address_set *row,
@@ -615,8 +751,10 @@ groups_handle_as(struct groups *g, const struct nbrec_address_set *row,
     if (n_found < sset_count(set)) {
         const char *a;
         SSET_FOR_EACH_SAFE (a, set) {
-            if (!bsearch(&a, row->addresses, row->n_addresses,
-                         sizeof *row->addresses, compare_strings)) {
+            /* (An empty column has no array at all.) */
+            if (!row->n_addresses
+                || !bsearch(&a, row->addresses, row->n_addresses,
+                            sizeof *row->addresses, compare_strings)) {
                 record_delta(g, row->name, a, false);
                 sset_delete(set, SSET_NODE_FROM_NAME(a));
             }

@@ -61,6 +61,9 @@ struct groups {
     struct shash sb_sets;
     struct shash sb_pgs;
 
+    struct pg_state **dead_pgs;     /* Deleted this pass, freed by
+                                     * groups_end_pass(). */
+    size_t n_dead_pgs;
     struct sset dirty_sets;         /* Address set names to sync. */
     struct shash set_deltas;        /* Name -> struct set_delta: what
                                      * changed in a dirty set. */
@@ -71,7 +74,11 @@ void groups_init(struct groups *, const struct ls_model *, size_t dp_cap,
                  struct ovsdb_idl *nb_idl);
 void groups_destroy(struct groups *);
 
+/* Frees what the pass's changes made obsolete (deleted port groups). */
+void groups_end_pass(struct groups *);
+
 struct pg_state *groups_find_pg(const struct groups *, const struct uuid *);
+bool groups_pg_exists(const struct groups *, const char *name);
 
 /* Adds the names of the address sets ("$name") and port groups ("@name")
  * 'match' refers to to 'addr_sets' and 'pgs' (either may be NULL). */
@@ -86,7 +93,7 @@ void groups_pg_ref(struct groups *, size_t dp, const char *name, int delta);
  * caller then recomputes everything).  Port groups whose datapaths changed
  * are added to 'span_changed'; names of address sets whose content changed
  * to 'sets_changed'; names of port groups that appeared or went away to
- * 'pgs_changed'. */
+ * 'pgs_changed' (groups_pg_exists() tells which). */
 bool groups_handle_pg(struct groups *, const struct nbrec_port_group *,
                       struct hmapx *span_changed, struct sset *sets_changed,
                       struct sset *pgs_changed);

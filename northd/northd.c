@@ -645,14 +645,22 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     }
     const struct nbrec_port_group *nb_pg;
     NBREC_PORT_GROUP_FOR_EACH_TRACKED (nb_pg, nb_idl) {
+        struct pg_state *pg = groups_find_pg(&d->groups,
+                                             &nb_pg->header_.uuid);
         if (!groups_handle_pg(&d->groups, nb_pg, &c.span_changed,
                               &c.sets_changed, &c.pgs_changed)) {
             *reason = "Port_Group";
             goto fail;
         }
-        struct pg_state *pg = groups_find_pg(&d->groups,
-                                             &nb_pg->header_.uuid);
-        if (nbrec_port_group_is_updated(nb_pg, NBREC_PORT_GROUP_COL_ACLS)) {
+        if (nbrec_port_group_is_deleted(nb_pg)) {
+            if (pg) {
+                acls_pg_deleted(d->acls, pg);
+            }
+            continue;
+        }
+        pg = groups_find_pg(&d->groups, &nb_pg->header_.uuid);
+        if (nbrec_port_group_is_new(nb_pg)
+            || nbrec_port_group_is_updated(nb_pg, NBREC_PORT_GROUP_COL_ACLS)) {
             hmapx_add(&c.pg_acls, pg);
         }
         if (nbrec_port_group_is_updated(nb_pg, NBREC_PORT_GROUP_COL_PORTS)) {
@@ -687,6 +695,11 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
         acls_pg_members_changed(d->acls, node->data);
     }
     acls_sets_changed(d->acls, &c.sets_changed);
+    const char *pg_name;
+    SSET_FOR_EACH (pg_name, &c.pgs_changed) {
+        acls_pg_exists(d->acls, pg_name,
+                       groups_pg_exists(&d->groups, pg_name));
+    }
 
     /* Compile. */
     acl_errors_begin_incremental();
@@ -730,6 +743,7 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     if (!n) {
         stats.n_noop++;
     }
+    groups_end_pass(&d->groups);
 
     if (d->nb_writes_pending) {
         sync_nb_status(ctx, d);
