@@ -585,12 +585,6 @@ build_acl_stage_defaults(struct lflow_table *t, const struct ls_datapath *dp,
                   "ct_label.label = "REG_LABEL"; }; next;");
     }
 }
-static bool
-nullable_streq(const char *a, const char *b)
-{
-    return a == b || (a && b && !strcmp(a, b));
-}
-
 static struct acl_state *
 acl_state_find(const struct acls *a, const struct uuid *uuid)
 {
@@ -1201,7 +1195,7 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
             continue;
         }
         const char *error = acl_check_match(a->check, s->nb);
-        if (!nullable_streq(error, s->error)) {
+        if (!nullable_string_is_equal(error, s->error)) {
             hmapx_add(&a->queue, s);
         }
     }

@@ -765,8 +765,8 @@ groups_handle_as(struct groups *g, const struct nbrec_address_set *row,
             sset_add(set, row->addresses[i]);
         }
     }
-    if (n_found < row->n_addresses || n_found < sset_count(set)
-        || shash_find(&g->set_deltas, row->name)) {
+    /* Every address added or removed above was recorded as a delta. */
+    if (shash_find(&g->set_deltas, row->name)) {
         sset_add(&g->dirty_sets, row->name);
         sset_add(sets_changed, row->name);
     }

@@ -293,12 +293,6 @@ lflow_hash(enum ls_stage stage, uint16_t priority, const char *match,
     return ctrl_meter ? hash_string(ctrl_meter, h) : h;
 }
 
-static bool
-nullable_streq(const char *a, const char *b)
-{
-    return a == b || (a && b && !strcmp(a, b));
-}
-
 static struct lflow *
 lflow_find(const struct lflow_table *t, uint32_t hash, enum ls_stage stage,
            uint16_t priority, const char *match, const char *actions,
@@ -308,7 +302,7 @@ lflow_find(const struct lflow_table *t, uint32_t hash, enum ls_stage stage,
     HMAP_FOR_EACH_WITH_HASH (f, node, hash, &t->flows) {
         if (f->stage == stage && f->priority == priority
             && !strcmp(f->match, match) && !strcmp(f->actions, actions)
-            && nullable_streq(f->ctrl_meter, ctrl_meter)) {
+            && nullable_string_is_equal(f->ctrl_meter, ctrl_meter)) {
             return f;
         }
     }

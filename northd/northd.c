@@ -112,11 +112,12 @@ northd_destroy(void)
     acl_errors_clear();
 }
 
+/* True if 'name' is one of the 'n' table names in 'list'. */
 static bool
-is_handled_table(const char *name)
+table_in(const char *name, const char *const *list, size_t n)
 {
-    for (size_t i = 0; i < ARRAY_SIZE(handled_nb_tables); i++) {
-        if (!strcmp(name, handled_nb_tables[i])) {
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(name, list[i])) {
             return true;
         }
     }
@@ -132,7 +133,8 @@ check_unsupported(struct ovsdb_idl *nb_idl)
 
     for (size_t i = 0; i < class->n_tables; i++) {
         const struct ovsdb_idl_table_class *tc = &class->tables[i];
-        if (is_handled_table(tc->name)) {
+        if (table_in(tc->name, handled_nb_tables,
+                     ARRAY_SIZE(handled_nb_tables))) {
             continue;
         }
         uintptr_t n = 0;
@@ -617,11 +619,8 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
             "NB_Global", "Logical_Switch", "Logical_Switch_Port", "ACL",
             "Port_Group", "Address_Set", "ACL_Error", "Connection", "SSL",
         };
-        bool ok = false;
-        for (size_t j = 0; j < ARRAY_SIZE(followed) && !ok; j++) {
-            ok = !strcmp(tc->name, followed[j]);
-        }
-        if (!ok && ovsdb_idl_track_get_first(nb_idl, tc)) {
+        if (!table_in(tc->name, followed, ARRAY_SIZE(followed))
+            && ovsdb_idl_track_get_first(nb_idl, tc)) {
             *reason = tc->name;
             goto fail;
         }
