@@ -5,26 +5,61 @@ lib_libovnls_a_SOURCES = \
 	lib/actions.h \
 	lib/expr.c \
 	lib/expr.h \
+	lib/jsplit.c \
+	lib/jsplit.h \
+	lib/jtext.c \
+	lib/jtext.h \
 	lib/lex.c \
 	lib/lex.h \
 	lib/lsp-addresses.c \
 	lib/lsp-addresses.h \
 	lib/lsp-types.c \
 	lib/lsp-types.h \
+	lib/rdb.c \
+	lib/rdb.h \
+	lib/rdb-conn.c \
+	lib/rdb-private.h \
+	lib/rdb-txn.c \
 	lib/symtab.c \
 	lib/symtab.h \
 	lib/tnlid.c \
 	lib/tnlid.h
 nodist_lib_libovnls_a_SOURCES = \
+	lib/nb-rdb.c \
+	lib/nb-rdb.h \
+	lib/sb-rdb.c \
+	lib/sb-rdb.h \
 	lib/ovn-nb-idl.c \
 	lib/ovn-nb-idl.h \
 	lib/ovn-sb-idl.c \
 	lib/ovn-sb-idl.h
-BUILT_SOURCES += lib/ovn-nb-idl.h lib/ovn-sb-idl.h
+BUILT_SOURCES += lib/ovn-nb-idl.h lib/ovn-sb-idl.h lib/nb-rdb.h lib/sb-rdb.h
 CLEANFILES += \
 	lib/ovn-nb-idl.c lib/ovn-nb-idl.h lib/ovn-nb-idl.ovsidl \
 	lib/ovn-sb-idl.c lib/ovn-sb-idl.h lib/ovn-sb-idl.ovsidl
-EXTRA_DIST += lib/ovn-nb-idl.ann lib/ovn-sb-idl.ann
+EXTRA_DIST += lib/ovn-nb-idl.ann lib/ovn-sb-idl.ann \
+	lib/rdb-gen.py lib/nb.rdb lib/sb.rdb
+CLEANFILES += lib/nb-rdb.c lib/nb-rdb.h lib/sb-rdb.c lib/sb-rdb.h
+
+# northd's replicas (lib/rdb.h): typed rows for the tables and columns
+# lib/nb.rdb and lib/sb.rdb name, generated from the schemas.
+RDB_GEN = $(PYTHON) $(srcdir)/lib/rdb-gen.py
+lib/nb-rdb.h: $(srcdir)/lib/rdb-gen.py $(srcdir)/ovn-nb.ovsschema \
+		$(srcdir)/lib/nb.rdb
+	$(AM_V_GEN)$(RDB_GEN) header $(srcdir)/ovn-nb.ovsschema \
+	    $(srcdir)/lib/nb.rdb nb > $@.tmp && mv $@.tmp $@
+lib/nb-rdb.c: $(srcdir)/lib/rdb-gen.py $(srcdir)/ovn-nb.ovsschema \
+		$(srcdir)/lib/nb.rdb
+	$(AM_V_GEN)$(RDB_GEN) source $(srcdir)/ovn-nb.ovsschema \
+	    $(srcdir)/lib/nb.rdb nb > $@.tmp && mv $@.tmp $@
+lib/sb-rdb.h: $(srcdir)/lib/rdb-gen.py $(srcdir)/ovn-sb.ovsschema \
+		$(srcdir)/lib/sb.rdb
+	$(AM_V_GEN)$(RDB_GEN) header $(srcdir)/ovn-sb.ovsschema \
+	    $(srcdir)/lib/sb.rdb sb > $@.tmp && mv $@.tmp $@
+lib/sb-rdb.c: $(srcdir)/lib/rdb-gen.py $(srcdir)/ovn-sb.ovsschema \
+		$(srcdir)/lib/sb.rdb
+	$(AM_V_GEN)$(RDB_GEN) source $(srcdir)/ovn-sb.ovsschema \
+	    $(srcdir)/lib/sb.rdb sb > $@.tmp && mv $@.tmp $@
 
 # Libraries every program here links, in link order.
 LSN_LDADD = lib/libovnls.a $(OVS_LIBOVSDB) $(OVS_LIBOPENVSWITCH) $(OVS_LIBS)

@@ -15,6 +15,11 @@ TESTSUITE_AT = \
 	tests/bench.at \
 	tests/incremental.at
 
+# Drives the replica (lib/rdb.h) against a real ovsdb-server.
+noinst_PROGRAMS += tests/test-rdb
+tests_test_rdb_SOURCES = tests/test-rdb.c
+tests_test_rdb_LDADD = $(LSN_LDADD)
+
 # C unit tests for the logical-flow language library.
 noinst_PROGRAMS += tests/test-ovn-lang
 tests_test_ovn_lang_SOURCES = tests/test-ovn-lang.c

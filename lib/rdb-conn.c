@@ -1,0 +1,919 @@
+/* The replica's connection to its server: JSON-RPC (RFC 7047) over an OVS
+ * stream, with reconnection and probes; the schema, the monitor and the
+ * lock; and the dispatch of what arrives.  See rdb.h.
+ *
+ * Messages are not parsed whole: lib/jsplit.h cuts them apart as they
+ * arrive, and each row of a monitor reply or update goes straight to
+ * rdb.c.  Only small members (ids, methods, errors, lock replies, the
+ * schema) are parsed into OVS JSON trees.  ovsdb-server writes "id" and
+ * "method" first; if a server put "result" or "params" first, the member
+ * is captured whole and applied from the tree instead (slower, same
+ * result). */
+#include <config.h>
+#include "lib/rdb-private.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "lib/jsplit.h"
+#include "lib/jtext.h"
+#include "openvswitch/json.h"
+#include "openvswitch/poll-loop.h"
+#include "openvswitch/vlog.h"
+#include "reconnect.h"
+#include "stream.h"
+#include "timeval.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(rdb_conn);
+
+COVERAGE_DEFINE(rdb_reconnect);
+COVERAGE_DEFINE(rdb_resync);
+COVERAGE_DEFINE(rdb_whole_message);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+#define RDB_INBUF_SIZE (256 * 1024)
+
+/* How much of a transaction a producer keeps queued ahead of the
+ * server. */
+#define RDB_OUT_LOW_WATER (1024 * 1024)
+
+static void msg_clear(struct rdb_msg *);
+static void conn_disconnect(struct rdb *, int error, const char *why);
+static void send_monitor(struct rdb *);
+static void send_lock(struct rdb *, const char *method, const char *name);
+
+/* Output. */
+
+long long int
+rdb_conn_next_id(struct rdb *db)
+{
+    return db->next_id++;
+}
+
+void
+rdb_conn_send(struct rdb *db, struct ds *data)
+{
+    if (!db->stream || db->connecting) {
+        ds_clear(data);
+        return;
+    }
+    struct rdb_out *o = xmalloc(sizeof *o);
+    o->data = *data;
+    o->sent = 0;
+    ds_init(data);
+    db->out_bytes += o->data.length;
+    ovs_list_push_back(&db->out, &o->node);
+}
+
+size_t
+rdb_conn_backlog(const struct rdb *db)
+{
+    return db->out_bytes;
+}
+
+static void
+out_clear(struct rdb *db)
+{
+    struct rdb_out *o;
+    LIST_FOR_EACH_POP (o, node, &db->out) {
+        ds_destroy(&o->data);
+        free(o);
+    }
+    db->out_bytes = 0;
+}
+
+/* Sends what the stream takes.  Returns false if the connection failed. */
+static bool
+flush_output(struct rdb *db)
+{
+    for (;;) {
+        if (rdb_conn_backlog(db) < RDB_OUT_LOW_WATER
+            && rdb_txn_wants_output(db)) {
+            rdb_txn_fill_output(db);
+        }
+        if (ovs_list_is_empty(&db->out)) {
+            return true;
+        }
+        struct rdb_out *o = CONTAINER_OF(ovs_list_front(&db->out),
+                                         struct rdb_out, node);
+        int n = stream_send(db->stream, o->data.string + o->sent,
+                            o->data.length - o->sent);
+        if (n == -EAGAIN) {
+            return true;
+        } else if (n < 0) {
+            conn_disconnect(db, -n, "send failed");
+            return false;
+        }
+        o->sent += n;
+        db->out_bytes -= n;
+        if (o->sent >= o->data.length) {
+            ovs_list_remove(&o->node);
+            ds_destroy(&o->data);
+            free(o);
+        }
+    }
+}
+
+static void
+send_json_request(struct rdb *db, long long int id, const char *method,
+                  const struct json *params)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    ds_put_format(&s, "{\"id\":%lld,\"method\":", id);
+    json_string_escape(method, &s);
+    ds_put_cstr(&s, ",\"params\":");
+    json_to_ds(params, 0, &s);
+    ds_put_char(&s, '}');
+    rdb_conn_send(db, &s);
+    ds_destroy(&s);
+}
+
+/* Connection life. */
+
+void
+rdb_conn_init(struct rdb *db)
+{
+    long long int now = time_msec();
+    db->reconnect = reconnect_create(now);
+    reconnect_set_name(db->reconnect, db->remote);
+    reconnect_set_probe_interval(db->reconnect,
+                                 stream_or_pstream_needs_probes(db->remote)
+                                 ? 5000 : 0);
+    reconnect_enable(db->reconnect, now);
+    db->inbuf = xmalloc(RDB_INBUF_SIZE);
+    ovs_list_init(&db->out);
+    db->next_id = 1;
+    db->schema_id = db->monitor_id = db->lock_id = -1;
+}
+
+static enum jsplit_action msg_start(void *, const struct jsplit *, char);
+static void msg_value(void *, const struct jsplit *, const char *, size_t);
+static void msg_end(void *, const struct jsplit *);
+
+static const struct jsplit_handler msg_handler = {
+    msg_start, msg_value, msg_end,
+};
+
+static void
+conn_close(struct rdb *db)
+{
+    if (db->stream) {
+        stream_close(db->stream);
+        db->stream = NULL;
+    }
+    db->connecting = false;
+    out_clear(db);
+    if (db->msg.kind == RDB_M_MONITOR_REPLY || db->msg.kind == RDB_M_UPDATE) {
+        /* Half applied: the next connection starts over anyway. */
+        rdb_update_end(db);
+    }
+    msg_clear(&db->msg);
+    if (db->splitter) {
+        jsplit_reset(db->splitter);
+    }
+    db->state = RDB_C_IDLE;
+    db->synced = false;
+    db->has_lock = false;
+    db->lock_requested = false;
+    db->schema_id = db->monitor_id = db->lock_id = -1;
+    rdb_txn_disconnected(db);
+}
+
+static void
+conn_disconnect(struct rdb *db, int error, const char *why)
+{
+    if (!db->stream) {
+        return;
+    }
+    if (why) {
+        VLOG_WARN_RL(&rl, "%s: %s%s%s, reconnecting", db->remote, why,
+                     error ? ": " : "", error ? ovs_strerror(error) : "");
+    }
+    COVERAGE_INC(rdb_reconnect);
+    reconnect_disconnected(db->reconnect, time_msec(), error);
+    conn_close(db);
+}
+
+void
+rdb_conn_destroy(struct rdb *db)
+{
+    conn_close(db);
+    reconnect_destroy(db->reconnect);
+    jsplit_destroy(db->splitter);
+    free(db->inbuf);
+    free(db->lock_name);
+}
+
+static void
+conn_connected(struct rdb *db)
+{
+    if (!db->splitter) {
+        db->splitter = jsplit_create(&msg_handler, db);
+    }
+    jsplit_reset(db->splitter);
+    msg_clear(&db->msg);
+    db->conn_seqno++;
+    db->state = RDB_C_SCHEMA;
+    db->schema_id = rdb_conn_next_id(db);
+    struct json *params = json_array_create_1(
+        json_string_create(db->class->database));
+    send_json_request(db, db->schema_id, "get_schema", params);
+    json_destroy(params);
+    if (db->lock_name) {
+        send_lock(db, "lock", db->lock_name);
+    }
+}
+
+static void
+read_input(struct rdb *db)
+{
+    for (int i = 0; i < 64; i++) {
+        if (!db->stream) {
+            return;
+        }
+        reconnect_receive_attempted(db->reconnect, time_msec());
+        int n = stream_recv(db->stream, db->inbuf, RDB_INBUF_SIZE);
+        if (n > 0) {
+            reconnect_activity(db->reconnect, time_msec());
+            const char *error = jsplit_feed(db->splitter, db->inbuf, n);
+            if (error) {
+                conn_disconnect(db, 0, error);
+                return;
+            }
+        } else if (n == 0) {
+            conn_disconnect(db, 0, "connection closed by server");
+            return;
+        } else if (n == -EAGAIN) {
+            return;
+        } else {
+            conn_disconnect(db, -n, "receive failed");
+            return;
+        }
+    }
+    /* Plenty more to read: let the caller's other work in first. */
+    poll_immediate_wake();
+}
+
+void
+rdb_conn_run(struct rdb *db)
+{
+    long long int now = time_msec();
+    if (db->stream && db->connecting) {
+        int error = stream_connect(db->stream);
+        if (!error) {
+            db->connecting = false;
+            reconnect_connected(db->reconnect, now);
+            conn_connected(db);
+        } else if (error != EAGAIN) {
+            reconnect_connect_failed(db->reconnect, now, error);
+            stream_close(db->stream);
+            db->stream = NULL;
+            db->connecting = false;
+        }
+    }
+    if (db->stream && !db->connecting) {
+        stream_run(db->stream);
+        if (flush_output(db)) {
+            read_input(db);
+        }
+        if (db->stream) {
+            flush_output(db);
+        }
+    }
+
+    switch (reconnect_run(db->reconnect, time_msec())) {
+    case RECONNECT_CONNECT: {
+        conn_close(db);
+        int error = stream_open(db->remote, &db->stream, DSCP_DEFAULT);
+        if (!error) {
+            db->connecting = true;
+            reconnect_connecting(db->reconnect, time_msec());
+        } else {
+            reconnect_connect_failed(db->reconnect, time_msec(), error);
+        }
+        break;
+    }
+    case RECONNECT_DISCONNECT:
+        reconnect_disconnected(db->reconnect, time_msec(), 0);
+        conn_close(db);
+        break;
+    case RECONNECT_PROBE:
+        if (db->stream && !db->connecting) {
+            struct ds s = DS_EMPTY_INITIALIZER;
+            ds_put_cstr(&s, "{\"id\":\"echo\",\"method\":\"echo\","
+                        "\"params\":[]}");
+            rdb_conn_send(db, &s);
+            ds_destroy(&s);
+            flush_output(db);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void
+rdb_conn_wait(struct rdb *db)
+{
+    reconnect_wait(db->reconnect, time_msec());
+    if (!db->stream) {
+        return;
+    }
+    if (db->connecting) {
+        stream_connect_wait(db->stream);
+        return;
+    }
+    stream_run_wait(db->stream);
+    stream_recv_wait(db->stream);
+    if (!ovs_list_is_empty(&db->out) || rdb_txn_wants_output(db)) {
+        stream_send_wait(db->stream);
+    }
+}
+
+void
+rdb_run(struct rdb *db)
+{
+    rdb_conn_run(db);
+}
+
+void
+rdb_wait(struct rdb *db)
+{
+    rdb_conn_wait(db);
+}
+
+bool
+rdb_is_connected(const struct rdb *db)
+{
+    return db->stream && !db->connecting && db->state != RDB_C_IDLE;
+}
+
+/* Schema and monitor. */
+
+static void
+process_schema(struct rdb *db, const struct json *schema)
+{
+    const struct json *tables = (schema && schema->type == JSON_OBJECT
+                                 ? shash_find_data(json_object(schema),
+                                                   "tables") : NULL);
+    if (!tables || tables->type != JSON_OBJECT) {
+        conn_disconnect(db, 0, "bad schema from server");
+        return;
+    }
+    for (size_t i = 0; i < db->class->n_tables; i++) {
+        struct rdb_table *t = &db->tables[i];
+        const struct rdb_table_class *tc = t->class;
+        const struct json *ts = shash_find_data(json_object(tables),
+                                                tc->name);
+        const struct json *cols = (ts && ts->type == JSON_OBJECT
+                                   ? shash_find_data(json_object(ts),
+                                                     "columns") : NULL);
+        t->on_server = cols && cols->type == JSON_OBJECT;
+        t->server_columns = 0;
+        for (size_t j = 0; t->on_server && j < tc->n_columns; j++) {
+            if (shash_find(json_object(cols), tc->columns[j].name)) {
+                t->server_columns |= UINT64_C(1) << j;
+            } else {
+                VLOG_INFO_RL(&rl, "%s: server has no column %s.%s",
+                             db->remote, tc->name, tc->columns[j].name);
+            }
+        }
+    }
+    send_monitor(db);
+}
+
+static void
+send_monitor(struct rdb *db)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    db->monitor_id = rdb_conn_next_id(db);
+    db->monitor_seq++;
+    ds_put_format(&s, "{\"id\":%lld,\"method\":\"monitor_cond\",\"params\":[",
+                  db->monitor_id);
+    json_string_escape(db->class->database, &s);
+    ds_put_format(&s, ",[\"rdb\",%u],{", db->monitor_seq);
+    bool first = true;
+    for (size_t i = 0; i < db->class->n_tables; i++) {
+        const struct rdb_table *t = &db->tables[i];
+        const struct rdb_table_class *tc = t->class;
+        if (!t->on_server) {
+            continue;
+        }
+        if (!first) {
+            ds_put_char(&s, ',');
+        }
+        first = false;
+        json_string_escape(tc->name, &s);
+        ds_put_cstr(&s, ":[{\"columns\":[");
+        bool first_col = true;
+        for (size_t j = 0; j < tc->n_columns; j++) {
+            if (t->server_columns & (UINT64_C(1) << j)) {
+                if (!first_col) {
+                    ds_put_char(&s, ',');
+                }
+                first_col = false;
+                json_string_escape(tc->columns[j].name, &s);
+            }
+        }
+        ds_put_char(&s, ']');
+        unsigned int all = (RDB_SELECT_INITIAL | RDB_SELECT_INSERT
+                            | RDB_SELECT_MODIFY | RDB_SELECT_DELETE);
+        if (tc->select != all) {
+            ds_put_format(&s, ",\"select\":{\"initial\":%s,\"insert\":%s,"
+                          "\"modify\":%s,\"delete\":%s}",
+                          tc->select & RDB_SELECT_INITIAL ? "true" : "false",
+                          tc->select & RDB_SELECT_INSERT ? "true" : "false",
+                          tc->select & RDB_SELECT_MODIFY ? "true" : "false",
+                          tc->select & RDB_SELECT_DELETE ? "true" : "false");
+        }
+        ds_put_cstr(&s, "}]");
+    }
+    ds_put_cstr(&s, "}]}");
+    rdb_conn_send(db, &s);
+    ds_destroy(&s);
+    db->state = RDB_C_MONITOR;
+}
+
+void
+rdb_force_resync(struct rdb *db)
+{
+    if (db->state != RDB_C_SYNCED && db->state != RDB_C_MONITOR) {
+        return;
+    }
+    COVERAGE_INC(rdb_resync);
+    struct ds s = DS_EMPTY_INITIALIZER;
+    ds_put_format(&s, "{\"id\":%lld,\"method\":\"monitor_cancel\","
+                  "\"params\":[[\"rdb\",%u]]}", rdb_conn_next_id(db),
+                  db->monitor_seq);
+    rdb_conn_send(db, &s);
+    ds_destroy(&s);
+    db->synced = false;
+    send_monitor(db);
+}
+
+/* Locks. */
+
+static void
+send_lock(struct rdb *db, const char *method, const char *name)
+{
+    long long int id = rdb_conn_next_id(db);
+    struct json *params = json_array_create_1(json_string_create(name));
+    send_json_request(db, id, method, params);
+    json_destroy(params);
+    if (!strcmp(method, "lock")) {
+        db->lock_id = id;
+        db->lock_requested = true;
+    }
+}
+
+void
+rdb_set_lock(struct rdb *db, const char *lock_name)
+{
+    if (nullable_string_is_equal(lock_name, db->lock_name)) {
+        return;
+    }
+    if (db->lock_name && rdb_is_connected(db)) {
+        send_lock(db, "unlock", db->lock_name);
+    }
+    free(db->lock_name);
+    db->lock_name = nullable_xstrdup(lock_name);
+    db->has_lock = false;
+    db->lock_requested = false;
+    db->lock_id = -1;
+    if (db->lock_name && rdb_is_connected(db)) {
+        send_lock(db, "lock", db->lock_name);
+    }
+}
+
+bool
+rdb_has_lock(const struct rdb *db)
+{
+    return db->lock_name && db->has_lock && rdb_is_connected(db);
+}
+
+/* Reading messages. */
+
+static void
+msg_clear(struct rdb_msg *m)
+{
+    json_destroy(m->id);
+    free(m->method);
+    json_destroy(m->result);
+    json_destroy(m->error);
+    json_destroy(m->params);
+    free(m->txn_error);
+    memset(m, 0, sizeof *m);
+}
+
+static bool
+msg_id_is(const struct rdb_msg *m, long long int id)
+{
+    return (id >= 0 && m->have_id && m->id && m->id->type == JSON_INTEGER
+            && json_integer(m->id) == id);
+}
+
+static bool
+is_update_method(const char *method)
+{
+    return method && (!strcmp(method, "update2")
+                      || !strcmp(method, "update3"));
+}
+
+/* Parses a captured value.  OVS's parser wants an object or array at the
+ * top, so the value goes inside one. */
+static struct json *
+parse_small(const char *s, size_t n)
+{
+    char *copy = xmalloc(n + 3);
+    copy[0] = '[';
+    memcpy(copy + 1, s, n);
+    copy[n + 1] = ']';
+    copy[n + 2] = '\0';
+    struct json *json = json_from_string(copy);
+    free(copy);
+    if (json->type == JSON_ARRAY && json_array(json)->n == 1) {
+        struct json *elem = json_array(json)->elems[0];
+        json_array(json)->elems[0] = NULL;
+        json_array(json)->n = 0;
+        json_destroy(json);
+        return elem;
+    }
+    return json;
+}
+
+static void
+protocol_error(struct rdb *db, const char *what)
+{
+    /* Deferred: we are inside the splitter. */
+    if (db->stream) {
+        VLOG_WARN_RL(&rl, "%s: %s", db->remote, what);
+        reconnect_force_reconnect(db->reconnect, time_msec());
+        poll_immediate_wake();
+    }
+}
+
+static enum jsplit_action
+msg_start(void *db_, const struct jsplit *js, char c)
+{
+    struct rdb *db = db_;
+    struct rdb_msg *m = &db->msg;
+    size_t depth = jsplit_depth(js);
+
+    if (depth == 0) {
+        msg_clear(m);
+        return JSPLIT_DESCEND;
+    }
+    if (depth == 1) {
+        const char *key = jsplit_key(js, 0);
+        if (!strcmp(key, "id") || !strcmp(key, "method")
+            || !strcmp(key, "error")) {
+            return JSPLIT_CAPTURE;
+        }
+        if (!strcmp(key, "result")) {
+            if (c == '{' && msg_id_is(m, db->monitor_id)) {
+                m->kind = RDB_M_MONITOR_REPLY;
+                m->streamed = true;
+                rdb_reset(db);
+                rdb_update_begin(db);
+                return JSPLIT_DESCEND;
+            }
+            if (c == '[' && msg_id_is(m, rdb_txn_pending_id(db))) {
+                m->kind = RDB_M_TXN_REPLY;
+                m->streamed = true;
+                return JSPLIT_DESCEND;
+            }
+            if (!m->have_id) {
+                COVERAGE_INC(rdb_whole_message);
+            }
+            return JSPLIT_CAPTURE;
+        }
+        if (!strcmp(key, "params")) {
+            if (c == '[' && is_update_method(m->method)) {
+                m->kind = RDB_M_UPDATE;
+                m->streamed = true;
+                rdb_update_begin(db);
+                return JSPLIT_DESCEND;
+            }
+            if (!m->method) {
+                COVERAGE_INC(rdb_whole_message);
+            }
+            return JSPLIT_CAPTURE;
+        }
+        return JSPLIT_SKIP;
+    }
+
+    /* Rows of a monitor reply (depth 3) or update (depth 4). */
+    size_t tables_depth = m->kind == RDB_M_MONITOR_REPLY ? 2 : 3;
+    if (m->kind == RDB_M_UPDATE && depth == 2) {
+        size_t idx = jsplit_index(js, 1);
+        size_t updates_idx = !strcmp(m->method, "update3") ? 2 : 1;
+        if (idx == 0) {
+            return JSPLIT_CAPTURE;          /* The monitor's name. */
+        }
+        return (idx == updates_idx && !m->table_skip ? JSPLIT_DESCEND
+                : JSPLIT_SKIP);
+    }
+    if (m->kind == RDB_M_MONITOR_REPLY || m->kind == RDB_M_UPDATE) {
+        if (depth == tables_depth) {
+            const char *name = jsplit_key(js, depth - 1);
+            m->table = NULL;
+            for (size_t i = 0; i < db->class->n_tables; i++) {
+                if (!strcmp(db->class->tables[i]->name, name)) {
+                    m->table = &db->tables[i];
+                    break;
+                }
+            }
+            return m->table ? JSPLIT_DESCEND : JSPLIT_SKIP;
+        }
+        if (depth == tables_depth + 1) {
+            return JSPLIT_CAPTURE;
+        }
+        return JSPLIT_SKIP;
+    }
+    if (m->kind == RDB_M_TXN_REPLY && depth == 2) {
+        return JSPLIT_CAPTURE;
+    }
+    return JSPLIT_SKIP;
+}
+
+/* Records the error in one result of a transaction reply, if any. */
+static void
+txn_op_result(struct rdb *db, const char *s, size_t n)
+{
+    struct rdb_msg *m = &db->msg;
+    if (m->txn_error || !memchr(s, '"', n)
+        || !memmem(s, n, "\"error\"", 7)) {
+        return;
+    }
+    struct json *json = parse_small(s, n);
+    if (json->type == JSON_OBJECT) {
+        const struct json *error = shash_find_data(json_object(json),
+                                                   "error");
+        const struct json *details = shash_find_data(json_object(json),
+                                                     "details");
+        if (error && error->type == JSON_STRING) {
+            m->txn_error = (details && details->type == JSON_STRING
+                            ? xasprintf("%s: %s", json_string(error),
+                                        json_string(details))
+                            : xstrdup(json_string(error)));
+        }
+    }
+    json_destroy(json);
+}
+
+static void
+msg_value(void *db_, const struct jsplit *js, const char *s, size_t n)
+{
+    struct rdb *db = db_;
+    struct rdb_msg *m = &db->msg;
+    size_t depth = jsplit_depth(js);
+
+    if (depth == 1) {
+        const char *key = jsplit_key(js, 0);
+        struct json *json = parse_small(s, n);
+        if (json->type == JSON_STRING && !strcmp(key, "method")) {
+            free(m->method);
+            m->method = xstrdup(json_string(json));
+            json_destroy(json);
+        } else if (!strcmp(key, "id")) {
+            json_destroy(m->id);
+            m->id = json;
+            m->have_id = true;
+        } else if (!strcmp(key, "error")) {
+            json_destroy(m->error);
+            m->error = json->type == JSON_NULL ? NULL : json;
+            if (!m->error) {
+                json_destroy(json);
+            }
+        } else if (!strcmp(key, "result")) {
+            json_destroy(m->result);
+            m->result = json;
+        } else if (!strcmp(key, "params")) {
+            json_destroy(m->params);
+            m->params = json;
+        } else {
+            json_destroy(json);
+        }
+        return;
+    }
+
+    if (m->kind == RDB_M_UPDATE && depth == 2) {
+        /* Updates for a monitor we cancelled (after rdb_force_resync())
+         * no longer apply. */
+        struct json *name = parse_small(s, n);
+        m->table_skip = !(name->type == JSON_ARRAY && json_array(name)->n == 2
+                          && json_array(name)->elems[1]->type == JSON_INTEGER
+                          && json_integer(json_array(name)->elems[1])
+                             == db->monitor_seq);
+        json_destroy(name);
+        return;
+    }
+    if ((m->kind == RDB_M_MONITOR_REPLY || m->kind == RDB_M_UPDATE)
+        && m->table) {
+        char *error = NULL;
+        if (!rdb_apply_row_update(m->table, jsplit_key(js, depth - 1), s, n,
+                                  &error)) {
+            VLOG_WARN_RL(&rl, "%s: %s", db->remote, error);
+            free(error);
+        }
+        m->n_rows++;
+        return;
+    }
+    if (m->kind == RDB_M_TXN_REPLY && depth == 2) {
+        txn_op_result(db, s, n);
+    }
+}
+
+/* Applies a <table-updates2> object parsed whole (see the top comment). */
+static void
+apply_table_updates_json(struct rdb *db, const struct json *updates)
+{
+    if (updates->type != JSON_OBJECT) {
+        protocol_error(db, "table updates expected");
+        return;
+    }
+    struct shash_node *tn;
+    SHASH_FOR_EACH (tn, json_object(updates)) {
+        struct rdb_table *t = NULL;
+        for (size_t i = 0; i < db->class->n_tables; i++) {
+            if (!strcmp(db->class->tables[i]->name, tn->name)) {
+                t = &db->tables[i];
+            }
+        }
+        const struct json *rows = tn->data;
+        if (!t || rows->type != JSON_OBJECT) {
+            continue;
+        }
+        struct shash_node *rn;
+        SHASH_FOR_EACH (rn, json_object(rows)) {
+            char *text = json_to_string(rn->data, 0);
+            char *error = NULL;
+            if (!rdb_apply_row_update(t, rn->name, text, strlen(text),
+                                      &error)) {
+                VLOG_WARN_RL(&rl, "%s: %s", db->remote, error);
+                free(error);
+            }
+            free(text);
+        }
+    }
+}
+
+static void
+handle_update_json(struct rdb *db, const char *method,
+                   const struct json *params)
+{
+    size_t idx = !strcmp(method, "update3") ? 2 : 1;
+    if (params->type != JSON_ARRAY || json_array(params)->n <= idx) {
+        protocol_error(db, "bad update notification");
+        return;
+    }
+    const struct json *name = json_array(params)->elems[0];
+    if (!(name->type == JSON_ARRAY && json_array(name)->n == 2
+          && json_array(name)->elems[1]->type == JSON_INTEGER
+          && json_integer(json_array(name)->elems[1]) == db->monitor_seq)) {
+        return;
+    }
+    rdb_update_begin(db);
+    apply_table_updates_json(db, json_array(params)->elems[idx]);
+    rdb_update_end(db);
+}
+
+static void
+monitor_done(struct rdb *db)
+{
+    db->state = RDB_C_SYNCED;
+    db->synced = true;
+    db->ever_synced = true;
+}
+
+static void
+handle_reply(struct rdb *db)
+{
+    struct rdb_msg *m = &db->msg;
+    if (msg_id_is(m, db->schema_id)) {
+        db->schema_id = -1;
+        if (m->error || !m->result) {
+            conn_disconnect(db, 0, "cannot get the schema");
+        } else {
+            process_schema(db, m->result);
+        }
+    } else if (msg_id_is(m, db->monitor_id)) {
+        if (m->streamed) {
+            rdb_update_end(db);
+            monitor_done(db);
+        } else if (m->result && m->result->type == JSON_OBJECT) {
+            rdb_reset(db);
+            rdb_update_begin(db);
+            apply_table_updates_json(db, m->result);
+            rdb_update_end(db);
+            monitor_done(db);
+        } else {
+            char *s = m->error ? json_to_string(m->error, 0) : NULL;
+            VLOG_WARN_RL(&rl, "%s: monitor request failed: %s", db->remote,
+                         s ? s : "no result");
+            free(s);
+            protocol_error(db, "cannot monitor the database");
+        }
+    } else if (msg_id_is(m, db->lock_id)) {
+        const struct json *locked = (m->result
+                                     && m->result->type == JSON_OBJECT
+                                     ? shash_find_data(json_object(m->result),
+                                                       "locked") : NULL);
+        db->has_lock = locked && locked->type == JSON_TRUE;
+    } else if (msg_id_is(m, rdb_txn_pending_id(db))) {
+        if (m->streamed) {
+            rdb_txn_reply(db, !m->error && !m->txn_error,
+                          m->txn_error ? m->txn_error : NULL);
+        } else {
+            char *error = NULL;
+            if (m->error) {
+                error = json_to_string(m->error, 0);
+            } else if (m->result && m->result->type == JSON_ARRAY) {
+                const struct json_array *a = json_array(m->result);
+                for (size_t i = 0; i < a->n && !error; i++) {
+                    char *s = json_to_string(a->elems[i], 0);
+                    db->msg.txn_error = NULL;
+                    txn_op_result(db, s, strlen(s));
+                    error = db->msg.txn_error;
+                    db->msg.txn_error = NULL;
+                    free(s);
+                }
+            } else {
+                error = xstrdup("no result");
+            }
+            rdb_txn_reply(db, !error, error);
+            free(error);
+        }
+    }
+    /* Replies to echo, unlock and monitor_cancel need nothing. */
+}
+
+static void
+handle_request(struct rdb *db)
+{
+    struct rdb_msg *m = &db->msg;
+    const char *method = m->method;
+    if (is_update_method(method)) {
+        if (m->streamed) {
+            rdb_update_end(db);
+        } else if (m->params) {
+            handle_update_json(db, method, m->params);
+        }
+    } else if (!strcmp(method, "locked") || !strcmp(method, "stolen")) {
+        const struct json *p = m->params;
+        if (db->lock_name && p && p->type == JSON_ARRAY
+            && json_array(p)->n == 1
+            && json_array(p)->elems[0]->type == JSON_STRING
+            && !strcmp(json_string(json_array(p)->elems[0]),
+                       db->lock_name)) {
+            db->has_lock = !strcmp(method, "locked");
+            if (!db->has_lock) {
+                VLOG_INFO("%s: lock \"%s\" was stolen", db->remote,
+                          db->lock_name);
+            }
+        }
+    } else if (!strcmp(method, "echo") && m->id
+               && m->id->type != JSON_NULL) {
+        struct ds s = DS_EMPTY_INITIALIZER;
+        ds_put_cstr(&s, "{\"id\":");
+        json_to_ds(m->id, 0, &s);
+        ds_put_cstr(&s, ",\"result\":");
+        if (m->params) {
+            json_to_ds(m->params, 0, &s);
+        } else {
+            ds_put_cstr(&s, "[]");
+        }
+        ds_put_cstr(&s, ",\"error\":null}");
+        rdb_conn_send(db, &s);
+        ds_destroy(&s);
+    }
+}
+
+static void
+msg_end(void *db_, const struct jsplit *js)
+{
+    struct rdb *db = db_;
+    if (jsplit_depth(js)) {
+        return;
+    }
+    struct rdb_msg *m = &db->msg;
+    if (VLOG_IS_DBG_ENABLED()) {
+        char *id = m->id ? json_to_string(m->id, 0) : NULL;
+        VLOG_DBG("%s: received %s%s id %s%s", db->remote,
+                 m->method ? "request " : "reply",
+                 m->method ? m->method : "", id ? id : "none",
+                 m->streamed ? " (streamed)" : "");
+        free(id);
+    }
+    if (m->method) {
+        handle_request(db);
+    } else if (m->have_id) {
+        handle_reply(db);
+    } else {
+        protocol_error(db, "message with neither method nor id");
+    }
+    msg_clear(m);
+}

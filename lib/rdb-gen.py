@@ -1,0 +1,355 @@
+#! /usr/bin/env python3
+"""rdb-gen.py: typed replica classes for lib/rdb.h from an OVSDB schema.
+
+usage: rdb-gen.py header|source SCHEMA SPEC PREFIX
+
+SPEC names the tables and columns to replicate, one table per paragraph:
+
+    table NAME [count] [quiet] [select=initial,insert,modify,delete]
+        COLUMN [quiet] [keys=K1,K2] [hash=GROUP]
+
+"count" replicates a table's rows without columns (to count them);
+"select" narrows the changes the server reports (default: all).  A
+"quiet" column is one the replica's user writes itself: its changes are
+applied but neither tracked nor wake the user up; in a "quiet" table,
+rows coming and going are tracked but do not wake the user up either.  "keys" keeps only the
+named keys of a string map.  "hash" keeps no value, only a content hash
+per GROUP (see rdb_hash in lib/rdb.h).
+
+The output is C: one struct per table (members named and typed as in
+OVS's IDL: 'char *name', 'struct X **ports' with 'size_t n_ports', 'struct
+smap options', ...), column and table classes, and typed helpers.
+"""
+
+import json
+import sys
+
+
+def die(msg):
+    sys.stderr.write("rdb-gen: %s\n" % msg)
+    sys.exit(1)
+
+
+def parse_spec(path):
+    tables = []
+    cur = None
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].rstrip()
+            if not line.strip():
+                continue
+            words = line.split()
+            if not line[0].isspace():
+                if words[0] != "table" or len(words) < 2:
+                    die("%s:%d: expected 'table NAME'" % (path, lineno))
+                cur = {"name": words[1], "count": False, "quiet": False,
+                       "select": None, "columns": []}
+                for w in words[2:]:
+                    if w == "count":
+                        cur["count"] = True
+                    elif w == "quiet":
+                        cur["quiet"] = True
+                    elif w.startswith("select="):
+                        cur["select"] = w[7:].split(",")
+                    else:
+                        die("%s:%d: unknown table flag %s" % (path, lineno, w))
+                tables.append(cur)
+            else:
+                if cur is None:
+                    die("%s:%d: column outside a table" % (path, lineno))
+                col = {"name": words[0], "quiet": False, "keys": None,
+                       "hash": None}
+                for w in words[1:]:
+                    if w == "quiet":
+                        col["quiet"] = True
+                    elif w.startswith("keys="):
+                        col["keys"] = w[5:].split(",")
+                    elif w.startswith("hash="):
+                        col["hash"] = w[5:]
+                    else:
+                        die("%s:%d: unknown column flag %s"
+                            % (path, lineno, w))
+                cur["columns"].append(col)
+    return tables
+
+
+def base_type(t):
+    """(atomic type, enum list or None, refTable or None)"""
+    if isinstance(t, str):
+        return t, None, None
+    enum = None
+    if "enum" in t:
+        e = t["enum"]
+        enum = e[1] if isinstance(e, list) and e[0] == "set" else [e]
+    return t["type"], enum, t.get("refTable")
+
+
+def column_type(schema_col):
+    t = schema_col["type"]
+    if isinstance(t, str):
+        return {"key": base_type(t), "value": None, "min": 1, "max": 1}
+    key = base_type(t["key"])
+    value = base_type(t["value"]) if "value" in t else None
+    mn = t.get("min", 1)
+    mx = t.get("max", 1)
+    if mx == "unlimited":
+        mx = None
+    return {"key": key, "value": value, "min": mn, "max": mx}
+
+
+RDB_TYPES = {"integer": "RDB_INTEGER", "real": "RDB_REAL",
+             "boolean": "RDB_BOOLEAN", "string": "RDB_STRING",
+             "uuid": "RDB_UUID"}
+C_ATOMS = {"integer": "int64_t", "real": "double", "boolean": "bool",
+           "string": "char *", "uuid": "struct uuid"}
+
+
+def c_ident(s):
+    return s.lower().replace("-", "_")
+
+
+class Gen:
+    def __init__(self, schema_path, spec_path, prefix):
+        with open(schema_path) as f:
+            self.schema = json.load(f)
+        self.spec = parse_spec(spec_path)
+        self.prefix = prefix
+        self.P = prefix.upper()
+        self.names = set(t["name"] for t in self.spec)
+        for t in self.spec:
+            if t["name"] not in self.schema["tables"]:
+                die("table %s is not in the schema" % t["name"])
+            st = self.schema["tables"][t["name"]]
+            groups = []
+            for c in t["columns"]:
+                if c["name"] not in st["columns"]:
+                    die("column %s.%s is not in the schema"
+                        % (t["name"], c["name"]))
+                c["type"] = column_type(st["columns"][c["name"]])
+                if c["hash"] and c["hash"] not in groups:
+                    groups.append(c["hash"])
+                if c["type"]["value"] and (c["type"]["key"][0] != "string"
+                                           or c["type"]["value"][0]
+                                           != "string"):
+                    if not c["hash"]:
+                        die("%s.%s: only string-to-string maps are "
+                            "supported" % (t["name"], c["name"]))
+            t["groups"] = groups
+
+    def struct(self, t):
+        return "%s_%s" % (self.prefix, c_ident(t))
+
+    def table_var(self, t):
+        return "%s_table_%s" % (self.prefix, c_ident(t))
+
+    def storage(self, c):
+        ty = c["type"]
+        if c["hash"]:
+            return "RDB_S_HASHED"
+        if ty["value"]:
+            return "RDB_S_SMAP"
+        key, enum, ref = ty["key"]
+        if ty["min"] == 1 and ty["max"] == 1:
+            if key == "uuid" and (ref not in self.names):
+                return "RDB_S_ARRAY"
+            return "RDB_S_SCALAR"
+        if ty["max"] == 1 and key in ("string",) or \
+           (ty["max"] == 1 and key == "uuid" and ref in self.names):
+            return "RDB_S_OPTIONAL"
+        return "RDB_S_ARRAY"
+
+    def member(self, t, c):
+        """C declaration(s) of column 'c' of table 't'."""
+        st = self.storage(c)
+        name = c_ident(c["name"])
+        key, enum, ref = c["type"]["key"]
+        if st == "RDB_S_HASHED":
+            return []
+        if st == "RDB_S_SMAP":
+            return ["struct smap %s;" % name]
+        if key == "uuid" and ref in self.names:
+            elem = "struct %s *" % self.struct(ref)
+        else:
+            elem = C_ATOMS[key]
+        if st in ("RDB_S_SCALAR", "RDB_S_OPTIONAL"):
+            if elem.endswith("*"):
+                return ["%s%s;" % (elem, name)]
+            return ["%s %s;" % (elem, name)]
+        if elem.endswith("*"):
+            return ["%s*%s;" % (elem, name), "size_t n_%s;" % name]
+        return ["%s *%s;" % (elem, name), "size_t n_%s;" % name]
+
+    def header(self):
+        P, p = self.P, self.prefix
+        guard = "LIB_%s_RDB_H" % P
+        out = []
+        w = out.append
+        w("/* Generated by lib/rdb-gen.py from %s: do not edit. */"
+          % self.schema["name"])
+        w("#ifndef %s" % guard)
+        w("#define %s 1" % guard)
+        w("")
+        w("#include <stdbool.h>")
+        w("#include <stddef.h>")
+        w("#include <stdint.h>")
+        w('#include "lib/rdb.h"')
+        w('#include "openvswitch/uuid.h"')
+        w('#include "smap.h"')
+        w("")
+        w("extern const struct rdb_class %s_rdb_class;" % p)
+        w("")
+        for t in self.spec:
+            w("struct %s;" % self.struct(t["name"]))
+        w("")
+        for t in self.spec:
+            tn = t["name"]
+            s = self.struct(tn)
+            T = c_ident(tn).upper()
+            w("/* %s%s */" % (tn, " (rows only)" if t["count"] else ""))
+            w("struct %s {" % s)
+            w("    struct rdb_row header_;")
+            for c in t["columns"]:
+                for m in self.member(t, c):
+                    w("    %s" % m)
+            if t["groups"]:
+                w("    struct rdb_hash hash_[%d];" % len(t["groups"]))
+            w("};")
+            w("")
+            if t["columns"]:
+                w("enum {")
+                for c in t["columns"]:
+                    w("    %s_%s_COL_%s," % (P, T, c_ident(c["name"]).upper()))
+                w("    %s_%s_N_COLUMNS" % (P, T))
+                w("};")
+            if t["groups"]:
+                w("enum {")
+                for g in t["groups"]:
+                    w("    %s_%s_HASH_%s," % (P, T, g.upper()))
+                w("};")
+            w("extern const struct rdb_table_class %s;"
+              % self.table_var(tn))
+            w("RDB_TABLE_FUNCS(%s, %s)" % (s, self.table_var(tn)))
+            w("#define %s_%s_FOR_EACH(ROW, DB) \\" % (P, T))
+            w("    for ((ROW) = %s_first(DB); (ROW); (ROW) = %s_next(ROW))"
+              % (s, s))
+            w("#define %s_%s_FOR_EACH_TRACKED(ROW, DB) \\" % (P, T))
+            w("    for ((ROW) = %s_track_first(DB); (ROW); \\" % s)
+            w("         (ROW) = %s_track_next(ROW))" % s)
+            w("")
+        w("#endif /* %s */" % guard)
+        return "\n".join(out) + "\n"
+
+    def source(self, header_name):
+        P, p = self.P, self.prefix
+        out = []
+        w = out.append
+        w("/* Generated by lib/rdb-gen.py from %s: do not edit. */"
+          % self.schema["name"])
+        w("#include <config.h>")
+        w('#include "%s"' % header_name)
+        w("")
+        w("#include <stddef.h>")
+        w("")
+        for t in self.spec:
+            tn = t["name"]
+            s = self.struct(tn)
+            T = c_ident(tn).upper()
+            for c in t["columns"]:
+                key, enum, ref = c["type"]["key"]
+                cn = c_ident(c["name"])
+                if enum and key == "string":
+                    w("static const char *const %s_%s_enum[] = {"
+                      % (s, cn))
+                    for e in enum:
+                        w('    "%s",' % e)
+                    w("    NULL,")
+                    w("};")
+                if c["keys"]:
+                    w("static const char *const %s_%s_keys[] = {" % (s, cn))
+                    for k in c["keys"]:
+                        w('    "%s",' % k)
+                    w("    NULL,")
+                    w("};")
+            if t["columns"]:
+                w("static const struct rdb_column_class %s_columns[] = {"
+                  % s)
+            for c in t["columns"]:
+                key, enum, ref = c["type"]["key"]
+                cn = c_ident(c["name"])
+                st = self.storage(c)
+                value = c["type"]["value"]
+                mx = c["type"]["max"]
+                w("    [%s_%s_COL_%s] = {" % (P, T, cn.upper()))
+                w('        .name = "%s",' % c["name"])
+                w("        .type = %s," % RDB_TYPES[key])
+                w("        .value_type = %s,"
+                  % (RDB_TYPES[value[0]] if value else "RDB_VOID"))
+                w("        .min = %d," % c["type"]["min"])
+                w("        .max = %s," % ("UINT_MAX" if mx is None else mx))
+                w("        .storage = %s," % st)
+                if key == "uuid" and ref in self.names:
+                    w("        .ref_table = &%s," % self.table_var(ref))
+                if st != "RDB_S_HASHED":
+                    w("        .offset = offsetof(struct %s, %s)," % (s, cn))
+                if st == "RDB_S_ARRAY":
+                    w("        .n_offset = offsetof(struct %s, n_%s),"
+                      % (s, cn))
+                if enum and key == "string":
+                    w("        .enums = %s_%s_enum," % (s, cn))
+                if c["keys"]:
+                    w("        .keys = %s_%s_keys," % (s, cn))
+                if c["hash"]:
+                    w("        .hash_group = %d," % t["groups"].index(c["hash"]))
+                if c["quiet"]:
+                    w("        .quiet = true,")
+                w("    },")
+            if t["columns"]:
+                w("};")
+            w("")
+        w("const struct rdb_table_class *const %s_tables[] = {" % p)
+        for t in self.spec:
+            w("    &%s," % self.table_var(t["name"]))
+        w("};")
+        w("")
+        for i, t in enumerate(self.spec):
+            tn = t["name"]
+            s = self.struct(tn)
+            T = c_ident(tn).upper()
+            w("const struct rdb_table_class %s = {" % self.table_var(tn))
+            w('    .name = "%s",' % tn)
+            w("    .index = %d," % i)
+            if t["columns"]:
+                w("    .columns = %s_columns," % s)
+                w("    .n_columns = %s_%s_N_COLUMNS," % (P, T))
+            w("    .row_size = sizeof(struct %s)," % s)
+            w("    .count_only = %s," % ("true" if t["count"] else "false"))
+            w("    .quiet = %s," % ("true" if t["quiet"] else "false"))
+            sel = t["select"] or ["initial", "insert", "modify", "delete"]
+            w("    .select = %s," % " | ".join(
+                "RDB_SELECT_%s" % x.upper() for x in sel))
+            if t["groups"]:
+                w("    .hash_offset = offsetof(struct %s, hash_)," % s)
+                w("    .n_hash_groups = %d," % len(t["groups"]))
+            w("};")
+            w("")
+        w("const struct rdb_class %s_rdb_class = {" % p)
+        w('    .database = "%s",' % self.schema["name"])
+        w('    .version = "%s",' % self.schema.get("version", ""))
+        w("    .tables = %s_tables," % p)
+        w("    .n_tables = %d," % len(self.spec))
+        w("};")
+        return "\n".join(out) + "\n"
+
+
+def main():
+    if len(sys.argv) != 5 or sys.argv[1] not in ("header", "source"):
+        die("usage: rdb-gen.py header|source SCHEMA SPEC PREFIX")
+    g = Gen(sys.argv[2], sys.argv[3], sys.argv[4])
+    if sys.argv[1] == "header":
+        sys.stdout.write(g.header())
+    else:
+        sys.stdout.write(g.source("lib/%s-rdb.h" % sys.argv[4]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+/* Internals shared by the replica's parts: rdb.c (rows, decoding, change
+ * tracking), rdb-conn.c (the connection and the protocol) and rdb-txn.c
+ * (transactions).  Not for users of lib/rdb.h. */
+#ifndef LIB_RDB_PRIVATE_H
+#define LIB_RDB_PRIVATE_H 1
+
+#include "lib/rdb.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/list.h"
+#include "openvswitch/shash.h"
+
+struct json;
+struct jsplit;
+struct reconnect;
+struct stream;
+
+struct rdb_table {
+    const struct rdb_table_class *class;
+    struct rdb *db;
+    struct hmap rows;               /* Live and placeholder rows, by
+                                     * UUID. */
+    size_t n_live;
+    struct ovs_list tracked;        /* "struct rdb_row"s, by track_node. */
+    struct shash columns;           /* Column name -> index + 1. */
+    bool on_server;                 /* The server's schema has it. */
+    uint64_t server_columns;        /* Columns the server has. */
+};
+
+/* A queued chunk of output. */
+struct rdb_out {
+    struct ovs_list node;
+    struct ds data;
+    size_t sent;
+};
+
+/* Where the connection stands. */
+enum rdb_conn_state {
+    RDB_C_IDLE,                     /* Not connected. */
+    RDB_C_SCHEMA,                   /* Waiting for the schema. */
+    RDB_C_MONITOR,                  /* Waiting for the initial contents. */
+    RDB_C_SYNCED,                   /* Following updates. */
+};
+
+/* What the message being read is, as far as we know yet. */
+struct rdb_msg {
+    bool have_id;
+    struct json *id;
+    char *method;
+    enum {
+        RDB_M_UNKNOWN,
+        RDB_M_MONITOR_REPLY,        /* Reply to our monitor request. */
+        RDB_M_TXN_REPLY,            /* Reply to our transaction. */
+        RDB_M_UPDATE,               /* "update2"/"update3" notification. */
+    } kind;
+    bool streamed;                  /* Result or params went row by row. */
+    struct json *result;            /* Captured members, if any. */
+    struct json *error;
+    struct json *params;
+    bool table_skip;                /* Rows of a table we do not keep. */
+    struct rdb_table *table;        /* Of the rows being read. */
+    size_t n_rows;
+    char *txn_error;                /* First op error in a txn reply. */
+};
+
+struct rdb {
+    const struct rdb_class *class;
+    struct rdb_table *tables;
+    char *remote;
+
+    unsigned int seqno;
+    unsigned int reset_seqno;
+    bool changed;                   /* A change that is not quiet since the
+                                     * current message began. */
+    bool synced, ever_synced;
+    struct ovs_list graveyard;      /* Rows of a previous copy, freed on
+                                     * the next rdb_track_clear(). */
+    struct ovs_list zombies;        /* Deleted rows something still
+                                     * refers to: freed with the db. */
+    struct ds scratch;
+
+    /* Connection. */
+    struct reconnect *reconnect;
+    struct stream *stream;
+    enum rdb_conn_state state;
+    unsigned int conn_seqno;        /* Advances on every connection. */
+    struct jsplit *splitter;
+    struct rdb_msg msg;
+    char *inbuf;
+    struct ovs_list out;            /* "struct rdb_out"s. */
+    size_t out_bytes;
+    bool connecting;
+    long long int next_id;
+    long long int schema_id, monitor_id, lock_id;
+    unsigned int monitor_seq;       /* Names our monitors: ["rdb", N]. */
+    bool lock_requested;
+
+    char *lock_name;
+    bool has_lock;
+
+    struct rdb_txn *txn;            /* Committed, not completed. */
+};
+
+/* rdb.c. */
+struct rdb_table *rdb_table(const struct rdb *,
+                            const struct rdb_table_class *);
+void rdb_reset(struct rdb *);
+void rdb_update_begin(struct rdb *);
+void rdb_update_end(struct rdb *);
+bool rdb_apply_row_update(struct rdb_table *, const char *uuid_s,
+                          const char *text, size_t n, char **errorp);
+
+/* What a successful transaction changed in a table the server does not
+ * report inserts and modifications for (see rdb-txn.c). */
+#define RDB_LOCAL_MAX 4
+struct rdb_local_op {
+    enum { RDB_LOCAL_INSERT, RDB_LOCAL_UPDATE, RDB_LOCAL_DELETE } type;
+    const struct rdb_table_class *tc;
+    struct uuid uuid;
+    size_t n_refs;                  /* Reference columns given... */
+    uint8_t ref_cols[RDB_LOCAL_MAX];
+    struct uuid refs[RDB_LOCAL_MAX];    /* ...and their values (zero:
+                                         * none). */
+    uint64_t hashes_set;            /* Hash groups given. */
+    struct rdb_hash hashes[RDB_LOCAL_MAX];
+};
+void rdb_apply_local(struct rdb *, const struct rdb_local_op *);
+
+uint64_t rdb_hash_bytes64(const void *, size_t n, uint64_t basis);
+struct rdb_hash rdb_hash_atom_string(size_t col, const char *, size_t n);
+struct rdb_hash rdb_hash_atom_integer(size_t col, int64_t);
+struct rdb_hash rdb_hash_atom_pair(size_t col, const char *k, size_t kn,
+                                   const char *v, size_t vn);
+
+/* rdb-conn.c. */
+void rdb_conn_init(struct rdb *);
+void rdb_conn_destroy(struct rdb *);
+void rdb_conn_run(struct rdb *);
+void rdb_conn_wait(struct rdb *);
+void rdb_conn_send(struct rdb *, struct ds *);   /* Takes the contents. */
+size_t rdb_conn_backlog(const struct rdb *);
+long long int rdb_conn_next_id(struct rdb *);
+
+/* rdb-txn.c. */
+long long int rdb_txn_pending_id(const struct rdb *);
+bool rdb_txn_wants_output(const struct rdb *);
+void rdb_txn_reply(struct rdb *, bool ok, const char *error);
+void rdb_txn_disconnected(struct rdb *);
+void rdb_txn_fill_output(struct rdb *);
+
+#endif /* lib/rdb-private.h */

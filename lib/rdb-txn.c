@@ -1,0 +1,660 @@
+/* Transactions of the replica: ops rendered straight to JSON text, sent
+ * whole or, with producers, piece by piece as the server reads them.  See
+ * rdb.h. */
+#include <config.h>
+#include "lib/rdb-private.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "openvswitch/json.h"
+#include "openvswitch/vlog.h"
+#include "reconnect.h"
+#include "smap.h"
+#include "timeval.h"
+#include "util.h"
+#include "uuid.h"
+
+VLOG_DEFINE_THIS_MODULE(rdb_txn);
+
+COVERAGE_DEFINE(rdb_txn_commit);
+COVERAGE_DEFINE(rdb_txn_error);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+struct rdb_txn_producer {
+    rdb_txn_producer_func *cb;
+    void *aux;
+};
+
+struct rdb_txn {
+    struct rdb *db;
+    enum rdb_txn_status status;
+    char *error;
+    long long int id;
+
+    struct ds buf;                  /* Rendered ops not queued yet. */
+    size_t n_ops;
+
+    /* The insert or update being built. */
+    bool in_row;
+    bool is_update;
+    size_t op_start;                /* Where it starts in 'buf'. */
+    size_t n_cols;
+    const struct rdb_table_class *tc;
+    const struct rdb_table *table;
+    bool local;                     /* 'tc' keeps our writes locally. */
+    struct rdb_local_op lop;
+    bool touched_local;
+
+    struct rdb_txn_producer *producers;
+    size_t n_producers, allocated_producers, cur_producer;
+    bool finished;                  /* All of it queued. */
+};
+
+const char *
+rdb_txn_status_to_string(enum rdb_txn_status status)
+{
+    switch (status) {
+    case RDB_TXN_UNCOMMITTED: return "uncommitted";
+    case RDB_TXN_UNCHANGED: return "unchanged";
+    case RDB_TXN_INCOMPLETE: return "incomplete";
+    case RDB_TXN_SUCCESS: return "success";
+    case RDB_TXN_NOT_LOCKED: return "not locked";
+    case RDB_TXN_ERROR: return "error";
+    }
+    return "<unknown>";
+}
+
+struct rdb_txn *
+rdb_txn_create(struct rdb *db)
+{
+    struct rdb_txn *txn = xzalloc(sizeof *txn);
+    txn->db = db;
+    txn->status = RDB_TXN_UNCOMMITTED;
+    txn->id = -1;
+    ds_init(&txn->buf);
+    return txn;
+}
+
+void
+rdb_txn_destroy(struct rdb_txn *txn)
+{
+    if (!txn) {
+        return;
+    }
+    struct rdb *db = txn->db;
+    if (db->txn == txn) {
+        /* Abandoned in flight: its reply will be ignored.  Half of it may
+         * be on the wire, which the server could not make sense of. */
+        db->txn = NULL;
+        if (!txn->finished) {
+            reconnect_force_reconnect(db->reconnect, time_msec());
+        }
+        if (txn->touched_local) {
+            rdb_force_resync(db);
+        }
+    }
+    ds_destroy(&txn->buf);
+    free(txn->producers);
+    free(txn->error);
+    free(txn);
+}
+
+/* Rendering. */
+
+static void
+put_string(struct ds *ds, const char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (c < 0x20 || c == '"' || c == '\\') {
+            json_string_escape(s, ds);
+            return;
+        }
+    }
+    ds_reserve(ds, ds->length + n + 2);
+    ds->string[ds->length++] = '"';
+    memcpy(&ds->string[ds->length], s, n);
+    ds->length += n;
+    ds->string[ds->length++] = '"';
+    ds->string[ds->length] = '\0';
+}
+
+static void
+put_hex(char *p, uint32_t v, int digits)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = digits - 1; i >= 0; i--) {
+        p[i] = hex[v & 15];
+        v >>= 4;
+    }
+}
+
+static void
+put_uuid(struct ds *ds, const struct uuid *u)
+{
+    char buf[UUID_LEN + 2];
+    buf[0] = '"';
+    put_hex(buf + 1, u->parts[0], 8);
+    buf[9] = '-';
+    put_hex(buf + 10, u->parts[1] >> 16, 4);
+    buf[14] = '-';
+    put_hex(buf + 15, u->parts[1] & 0xffff, 4);
+    buf[19] = '-';
+    put_hex(buf + 20, u->parts[2] >> 16, 4);
+    buf[24] = '-';
+    put_hex(buf + 25, u->parts[2] & 0xffff, 4);
+    put_hex(buf + 29, u->parts[3], 8);
+    buf[37] = '"';
+    ds_put_buffer(ds, buf, sizeof buf);
+}
+
+static void
+put_ref(struct ds *ds, const struct uuid *u)
+{
+    ds_put_cstr(ds, "[\"uuid\",");
+    put_uuid(ds, u);
+    ds_put_char(ds, ']');
+}
+
+static void
+put_where(struct ds *ds, const struct uuid *u)
+{
+    ds_put_cstr(ds, "\"where\":[[\"_uuid\",\"==\",");
+    put_ref(ds, u);
+    ds_put_cstr(ds, "]]");
+}
+
+static void
+put_table(struct ds *ds, const char *op, const struct rdb_table_class *tc)
+{
+    ds_put_format(ds, ",{\"op\":\"%s\",\"table\":", op);
+    put_string(ds, tc->name);
+}
+
+static bool
+is_local_table(const struct rdb_table_class *tc)
+{
+    return !(tc->select & (RDB_SELECT_INSERT | RDB_SELECT_MODIFY));
+}
+
+/* Ops. */
+
+static void
+end_op(struct rdb_txn *txn)
+{
+    if (!txn->in_row) {
+        return;
+    }
+    txn->in_row = false;
+    if (txn->is_update && !txn->n_cols) {
+        ds_truncate(&txn->buf, txn->op_start);
+        txn->n_ops--;
+        return;
+    }
+    ds_put_cstr(&txn->buf, "}}");
+    if (txn->local) {
+        rdb_apply_local(txn->db, &txn->lop);
+        txn->touched_local = true;
+    }
+}
+
+static void
+begin_row(struct rdb_txn *txn, const struct rdb_table_class *tc,
+          const struct uuid *uuid, bool update)
+{
+    ovs_assert(txn->status == RDB_TXN_UNCOMMITTED
+               || txn->status == RDB_TXN_INCOMPLETE);
+    end_op(txn);
+    txn->in_row = true;
+    txn->is_update = update;
+    txn->op_start = txn->buf.length;
+    txn->n_cols = 0;
+    txn->tc = tc;
+    txn->table = rdb_table(txn->db, tc);
+    txn->local = is_local_table(tc);
+    txn->n_ops++;
+    put_table(&txn->buf, update ? "update" : "insert", tc);
+    if (update) {
+        ds_put_char(&txn->buf, ',');
+        put_where(&txn->buf, uuid);
+    } else {
+        ds_put_cstr(&txn->buf, ",\"uuid\":");
+        put_uuid(&txn->buf, uuid);
+    }
+    ds_put_cstr(&txn->buf, ",\"row\":{");
+    if (txn->local) {
+        memset(&txn->lop, 0, sizeof txn->lop);
+        txn->lop.type = update ? RDB_LOCAL_UPDATE : RDB_LOCAL_INSERT;
+        txn->lop.tc = tc;
+        txn->lop.uuid = *uuid;
+    }
+}
+
+void
+rdb_txn_insert(struct rdb_txn *txn, const struct rdb_table_class *tc,
+               const struct uuid *uuid)
+{
+    begin_row(txn, tc, uuid, false);
+}
+
+void
+rdb_txn_update(struct rdb_txn *txn, const struct rdb_table_class *tc,
+               const struct uuid *uuid)
+{
+    begin_row(txn, tc, uuid, true);
+}
+
+void
+rdb_txn_delete(struct rdb_txn *txn, const struct rdb_table_class *tc,
+               const struct uuid *uuid)
+{
+    end_op(txn);
+    txn->n_ops++;
+    put_table(&txn->buf, "delete", tc);
+    ds_put_char(&txn->buf, ',');
+    put_where(&txn->buf, uuid);
+    ds_put_char(&txn->buf, '}');
+    if (is_local_table(tc)) {
+        struct rdb_local_op op = {
+            .type = RDB_LOCAL_DELETE, .tc = tc, .uuid = *uuid,
+        };
+        rdb_apply_local(txn->db, &op);
+        txn->touched_local = true;
+    }
+}
+
+void
+rdb_txn_mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
+                       const struct uuid *uuid, size_t col, bool insert,
+                       const char *const *values, size_t n)
+{
+    end_op(txn);
+    if (!n) {
+        return;
+    }
+    ovs_assert(col < tc->n_columns && !is_local_table(tc));
+    txn->n_ops++;
+    put_table(&txn->buf, "mutate", tc);
+    ds_put_char(&txn->buf, ',');
+    put_where(&txn->buf, uuid);
+    ds_put_cstr(&txn->buf, ",\"mutations\":[[");
+    put_string(&txn->buf, tc->columns[col].name);
+    ds_put_format(&txn->buf, ",\"%s\",[\"set\",[",
+                  insert ? "insert" : "delete");
+    for (size_t i = 0; i < n; i++) {
+        if (i) {
+            ds_put_char(&txn->buf, ',');
+        }
+        put_string(&txn->buf, values[i]);
+    }
+    ds_put_cstr(&txn->buf, "]]]]}");
+}
+
+/* Starts column 'col' of the current row.  Returns false if the server
+ * does not have the column: then it is not written. */
+static const struct rdb_column_class *
+put_col(struct rdb_txn *txn, size_t col)
+{
+    ovs_assert(txn->in_row && col < txn->tc->n_columns);
+    const struct rdb_column_class *c = &txn->tc->columns[col];
+    if (txn->table->on_server
+        && !(txn->table->server_columns & (UINT64_C(1) << col))) {
+        return NULL;
+    }
+    if (txn->n_cols++) {
+        ds_put_char(&txn->buf, ',');
+    }
+    put_string(&txn->buf, c->name);
+    ds_put_char(&txn->buf, ':');
+    return c;
+}
+
+static void
+local_hash(struct rdb_txn *txn, size_t col, struct rdb_hash h)
+{
+    const struct rdb_column_class *c = &txn->tc->columns[col];
+    ovs_assert(c->storage == RDB_S_HASHED && c->hash_group < RDB_LOCAL_MAX);
+    rdb_hash_add(&txn->lop.hashes[c->hash_group], &h);
+    txn->lop.hashes_set |= UINT64_C(1) << c->hash_group;
+}
+
+static void
+local_ref(struct rdb_txn *txn, size_t col, const struct uuid *u)
+{
+    struct rdb_local_op *op = &txn->lop;
+    ovs_assert(txn->tc->columns[col].ref_table
+               && op->n_refs < RDB_LOCAL_MAX);
+    op->ref_cols[op->n_refs] = col;
+    if (u) {
+        op->refs[op->n_refs] = *u;
+    } else {
+        uuid_zero(&op->refs[op->n_refs]);
+    }
+    op->n_refs++;
+}
+
+void
+rdb_txn_set_string(struct rdb_txn *txn, size_t col, const char *s)
+{
+    const struct rdb_column_class *c = put_col(txn, col);
+    if (txn->local) {
+        local_hash(txn, col, rdb_hash_string_col(txn->tc, col, s));
+    }
+    if (!c) {
+        return;
+    }
+    if (s) {
+        put_string(&txn->buf, s);
+    } else {
+        ds_put_cstr(&txn->buf, "[\"set\",[]]");
+    }
+}
+
+void
+rdb_txn_set_strings(struct rdb_txn *txn, size_t col,
+                    const char *const *v, size_t n)
+{
+    ovs_assert(!txn->local);
+    if (!put_col(txn, col)) {
+        return;
+    }
+    ds_put_cstr(&txn->buf, "[\"set\",[");
+    for (size_t i = 0; i < n; i++) {
+        if (i) {
+            ds_put_char(&txn->buf, ',');
+        }
+        put_string(&txn->buf, v[i]);
+    }
+    ds_put_cstr(&txn->buf, "]]");
+}
+
+void
+rdb_txn_set_integer(struct rdb_txn *txn, size_t col, int64_t v)
+{
+    const struct rdb_column_class *c = put_col(txn, col);
+    if (txn->local) {
+        local_hash(txn, col, rdb_hash_integer_col(txn->tc, col, v));
+    }
+    if (c) {
+        ds_put_format(&txn->buf, "%"PRId64, v);
+    }
+}
+
+void
+rdb_txn_set_integers(struct rdb_txn *txn, size_t col, const int64_t *v,
+                     size_t n)
+{
+    ovs_assert(!txn->local);
+    if (!put_col(txn, col)) {
+        return;
+    }
+    ds_put_cstr(&txn->buf, "[\"set\",[");
+    for (size_t i = 0; i < n; i++) {
+        ds_put_format(&txn->buf, "%s%"PRId64, i ? "," : "", v[i]);
+    }
+    ds_put_cstr(&txn->buf, "]]");
+}
+
+void
+rdb_txn_set_bool(struct rdb_txn *txn, size_t col, bool b)
+{
+    ovs_assert(!txn->local);
+    if (put_col(txn, col)) {
+        ds_put_cstr(&txn->buf, b ? "true" : "false");
+    }
+}
+
+void
+rdb_txn_set_bools(struct rdb_txn *txn, size_t col, const bool *v, size_t n)
+{
+    ovs_assert(!txn->local);
+    if (!put_col(txn, col)) {
+        return;
+    }
+    ds_put_cstr(&txn->buf, "[\"set\",[");
+    for (size_t i = 0; i < n; i++) {
+        ds_put_format(&txn->buf, "%s%s", i ? "," : "",
+                      v[i] ? "true" : "false");
+    }
+    ds_put_cstr(&txn->buf, "]]");
+}
+
+void
+rdb_txn_set_ref(struct rdb_txn *txn, size_t col, const struct uuid *u)
+{
+    const struct rdb_column_class *c = put_col(txn, col);
+    if (txn->local) {
+        local_ref(txn, col, u);
+    }
+    if (!c) {
+        return;
+    }
+    if (u && !uuid_is_zero(u)) {
+        put_ref(&txn->buf, u);
+    } else {
+        ds_put_cstr(&txn->buf, "[\"set\",[]]");
+    }
+}
+
+void
+rdb_txn_set_refs(struct rdb_txn *txn, size_t col, const struct uuid *u,
+                 size_t n)
+{
+    ovs_assert(!txn->local);
+    if (!put_col(txn, col)) {
+        return;
+    }
+    ds_put_cstr(&txn->buf, "[\"set\",[");
+    for (size_t i = 0; i < n; i++) {
+        if (i) {
+            ds_put_char(&txn->buf, ',');
+        }
+        put_ref(&txn->buf, &u[i]);
+    }
+    ds_put_cstr(&txn->buf, "]]");
+}
+
+void
+rdb_txn_set_smap(struct rdb_txn *txn, size_t col, const struct smap *smap)
+{
+    const struct rdb_column_class *c = put_col(txn, col);
+    if (txn->local) {
+        local_hash(txn, col, rdb_hash_smap_col(txn->tc, col, smap));
+    }
+    if (!c) {
+        return;
+    }
+    ds_put_cstr(&txn->buf, "[\"map\",[");
+    bool first = true;
+    const struct smap_node *node;
+    SMAP_FOR_EACH (node, smap) {
+        if (!first) {
+            ds_put_char(&txn->buf, ',');
+        }
+        first = false;
+        ds_put_char(&txn->buf, '[');
+        put_string(&txn->buf, node->key);
+        ds_put_char(&txn->buf, ',');
+        put_string(&txn->buf, node->value);
+        ds_put_char(&txn->buf, ']');
+    }
+    ds_put_cstr(&txn->buf, "]]");
+}
+
+void
+rdb_txn_add_producer(struct rdb_txn *txn, rdb_txn_producer_func *cb,
+                     void *aux)
+{
+    ovs_assert(txn->status == RDB_TXN_UNCOMMITTED);
+    if (txn->n_producers >= txn->allocated_producers) {
+        txn->producers = x2nrealloc(txn->producers,
+                                    &txn->allocated_producers,
+                                    sizeof *txn->producers);
+    }
+    txn->producers[txn->n_producers++] = (struct rdb_txn_producer) {
+        cb, aux,
+    };
+}
+
+bool
+rdb_txn_is_empty(const struct rdb_txn *txn)
+{
+    return !txn->n_ops && !txn->n_producers;
+}
+
+size_t
+rdb_txn_n_ops(const struct rdb_txn *txn)
+{
+    return txn->n_ops;
+}
+
+/* Committing. */
+
+static void
+txn_complete(struct rdb_txn *txn, enum rdb_txn_status status,
+             const char *error)
+{
+    struct rdb *db = txn->db;
+    if (db->txn == txn) {
+        db->txn = NULL;
+    }
+    txn->status = status;
+    free(txn->error);
+    txn->error = nullable_xstrdup(error);
+    if (status != RDB_TXN_SUCCESS && txn->touched_local) {
+        /* What we applied to the replica locally did not happen. */
+        rdb_force_resync(db);
+    }
+}
+
+void
+rdb_txn_commit(struct rdb_txn *txn)
+{
+    struct rdb *db = txn->db;
+    ovs_assert(txn->status == RDB_TXN_UNCOMMITTED);
+    end_op(txn);
+    if (rdb_txn_is_empty(txn)) {
+        txn->status = RDB_TXN_UNCHANGED;
+        return;
+    }
+    ovs_assert(!db->txn);
+    if (!rdb_is_connected(db)) {
+        txn_complete(txn, RDB_TXN_ERROR, "not connected");
+        return;
+    }
+    if (db->lock_name && !rdb_has_lock(db)) {
+        txn_complete(txn, RDB_TXN_NOT_LOCKED, "lock not held");
+        return;
+    }
+    COVERAGE_INC(rdb_txn_commit);
+    txn->id = rdb_conn_next_id(db);
+    txn->status = RDB_TXN_INCOMPLETE;
+    db->txn = txn;
+
+    struct ds head = DS_EMPTY_INITIALIZER;
+    ds_put_format(&head, "{\"id\":%lld,\"method\":\"transact\",\"params\":[",
+                  txn->id);
+    put_string(&head, db->class->database);
+    if (db->lock_name) {
+        ds_put_cstr(&head, ",{\"op\":\"assert\",\"lock\":");
+        put_string(&head, db->lock_name);
+        ds_put_char(&head, '}');
+    }
+    ds_put_buffer(&head, txn->buf.string, txn->buf.length);
+    ds_clear(&txn->buf);
+    if (!txn->n_producers) {
+        ds_put_cstr(&head, "]}");
+        txn->finished = true;
+    }
+    rdb_conn_send(db, &head);
+    ds_destroy(&head);
+}
+
+long long int
+rdb_txn_pending_id(const struct rdb *db)
+{
+    return db->txn ? db->txn->id : -1;
+}
+
+bool
+rdb_txn_wants_output(const struct rdb *db)
+{
+    return db->txn && !db->txn->finished;
+}
+
+void
+rdb_txn_fill_output(struct rdb *db)
+{
+    struct rdb_txn *txn = db->txn;
+    while (txn && !txn->finished && rdb_conn_backlog(db) < 1024 * 1024) {
+        if (txn->cur_producer < txn->n_producers) {
+            struct rdb_txn_producer *p = &txn->producers[txn->cur_producer];
+            bool done = p->cb(txn, p->aux);
+            end_op(txn);
+            if (done) {
+                txn->cur_producer++;
+            }
+        }
+        if (txn->cur_producer >= txn->n_producers) {
+            ds_put_cstr(&txn->buf, "]}");
+            txn->finished = true;
+        }
+        rdb_conn_send(db, &txn->buf);
+    }
+}
+
+void
+rdb_txn_reply(struct rdb *db, bool ok, const char *error)
+{
+    struct rdb_txn *txn = db->txn;
+    if (!txn) {
+        return;
+    }
+    if (!txn->finished) {
+        /* An answer before the end of the request: something is off. */
+        txn->finished = true;
+        reconnect_force_reconnect(db->reconnect, time_msec());
+        ok = false;
+        error = error ? error : "reply before the end of the transaction";
+    }
+    if (ok) {
+        txn_complete(txn, RDB_TXN_SUCCESS, NULL);
+        return;
+    }
+    COVERAGE_INC(rdb_txn_error);
+    bool not_owner = error && strstr(error, "not owner");
+    VLOG_INFO_RL(&rl, "%s: transaction failed: %s", db->remote,
+                 error ? error : "unknown error");
+    txn_complete(txn, not_owner ? RDB_TXN_NOT_LOCKED : RDB_TXN_ERROR, error);
+}
+
+void
+rdb_txn_disconnected(struct rdb *db)
+{
+    if (db->txn) {
+        db->txn->finished = true;
+        txn_complete(db->txn, RDB_TXN_ERROR, "connection lost");
+    }
+}
+
+bool
+rdb_txn_in_flight(const struct rdb *db)
+{
+    return db->txn != NULL;
+}
+
+enum rdb_txn_status
+rdb_txn_get_status(const struct rdb_txn *txn)
+{
+    return txn->status;
+}
+
+const char *
+rdb_txn_get_error(const struct rdb_txn *txn)
+{
+    return txn->error;
+}

@@ -1,0 +1,1418 @@
+/* The replica's rows: decoding what the server sends straight into the
+ * generated structs, references between rows, change tracking and
+ * lookups.  See rdb.h.  The connection is rdb-conn.c's, transactions are
+ * rdb-txn.c's. */
+#include <config.h>
+#include "lib/rdb-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "lib/jtext.h"
+#include "openvswitch/json.h"
+#include "openvswitch/vlog.h"
+#include "random.h"
+#include "simap.h"
+#include "smap.h"
+#include "uuid.h"
+
+VLOG_DEFINE_THIS_MODULE(rdb);
+
+COVERAGE_DEFINE(rdb_row_insert);
+COVERAGE_DEFINE(rdb_row_modify);
+COVERAGE_DEFINE(rdb_row_delete);
+COVERAGE_DEFINE(rdb_bad_update);
+
+static struct vlog_rate_limit bad_rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* The value of every required string column that has no other: shared,
+ * never freed. */
+static char empty_string[1] = "";
+
+/* Content hashes. */
+
+static uint64_t hash_keys[2];
+
+static void
+hash_init(void)
+{
+    static bool inited;
+    if (!inited) {
+        inited = true;
+        hash_keys[0] = random_uint64() | 1;
+        hash_keys[1] = random_uint64() | 1;
+    }
+}
+
+static inline uint64_t
+fmix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    return x;
+}
+
+uint64_t
+rdb_hash_bytes64(const void *p_, size_t n, uint64_t basis)
+{
+    const uint8_t *p = p_;
+    uint64_t h = basis ^ (n * UINT64_C(0x9e3779b97f4a7c15));
+    while (n >= 8) {
+        uint64_t k;
+        memcpy(&k, p, 8);
+        h = (h ^ fmix64(k)) * UINT64_C(0x9e3779b97f4a7c15);
+        h = (h << 31) | (h >> 33);
+        p += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t k = 0;
+        memcpy(&k, p, n);
+        h = (h ^ fmix64(k ^ (UINT64_C(0xff) << 56)))
+            * UINT64_C(0x9e3779b97f4a7c15);
+    }
+    return fmix64(h);
+}
+
+static uint64_t
+lane_basis(int lane, size_t col)
+{
+    return hash_keys[lane] ^ ((col + 1) * UINT64_C(0x2545f4914f6cdd1d));
+}
+
+struct rdb_hash
+rdb_hash_atom_string(size_t col, const char *s, size_t n)
+{
+    hash_init();
+    struct rdb_hash h;
+    for (int i = 0; i < 2; i++) {
+        h.h[i] = rdb_hash_bytes64(s, n, lane_basis(i, col));
+    }
+    return h;
+}
+
+struct rdb_hash
+rdb_hash_atom_integer(size_t col, int64_t v)
+{
+    hash_init();
+    struct rdb_hash h;
+    for (int i = 0; i < 2; i++) {
+        h.h[i] = rdb_hash_bytes64(&v, sizeof v, lane_basis(i, col) ^ 1);
+    }
+    return h;
+}
+
+struct rdb_hash
+rdb_hash_atom_pair(size_t col, const char *k, size_t kn,
+                   const char *v, size_t vn)
+{
+    hash_init();
+    struct rdb_hash h;
+    for (int i = 0; i < 2; i++) {
+        h.h[i] = rdb_hash_bytes64(v, vn,
+                                  rdb_hash_bytes64(k, kn,
+                                                   lane_basis(i, col) ^ 2));
+    }
+    return h;
+}
+
+struct rdb_hash
+rdb_hash_string_col(const struct rdb_table_class *tc OVS_UNUSED, size_t col,
+                    const char *s)
+{
+    if (!s || !s[0]) {
+        return (struct rdb_hash) { { 0, 0 } };
+    }
+    return rdb_hash_atom_string(col, s, strlen(s));
+}
+
+struct rdb_hash
+rdb_hash_integer_col(const struct rdb_table_class *tc OVS_UNUSED,
+                     size_t col, int64_t v)
+{
+    if (!v) {
+        return (struct rdb_hash) { { 0, 0 } };
+    }
+    return rdb_hash_atom_integer(col, v);
+}
+
+struct rdb_hash
+rdb_hash_smap_col(const struct rdb_table_class *tc OVS_UNUSED, size_t col,
+                  const struct smap *smap)
+{
+    struct rdb_hash sum = { { 0, 0 } };
+    const struct smap_node *node;
+    SMAP_FOR_EACH (node, smap) {
+        struct rdb_hash h = rdb_hash_atom_pair(col, node->key,
+                                               strlen(node->key),
+                                               node->value,
+                                               strlen(node->value));
+        rdb_hash_add(&sum, &h);
+    }
+    return sum;
+}
+
+/* Tables. */
+
+struct rdb_table *
+rdb_table(const struct rdb *db, const struct rdb_table_class *tc)
+{
+    ovs_assert(tc->index < db->class->n_tables
+               && db->class->tables[tc->index] == tc);
+    return &db->tables[tc->index];
+}
+
+static bool
+is_enum_string(const struct rdb_column_class *c, const char *s)
+{
+    if (c->enums) {
+        for (const char *const *e = c->enums; *e; e++) {
+            if (*e == s) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static void
+free_string(const struct rdb_column_class *c, char *s)
+{
+    if (s != empty_string && !is_enum_string(c, s)) {
+        free(s);
+    }
+}
+
+/* Returns 's' (owned) or, if it is one of the column's enum values, that
+ * value (freeing 's'): a million ACLs need not each keep "to-lport". */
+static char *
+intern_string(const struct rdb_column_class *c, char *s)
+{
+    if (c->enums) {
+        for (const char *const *e = c->enums; *e; e++) {
+            if (!strcmp(*e, s)) {
+                free(s);
+                return CONST_CAST(char *, *e);
+            }
+        }
+    }
+    return s;
+}
+
+static void *
+member(const struct rdb_row *row, const struct rdb_column_class *c)
+{
+    return (char *) row + c->offset;
+}
+
+static size_t *
+member_n(const struct rdb_row *row, const struct rdb_column_class *c)
+{
+    return (size_t *) ((char *) row + c->n_offset);
+}
+
+static size_t
+elem_size(const struct rdb_column_class *c)
+{
+    switch (c->type) {
+    case RDB_INTEGER: return sizeof(int64_t);
+    case RDB_REAL: return sizeof(double);
+    case RDB_BOOLEAN: return sizeof(bool);
+    case RDB_STRING: return sizeof(char *);
+    case RDB_UUID:
+        return c->ref_table ? sizeof(struct rdb_row *) : sizeof(struct uuid);
+    case RDB_VOID:
+    default:
+        OVS_NOT_REACHED();
+    }
+}
+
+/* Rows. */
+
+static struct rdb_row *
+row_find(const struct rdb_table *t, const struct uuid *uuid)
+{
+    struct rdb_row *row;
+    HMAP_FOR_EACH_WITH_HASH (row, node, uuid_hash(uuid), &t->rows) {
+        if (uuid_equals(&row->uuid, uuid)) {
+            return row;
+        }
+    }
+    return NULL;
+}
+
+static void
+row_init_defaults(struct rdb_row *row)
+{
+    const struct rdb_table_class *tc = row->table->class;
+    for (size_t i = 0; i < tc->n_columns; i++) {
+        const struct rdb_column_class *c = &tc->columns[i];
+        if (c->storage == RDB_S_SCALAR && c->type == RDB_STRING) {
+            *(char **) member(row, c) = empty_string;
+        } else if (c->storage == RDB_S_SMAP) {
+            smap_init(member(row, c));
+        }
+    }
+}
+
+static struct rdb_row *
+row_create(struct rdb_table *t, const struct uuid *uuid,
+           enum rdb_row_state state)
+{
+    struct rdb_row *row = xzalloc(t->class->row_size);
+    row->uuid = *uuid;
+    row->table = t;
+    row->state = state;
+    ovs_list_init(&row->track_node);
+    row_init_defaults(row);
+    hmap_insert(&t->rows, &row->node, uuid_hash(uuid));
+    return row;
+}
+
+static void row_free(struct rdb_row *, bool deref);
+
+/* Returns the row 'uuid' of 't', creating a placeholder if there is none,
+ * and counts a reference to it. */
+static struct rdb_row *
+ref_get(struct rdb_table *t, const struct uuid *uuid)
+{
+    if (uuid_is_zero(uuid)) {
+        return NULL;
+    }
+    struct rdb_row *row = row_find(t, uuid);
+    if (!row) {
+        row = row_create(t, uuid, RDB_ROW_ORPHAN);
+    }
+    row->n_refs++;
+    return row;
+}
+
+static void
+ref_put(struct rdb_row *row)
+{
+    if (row && !--row->n_refs && row->state == RDB_ROW_ORPHAN) {
+        hmap_remove(&row->table->rows, &row->node);
+        row_free(row, true);
+    }
+}
+
+static struct rdb_table *
+ref_table(const struct rdb_row *row, const struct rdb_column_class *c)
+{
+    return &row->table->db->tables[c->ref_table->index];
+}
+
+/* Frees the values of column 'c' of 'row' ('deref': and drops its
+ * references). */
+static void
+column_clear(struct rdb_row *row, const struct rdb_column_class *c,
+             bool deref)
+{
+    void *m = member(row, c);
+    switch (c->storage) {
+    case RDB_S_SCALAR:
+    case RDB_S_OPTIONAL:
+        if (c->type == RDB_STRING) {
+            char **s = m;
+            if (*s) {
+                free_string(c, *s);
+            }
+            *s = c->storage == RDB_S_SCALAR ? empty_string : NULL;
+        } else if (c->type == RDB_UUID && c->ref_table) {
+            struct rdb_row **r = m;
+            if (deref) {
+                ref_put(*r);
+            }
+            *r = NULL;
+        } else {
+            memset(m, 0, elem_size(c));
+        }
+        break;
+    case RDB_S_ARRAY: {
+        size_t *n = member_n(row, c);
+        void **array = m;
+        if (c->type == RDB_STRING) {
+            char **s = *array;
+            for (size_t i = 0; i < *n; i++) {
+                free_string(c, s[i]);
+            }
+        } else if (c->type == RDB_UUID && c->ref_table && deref) {
+            struct rdb_row **r = *array;
+            for (size_t i = 0; i < *n; i++) {
+                ref_put(r[i]);
+            }
+        }
+        free(*array);
+        *array = NULL;
+        *n = 0;
+        break;
+    }
+    case RDB_S_SMAP:
+        smap_destroy(m);
+        smap_init(m);
+        break;
+    case RDB_S_HASHED:
+        break;
+    }
+}
+
+static void
+row_clear(struct rdb_row *row, bool deref)
+{
+    const struct rdb_table_class *tc = row->table->class;
+    for (size_t i = 0; i < tc->n_columns; i++) {
+        column_clear(row, &tc->columns[i], deref);
+    }
+    if (tc->n_hash_groups) {
+        memset((char *) row + tc->hash_offset, 0,
+               tc->n_hash_groups * sizeof(struct rdb_hash));
+    }
+    row->hash_stale = false;
+}
+
+static void
+row_free(struct rdb_row *row, bool deref)
+{
+    const struct rdb_table_class *tc = row->table->class;
+    row_clear(row, deref);
+    for (size_t i = 0; i < tc->n_columns; i++) {
+        if (tc->columns[i].storage == RDB_S_SMAP) {
+            smap_destroy(member(row, &tc->columns[i]));
+        }
+    }
+    free(row);
+}
+
+static void
+track(struct rdb_row *row, uint8_t what)
+{
+    if (!row->track) {
+        ovs_list_push_back(&row->table->tracked, &row->track_node);
+    }
+    row->track |= what;
+}
+
+/* Decoding values. */
+
+union rdb_atom {
+    int64_t integer;
+    double real;
+    bool boolean;
+    char *string;
+    struct uuid uuid;
+};
+
+/* A decoded column value: atoms (and, for a map, their values). */
+struct rdb_datum {
+    union rdb_atom *keys;
+    union rdb_atom *values;
+    size_t n, allocated;
+};
+
+static void
+datum_init(struct rdb_datum *d)
+{
+    memset(d, 0, sizeof *d);
+}
+
+static void
+datum_destroy(struct rdb_datum *d, const struct rdb_column_class *c)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        if (c->type == RDB_STRING) {
+            free(d->keys[i].string);
+        }
+        if (c->value_type == RDB_STRING) {
+            free(d->values[i].string);
+        }
+    }
+    free(d->keys);
+    free(d->values);
+}
+
+static union rdb_atom *
+datum_add(struct rdb_datum *d, bool map)
+{
+    if (d->n >= d->allocated) {
+        size_t old = d->allocated;
+        d->keys = x2nrealloc(d->keys, &d->allocated, sizeof *d->keys);
+        if (map) {
+            d->values = xrealloc(d->values, d->allocated * sizeof *d->values);
+        }
+        (void) old;
+    }
+    return &d->keys[d->n++];
+}
+
+static bool
+parse_uuid_tail(struct jtext *t, struct ds *scratch, struct uuid *uuid)
+{
+    /* After '["uuid",': the UUID string and ']'. */
+    const char *s;
+    size_t n;
+    if (!jtext_string(t, scratch, &s, &n)) {
+        return false;
+    }
+    char buf[UUID_LEN + 1];
+    if (n != UUID_LEN) {
+        t->error = "bad UUID";
+        return false;
+    }
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    if (!uuid_from_string(uuid, buf)) {
+        t->error = "bad UUID";
+        return false;
+    }
+    return jtext_expect(t, ']');
+}
+
+/* Parses an array's tag ("set", "map", "uuid"), after its '['. */
+static bool
+parse_tag(struct jtext *t, struct ds *scratch, const char **tag)
+{
+    const char *s;
+    size_t n;
+    if (!jtext_string(t, scratch, &s, &n) || !jtext_expect(t, ',')) {
+        return false;
+    }
+    *tag = (n == 3 && !memcmp(s, "set", 3) ? "set"
+            : n == 3 && !memcmp(s, "map", 3) ? "map"
+            : n == 4 && !memcmp(s, "uuid", 4) ? "uuid"
+            : n == 10 && !memcmp(s, "named-uuid", 10) ? "named-uuid"
+            : "?");
+    return true;
+}
+
+static bool
+parse_atom(struct jtext *t, struct ds *scratch, enum rdb_type type,
+           union rdb_atom *a)
+{
+    switch (type) {
+    case RDB_INTEGER:
+        return jtext_integer(t, &a->integer);
+    case RDB_REAL:
+        return jtext_real(t, &a->real);
+    case RDB_BOOLEAN:
+        return jtext_boolean(t, &a->boolean);
+    case RDB_STRING: {
+        const char *s;
+        size_t n;
+        if (!jtext_string(t, scratch, &s, &n)) {
+            return false;
+        }
+        a->string = xmemdup0(s, n);
+        return true;
+    }
+    case RDB_UUID: {
+        const char *tag;
+        if (!jtext_expect(t, '[') || !parse_tag(t, scratch, &tag)) {
+            return false;
+        }
+        if (strcmp(tag, "uuid")) {
+            t->error = "UUID expected";
+            return false;
+        }
+        return parse_uuid_tail(t, scratch, &a->uuid);
+    }
+    case RDB_VOID:
+    default:
+        OVS_NOT_REACHED();
+    }
+}
+
+/* Parses a value of column 'c' into 'd' (initialized by the caller). */
+static bool
+parse_datum(struct jtext *t, struct ds *scratch,
+            const struct rdb_column_class *c, struct rdb_datum *d)
+{
+    bool map = c->value_type != RDB_VOID;
+    if (jtext_peek(t) != '[') {
+        if (map) {
+            t->error = "map expected";
+            return false;
+        }
+        union rdb_atom *a = datum_add(d, false);
+        if (!parse_atom(t, scratch, c->type, a)) {
+            d->n--;
+            return false;
+        }
+        return true;
+    }
+
+    const char *tag;
+    t->p++;
+    if (!parse_tag(t, scratch, &tag)) {
+        return false;
+    }
+    if (!strcmp(tag, "uuid") && !map && c->type == RDB_UUID) {
+        union rdb_atom *a = datum_add(d, false);
+        if (!parse_uuid_tail(t, scratch, &a->uuid)) {
+            d->n--;
+            return false;
+        }
+        return true;
+    }
+    if (strcmp(tag, map ? "map" : "set")) {
+        t->error = map ? "map expected" : "set expected";
+        return false;
+    }
+    if (!jtext_expect(t, '[')) {
+        return false;
+    }
+    if (!jtext_accept(t, ']')) {
+        do {
+            if (map && !jtext_expect(t, '[')) {
+                return false;
+            }
+            union rdb_atom *a = datum_add(d, map);
+            if (!parse_atom(t, scratch, c->type, a)) {
+                d->n--;
+                return false;
+            }
+            if (map) {
+                if (!jtext_expect(t, ',')
+                    || !parse_atom(t, scratch, c->value_type,
+                                   &d->values[d->n - 1])) {
+                    if (c->type == RDB_STRING) {
+                        free(a->string);
+                    }
+                    d->n--;
+                    return false;
+                }
+                if (!jtext_expect(t, ']')) {
+                    return false;
+                }
+            }
+        } while (jtext_accept(t, ','));
+        if (!jtext_expect(t, ']')) {
+            return false;
+        }
+    }
+    return jtext_expect(t, ']');
+}
+
+/* Storing values. */
+
+static int
+atom_compare(const struct rdb_column_class *c, const void *a_,
+             const void *b_)
+{
+    switch (c->type) {
+    case RDB_INTEGER: {
+        int64_t a = *(const int64_t *) a_, b = *(const int64_t *) b_;
+        return a < b ? -1 : a > b;
+    }
+    case RDB_REAL: {
+        double a = *(const double *) a_, b = *(const double *) b_;
+        return a < b ? -1 : a > b;
+    }
+    case RDB_BOOLEAN:
+        return *(const bool *) a_ - *(const bool *) b_;
+    case RDB_STRING:
+        return strcmp(*(char *const *) a_, *(char *const *) b_);
+    case RDB_UUID:
+        if (c->ref_table) {
+            const struct rdb_row *a = *(struct rdb_row *const *) a_;
+            const struct rdb_row *b = *(struct rdb_row *const *) b_;
+            return uuid_compare_3way(&a->uuid, &b->uuid);
+        }
+        return uuid_compare_3way(a_, b_);
+    case RDB_VOID:
+    default:
+        OVS_NOT_REACHED();
+    }
+}
+
+/* Element 'i' of datum 'd' in the storage form of column 'c' of 'row' (a
+ * string is moved out of 'd'; a reference is counted). */
+static void
+atom_to_elem(struct rdb_row *row, const struct rdb_column_class *c,
+             union rdb_atom *a, void *elem)
+{
+    switch (c->type) {
+    case RDB_INTEGER:
+        *(int64_t *) elem = a->integer;
+        break;
+    case RDB_REAL:
+        *(double *) elem = a->real;
+        break;
+    case RDB_BOOLEAN:
+        *(bool *) elem = a->boolean;
+        break;
+    case RDB_STRING:
+        *(char **) elem = intern_string(c, a->string);
+        a->string = NULL;
+        break;
+    case RDB_UUID:
+        if (c->ref_table) {
+            *(struct rdb_row **) elem = ref_get(ref_table(row, c), &a->uuid);
+        } else {
+            *(struct uuid *) elem = a->uuid;
+        }
+        break;
+    case RDB_VOID:
+    default:
+        OVS_NOT_REACHED();
+    }
+}
+
+static void
+elem_release(const struct rdb_column_class *c, void *elem)
+{
+    if (c->type == RDB_STRING) {
+        free_string(c, *(char **) elem);
+    } else if (c->type == RDB_UUID && c->ref_table) {
+        ref_put(*(struct rdb_row **) elem);
+    }
+}
+
+/* For qsort() of elements: the column being sorted. */
+static const struct rdb_column_class *sort_column;
+
+static int
+compare_elems(const void *a, const void *b)
+{
+    return atom_compare(sort_column, a, b);
+}
+
+/* Sorts 'n' elements and drops duplicates; returns how many are left. */
+static size_t
+sort_elems(const struct rdb_column_class *c, void *array, size_t n)
+{
+    size_t sz = elem_size(c);
+    char *base = array;
+    bool sorted = true;
+    for (size_t i = 1; i < n && sorted; i++) {
+        sorted = atom_compare(c, base + (i - 1) * sz, base + i * sz) < 0;
+    }
+    if (sorted) {
+        return n;
+    }
+    sort_column = c;
+    qsort(base, n, sz, compare_elems);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k && !atom_compare(c, base + (k - 1) * sz, base + i * sz)) {
+            elem_release(c, base + i * sz);
+        } else {
+            memmove(base + k * sz, base + i * sz, sz);
+            k++;
+        }
+    }
+    return k;
+}
+
+static bool
+key_kept(const struct rdb_column_class *c, const char *key)
+{
+    if (!c->keys) {
+        return true;
+    }
+    for (const char *const *k = c->keys; *k; k++) {
+        if (!strcmp(*k, key)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Replaces the value of column 'c' of 'row' with 'd'.  Returns true if it
+ * changed. */
+static bool
+column_set(struct rdb_row *row, const struct rdb_column_class *c,
+           struct rdb_datum *d)
+{
+    void *m = member(row, c);
+    switch (c->storage) {
+    case RDB_S_SCALAR:
+    case RDB_S_OPTIONAL: {
+        if (d->n > 1) {
+            return false;
+        }
+        if (c->type == RDB_STRING) {
+            char **s = m;
+            const char *new = d->n ? d->keys[0].string
+                              : c->storage == RDB_S_SCALAR ? "" : NULL;
+            if (*s && new ? !strcmp(*s, new) : *s == new) {
+                return false;
+            }
+            column_clear(row, c, true);
+            if (d->n) {
+                atom_to_elem(row, c, &d->keys[0], s);
+            }
+            return true;
+        } else if (c->type == RDB_UUID && c->ref_table) {
+            struct rdb_row **r = m;
+            const struct uuid *new = d->n ? &d->keys[0].uuid : NULL;
+            if (*r && new ? uuid_equals(&(*r)->uuid, new) : !*r && !new) {
+                return false;
+            }
+            column_clear(row, c, true);
+            if (d->n) {
+                atom_to_elem(row, c, &d->keys[0], r);
+            }
+            return true;
+        } else {
+            char buf[sizeof(union rdb_atom)];
+            memset(buf, 0, sizeof buf);
+            if (d->n) {
+                atom_to_elem(row, c, &d->keys[0], buf);
+            }
+            if (!memcmp(buf, m, elem_size(c))) {
+                return false;
+            }
+            memcpy(m, buf, elem_size(c));
+            return true;
+        }
+    }
+
+    case RDB_S_ARRAY: {
+        size_t sz = elem_size(c);
+        char *new = d->n ? xmalloc(d->n * sz) : NULL;
+        for (size_t i = 0; i < d->n; i++) {
+            atom_to_elem(row, c, &d->keys[i], new + i * sz);
+        }
+        size_t n = sort_elems(c, new, d->n);
+        size_t *old_n = member_n(row, c);
+        char **old = m;
+        bool same = *old_n == n;
+        for (size_t i = 0; same && i < n; i++) {
+            same = !atom_compare(c, *old + i * sz, new + i * sz);
+        }
+        if (same) {
+            for (size_t i = 0; i < n; i++) {
+                elem_release(c, new + i * sz);
+            }
+            free(new);
+            return false;
+        }
+        column_clear(row, c, true);
+        *old = new;
+        *old_n = n;
+        return true;
+    }
+
+    case RDB_S_SMAP: {
+        struct smap new = SMAP_INITIALIZER(&new);
+        for (size_t i = 0; i < d->n; i++) {
+            if (key_kept(c, d->keys[i].string)) {
+                smap_replace_nocopy(&new, d->keys[i].string,
+                                    d->values[i].string);
+                d->values[i].string = NULL;
+            }
+        }
+        struct smap *old = m;
+        if (smap_equal(old, &new)) {
+            smap_destroy(&new);
+            return false;
+        }
+        hmap_swap(&old->map, &new.map);
+        smap_destroy(&new);
+        return true;
+    }
+
+    case RDB_S_HASHED:
+    default:
+        OVS_NOT_REACHED();
+    }
+}
+
+/* Applies the difference 'd' (RFC 7047's update2 "modify": the elements
+ * added or removed) to set column 'c' of 'row'.  Returns true if it
+ * changed. */
+static bool
+column_apply_set_diff(struct rdb_row *row, const struct rdb_column_class *c,
+                      struct rdb_datum *d)
+{
+    size_t sz = elem_size(c);
+    char *diff = d->n ? xmalloc(d->n * sz) : NULL;
+    for (size_t i = 0; i < d->n; i++) {
+        atom_to_elem(row, c, &d->keys[i], diff + i * sz);
+    }
+    size_t nd = sort_elems(c, diff, d->n);
+    if (!nd) {
+        free(diff);
+        return false;
+    }
+
+    /* Merge: what is in exactly one of the two. */
+    char **old = member(row, c);
+    size_t *old_n = member_n(row, c);
+    char *merged = xmalloc((*old_n + nd) * sz);
+    size_t i = 0, j = 0, k = 0;
+    while (i < *old_n || j < nd) {
+        int cmp = (i >= *old_n ? 1 : j >= nd ? -1
+                   : atom_compare(c, *old + i * sz, diff + j * sz));
+        if (cmp < 0) {
+            memcpy(merged + k++ * sz, *old + i++ * sz, sz);
+        } else if (cmp > 0) {
+            memcpy(merged + k++ * sz, diff + j++ * sz, sz);
+        } else {
+            elem_release(c, *old + i++ * sz);
+            elem_release(c, diff + j++ * sz);
+        }
+    }
+    free(diff);
+    free(*old);
+    if (!k) {
+        free(merged);
+        merged = NULL;
+    }
+    *old = merged;
+    *old_n = k;
+    return true;
+}
+
+/* The same for a map: a key not there is added, a key with the same value
+ * is removed, a key with another value gets it. */
+static bool
+column_apply_map_diff(struct rdb_row *row, const struct rdb_column_class *c,
+                      struct rdb_datum *d)
+{
+    struct smap *m = member(row, c);
+    bool changed = false;
+    for (size_t i = 0; i < d->n; i++) {
+        const char *key = d->keys[i].string;
+        if (!key_kept(c, key)) {
+            continue;
+        }
+        struct smap_node *node = smap_get_node(m, key);
+        if (!node) {
+            smap_add(m, key, d->values[i].string);
+        } else if (!strcmp(node->value, d->values[i].string)) {
+            smap_remove_node(m, node);
+        } else {
+            smap_replace(m, key, d->values[i].string);
+        }
+        changed = true;
+    }
+    return changed;
+}
+
+/* What value 'd' of hashed column 'c' (number 'col') adds to its row's
+ * hash: as rdb_hash_*_col() would compute for the same value, defaults
+ * adding nothing. */
+static struct rdb_hash
+datum_hash(const struct rdb_column_class *c, size_t col,
+           const struct rdb_datum *d)
+{
+    struct rdb_hash sum = { { 0, 0 } };
+    for (size_t i = 0; i < d->n; i++) {
+        struct rdb_hash h;
+        const union rdb_atom *a = &d->keys[i];
+        if (c->value_type != RDB_VOID) {
+            h = rdb_hash_atom_pair(col, a->string, strlen(a->string),
+                                   d->values[i].string,
+                                   strlen(d->values[i].string));
+        } else if (c->type == RDB_STRING) {
+            if (!a->string[0]) {
+                continue;
+            }
+            h = rdb_hash_atom_string(col, a->string, strlen(a->string));
+        } else if (c->type == RDB_INTEGER || c->type == RDB_BOOLEAN) {
+            int64_t v = c->type == RDB_INTEGER ? a->integer : a->boolean;
+            if (!v) {
+                continue;
+            }
+            h = rdb_hash_atom_integer(col, v);
+        } else if (c->type == RDB_REAL) {
+            h = rdb_hash_atom_string(col, (const char *) &a->real,
+                                     sizeof a->real);
+        } else {
+            h = rdb_hash_atom_string(col, (const char *) &a->uuid,
+                                     sizeof a->uuid);
+        }
+        rdb_hash_add(&sum, &h);
+    }
+    return sum;
+}
+
+/* Applying updates. */
+
+static const struct rdb_column_class *
+find_column(const struct rdb_table *t, const char *name, size_t *idx)
+{
+    uintptr_t v = (uintptr_t) shash_find_data(&t->columns, name);
+    if (!v) {
+        return NULL;
+    }
+    *idx = v - 1;
+    return &t->class->columns[v - 1];
+}
+
+/* Decodes the row object in 't' into 'row': every column for an insert
+ * ('modify' false), the changed ones otherwise. */
+static bool
+decode_row(struct rdb_table *t, struct rdb_row *row, struct jtext *text,
+           bool modify, bool *changed)
+{
+    struct rdb *db = t->db;
+    struct ds *scratch = &db->scratch;
+    if (!jtext_expect(text, '{')) {
+        return false;
+    }
+    if (jtext_accept(text, '}')) {
+        return true;
+    }
+    do {
+        const char *name;
+        size_t n;
+        if (!jtext_string(text, scratch, &name, &n)
+            || !jtext_expect(text, ':')) {
+            return false;
+        }
+        char key[64];
+        size_t idx;
+        const struct rdb_column_class *c = NULL;
+        if (n < sizeof key) {
+            memcpy(key, name, n);
+            key[n] = '\0';
+            c = find_column(t, key, &idx);
+        }
+        if (!c) {
+            if (!jtext_skip(text)) {
+                return false;
+            }
+            continue;
+        }
+
+        struct rdb_datum d;
+        datum_init(&d);
+        if (!parse_datum(text, scratch, c, &d)) {
+            datum_destroy(&d, c);
+            return false;
+        }
+        bool col_changed;
+        if (c->storage == RDB_S_HASHED) {
+            struct rdb_hash *h = &((struct rdb_hash *)
+                                   ((char *) row + t->class->hash_offset))
+                                  [c->hash_group];
+            if (modify) {
+                row->hash_stale = true;
+            } else {
+                struct rdb_hash dh = datum_hash(c, idx, &d);
+                rdb_hash_add(h, &dh);
+            }
+            col_changed = true;
+        } else if (modify && c->max > 1) {
+            col_changed = (c->storage == RDB_S_SMAP
+                           ? column_apply_map_diff(row, c, &d)
+                           : column_apply_set_diff(row, c, &d));
+        } else {
+            col_changed = column_set(row, c, &d);
+        }
+        datum_destroy(&d, c);
+        if (col_changed && !c->quiet) {
+            row->updated |= UINT64_C(1) << idx;
+            *changed = true;
+        }
+    } while (jtext_accept(text, ','));
+    return jtext_expect(text, '}');
+}
+
+static void
+apply_delete(struct rdb_table *t, struct rdb_row *row)
+{
+    COVERAGE_INC(rdb_row_delete);
+    hmap_remove(&t->rows, &row->node);
+    row->state = RDB_ROW_DELETED;
+    t->n_live--;
+    track(row, RDB_TRACK_DELETED);
+    if (!t->class->quiet) {
+        t->db->changed = true;
+    }
+}
+
+bool
+rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
+                     const char *s, size_t n, char **errorp)
+{
+    struct uuid uuid;
+    if (!uuid_from_string(&uuid, uuid_s)) {
+        *errorp = xasprintf("bad row UUID \"%s\"", uuid_s);
+        return false;
+    }
+
+    struct jtext text;
+    jtext_init(&text, s, n);
+    const char *op;
+    size_t op_n;
+    if (!jtext_expect(&text, '{')
+        || !jtext_string(&text, &t->db->scratch, &op, &op_n)
+        || !jtext_expect(&text, ':')) {
+        goto syntax;
+    }
+    char opbuf[16];
+    if (op_n >= sizeof opbuf) {
+        goto syntax;
+    }
+    memcpy(opbuf, op, op_n);
+    opbuf[op_n] = '\0';
+
+    struct rdb_row *row = row_find(t, &uuid);
+    if (!strcmp(opbuf, "delete")) {
+        if (!jtext_null(&text)) {
+            goto syntax;
+        }
+        /* Deletion of a row we never saw: e.g. a Logical_Flow inserted by
+         * someone else, whose insertion is not reported. */
+        if (row && row->state == RDB_ROW_LIVE) {
+            apply_delete(t, row);
+        }
+    } else if (!strcmp(opbuf, "initial") || !strcmp(opbuf, "insert")) {
+        COVERAGE_INC(rdb_row_insert);
+        if (!row) {
+            row = row_create(t, &uuid, RDB_ROW_LIVE);
+        } else if (row->state == RDB_ROW_LIVE) {
+            /* Inserted twice: take the second as the truth. */
+            row_clear(row, true);
+            t->n_live--;
+        }
+        row->state = RDB_ROW_LIVE;
+        t->n_live++;
+        bool changed = false;
+        if (!decode_row(t, row, &text, false, &changed)) {
+            goto syntax;
+        }
+        track(row, RDB_TRACK_NEW);
+        if (!t->class->quiet) {
+            t->db->changed = true;
+        }
+    } else if (!strcmp(opbuf, "modify")) {
+        COVERAGE_INC(rdb_row_modify);
+        if (!row || row->state != RDB_ROW_LIVE) {
+            *errorp = xasprintf("modification of unknown row "UUID_FMT,
+                                UUID_ARGS(&uuid));
+            return false;
+        }
+        bool changed = false;
+        if (!decode_row(t, row, &text, true, &changed)) {
+            goto syntax;
+        }
+        if (changed) {
+            track(row, RDB_TRACK_MODIFIED);
+            t->db->changed = true;
+        }
+    } else {
+        goto syntax;
+    }
+    if (!jtext_expect(&text, '}') || !jtext_at_end(&text)) {
+        goto syntax;
+    }
+    return true;
+
+syntax:
+    COVERAGE_INC(rdb_bad_update);
+    *errorp = xasprintf("bad update of row "UUID_FMT" in table %s: %s",
+                        UUID_ARGS(&uuid), t->class->name,
+                        text.error ? text.error : "unexpected content");
+    return false;
+}
+
+void
+rdb_apply_local(struct rdb *db, const struct rdb_local_op *op)
+{
+    struct rdb_table *t = rdb_table(db, op->tc);
+    const struct rdb_table_class *tc = op->tc;
+    struct rdb_row *row = row_find(t, &op->uuid);
+
+    if (op->type == RDB_LOCAL_DELETE) {
+        if (row && row->state == RDB_ROW_LIVE) {
+            hmap_remove(&t->rows, &row->node);
+            t->n_live--;
+            if (row->track) {
+                /* Our own deletion is not a change to report. */
+                ovs_list_remove(&row->track_node);
+                ovs_list_init(&row->track_node);
+                row->track = 0;
+                row->updated = 0;
+            }
+            if (row->n_refs) {
+                /* Still referred to: keep a placeholder. */
+                row_clear(row, true);
+                row->state = RDB_ROW_ORPHAN;
+                hmap_insert(&t->rows, &row->node, uuid_hash(&row->uuid));
+            } else {
+                row_free(row, true);
+            }
+        }
+        return;
+    }
+
+    if (op->type == RDB_LOCAL_INSERT) {
+        if (!row) {
+            row = row_create(t, &op->uuid, RDB_ROW_LIVE);
+            t->n_live++;
+        } else if (row->state != RDB_ROW_LIVE) {
+            row->state = RDB_ROW_LIVE;
+            t->n_live++;
+        } else {
+            row_clear(row, true);
+        }
+    } else if (!row || row->state != RDB_ROW_LIVE) {
+        return;
+    }
+
+    for (size_t i = 0; i < op->n_refs; i++) {
+        const struct rdb_column_class *c = &tc->columns[op->ref_cols[i]];
+        struct rdb_row **r = member(row, c);
+        struct rdb_row *new = ref_get(ref_table(row, c), &op->refs[i]);
+        ref_put(*r);
+        *r = new;
+    }
+    struct rdb_hash *hashes = (struct rdb_hash *) ((char *) row
+                                                   + tc->hash_offset);
+    for (size_t g = 0; g < tc->n_hash_groups; g++) {
+        if (op->hashes_set & (UINT64_C(1) << g)) {
+            hashes[g] = op->hashes[g];
+        }
+    }
+    if (op->type == RDB_LOCAL_INSERT) {
+        row->hash_stale = false;
+    }
+}
+
+void
+rdb_update_begin(struct rdb *db)
+{
+    db->changed = false;
+}
+
+void
+rdb_update_end(struct rdb *db)
+{
+    if (db->changed) {
+        db->seqno++;
+    }
+    db->changed = false;
+}
+
+/* Moves every row into the graveyard: a fresh copy follows.  The old rows
+ * stay readable until the next rdb_track_clear(), so that whoever still
+ * points at them can let go first. */
+void
+rdb_reset(struct rdb *db)
+{
+    for (size_t i = 0; i < db->class->n_tables; i++) {
+        struct rdb_table *t = &db->tables[i];
+        struct rdb_row *row;
+        LIST_FOR_EACH_POP (row, track_node, &t->tracked) {
+            row->track = 0;
+            row->updated = 0;
+            if (row->state != RDB_ROW_DELETED) {
+                hmap_remove(&t->rows, &row->node);
+            }
+            ovs_list_push_back(&db->graveyard, &row->track_node);
+        }
+        HMAP_FOR_EACH_POP (row, node, &t->rows) {
+            ovs_list_push_back(&db->graveyard, &row->track_node);
+        }
+        t->n_live = 0;
+    }
+    db->reset_seqno++;
+    db->seqno++;
+}
+
+void
+rdb_track_clear(struct rdb *db)
+{
+    for (size_t i = 0; i < db->class->n_tables; i++) {
+        struct rdb_table *t = &db->tables[i];
+        struct rdb_row *row;
+        LIST_FOR_EACH_POP (row, track_node, &t->tracked) {
+            row->track = 0;
+            row->updated = 0;
+            ovs_list_init(&row->track_node);
+            if (row->state != RDB_ROW_DELETED) {
+                continue;
+            }
+            if (!row->n_refs) {
+                row_free(row, true);
+            } else if (!row_find(t, &row->uuid)) {
+                /* The server should have dropped every reference to it. */
+                VLOG_WARN_RL(&bad_rl, "%s row "UUID_FMT" was deleted but is "
+                             "still referred to", t->class->name,
+                             UUID_ARGS(&row->uuid));
+                row_clear(row, true);
+                row->state = RDB_ROW_ORPHAN;
+                hmap_insert(&t->rows, &row->node, uuid_hash(&row->uuid));
+            } else {
+                row_clear(row, true);
+                ovs_list_push_back(&db->zombies, &row->track_node);
+            }
+        }
+    }
+    struct rdb_row *row;
+    LIST_FOR_EACH_POP (row, track_node, &db->graveyard) {
+        row_free(row, false);
+    }
+}
+
+/* Lookups. */
+
+static const struct rdb_row *
+live_from(const struct rdb_table *t, struct hmap_node *node)
+{
+    for (; node; node = hmap_next(&t->rows, node)) {
+        const struct rdb_row *row = CONTAINER_OF(node, struct rdb_row, node);
+        if (row->state == RDB_ROW_LIVE) {
+            return row;
+        }
+    }
+    return NULL;
+}
+
+const struct rdb_row *
+rdb_first(const struct rdb *db, const struct rdb_table_class *tc)
+{
+    const struct rdb_table *t = rdb_table(db, tc);
+    return live_from(t, hmap_first(&t->rows));
+}
+
+const struct rdb_row *
+rdb_next(const struct rdb_row *row)
+{
+    const struct rdb_table *t = row->table;
+    return live_from(t, hmap_next(&t->rows, &row->node));
+}
+
+size_t
+rdb_count(const struct rdb *db, const struct rdb_table_class *tc)
+{
+    return rdb_table(db, tc)->n_live;
+}
+
+const struct rdb_row *
+rdb_get(const struct rdb *db, const struct rdb_table_class *tc,
+        const struct uuid *uuid)
+{
+    const struct rdb_row *row = row_find(rdb_table(db, tc), uuid);
+    return row && row->state == RDB_ROW_LIVE ? row : NULL;
+}
+
+const struct rdb_row *
+rdb_track_first(const struct rdb *db, const struct rdb_table_class *tc)
+{
+    const struct rdb_table *t = rdb_table(db, tc);
+    if (ovs_list_is_empty(&t->tracked)) {
+        return NULL;
+    }
+    return CONTAINER_OF(ovs_list_front(&t->tracked), struct rdb_row,
+                        track_node);
+}
+
+const struct rdb_row *
+rdb_track_next(const struct rdb_row *row)
+{
+    const struct rdb_table *t = row->table;
+    if (row->track_node.next == &t->tracked) {
+        return NULL;
+    }
+    return CONTAINER_OF(row->track_node.next, struct rdb_row, track_node);
+}
+
+void
+rdb_get_memory_usage(const struct rdb *db, struct simap *usage)
+{
+    size_t rows = 0;
+    for (size_t i = 0; i < db->class->n_tables; i++) {
+        rows += hmap_count(&db->tables[i].rows);
+    }
+    char *key = xasprintf("rdb-rows-%s", db->class->database);
+    simap_increase(usage, key, rows);
+    free(key);
+}
+
+/* Life cycle. */
+
+struct rdb *
+rdb_create(const struct rdb_class *class, const char *remote)
+{
+    hash_init();
+    struct rdb *db = xzalloc(sizeof *db);
+    db->class = class;
+    db->remote = xstrdup(remote);
+    db->tables = xcalloc(class->n_tables, sizeof *db->tables);
+    for (size_t i = 0; i < class->n_tables; i++) {
+        struct rdb_table *t = &db->tables[i];
+        const struct rdb_table_class *tc = class->tables[i];
+        ovs_assert(tc->index == i && tc->n_columns <= 64);
+        t->class = tc;
+        t->db = db;
+        hmap_init(&t->rows);
+        ovs_list_init(&t->tracked);
+        shash_init(&t->columns);
+        for (size_t j = 0; j < tc->n_columns; j++) {
+            shash_add(&t->columns, tc->columns[j].name,
+                      (void *) (uintptr_t) (j + 1));
+        }
+    }
+    ovs_list_init(&db->graveyard);
+    ovs_list_init(&db->zombies);
+    ds_init(&db->scratch);
+    db->seqno = 1;
+    rdb_conn_init(db);
+    return db;
+}
+
+void
+rdb_destroy(struct rdb *db)
+{
+    if (!db) {
+        return;
+    }
+    rdb_conn_destroy(db);
+    rdb_reset(db);
+    struct rdb_row *row;
+    LIST_FOR_EACH_POP (row, track_node, &db->graveyard) {
+        row_free(row, false);
+    }
+    LIST_FOR_EACH_POP (row, track_node, &db->zombies) {
+        row_free(row, false);
+    }
+    for (size_t i = 0; i < db->class->n_tables; i++) {
+        hmap_destroy(&db->tables[i].rows);
+        shash_destroy(&db->tables[i].columns);
+    }
+    free(db->tables);
+    ds_destroy(&db->scratch);
+    free(db->remote);
+    free(db);
+}
+
+const char *
+rdb_get_name(const struct rdb *db)
+{
+    return db->remote;
+}
+
+unsigned int
+rdb_get_seqno(const struct rdb *db)
+{
+    return db->seqno;
+}
+
+unsigned int
+rdb_get_reset_seqno(const struct rdb *db)
+{
+    return db->reset_seqno;
+}
+
+bool
+rdb_is_synced(const struct rdb *db)
+{
+    return db->synced && db->state == RDB_C_SYNCED
+           && db->msg.kind != RDB_M_MONITOR_REPLY
+           && db->msg.kind != RDB_M_UPDATE;
+}
+
+bool
+rdb_has_ever_synced(const struct rdb *db)
+{
+    return db->ever_synced;
+}
