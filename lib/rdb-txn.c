@@ -294,6 +294,33 @@ rdb_txn_mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
     ds_put_cstr(&txn->buf, "]]]]}");
 }
 
+void
+rdb_txn_mutate_refs(struct rdb_txn *txn, const struct rdb_table_class *tc,
+                    const struct uuid *uuid, size_t col, bool insert,
+                    const struct uuid *values, size_t n)
+{
+    end_op(txn);
+    if (!n) {
+        return;
+    }
+    ovs_assert(col < tc->n_columns && !is_local_table(tc));
+    txn->n_ops++;
+    put_table(&txn->buf, "mutate", tc);
+    ds_put_char(&txn->buf, ',');
+    put_where(&txn->buf, uuid);
+    ds_put_cstr(&txn->buf, ",\"mutations\":[[");
+    put_string(&txn->buf, tc->columns[col].name);
+    ds_put_format(&txn->buf, ",\"%s\",[\"set\",[",
+                  insert ? "insert" : "delete");
+    for (size_t i = 0; i < n; i++) {
+        if (i) {
+            ds_put_char(&txn->buf, ',');
+        }
+        put_ref(&txn->buf, &values[i]);
+    }
+    ds_put_cstr(&txn->buf, "]]]]}");
+}
+
 /* Starts column 'col' of the current row.  Returns false if the server
  * does not have the column: then it is not written. */
 static const struct rdb_column_class *

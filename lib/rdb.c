@@ -141,6 +141,13 @@ rdb_hash_integer_col(const struct rdb_table_class *tc OVS_UNUSED,
 }
 
 struct rdb_hash
+rdb_hash_pair_col(const struct rdb_table_class *tc OVS_UNUSED, size_t col,
+                  const char *key, const char *value)
+{
+    return rdb_hash_atom_pair(col, key, strlen(key), value, strlen(value));
+}
+
+struct rdb_hash
 rdb_hash_smap_col(const struct rdb_table_class *tc OVS_UNUSED, size_t col,
                   const struct smap *smap)
 {
@@ -1221,6 +1228,17 @@ rdb_reset(struct rdb *db)
 void
 rdb_track_clear(struct rdb *db)
 {
+    /* Deleted rows let go of what they refer to first: rows that were
+     * deleted together (a datapath and its port bindings) refer to each
+     * other. */
+    for (size_t i = 0; i < db->class->n_tables; i++) {
+        struct rdb_row *row;
+        LIST_FOR_EACH (row, track_node, &db->tables[i].tracked) {
+            if (row->state == RDB_ROW_DELETED) {
+                row_clear(row, true);
+            }
+        }
+    }
     for (size_t i = 0; i < db->class->n_tables; i++) {
         struct rdb_table *t = &db->tables[i];
         struct rdb_row *row;

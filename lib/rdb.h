@@ -47,6 +47,7 @@
 #include "openvswitch/list.h"
 #include "openvswitch/uuid.h"
 #include "util.h"
+#include "uuid.h"
 
 struct ds;
 struct simap;
@@ -151,9 +152,12 @@ struct rdb_hash rdb_hash_string_col(const struct rdb_table_class *,
                                     size_t col, const char *);
 struct rdb_hash rdb_hash_integer_col(const struct rdb_table_class *,
                                      size_t col, int64_t);
-struct smap;
 struct rdb_hash rdb_hash_smap_col(const struct rdb_table_class *,
                                   size_t col, const struct smap *);
+/* What one key-value pair of map column 'col' adds. */
+struct rdb_hash rdb_hash_pair_col(const struct rdb_table_class *,
+                                  size_t col, const char *key,
+                                  const char *value);
 
 /* Rows. */
 
@@ -276,6 +280,10 @@ rdb_row_hash(const struct rdb_row *row, const struct rdb_table_class *tc,
 
 void rdb_get_memory_usage(const struct rdb *, struct simap *usage);
 
+/* True if typed row pointer ROW (possibly NULL) is the row with UUID. */
+#define RDB_ROW_IS(ROW, UUID) \
+    ((ROW) != NULL && uuid_equals(&(ROW)->header_.uuid, (UUID)))
+
 /* Typed wrappers, instantiated for each table by the generated headers. */
 #define RDB_TABLE_FUNCS(STRUCT, TC)                                       \
     static inline const struct STRUCT *                                   \
@@ -387,6 +395,9 @@ void rdb_txn_set_smap(struct rdb_txn *, size_t col, const struct smap *);
 void rdb_txn_mutate_strings(struct rdb_txn *, const struct rdb_table_class *,
                             const struct uuid *, size_t col, bool insert,
                             const char *const *, size_t n);
+void rdb_txn_mutate_refs(struct rdb_txn *, const struct rdb_table_class *,
+                         const struct uuid *, size_t col, bool insert,
+                         const struct uuid *, size_t n);
 
 /* A producer adds ops when called, a batch at a time, while the
  * transaction is being sent: rdb_txn_commit() calls it whenever the

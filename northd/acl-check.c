@@ -7,7 +7,8 @@
 #include "coverage.h"
 #include "hash.h"
 #include "lib/expr.h"
-#include "lib/ovn-nb-idl.h"
+#include "lib/nb-rdb.h"
+#include "lib/rdb.h"
 #include "lib/symtab.h"
 #include "northd/datapaths.h"
 #include "northd/groups.h"
@@ -17,6 +18,7 @@
 #include "openvswitch/vlog.h"
 #include "sset.h"
 #include "util.h"
+#include "uuid.h"
 
 VLOG_DEFINE_THIS_MODULE(acl_check);
 
@@ -58,7 +60,7 @@ struct acl_check {
 };
 
 struct acl_check *
-acl_check_create(const struct shash *addr_sets, struct ovsdb_idl *nb_idl)
+acl_check_create(const struct shash *addr_sets, struct rdb *nb_db)
 {
     if (!symtab_ready) {
         symtab_init_ovn(&symtab);
@@ -72,8 +74,8 @@ acl_check_create(const struct shash *addr_sets, struct ovsdb_idl *nb_idl)
     expr_refs_init(&c->refs);
     sset_init(&c->in_refs);
 
-    const struct nbrec_port_group *pg;
-    NBREC_PORT_GROUP_FOR_EACH (pg, nb_idl) {
+    const struct nb_port_group *pg;
+    NB_PORT_GROUP_FOR_EACH (pg, nb_db) {
         sset_add(&c->pgs, pg->name);
     }
     return c;
@@ -219,7 +221,7 @@ add_refs(struct acl_check *c, const struct sset *as_names,
 }
 
 const char *
-acl_check_match(struct acl_check *c, const struct nbrec_acl *acl)
+acl_check_match(struct acl_check *c, const struct nb_acl *acl)
 {
     const char *match = acl->match;
     uint32_t hash = hash_string(match, 0);
@@ -350,7 +352,7 @@ acl_errors_forget(const struct uuid *uuid)
 }
 
 void
-acl_errors_report(const struct nbrec_acl *acl, const char *owner,
+acl_errors_report(const struct nb_acl *acl, const char *owner,
                   const char *error, bool dropped)
 {
     const struct uuid *uuid = &acl->header_.uuid;
@@ -368,7 +370,7 @@ acl_errors_report(const struct nbrec_acl *acl, const char *owner,
 }
 
 static void
-sync_nb_errors(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
+sync_nb_errors(struct rdb *nb_db, struct rdb_txn *nb_txn)
 {
     struct hmap done = HMAP_INITIALIZER(&done);
     struct seen {
@@ -376,8 +378,8 @@ sync_nb_errors(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
         struct uuid uuid;
     };
 
-    const struct nbrec_acl_error *row;
-    NBREC_ACL_ERROR_FOR_EACH_SAFE (row, nb_idl) {
+    const struct nb_acl_error *row;
+    NB_ACL_ERROR_FOR_EACH (row, nb_db) {
         const struct acl_error *e = row->acl
             ? acl_error_find(&errors, &row->acl->header_.uuid) : NULL;
         bool dup = false;
@@ -388,7 +390,7 @@ sync_nb_errors(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
             }
         }
         if (!e || dup) {
-            nbrec_acl_error_delete(row);
+            rdb_txn_delete(nb_txn, &nb_table_acl_error, &row->header_.uuid);
             continue;
         }
         struct seen *s = xmalloc(sizeof *s);
@@ -396,20 +398,21 @@ sync_nb_errors(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
         hmap_insert(&done, &s->node, uuid_hash(&s->uuid));
 
         const char *effect = e->dropped ? "drop" : "left-out";
+        rdb_txn_update(nb_txn, &nb_table_acl_error, &row->header_.uuid);
         if (strcmp(row->name, e->name)) {
-            nbrec_acl_error_set_name(row, e->name);
+            rdb_txn_set_string(nb_txn, NB_ACL_ERROR_COL_NAME, e->name);
         }
         if (strcmp(row->owner, e->owner)) {
-            nbrec_acl_error_set_owner(row, e->owner);
+            rdb_txn_set_string(nb_txn, NB_ACL_ERROR_COL_OWNER, e->owner);
         }
         if (strcmp(row->match, e->match)) {
-            nbrec_acl_error_set_match(row, e->match);
+            rdb_txn_set_string(nb_txn, NB_ACL_ERROR_COL_MATCH, e->match);
         }
         if (strcmp(row->error, e->error)) {
-            nbrec_acl_error_set_error(row, e->error);
+            rdb_txn_set_string(nb_txn, NB_ACL_ERROR_COL_ERROR, e->error);
         }
         if (strcmp(row->effect, effect)) {
-            nbrec_acl_error_set_effect(row, effect);
+            rdb_txn_set_string(nb_txn, NB_ACL_ERROR_COL_EFFECT, effect);
         }
     }
 
@@ -420,18 +423,21 @@ sync_nb_errors(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
         HMAP_FOR_EACH_WITH_HASH (s, node, uuid_hash(&e->uuid), &done) {
             have |= uuid_equals(&s->uuid, &e->uuid);
         }
-        const struct nbrec_acl *acl = nbrec_acl_get_for_uuid(nb_idl,
+        const struct nb_acl *acl = nb_acl_get_for_uuid(nb_db,
                                                              &e->uuid);
         if (have || !acl) {
             continue;
         }
-        row = nbrec_acl_error_insert(nb_txn);
-        nbrec_acl_error_set_acl(row, acl);
-        nbrec_acl_error_set_name(row, e->name);
-        nbrec_acl_error_set_owner(row, e->owner);
-        nbrec_acl_error_set_match(row, e->match);
-        nbrec_acl_error_set_error(row, e->error);
-        nbrec_acl_error_set_effect(row, e->dropped ? "drop" : "left-out");
+        struct uuid uuid;
+        uuid_generate(&uuid);
+        rdb_txn_insert(nb_txn, &nb_table_acl_error, &uuid);
+        rdb_txn_set_ref(nb_txn, NB_ACL_ERROR_COL_ACL, &acl->header_.uuid);
+        rdb_txn_set_string(nb_txn, NB_ACL_ERROR_COL_NAME, e->name);
+        rdb_txn_set_string(nb_txn, NB_ACL_ERROR_COL_OWNER, e->owner);
+        rdb_txn_set_string(nb_txn, NB_ACL_ERROR_COL_MATCH, e->match);
+        rdb_txn_set_string(nb_txn, NB_ACL_ERROR_COL_ERROR, e->error);
+        rdb_txn_set_string(nb_txn, NB_ACL_ERROR_COL_EFFECT,
+                           e->dropped ? "drop" : "left-out");
     }
 
     struct seen *s;
@@ -442,7 +448,7 @@ sync_nb_errors(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn)
 }
 
 void
-acl_errors_end(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn,
+acl_errors_end(struct rdb *nb_db, struct rdb_txn *nb_txn,
                bool full)
 {
     /* Whether NB ACL_Error needs to be compared with the registry. */
@@ -501,7 +507,7 @@ acl_errors_end(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn,
         nb_pending = true;
     }
     if (nb_txn && nb_pending) {
-        sync_nb_errors(nb_idl, nb_txn);
+        sync_nb_errors(nb_db, nb_txn);
         nb_pending = false;
     }
 }

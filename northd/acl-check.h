@@ -18,9 +18,9 @@
 
 struct ds;
 struct ls_model;
-struct nbrec_acl;
-struct ovsdb_idl;
-struct ovsdb_idl_txn;
+struct nb_acl;
+struct rdb;
+struct rdb_txn;
 
 /* The checker, from one full recompute to the next, over the address sets
  * the SB will get ('addr_sets', struct groups 'sets', borrowed until
@@ -31,7 +31,7 @@ struct acl_check;
 
 struct shash;
 struct acl_check *acl_check_create(const struct shash *addr_sets,
-                                   struct ovsdb_idl *nb_idl);
+                                   struct rdb *nb_db);
 void acl_check_destroy(struct acl_check *);
 
 /* Address set 'name' changed content, or port group 'name' appeared or
@@ -41,15 +41,15 @@ void acl_check_set_pg(struct acl_check *, const char *name, bool exists);
 
 /* Returns NULL if 'acl''s match is valid, otherwise the reason (valid
  * until acl_check_destroy()). */
-const char *acl_check_match(struct acl_check *, const struct nbrec_acl *);
+const char *acl_check_match(struct acl_check *, const struct nb_acl *);
 
 /* Error registry, across passes.  Each pass reports the invalid ACLs it
  * met between acl_errors_begin() and acl_errors_end(); the latter logs new
  * errors and brings NB ACL_Error in line (when 'nb_txn' is open). */
 void acl_errors_begin(void);
-void acl_errors_report(const struct nbrec_acl *, const char *owner,
+void acl_errors_report(const struct nb_acl *, const char *owner,
                        const char *error, bool dropped);
-void acl_errors_end(struct ovsdb_idl *nb_idl, struct ovsdb_idl_txn *nb_txn,
+void acl_errors_end(struct rdb *nb_db, struct rdb_txn *nb_txn,
                     bool full);
 
 /* An incremental pass starts from the errors of the last pass and forgets

@@ -14,7 +14,7 @@
 #include "coverage.h"
 #include "hmapx.h"
 #include "lib/lex.h"
-#include "lib/ovn-nb-idl.h"
+#include "lib/nb-rdb.h"
 #include "northd/acl-check.h"
 #include "northd/datapaths.h"
 #include "northd/groups.h"
@@ -28,6 +28,7 @@
 #include "smap.h"
 #include "sset.h"
 #include "util.h"
+#include "uuid.h"
 
 VLOG_DEFINE_THIS_MODULE(acls);
 
@@ -52,7 +53,7 @@ static const char *const tier_reg[N_ACL_STAGES] = {
 };
 /* An ACL as it applies to one switch. */
 struct acl_ref {
-    const struct nbrec_acl *nb;
+    const struct nb_acl *nb;
     const char *match;              /* Usually nb->match; see acl-check.h. */
     bool force_drop;                /* Invalid, compiled fail-closed. */
 };
@@ -72,7 +73,7 @@ struct acl_container {
 struct acl_state {
     struct hmap_node node;          /* In acls 'states', by NB UUID. */
     struct uuid uuid;
-    const struct nbrec_acl *nb;     /* NULL once deleted. */
+    const struct nb_acl *nb;     /* NULL once deleted. */
     struct lflow_owner owner;
     struct acl_container **refs;    /* Containers that list it. */
     size_t n_refs;
@@ -144,7 +145,7 @@ struct acls {
 };
 
 static enum acl_stage_kind
-acl_stage_of(const struct nbrec_acl *acl)
+acl_stage_of(const struct nb_acl *acl)
 {
     if (!strcmp(acl->direction, "to-lport")) {
         return ACL_OUT;
@@ -175,8 +176,8 @@ pg_name_is_referable(const char *name)
  * fail-closed promises would silently not happen).  Returns a malloc'd
  * string. */
 static char *
-pg_traffic_match(const struct nbrec_port_group *pg,
-                 const struct nbrec_acl *acl)
+pg_traffic_match(const struct nb_port_group *pg,
+                 const struct nb_acl *acl)
 {
     const char *field = (!strcmp(acl->direction, "to-lport")
                          ? "outport" : "inport");
@@ -219,7 +220,7 @@ put_quoted(struct ds *s, const char *str)
 
 /* Appends "log(...); " for 'acl' with 'verdict', if it logs. */
 static void
-put_log(struct ds *a, const struct nbrec_acl *acl, const char *verdict,
+put_log(struct ds *a, const struct nb_acl *acl, const char *verdict,
         const struct acl_globals *g)
 {
     if (!acl->log) {
@@ -284,7 +285,7 @@ build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
                 const struct acl_dp *ad, const struct acl_ref *ref,
                 const struct acl_globals *g, struct ds *m, struct ds *a)
 {
-    const struct nbrec_acl *acl = ref->nb;
+    const struct nb_acl *acl = ref->nb;
     const struct uuid *hint = &acl->header_.uuid;
     enum acl_stage_kind k = acl_stage_of(acl);
     enum ls_stage stage = acl_stage[k];
@@ -395,7 +396,7 @@ build_log_related(struct lflow_table *t, const struct ls_datapath *dp,
                   const struct acl_ref *ref, const struct acl_globals *g,
                   struct ds *m, struct ds *a)
 {
-    const struct nbrec_acl *acl = ref->nb;
+    const struct nb_acl *acl = ref->nb;
     if (!acl->log || !acl->label
         || !smap_get_bool(&acl->options, "log-related", false)
         || (strcmp(acl->action, "allow") && strcmp(acl->action,
@@ -598,7 +599,7 @@ acl_state_find(const struct acls *a, const struct uuid *uuid)
 }
 
 static struct acl_state *
-acl_state_get(struct acls *a, const struct nbrec_acl *nb)
+acl_state_get(struct acls *a, const struct nb_acl *nb)
 {
     struct acl_state *s = acl_state_find(a, &nb->header_.uuid);
     if (!s) {
@@ -760,7 +761,7 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
         return;
     }
 
-    const struct nbrec_acl *acl = s->nb;
+    const struct nb_acl *acl = s->nb;
     const struct acl_container *home = primary_container(s);
     /* Users of port groups are indexed as "@name" (no set name has an
      * '@'), since a group's appearance changes the verdict too. */
@@ -922,7 +923,7 @@ unlink_ref(struct acl_state *s, const struct acl_container *c)
 static void
 set_container_acls(struct acls *a, const struct uuid *uuid,
                    const char *owner, size_t dp, struct pg_state *pg,
-                   struct nbrec_acl **rows, size_t n)
+                   struct nb_acl **rows, size_t n)
 {
     struct acl_container *c = container_find(a, uuid);
     if (!c && !n) {
@@ -988,8 +989,8 @@ set_container_acls(struct acls *a, const struct uuid *uuid,
 
 struct acls *
 acls_create(const struct ls_model *m, const struct lb_model *lm,
-            struct groups *groups, struct ovsdb_idl *nb_idl,
-            const struct nbrec_nb_global *nb, size_t dp_cap)
+            struct groups *groups, struct rdb *nb_db,
+            const struct nb_nb_global *nb, size_t dp_cap)
 {
     struct acls *a = xzalloc(sizeof *a);
     a->model = m;
@@ -1003,14 +1004,14 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
                             : NULL;
     a->g.fail_closed = policy && !strcmp(policy, "fail-closed");
     shash_init(&a->g.fair_meters);
-    const struct nbrec_meter *meter;
-    NBREC_METER_FOR_EACH (meter, nb_idl) {
+    const struct nb_meter *meter;
+    NB_METER_FOR_EACH (meter, nb_db) {
         if (meter->n_fair && meter->fair[0]) {
             shash_add_once(&a->g.fair_meters, meter->name, NULL);
         }
     }
 
-    a->check = acl_check_create(&groups->sets, nb_idl);
+    a->check = acl_check_create(&groups->sets, nb_db);
     a->dps = xcalloc(dp_cap, sizeof *a->dps);
     for (size_t i = 0; i < dp_cap; i++) {
         hmapx_init(&a->dps[i].acls);
@@ -1031,7 +1032,7 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
     bitmap_set_multiple(a->touched, 0, m->n_datapaths, true);
 
     for (size_t i = 0; i < m->n_datapaths; i++) {
-        const struct nbrec_logical_switch *ls = m->dp_array[i]->nb;
+        const struct nb_logical_switch *ls = m->dp_array[i]->nb;
         char *owner = xasprintf("switch %s", ls->name);
         set_container_acls(a, &ls->header_.uuid, owner, i, NULL, ls->acls,
                            ls->n_acls);
@@ -1087,11 +1088,11 @@ acls_destroy(struct acls *a)
 }
 
 void
-acls_handle_acl(struct acls *a, const struct nbrec_acl *row)
+acls_handle_acl(struct acls *a, const struct nb_acl *row)
 {
     struct acl_state *s = acl_state_find(a, &row->header_.uuid);
     if (s) {
-        s->nb = nbrec_acl_is_deleted(row) ? NULL : row;
+        s->nb = nb_acl_is_deleted(row) ? NULL : row;
         hmapx_add(&a->queue, s);
     }
     /* A new ACL is picked up through the container that lists it. */
@@ -1100,7 +1101,7 @@ acls_handle_acl(struct acls *a, const struct nbrec_acl *row)
 void
 acls_handle_switch(struct acls *a, const struct ls_datapath *dp)
 {
-    const struct nbrec_logical_switch *ls = dp->nb;
+    const struct nb_logical_switch *ls = dp->nb;
     char *owner = xasprintf("switch %s", ls->name);
     set_container_acls(a, &ls->header_.uuid, owner, dp->index, NULL,
                        ls->acls, ls->n_acls);

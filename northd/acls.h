@@ -23,9 +23,9 @@ struct lb_model;
 struct lflow_table;
 struct ls_datapath;
 struct ls_model;
-struct nbrec_acl;
-struct nbrec_nb_global;
-struct ovsdb_idl;
+struct nb_acl;
+struct nb_nb_global;
+struct rdb;
 struct pg_state;
 struct sset;
 
@@ -33,12 +33,12 @@ struct sset;
  * acls_run() compiles them.  'model', 'groups' and the NB rows are
  * borrowed; 'dp_cap' bounds datapath indexes. */
 struct acls *acls_create(const struct ls_model *, const struct lb_model *,
-                         struct groups *, struct ovsdb_idl *nb_idl,
-                         const struct nbrec_nb_global *, size_t dp_cap);
+                         struct groups *, struct rdb *nb_db,
+                         const struct nb_nb_global *, size_t dp_cap);
 void acls_destroy(struct acls *);
 
 /* NB changes. */
-void acls_handle_acl(struct acls *, const struct nbrec_acl *);
+void acls_handle_acl(struct acls *, const struct nb_acl *);
 void acls_handle_switch(struct acls *, const struct ls_datapath *);
 void acls_handle_pg(struct acls *, struct pg_state *);
 void acls_pg_span_changed(struct acls *, const struct pg_state *);

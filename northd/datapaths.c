@@ -10,11 +10,12 @@
 #include "coverage.h"
 #include "hash.h"
 #include "hmapx.h"
-#include "lib/ovn-nb-idl.h"
 #include "lib/lsp-types.h"
-#include "lib/ovn-sb-idl.h"
+#include "lib/nb-rdb.h"
+#include "lib/sb-rdb.h"
 #include "lib/tnlid.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
 #include "sset.h"
@@ -144,8 +145,8 @@ ls_model_find_port(const struct ls_model *m, const char *name)
 static int
 compare_switches(const void *a_, const void *b_)
 {
-    const struct nbrec_logical_switch *const *a = a_;
-    const struct nbrec_logical_switch *const *b = b_;
+    const struct nb_logical_switch *const *a = a_;
+    const struct nb_logical_switch *const *b = b_;
     return uuid_compare_3way(&(*a)->header_.uuid, &(*b)->header_.uuid);
 }
 
@@ -243,7 +244,7 @@ assign_port_keys(struct ls_model *m, struct ls_datapath *dp)
     for (int pass = 0; pass < 2; pass++) {
         LIST_FOR_EACH (p, dp_node, &dp->ports) {
             uint32_t k = p->tunnel_key;
-            bool holder = (p->sb && p->sb->datapath == dp->sb
+            bool holder = (p->sb && dp->sb && p->sb->datapath == dp->sb
                            && p->sb->tunnel_key == k);
             if (!k || holder != (pass == 0)) {
                 continue;
@@ -257,7 +258,7 @@ assign_port_keys(struct ls_model *m, struct ls_datapath *dp)
         }
     }
     LIST_FOR_EACH (p, dp_node, &dp->ports) {
-        if (!p->tunnel_key && p->sb && p->sb->datapath == dp->sb
+        if (!p->tunnel_key && p->sb && dp->sb && p->sb->datapath == dp->sb
             && p->sb->tunnel_key >= LS_PORT_KEY_MIN
             && p->sb->tunnel_key <= LS_PORT_KEY_MAX
             && tnlid_reserve(&keys, p->sb->tunnel_key)) {
@@ -309,8 +310,8 @@ parse_port_addresses(struct ls_model *m, const char *port, const char *column,
 int
 ls_port_row_compare(const void *a_, const void *b_)
 {
-    const struct nbrec_logical_switch_port *const *a = a_;
-    const struct nbrec_logical_switch_port *const *b = b_;
+    const struct nb_logical_switch_port *const *a = a_;
+    const struct nb_logical_switch_port *const *b = b_;
     int cmp = strcmp((*a)->name, (*b)->name);
     return cmp ? cmp : uuid_compare_3way(&(*a)->header_.uuid,
                                          &(*b)->header_.uuid);
@@ -323,14 +324,14 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
             const struct shash *sb_ports)
 {
     size_t n_ports = dp->nb->n_ports;
-    const struct nbrec_logical_switch_port **sorted
+    const struct nb_logical_switch_port **sorted
         = xmalloc((n_ports ? n_ports : 1) * sizeof *sorted);
     /* An empty switch has no ports array: memcpy() must not see NULL. */
     nullable_memcpy(sorted, dp->nb->ports, n_ports * sizeof *sorted);
     qsort(sorted, n_ports, sizeof *sorted, ls_port_row_compare);
 
     for (size_t i = 0; i < n_ports; i++) {
-        const struct nbrec_logical_switch_port *nbp = sorted[i];
+        const struct nb_logical_switch_port *nbp = sorted[i];
         struct ls_port *other = ls_model_find_port(m, nbp->name);
         if (other) {
             report_bad_row(m, "Logical_Switch_Port %s ("UUID_FMT") "
@@ -352,6 +353,9 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
         p->nb = nbp;
         p->dp = dp;
         p->sb = shash_find_data(sb_ports, nbp->name);
+        if (p->sb) {
+            p->sb_uuid = p->sb->header_.uuid;
+        }
         p->enabled = !nbp->n_enabled || nbp->enabled[0];
         parse_port_addresses(m, nbp->name, "addresses", nbp->addresses,
                              nbp->n_addresses, &p->addrs, &p->n_addrs,
@@ -370,7 +374,7 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
 #define TAG_MAX 4095
 
 static bool
-is_container_port(const struct nbrec_logical_switch_port *nbp)
+is_container_port(const struct nb_logical_switch_port *nbp)
 {
     return nbp->parent_name && nbp->parent_name[0];
 }
@@ -404,7 +408,7 @@ assign_tags(struct ls_model *m)
         for (size_t i = 0; i < m->n_datapaths; i++) {
             struct ls_port *p;
             LIST_FOR_EACH (p, dp_node, &m->dp_array[i]->ports) {
-                const struct nbrec_logical_switch_port *nbp = p->nb;
+                const struct nb_logical_switch_port *nbp = p->nb;
                 if (!is_container_port(nbp)) {
                     continue;
                 }
@@ -445,8 +449,7 @@ assign_tags(struct ls_model *m)
 }
 
 void
-ls_model_build(struct ls_model *m, struct ovsdb_idl *nb_idl,
-               struct ovsdb_idl *sb_idl)
+ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
 {
     /* Index the SB replica: datapaths by the NB switch they stand for,
      * port bindings by name. */
@@ -454,10 +457,10 @@ ls_model_build(struct ls_model *m, struct ovsdb_idl *nb_idl,
     struct sb_dp_node {
         struct hmap_node node;
         struct uuid ls_uuid;
-        const struct sbrec_datapath_binding *sb;
+        const struct sb_datapath_binding *sb;
     };
-    const struct sbrec_datapath_binding *sb_dp;
-    SBREC_DATAPATH_BINDING_FOR_EACH (sb_dp, sb_idl) {
+    const struct sb_datapath_binding *sb_dp;
+    SB_DATAPATH_BINDING_FOR_EACH (sb_dp, sb_db) {
         struct uuid ls_uuid;
         if (smap_get_uuid(&sb_dp->external_ids, "logical-switch", &ls_uuid)) {
             struct sb_dp_node *n = xmalloc(sizeof *n);
@@ -467,22 +470,22 @@ ls_model_build(struct ls_model *m, struct ovsdb_idl *nb_idl,
         }
     }
     struct shash sb_ports = SHASH_INITIALIZER(&sb_ports);
-    const struct sbrec_port_binding *sb_pb;
-    SBREC_PORT_BINDING_FOR_EACH (sb_pb, sb_idl) {
+    const struct sb_port_binding *sb_pb;
+    SB_PORT_BINDING_FOR_EACH (sb_pb, sb_db) {
         shash_add_once(&sb_ports, sb_pb->logical_port, sb_pb);
     }
 
     /* Switches in UUID order, so that the outcome (e.g. which of two
      * duplicate port names wins) does not depend on arrival order. */
     size_t n = 0;
-    const struct nbrec_logical_switch *nb_ls;
-    NBREC_LOGICAL_SWITCH_FOR_EACH (nb_ls, nb_idl) {
+    const struct nb_logical_switch *nb_ls;
+    NB_LOGICAL_SWITCH_FOR_EACH (nb_ls, nb_db) {
         n++;
     }
-    const struct nbrec_logical_switch **switches = xmalloc((n ? n : 1)
+    const struct nb_logical_switch **switches = xmalloc((n ? n : 1)
                                                            * sizeof *switches);
     n = 0;
-    NBREC_LOGICAL_SWITCH_FOR_EACH (nb_ls, nb_idl) {
+    NB_LOGICAL_SWITCH_FOR_EACH (nb_ls, nb_db) {
         switches[n++] = nb_ls;
     }
     qsort(switches, n, sizeof *switches, compare_switches);
@@ -506,6 +509,9 @@ ls_model_build(struct ls_model *m, struct ovsdb_idl *nb_idl,
                 && (!dp->sb || sn->sb->tunnel_key < dp->sb->tunnel_key)) {
                 dp->sb = sn->sb;
             }
+        }
+        if (dp->sb) {
+            dp->sb_uuid = dp->sb->header_.uuid;
         }
         hmap_insert(&m->datapaths, &dp->uuid_node,
                     uuid_hash(&dp->nb->header_.uuid));
@@ -539,40 +545,48 @@ ls_model_build(struct ls_model *m, struct ovsdb_idl *nb_idl,
  * Logical flows are left to the lflow sync, which rewrites or deletes every
  * flow in the same transaction. */
 static void
-delete_sb_datapath(struct ovsdb_idl *sb_idl,
-                   const struct sbrec_datapath_binding *sb_dp,
+delete_sb_datapath(struct rdb *sb_db, struct rdb_txn *txn,
+                   const struct sb_datapath_binding *sb_dp,
                    const struct hmapx *keep_pbs)
 {
-    const struct sbrec_mac_binding *mb;
-    SBREC_MAC_BINDING_FOR_EACH_SAFE (mb, sb_idl) {
+    const struct uuid *dp_uuid = &sb_dp->header_.uuid;
+    const struct sb_mac_binding *mb;
+    SB_MAC_BINDING_FOR_EACH (mb, sb_db) {
         if (mb->datapath == sb_dp) {
-            sbrec_mac_binding_delete(mb);
+            rdb_txn_delete(txn, &sb_table_mac_binding, &mb->header_.uuid);
         }
     }
-    const struct sbrec_static_mac_binding *smb;
-    SBREC_STATIC_MAC_BINDING_FOR_EACH_SAFE (smb, sb_idl) {
+    const struct sb_static_mac_binding *smb;
+    SB_STATIC_MAC_BINDING_FOR_EACH (smb, sb_db) {
         if (smb->datapath == sb_dp) {
-            sbrec_static_mac_binding_delete(smb);
+            rdb_txn_delete(txn, &sb_table_static_mac_binding,
+                           &smb->header_.uuid);
         }
     }
-    const struct sbrec_dns *dns;
-    SBREC_DNS_FOR_EACH_SAFE (dns, sb_idl) {
+    const struct sb_dns *dns;
+    SB_DNS_FOR_EACH (dns, sb_db) {
         for (size_t i = 0; i < dns->n_datapaths; i++) {
             if (dns->datapaths[i] == sb_dp) {
                 if (dns->n_datapaths == 1) {
-                    sbrec_dns_delete(dns);
+                    rdb_txn_delete(txn, &sb_table_dns, &dns->header_.uuid);
                 } else {
-                    sbrec_dns_update_datapaths_delvalue(dns, sb_dp);
+                    rdb_txn_mutate_refs(txn, &sb_table_dns,
+                                        &dns->header_.uuid,
+                                        SB_DNS_COL_DATAPATHS, false,
+                                        dp_uuid, 1);
                 }
                 break;
             }
         }
     }
-    const struct sbrec_load_balancer *lb;
-    SBREC_LOAD_BALANCER_FOR_EACH_SAFE (lb, sb_idl) {
+    const struct sb_load_balancer *lb;
+    SB_LOAD_BALANCER_FOR_EACH (lb, sb_db) {
         for (size_t i = 0; i < lb->n_datapaths; i++) {
             if (lb->datapaths[i] == sb_dp) {
-                sbrec_load_balancer_update_datapaths_delvalue(lb, sb_dp);
+                rdb_txn_mutate_refs(txn, &sb_table_load_balancer,
+                                    &lb->header_.uuid,
+                                    SB_LOAD_BALANCER_COL_DATAPATHS, false,
+                                    dp_uuid, 1);
                 break;
             }
         }
@@ -580,45 +594,33 @@ delete_sb_datapath(struct ovsdb_idl *sb_idl,
     /* IP_Multicast.datapath is a weak reference that may not be empty, so
      * ovsdb-server would reject the deletion of the datapath rather than
      * drop the reference.  The stock ovn-northd creates one per switch. */
-    const struct sbrec_ip_multicast *ipm;
-    SBREC_IP_MULTICAST_FOR_EACH_SAFE (ipm, sb_idl) {
+    const struct sb_ip_multicast *ipm;
+    SB_IP_MULTICAST_FOR_EACH (ipm, sb_db) {
         if (ipm->datapath == sb_dp) {
-            sbrec_ip_multicast_delete(ipm);
+            rdb_txn_delete(txn, &sb_table_ip_multicast, &ipm->header_.uuid);
         }
     }
-    const struct sbrec_port_binding *pb;
-    SBREC_PORT_BINDING_FOR_EACH_SAFE (pb, sb_idl) {
+    const struct sb_port_binding *pb;
+    SB_PORT_BINDING_FOR_EACH (pb, sb_db) {
         if (pb->datapath == sb_dp && !hmapx_contains(keep_pbs, pb)) {
-            sbrec_port_binding_delete(pb);
+            rdb_txn_delete(txn, &sb_table_port_binding, &pb->header_.uuid);
         }
     }
-    const struct sbrec_multicast_group *mg;
-    SBREC_MULTICAST_GROUP_FOR_EACH_SAFE (mg, sb_idl) {
+    const struct sb_multicast_group *mg;
+    SB_MULTICAST_GROUP_FOR_EACH (mg, sb_db) {
         if (mg->datapath == sb_dp) {
-            sbrec_multicast_group_delete(mg);
+            rdb_txn_delete(txn, &sb_table_multicast_group,
+                           &mg->header_.uuid);
         }
     }
-    sbrec_datapath_binding_delete(sb_dp);
+    rdb_txn_delete(txn, &sb_table_datapath_binding, dp_uuid);
     COVERAGE_INC(datapath_deleted);
 }
 
 static void
-sync_datapath(struct ls_model *m, struct ovsdb_idl_txn *sb_txn,
+sync_datapath(struct ls_model *m, struct rdb_txn *sb_txn,
               struct ls_datapath *dp)
 {
-    if (!dp->sb) {
-        uuid_generate(&dp->sb_uuid);
-        dp->sb = sbrec_datapath_binding_insert_persist_uuid(sb_txn,
-                                                            &dp->sb_uuid);
-        m->new_dps = xrealloc(m->new_dps,
-                              (m->n_new_dps + 1) * sizeof *m->new_dps);
-        m->new_dps[m->n_new_dps++] = dp;
-        COVERAGE_INC(datapath_created);
-    }
-    if (dp->sb->tunnel_key != dp->tunnel_key) {
-        sbrec_datapath_binding_set_tunnel_key(dp->sb, dp->tunnel_key);
-    }
-
     struct smap ids = SMAP_INITIALIZER(&ids);
     char *uuid_s = xasprintf(UUID_FMT, UUID_ARGS(&dp->nb->header_.uuid));
     smap_add(&ids, "logical-switch", uuid_s);
@@ -631,8 +633,30 @@ sync_datapath(struct ls_model *m, struct ovsdb_idl_txn *sb_txn,
     if (name2) {
         smap_add(&ids, "name2", name2);
     }
-    if (!smap_equal(&ids, &dp->sb->external_ids)) {
-        sbrec_datapath_binding_set_external_ids(dp->sb, &ids);
+
+    const struct sb_datapath_binding *sb = dp->sb;
+    if (!sb) {
+        if (uuid_is_zero(&dp->sb_uuid)) {
+            uuid_generate(&dp->sb_uuid);
+            m->new_dps = xrealloc(m->new_dps,
+                                  (m->n_new_dps + 1) * sizeof *m->new_dps);
+            m->new_dps[m->n_new_dps++] = dp;
+            COVERAGE_INC(datapath_created);
+        }
+        rdb_txn_insert(sb_txn, &sb_table_datapath_binding, &dp->sb_uuid);
+        rdb_txn_set_integer(sb_txn, SB_DATAPATH_BINDING_COL_TUNNEL_KEY,
+                            dp->tunnel_key);
+        rdb_txn_set_smap(sb_txn, SB_DATAPATH_BINDING_COL_EXTERNAL_IDS, &ids);
+    } else {
+        rdb_txn_update(sb_txn, &sb_table_datapath_binding, &dp->sb_uuid);
+        if (sb->tunnel_key != dp->tunnel_key) {
+            rdb_txn_set_integer(sb_txn, SB_DATAPATH_BINDING_COL_TUNNEL_KEY,
+                                dp->tunnel_key);
+        }
+        if (!smap_equal(&ids, &sb->external_ids)) {
+            rdb_txn_set_smap(sb_txn, SB_DATAPATH_BINDING_COL_EXTERNAL_IDS,
+                             &ids);
+        }
     }
     smap_destroy(&ids);
 }
@@ -652,9 +676,10 @@ strings_equal(char **a, size_t n_a, char **b, size_t n_b)
 }
 
 /* Port_Binding.mac gets the valid entries of 'addresses' (plus "unknown"),
- * in NB order, so ovn-controller never sees one it cannot parse. */
-static void
-sync_port_binding_mac(const struct ls_port *p)
+ * in NB order, so ovn-controller never sees one it cannot parse.  Sets
+ * '*macs' to them (an array the caller frees, pointing into the NB row). */
+static size_t
+port_binding_macs(const struct ls_port *p, const char ***macsp)
 {
     const char **macs = xmalloc((p->nb->n_addresses + 1) * sizeof *macs);
     size_t n = 0;
@@ -671,59 +696,75 @@ sync_port_binding_mac(const struct ls_port *p)
         }
         free(error);
     }
-    if (!strings_equal((char **) macs, n, p->sb->mac, p->sb->n_mac)) {
-        sbrec_port_binding_set_mac(p->sb, macs, n);
-    }
-    free(macs);
+    *macsp = macs;
+    return n;
 }
 
+/* Writes 'p''s Port_Binding: every column of a new one, the columns that
+ * differ of an existing one. */
 static void
-sync_port_binding(struct ls_model *m, struct ovsdb_idl_txn *sb_txn,
+sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
                   struct ls_port *p)
 {
-    if (!p->sb) {
-        uuid_generate(&p->sb_uuid);
-        p->sb = sbrec_port_binding_insert_persist_uuid(sb_txn, &p->sb_uuid);
-        if (m->n_new_ports >= m->allocated_new_ports) {
-            m->new_ports = x2nrealloc(m->new_ports, &m->allocated_new_ports,
-                                      sizeof *m->new_ports);
+    const struct sb_port_binding *pb = p->sb;
+    if (!pb) {
+        if (uuid_is_zero(&p->sb_uuid)) {
+            uuid_generate(&p->sb_uuid);
+            if (m->n_new_ports >= m->allocated_new_ports) {
+                m->new_ports = x2nrealloc(m->new_ports,
+                                          &m->allocated_new_ports,
+                                          sizeof *m->new_ports);
+            }
+            m->new_ports[m->n_new_ports++] = p;
+            COVERAGE_INC(port_binding_created);
         }
-        m->new_ports[m->n_new_ports++] = p;
-        sbrec_port_binding_set_logical_port(p->sb, p->nb->name);
-        COVERAGE_INC(port_binding_created);
+        rdb_txn_insert(sb_txn, &sb_table_port_binding, &p->sb_uuid);
+        rdb_txn_set_string(sb_txn, SB_PORT_BINDING_COL_LOGICAL_PORT,
+                           p->nb->name);
+    } else {
+        rdb_txn_update(sb_txn, &sb_table_port_binding, &p->sb_uuid);
     }
-    const struct sbrec_port_binding *pb = p->sb;
-    if (pb->datapath != p->dp->sb) {
-        sbrec_port_binding_set_datapath(pb, p->dp->sb);
+
+    if (!pb || !RDB_ROW_IS(pb->datapath, &p->dp->sb_uuid)) {
+        rdb_txn_set_ref(sb_txn, SB_PORT_BINDING_COL_DATAPATH,
+                        &p->dp->sb_uuid);
     }
-    if (pb->tunnel_key != p->tunnel_key) {
-        sbrec_port_binding_set_tunnel_key(pb, p->tunnel_key);
+    if (!pb || pb->tunnel_key != p->tunnel_key) {
+        rdb_txn_set_integer(sb_txn, SB_PORT_BINDING_COL_TUNNEL_KEY,
+                            p->tunnel_key);
     }
-    if (strcmp(pb->type, p->nb->type)) {
-        sbrec_port_binding_set_type(pb, p->nb->type);
+    if (!pb || strcmp(pb->type, p->nb->type)) {
+        rdb_txn_set_string(sb_txn, SB_PORT_BINDING_COL_TYPE, p->nb->type);
     }
-    if (!smap_equal(&pb->options, &p->nb->options)) {
-        sbrec_port_binding_set_options(pb, &p->nb->options);
+    if (!pb || !smap_equal(&pb->options, &p->nb->options)) {
+        rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_OPTIONS,
+                         &p->nb->options);
     }
-    sync_port_binding_mac(p);
-    if (!strings_equal(p->nb->port_security, p->nb->n_port_security,
-                       pb->port_security, pb->n_port_security)) {
-        sbrec_port_binding_set_port_security(
-            pb, (const char **) p->nb->port_security,
-            p->nb->n_port_security);
+    const char **macs;
+    size_t n_macs = port_binding_macs(p, &macs);
+    if (!pb || !strings_equal((char **) macs, n_macs, pb->mac, pb->n_mac)) {
+        rdb_txn_set_strings(sb_txn, SB_PORT_BINDING_COL_MAC, macs, n_macs);
+    }
+    free(macs);
+    if (!pb || !strings_equal(p->nb->port_security, p->nb->n_port_security,
+                              pb->port_security, pb->n_port_security)) {
+        rdb_txn_set_strings(sb_txn, SB_PORT_BINDING_COL_PORT_SECURITY,
+                            (const char **) p->nb->port_security,
+                            p->nb->n_port_security);
     }
 
     const char *parent = p->nb->parent_name && p->nb->parent_name[0]
                          ? p->nb->parent_name : NULL;
-    if (!!parent != !!pb->parent_port
-        || (parent && strcmp(parent, pb->parent_port))) {
-        sbrec_port_binding_set_parent_port(pb, parent);
+    if (pb ? (!!parent != !!pb->parent_port
+              || (parent && strcmp(parent, pb->parent_port)))
+           : parent != NULL) {
+        rdb_txn_set_string(sb_txn, SB_PORT_BINDING_COL_PARENT_PORT, parent);
     }
     /* A tag only makes sense for a nested (container) port. */
     int64_t tag = p->tag;
     size_t n_tag = parent && tag ? 1 : 0;
-    if (n_tag != pb->n_tag || (n_tag && *pb->tag != tag)) {
-        sbrec_port_binding_set_tag(pb, &tag, n_tag);
+    if (pb ? (n_tag != pb->n_tag || (n_tag && *pb->tag != tag)) : n_tag) {
+        rdb_txn_set_integers(sb_txn, SB_PORT_BINDING_COL_TAG, &tag, n_tag);
     }
 
     struct smap ids = SMAP_INITIALIZER(&ids);
@@ -731,56 +772,74 @@ sync_port_binding(struct ls_model *m, struct ovsdb_idl_txn *sb_txn,
     if (name && name[0]) {
         smap_add(&ids, "name", name);
     }
-    if (!smap_equal(&ids, &pb->external_ids)) {
-        sbrec_port_binding_set_external_ids(pb, &ids);
+    if (pb ? !smap_equal(&ids, &pb->external_ids) : !smap_is_empty(&ids)) {
+        rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_EXTERNAL_IDS, &ids);
     }
     smap_destroy(&ids);
+}
+
+static int
+compare_uuid_ptrs(const void *a_, const void *b_)
+{
+    const struct uuid *const *a = a_;
+    const struct uuid *const *b = b_;
+    return uuid_compare_3way(*a, *b);
 }
 
 /* Sets 'sb_mg' (creating it if NULL) to the given ports; deletes it if
  * there are none. */
 static void
-sync_mc_group(struct ovsdb_idl_txn *sb_txn, const struct ls_datapath *dp,
-              const struct sbrec_multicast_group *sb_mg, const char *name,
-              uint32_t key, const struct sbrec_port_binding **ports,
-              size_t n_ports)
+sync_mc_group(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
+              const struct sb_multicast_group *sb_mg, const char *name,
+              uint32_t key, const struct uuid **ports, size_t n_ports)
 {
     if (!n_ports) {
         if (sb_mg) {
-            sbrec_multicast_group_delete(sb_mg);
+            rdb_txn_delete(sb_txn, &sb_table_multicast_group,
+                           &sb_mg->header_.uuid);
         }
         return;
     }
-    if (!sb_mg) {
-        sb_mg = sbrec_multicast_group_insert(sb_txn);
-        sbrec_multicast_group_set_datapath(sb_mg, dp->sb);
-        sbrec_multicast_group_set_name(sb_mg, name);
-    }
-    if (sb_mg->tunnel_key != key) {
-        sbrec_multicast_group_set_tunnel_key(sb_mg, key);
+
+    /* The replica keeps references in UUID order. */
+    qsort(ports, n_ports, sizeof *ports, compare_uuid_ptrs);
+    bool same = sb_mg && sb_mg->n_ports == n_ports;
+    for (size_t i = 0; same && i < n_ports; i++) {
+        same = RDB_ROW_IS(sb_mg->ports[i], ports[i]);
     }
 
-    bool same = sb_mg->n_ports == n_ports;
-    for (size_t i = 0; same && i < n_ports; i++) {
-        bool found = false;
-        for (size_t j = 0; j < sb_mg->n_ports && !found; j++) {
-            found = sb_mg->ports[j] == ports[i];
-        }
-        same = found;
+    if (!sb_mg) {
+        struct uuid uuid;
+        uuid_generate(&uuid);
+        rdb_txn_insert(sb_txn, &sb_table_multicast_group, &uuid);
+        rdb_txn_set_ref(sb_txn, SB_MULTICAST_GROUP_COL_DATAPATH,
+                        &dp->sb_uuid);
+        rdb_txn_set_string(sb_txn, SB_MULTICAST_GROUP_COL_NAME, name);
+    } else {
+        rdb_txn_update(sb_txn, &sb_table_multicast_group,
+                       &sb_mg->header_.uuid);
+    }
+    if (!sb_mg || sb_mg->tunnel_key != key) {
+        rdb_txn_set_integer(sb_txn, SB_MULTICAST_GROUP_COL_TUNNEL_KEY, key);
     }
     if (!same) {
-        sbrec_multicast_group_set_ports(
-            sb_mg, (struct sbrec_port_binding **) ports, n_ports);
+        struct uuid *uuids = xmalloc(n_ports * sizeof *uuids);
+        for (size_t i = 0; i < n_ports; i++) {
+            uuids[i] = *ports[i];
+        }
+        rdb_txn_set_refs(sb_txn, SB_MULTICAST_GROUP_COL_PORTS, uuids,
+                         n_ports);
+        free(uuids);
     }
 }
 
 /* Brings the three multicast groups of 'dp' in line, taking the rows that
  * exist from 'existing' ("<dp uuid>/<name>" -> row). */
 static void
-sync_dp_mc_groups(struct ovsdb_idl_txn *sb_txn, const struct ls_datapath *dp,
+sync_dp_mc_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
                   struct shash *existing)
 {
-    const struct sbrec_port_binding **flood, **unknown, **flood_l2;
+    const struct uuid **flood, **unknown, **flood_l2;
     size_t n_flood = 0, n_unknown = 0, n_flood_l2 = 0;
     size_t cap = dp->n_ports ? dp->n_ports : 1;
     flood = xmalloc(cap * sizeof *flood);
@@ -792,12 +851,12 @@ sync_dp_mc_groups(struct ovsdb_idl_txn *sb_txn, const struct ls_datapath *dp,
         if (!p->enabled) {
             continue;
         }
-        flood[n_flood++] = p->sb;
+        flood[n_flood++] = &p->sb_uuid;
         if (strcmp(p->nb->type, "router")) {
-            flood_l2[n_flood_l2++] = p->sb;
+            flood_l2[n_flood_l2++] = &p->sb_uuid;
         }
         if (p->has_unknown) {
-            unknown[n_unknown++] = p->sb;
+            unknown[n_unknown++] = &p->sb_uuid;
         }
     }
 
@@ -809,15 +868,14 @@ sync_dp_mc_groups(struct ovsdb_idl_txn *sb_txn, const struct ls_datapath *dp,
         { MC_UNKNOWN, MC_UNKNOWN_KEY },
         { MC_FLOOD_L2, MC_FLOOD_L2_KEY },
     };
-    const struct sbrec_port_binding **members[] = {
+    const struct uuid **members[] = {
         flood, unknown, flood_l2,
     };
     size_t n_members[] = { n_flood, n_unknown, n_flood_l2 };
     for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
-        char *key = xasprintf(UUID_FMT"/%s",
-                              UUID_ARGS(&dp->sb->header_.uuid),
+        char *key = xasprintf(UUID_FMT"/%s", UUID_ARGS(&dp->sb_uuid),
                               groups[g].name);
-        const struct sbrec_multicast_group *sb_mg
+        const struct sb_multicast_group *sb_mg
             = shash_find_and_delete(existing, key);
         free(key);
         sync_mc_group(sb_txn, dp, sb_mg, groups[g].name, groups[g].key,
@@ -831,12 +889,13 @@ sync_dp_mc_groups(struct ovsdb_idl_txn *sb_txn, const struct ls_datapath *dp,
 /* Adds 'mg' to 'existing' by "<dp uuid>/<name>"; deletes it if another
  * group already has that key. */
 static void
-index_mc_group(struct shash *existing, const struct sbrec_multicast_group *mg)
+index_mc_group(struct shash *existing, struct rdb_txn *txn,
+               const struct sb_multicast_group *mg)
 {
     char *key = xasprintf(UUID_FMT"/%s",
                           UUID_ARGS(&mg->datapath->header_.uuid), mg->name);
     if (!shash_add_once(existing, key, mg)) {
-        sbrec_multicast_group_delete(mg);
+        rdb_txn_delete(txn, &sb_table_multicast_group, &mg->header_.uuid);
     }
     free(key);
 }
@@ -844,15 +903,15 @@ index_mc_group(struct shash *existing, const struct sbrec_multicast_group *mg)
 /* 'live_dps' holds the SB datapaths that survive this pass: groups of the
  * others were deleted along with them. */
 static void
-sync_mc_groups(struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *sb_txn,
+sync_mc_groups(struct rdb *sb_db, struct rdb_txn *sb_txn,
                const struct ls_model *m, const struct hmapx *live_dps)
 {
     /* Existing groups of our datapaths, by "<dp uuid>/<name>". */
     struct shash existing = SHASH_INITIALIZER(&existing);
-    const struct sbrec_multicast_group *mg;
-    SBREC_MULTICAST_GROUP_FOR_EACH (mg, sb_idl) {
-        if (hmapx_contains(live_dps, mg->datapath)) {
-            index_mc_group(&existing, mg);
+    const struct sb_multicast_group *mg;
+    SB_MULTICAST_GROUP_FOR_EACH (mg, sb_db) {
+        if (mg->datapath && hmapx_contains(live_dps, mg->datapath)) {
+            index_mc_group(&existing, sb_txn, mg);
         }
     }
 
@@ -863,22 +922,23 @@ sync_mc_groups(struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *sb_txn,
     /* Groups nobody asked for (other names, gone datapaths). */
     struct shash_node *node;
     SHASH_FOR_EACH (node, &existing) {
-        sbrec_multicast_group_delete(node->data);
+        const struct sb_multicast_group *dead = node->data;
+        rdb_txn_delete(sb_txn, &sb_table_multicast_group,
+                       &dead->header_.uuid);
     }
     shash_destroy(&existing);
 }
 
 void
-ls_model_sync_sb(struct ls_model *m, struct ovsdb_idl *sb_idl,
-                 struct ovsdb_idl_txn *sb_txn)
+ls_model_sync_sb(struct ls_model *m, struct rdb *sb_db, struct rdb_txn *sb_txn)
 {
-    /* Deletions come first, and rows deleted along with a datapath are not
-     * visited again: the IDL still iterates over rows deleted in 'sb_txn'.
+    /* Deletions come first.  The replica does not change until the server
+     * reports the transaction, so rows deleted along with a datapath are
+     * still visited below: they must not be deleted twice.
      *
      * A binding the model reuses must survive even if its datapath goes
      * (a port moved off a deleted switch, or a stale SB from an earlier
-     * NB): writing to a row deleted in the same transaction is an IDL
-     * assertion failure. */
+     * NB). */
     struct hmapx keep_pb = HMAPX_INITIALIZER(&keep_pb);
     struct ls_port *p;
     HMAP_FOR_EACH (p, name_node, &m->ports) {
@@ -893,18 +953,19 @@ ls_model_sync_sb(struct ls_model *m, struct ovsdb_idl *sb_idl,
             hmapx_add(&keep_dp, (void *) m->dp_array[i]->sb);
         }
     }
-    const struct sbrec_datapath_binding *sb_dp;
-    SBREC_DATAPATH_BINDING_FOR_EACH_SAFE (sb_dp, sb_idl) {
+    const struct sb_datapath_binding *sb_dp;
+    SB_DATAPATH_BINDING_FOR_EACH (sb_dp, sb_db) {
         if (!hmapx_contains(&keep_dp, sb_dp)) {
-            delete_sb_datapath(sb_idl, sb_dp, &keep_pb);
+            delete_sb_datapath(sb_db, sb_txn, sb_dp, &keep_pb);
         }
     }
 
-    const struct sbrec_port_binding *pb;
-    SBREC_PORT_BINDING_FOR_EACH_SAFE (pb, sb_idl) {
+    const struct sb_port_binding *pb;
+    SB_PORT_BINDING_FOR_EACH (pb, sb_db) {
         if (!hmapx_contains(&keep_pb, pb)
             && hmapx_contains(&keep_dp, pb->datapath)) {
-            sbrec_port_binding_delete(pb);
+            rdb_txn_delete(sb_txn, &sb_table_port_binding,
+                           &pb->header_.uuid);
             COVERAGE_INC(port_binding_deleted);
         }
     }
@@ -916,40 +977,40 @@ ls_model_sync_sb(struct ls_model *m, struct ovsdb_idl *sb_idl,
     HMAP_FOR_EACH (p, name_node, &m->ports) {
         sync_port_binding(m, sb_txn, p);
     }
-    sync_mc_groups(sb_idl, sb_txn, m, &keep_dp);
+    sync_mc_groups(sb_db, sb_txn, m, &keep_dp);
     hmapx_destroy(&keep_dp);
 }
 
 void
-ls_model_refresh_sb(struct ls_model *m, struct ovsdb_idl *sb_idl)
+ls_model_refresh_sb(struct ls_model *m, struct rdb *sb_db)
 {
     for (size_t i = 0; i < m->n_new_dps; i++) {
         struct ls_datapath *dp = m->new_dps[i];
-        dp->sb = sbrec_datapath_binding_get_for_uuid(sb_idl, &dp->sb_uuid);
+        dp->sb = sb_datapath_binding_get_for_uuid(sb_db, &dp->sb_uuid);
     }
     m->n_new_dps = 0;
     for (size_t i = 0; i < m->n_new_ports; i++) {
         struct ls_port *p = m->new_ports[i];
-        p->sb = sbrec_port_binding_get_for_uuid(sb_idl, &p->sb_uuid);
+        p->sb = sb_port_binding_get_for_uuid(sb_db, &p->sb_uuid);
     }
     m->n_new_ports = 0;
 }
 
 void
-ls_model_sync_nb_up(const struct ls_model *m)
+ls_model_sync_nb_up(const struct ls_model *m, struct rdb_txn *nb_txn)
 {
     const struct ls_port *p;
     HMAP_FOR_EACH (p, name_node, &m->ports) {
-        ls_model_sync_port_up(p);
+        ls_model_sync_port_up(p, nb_txn);
     }
 }
 
 void
-ls_model_sync_nb_tags(const struct ls_model *m)
+ls_model_sync_nb_tags(const struct ls_model *m, struct rdb_txn *nb_txn)
 {
     const struct ls_port *p;
     HMAP_FOR_EACH (p, name_node, &m->ports) {
-        const struct nbrec_logical_switch_port *nbp = p->nb;
+        const struct nb_logical_switch_port *nbp = p->nb;
         /* Without tag_request, 'tag' belongs to the CMS. */
         if (!is_container_port(nbp) || !nbp->n_tag_request) {
             continue;
@@ -957,7 +1018,10 @@ ls_model_sync_nb_tags(const struct ls_model *m)
         int64_t tag = p->tag;
         size_t n = tag ? 1 : 0;
         if (n != nbp->n_tag || (n && nbp->tag[0] != tag)) {
-            nbrec_logical_switch_port_set_tag(nbp, &tag, n);
+            rdb_txn_update(nb_txn, &nb_table_logical_switch_port,
+                           &nbp->header_.uuid);
+            rdb_txn_set_integers(nb_txn, NB_LOGICAL_SWITCH_PORT_COL_TAG,
+                                 &tag, n);
         }
     }
 }
@@ -970,7 +1034,7 @@ ls_model_sync_nb_tags(const struct ls_model *m)
 static bool
 parse_port(struct ls_model *m, struct ls_port *p)
 {
-    const struct nbrec_logical_switch_port *nbp = p->nb;
+    const struct nb_logical_switch_port *nbp = p->nb;
     size_t n_bad = m->n_bad_rows;
     quiet = true;
     p->enabled = !nbp->n_enabled || nbp->enabled[0];
@@ -1006,7 +1070,7 @@ free_port_addresses(struct ls_port *p)
  * passes leave container ports (tags), requested keys and unknown types
  * to it. */
 static bool
-port_is_simple(const struct nbrec_logical_switch_port *nbp)
+port_is_simple(const struct nb_logical_switch_port *nbp)
 {
     return (!is_container_port(nbp) && lsp_type_is_known(nbp->type)
             && !smap_get(&nbp->options, "requested-tnl-key"));
@@ -1014,7 +1078,7 @@ port_is_simple(const struct nbrec_logical_switch_port *nbp)
 
 struct ls_port *
 ls_model_add_port(struct ls_model *m, struct ls_datapath *dp,
-                  const struct nbrec_logical_switch_port *nbp)
+                  const struct nb_logical_switch_port *nbp)
 {
     if (!port_is_simple(nbp) || ls_model_find_port(m, nbp->name)) {
         return NULL;
@@ -1059,10 +1123,10 @@ ls_model_update_port(struct ls_model *m, struct ls_port *p)
     return parse_port(m, p);
 }
 
-const struct sbrec_port_binding *
+struct uuid
 ls_model_remove_port(struct ls_model *m, struct ls_port *p)
 {
-    const struct sbrec_port_binding *sb = p->sb;
+    struct uuid sb = p->sb_uuid;
     for (size_t i = 0; i < m->n_new_ports; i++) {
         if (m->new_ports[i] == p) {
             m->new_ports[i] = m->new_ports[--m->n_new_ports];
@@ -1077,41 +1141,42 @@ ls_model_remove_port(struct ls_model *m, struct ls_port *p)
 }
 
 void
-ls_model_sync_port(struct ls_model *m, struct ovsdb_idl_txn *sb_txn,
+ls_model_sync_port(struct ls_model *m, struct rdb_txn *sb_txn,
                    struct ls_port *p)
 {
     sync_port_binding(m, sb_txn, p);
 }
 
 void
-ls_model_sync_dp(struct ls_model *m, struct ovsdb_idl_txn *sb_txn,
+ls_model_sync_dp(struct ls_model *m, struct rdb_txn *sb_txn,
                  struct ls_datapath *dp)
 {
     sync_datapath(m, sb_txn, dp);
 }
 
 void
-ls_model_sync_mc_groups(struct ovsdb_idl *sb_idl,
-                        struct ovsdb_idl_txn *sb_txn,
+ls_model_sync_mc_groups(struct rdb *sb_db, struct rdb_txn *sb_txn,
                         const struct ls_datapath *dp)
 {
     struct shash existing = SHASH_INITIALIZER(&existing);
-    const struct sbrec_multicast_group *mg;
-    SBREC_MULTICAST_GROUP_FOR_EACH (mg, sb_idl) {
-        if (mg->datapath == dp->sb) {
-            index_mc_group(&existing, mg);
+    const struct sb_multicast_group *mg;
+    SB_MULTICAST_GROUP_FOR_EACH (mg, sb_db) {
+        if (dp->sb && mg->datapath == dp->sb) {
+            index_mc_group(&existing, sb_txn, mg);
         }
     }
     sync_dp_mc_groups(sb_txn, dp, &existing);
     struct shash_node *node;
     SHASH_FOR_EACH (node, &existing) {
-        sbrec_multicast_group_delete(node->data);
+        const struct sb_multicast_group *dead = node->data;
+        rdb_txn_delete(sb_txn, &sb_table_multicast_group,
+                       &dead->header_.uuid);
     }
     shash_destroy(&existing);
 }
 
 struct ls_datapath *
-ls_model_add_switch(struct ls_model *m, const struct nbrec_logical_switch *ls)
+ls_model_add_switch(struct ls_model *m, const struct nb_logical_switch *ls)
 {
     if (m->n_datapaths >= m->dp_cap
         || smap_get(&ls->other_config, "requested-tnl-key")
@@ -1141,11 +1206,13 @@ ls_model_add_switch(struct ls_model *m, const struct nbrec_logical_switch *ls)
 }
 
 void
-ls_model_sync_port_up(const struct ls_port *p)
+ls_model_sync_port_up(const struct ls_port *p, struct rdb_txn *nb_txn)
 {
-    const struct sbrec_port_binding *pb = p->sb;
+    const struct sb_port_binding *pb = p->sb;
     bool up = pb && (pb->n_up ? pb->up[0] : pb->chassis != NULL);
     if (!p->nb->n_up || p->nb->up[0] != up) {
-        nbrec_logical_switch_port_set_up(p->nb, &up, 1);
+        rdb_txn_update(nb_txn, &nb_table_logical_switch_port,
+                       &p->nb->header_.uuid);
+        rdb_txn_set_bools(nb_txn, NB_LOGICAL_SWITCH_PORT_COL_UP, &up, 1);
     }
 }

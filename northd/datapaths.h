@@ -5,8 +5,8 @@
  * ls_model_build() reads the NB replica, validates each switch and port,
  * and assigns tunnel keys that stay stable across restarts by reusing the
  * keys already in the SB replica.  ls_model_sync_sb() then writes only the
- * differences.  Everything in the model borrows IDL rows: it is valid until
- * the next ovsdb_idl_run() of either database. */
+ * differences.  Everything in the model borrows replica rows (lib/rdb.h):
+ * it is valid until the next pass. */
 #ifndef NORTHD_DATAPATHS_H
 #define NORTHD_DATAPATHS_H 1
 
@@ -19,12 +19,12 @@
 #include "openvswitch/uuid.h"
 #include "sset.h"
 
-struct ovsdb_idl;
-struct ovsdb_idl_txn;
-struct nbrec_logical_switch;
-struct nbrec_logical_switch_port;
-struct sbrec_datapath_binding;
-struct sbrec_port_binding;
+struct rdb;
+struct rdb_txn;
+struct nb_logical_switch;
+struct nb_logical_switch_port;
+struct sb_datapath_binding;
+struct sb_port_binding;
 
 /* Tunnel key ranges hypervisors expect. */
 #define LS_DP_KEY_MIN 1
@@ -46,9 +46,10 @@ struct ls_datapath;
 struct ls_port {
     struct hmap_node name_node;     /* In ls_model 'ports', by name. */
     struct ovs_list dp_node;        /* In ls_datapath 'ports'. */
-    const struct nbrec_logical_switch_port *nb;
-    const struct sbrec_port_binding *sb;  /* NULL until created. */
-    struct uuid sb_uuid;            /* Of a row inserted by northd. */
+    const struct nb_logical_switch_port *nb;
+    const struct sb_port_binding *sb;   /* In the replica; NULL until the
+                                         * row northd inserted is there. */
+    struct uuid sb_uuid;            /* Its Port_Binding; zero if none. */
     struct lflow_owner owner;       /* Its L2 flows. */
     struct ls_datapath *dp;
     uint32_t tunnel_key;
@@ -70,9 +71,12 @@ struct ls_port {
 
 struct ls_datapath {
     struct hmap_node uuid_node;     /* In ls_model 'datapaths', by NB uuid. */
-    const struct nbrec_logical_switch *nb;
-    const struct sbrec_datapath_binding *sb;  /* NULL until created. */
-    struct uuid sb_uuid;            /* Of a row inserted by northd. */
+    const struct nb_logical_switch *nb;
+    const struct sb_datapath_binding *sb;   /* In the replica; NULL until
+                                             * the row northd inserted is
+                                             * there. */
+    struct uuid sb_uuid;            /* Its Datapath_Binding; zero if
+                                     * none. */
     struct lflow_owner owner;       /* Flows of the switch as a whole. */
     uint32_t tunnel_key;
     struct ovs_list ports;          /* Contains "struct ls_port"s. */
@@ -89,9 +93,9 @@ struct ls_model {
                                      * later take the next index, up to
                                      * this. */
 
-    /* Rows inserted in the SB by the last sync: IDL row pointers do not
-     * survive the transaction, so ls_model_refresh_sb() finds them again
-     * by UUID. */
+    /* Rows inserted in the SB by the last sync: they reach the replica
+     * with the server's update, and ls_model_refresh_sb() finds them
+     * there by UUID. */
     struct ls_datapath **new_dps;
     size_t n_new_dps;
     struct ls_port **new_ports;
@@ -103,30 +107,29 @@ struct ls_model {
 void ls_model_init(struct ls_model *);
 void ls_model_destroy(struct ls_model *);
 
-void ls_model_build(struct ls_model *, struct ovsdb_idl *nb_idl,
-                    struct ovsdb_idl *sb_idl);
+void ls_model_build(struct ls_model *, struct rdb *nb, struct rdb *sb);
 
 struct ls_datapath *ls_model_find_datapath(const struct ls_model *,
                                            const struct uuid *nb_uuid);
 struct ls_port *ls_model_find_port(const struct ls_model *,
                                    const char *name);
 
-/* qsort() comparison of "const struct nbrec_logical_switch_port *"s by
+/* qsort() comparison of "const struct nb_logical_switch_port *"s by
  * name, then UUID: ports get tunnel keys in this order. */
 int ls_port_row_compare(const void *, const void *);
 
 /* Points the model at the SB rows its last sync inserted, once the
  * transaction that inserted them is over. */
-void ls_model_refresh_sb(struct ls_model *, struct ovsdb_idl *sb_idl);
+void ls_model_refresh_sb(struct ls_model *, struct rdb *sb);
 
 /* Writes Datapath_Binding, Port_Binding and Multicast_Group differences. */
-void ls_model_sync_sb(struct ls_model *, struct ovsdb_idl *sb_idl,
-                      struct ovsdb_idl_txn *sb_txn);
+void ls_model_sync_sb(struct ls_model *, struct rdb *sb,
+                      struct rdb_txn *sb_txn);
 
 /* Mirrors Port_Binding.up into Logical_Switch_Port.up (a binding created
  * in this pass has no state yet: down). */
-void ls_model_sync_nb_up(const struct ls_model *);
-void ls_model_sync_port_up(const struct ls_port *);
+void ls_model_sync_nb_up(const struct ls_model *, struct rdb_txn *nb_txn);
+void ls_model_sync_port_up(const struct ls_port *, struct rdb_txn *nb_txn);
 
 /* Incremental changes, for ordinary ports and switches only: each returns
  * NULL or false for anything a full pass should decide (a container port,
@@ -135,28 +138,26 @@ void ls_model_sync_port_up(const struct ls_port *);
  *
  * ls_model_add_port() adds a port to 'dp' with a free tunnel key;
  * ls_model_update_port() parses 'p->nb' again; ls_model_remove_port()
- * frees it and returns its Port_Binding, for the caller to delete once it
- * knows the pass goes on incrementally.  ls_model_add_switch() adds a
+ * frees it and returns the UUID of its Port_Binding (zero if none), for
+ * the caller to delete once it knows the pass goes on incrementally.  ls_model_add_switch() adds a
  * switch at the next index.  ls_model_sync_port() writes a port's
  * Port_Binding; ls_model_sync_dp() a switch's Datapath_Binding;
  * ls_model_sync_mc_groups() its multicast groups (after its ports). */
 struct ls_port *ls_model_add_port(struct ls_model *, struct ls_datapath *,
-                                  const struct nbrec_logical_switch_port *);
+                                  const struct nb_logical_switch_port *);
 bool ls_model_update_port(struct ls_model *, struct ls_port *);
-const struct sbrec_port_binding *ls_model_remove_port(struct ls_model *,
-                                                      struct ls_port *);
+struct uuid ls_model_remove_port(struct ls_model *, struct ls_port *);
 struct ls_datapath *ls_model_add_switch(struct ls_model *,
-                                        const struct nbrec_logical_switch *);
-void ls_model_sync_port(struct ls_model *, struct ovsdb_idl_txn *,
+                                        const struct nb_logical_switch *);
+void ls_model_sync_port(struct ls_model *, struct rdb_txn *,
                         struct ls_port *);
-void ls_model_sync_dp(struct ls_model *, struct ovsdb_idl_txn *,
+void ls_model_sync_dp(struct ls_model *, struct rdb_txn *,
                       struct ls_datapath *);
-void ls_model_sync_mc_groups(struct ovsdb_idl *sb_idl,
-                             struct ovsdb_idl_txn *,
+void ls_model_sync_mc_groups(struct rdb *sb, struct rdb_txn *,
                              const struct ls_datapath *);
 
 /* Writes the tags of container ports that asked for one (tag_request) into
  * Logical_Switch_Port.tag, which northd owns for such ports. */
-void ls_model_sync_nb_tags(const struct ls_model *);
+void ls_model_sync_nb_tags(const struct ls_model *, struct rdb_txn *nb_txn);
 
 #endif /* northd/datapaths.h */

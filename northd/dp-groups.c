@@ -4,7 +4,7 @@
 
 #include "bitmap.h"
 #include "hash.h"
-#include "lib/ovn-sb-idl.h"
+#include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
 #include "util.h"
 #include "uuid.h"
@@ -14,6 +14,7 @@ struct dp_group {
     unsigned long *bitmap;          /* Owned. */
     size_t n;
     struct uuid sb_uuid;
+    unsigned int pass;              /* Inserted in this pass, or 0. */
 };
 
 static uint32_t
@@ -38,17 +39,18 @@ dp_groups_find(const struct dp_groups *g, const unsigned long *bitmap,
 
 void
 dp_groups_init(struct dp_groups *g, const struct ls_model *m,
-               struct ovsdb_idl *sb_idl)
+               struct rdb *sb_db)
 {
     hmap_init(&g->groups);
     g->model = m;
-    g->sb_idl = sb_idl;
+    g->sb = sb_db;
+    g->pass = 1;
 
     /* The model knows datapaths by index; map SB rows to indexes. */
     struct hmap by_sb = HMAP_INITIALIZER(&by_sb);
     struct idx_node {
         struct hmap_node node;
-        const struct sbrec_datapath_binding *sb;
+        const struct sb_datapath_binding *sb;
         size_t index;
     };
     struct idx_node *nodes = xmalloc((m->n_datapaths + 1) * sizeof *nodes);
@@ -62,8 +64,8 @@ dp_groups_init(struct dp_groups *g, const struct ls_model *m,
         }
     }
 
-    const struct sbrec_logical_dp_group *sb;
-    SBREC_LOGICAL_DP_GROUP_FOR_EACH (sb, sb_idl) {
+    const struct sb_logical_dp_group *sb;
+    SB_LOGICAL_DP_GROUP_FOR_EACH (sb, sb_db) {
         unsigned long *bitmap = bitmap_allocate(m->dp_cap);
         size_t n = 0;
         bool usable = true;
@@ -95,6 +97,7 @@ dp_groups_init(struct dp_groups *g, const struct ls_model *m,
         dpg->bitmap = bitmap;
         dpg->n = n;
         dpg->sb_uuid = sb->header_.uuid;
+        dpg->pass = 0;
         hmap_insert(&g->groups, &dpg->node, hash);
     }
     hmap_destroy(&by_sb);
@@ -115,18 +118,23 @@ dp_groups_destroy(struct dp_groups *g)
     hmap_destroy(&g->groups);
 }
 
-const struct sbrec_logical_dp_group *
-dp_groups_get(struct dp_groups *g, struct ovsdb_idl_txn *txn,
+void
+dp_groups_new_pass(struct dp_groups *g)
+{
+    g->pass++;
+}
+
+const struct uuid *
+dp_groups_get(struct dp_groups *g, struct rdb_txn *txn,
               const unsigned long *bitmap, size_t n)
 {
     const struct ls_model *m = g->model;
     uint32_t hash = bitmap_hash(bitmap, m->dp_cap);
     struct dp_group *dpg = dp_groups_find(g, bitmap, hash);
     if (dpg) {
-        const struct sbrec_logical_dp_group *sb
-            = sbrec_logical_dp_group_get_for_uuid(g->sb_idl, &dpg->sb_uuid);
-        if (sb) {
-            return sb;
+        if (dpg->pass == g->pass
+            || sb_logical_dp_group_get_for_uuid(g->sb, &dpg->sb_uuid)) {
+            return &dpg->sb_uuid;
         }
         /* Collected by the database since: make it again. */
     } else {
@@ -136,17 +144,16 @@ dp_groups_get(struct dp_groups *g, struct ovsdb_idl_txn *txn,
         hmap_insert(&g->groups, &dpg->node, hash);
     }
 
-    const struct sbrec_datapath_binding **dps = xmalloc(n * sizeof *dps);
+    struct uuid *dps = xmalloc(n * sizeof *dps);
     size_t k = 0;
     size_t idx;
     BITMAP_FOR_EACH_1 (idx, m->dp_cap, bitmap) {
-        dps[k++] = m->dp_array[idx]->sb;
+        dps[k++] = m->dp_array[idx]->sb_uuid;
     }
     uuid_generate(&dpg->sb_uuid);
-    const struct sbrec_logical_dp_group *sb
-        = sbrec_logical_dp_group_insert_persist_uuid(txn, &dpg->sb_uuid);
-    sbrec_logical_dp_group_set_datapaths(
-        sb, (struct sbrec_datapath_binding **) dps, k);
+    dpg->pass = g->pass;
+    rdb_txn_insert(txn, &sb_table_logical_dp_group, &dpg->sb_uuid);
+    rdb_txn_set_refs(txn, SB_LOGICAL_DP_GROUP_COL_DATAPATHS, dps, k);
     free(dps);
-    return sb;
+    return &dpg->sb_uuid;
 }

@@ -7,8 +7,9 @@
 #include "bitmap.h"
 #include "hash.h"
 #include "hmapx.h"
-#include "lib/ovn-nb-idl.h"
-#include "lib/ovn-sb-idl.h"
+#include "lib/nb-rdb.h"
+#include "lib/rdb.h"
+#include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
@@ -259,7 +260,7 @@ member_find(const struct pg_state *pg, const struct uuid *row)
 
 static void
 member_add(struct groups *g, struct pg_state *pg,
-           const struct nbrec_logical_switch_port *row,
+           const struct nb_logical_switch_port *row,
            struct hmapx *span_changed, struct sset *sets_changed)
 {
     struct pg_member *mb = member_find(pg, &row->header_.uuid);
@@ -330,7 +331,7 @@ pg_state_destroy(struct pg_state *pg)
 static struct sset *new_sset(void);
 
 static struct pg_state *
-pg_state_create(struct groups *g, const struct nbrec_port_group *nb_pg)
+pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
 {
     struct pg_state *pg = xzalloc(sizeof *pg);
     pg->uuid = nb_pg->header_.uuid;
@@ -392,7 +393,7 @@ new_sset(void)
 
 void
 groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
-            struct ovsdb_idl *nb_idl)
+            struct rdb *nb_db)
 {
     memset(g, 0, sizeof *g);
     g->model = m;
@@ -413,8 +414,8 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
         simap_init(&g->dp_pg_refs[i]);
     }
 
-    const struct nbrec_address_set *as;
-    NBREC_ADDRESS_SET_FOR_EACH (as, nb_idl) {
+    const struct nb_address_set *as;
+    NB_ADDRESS_SET_FOR_EACH (as, nb_db) {
         if (shash_find(&g->sets, as->name)) {
             VLOG_WARN_RL(&rl, "Address_Set "UUID_FMT": duplicate name \"%s\""
                          ", ignoring", UUID_ARGS(&as->header_.uuid),
@@ -431,8 +432,8 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
 
     /* Port groups in UUID order, so that which of two groups with one
      * name wins does not depend on arrival order. */
-    const struct nbrec_port_group *nb_pg;
-    NBREC_PORT_GROUP_FOR_EACH (nb_pg, nb_idl) {
+    const struct nb_port_group *nb_pg;
+    NB_PORT_GROUP_FOR_EACH (nb_pg, nb_db) {
         struct pg_state *pg = pg_state_create(g, nb_pg);
 
         struct pg_state *other = shash_find_data(&g->pg_names, pg->name);
@@ -545,7 +546,7 @@ mark_referring_dps(struct groups *g, const char *name)
 }
 
 static bool
-pg_added(struct groups *g, const struct nbrec_port_group *row,
+pg_added(struct groups *g, const struct nb_port_group *row,
          struct hmapx *span_changed, struct sset *sets_changed,
          struct sset *pgs_changed)
 {
@@ -622,12 +623,12 @@ pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
 }
 
 bool
-groups_handle_pg(struct groups *g, const struct nbrec_port_group *row,
+groups_handle_pg(struct groups *g, const struct nb_port_group *row,
                  struct hmapx *span_changed, struct sset *sets_changed,
                  struct sset *pgs_changed)
 {
-    bool is_new = nbrec_port_group_is_new(row);
-    bool is_deleted = nbrec_port_group_is_deleted(row);
+    bool is_new = nb_port_group_is_new(row);
+    bool is_deleted = nb_port_group_is_deleted(row);
     if (is_new && is_deleted) {
         return true;                /* Came and went between passes. */
     }
@@ -647,7 +648,7 @@ groups_handle_pg(struct groups *g, const struct nbrec_port_group *row,
         return false;
     }
     pg->nb = row;
-    if (!nbrec_port_group_is_updated(row, NBREC_PORT_GROUP_COL_PORTS)) {
+    if (!nb_port_group_is_updated(row, NB_PORT_GROUP_COL_PORTS)) {
         return true;
     }
 
@@ -656,7 +657,7 @@ groups_handle_pg(struct groups *g, const struct nbrec_port_group *row,
     static unsigned int generation;
     generation++;
     for (size_t i = 0; i < row->n_ports; i++) {
-        const struct nbrec_logical_switch_port *lsp = row->ports[i];
+        const struct nb_logical_switch_port *lsp = row->ports[i];
         struct pg_member *mb = member_find(pg, &lsp->header_.uuid);
         if (mb) {
             mb->seen = generation;
@@ -699,11 +700,11 @@ is_derived_name(const struct groups *g, const char *name)
 
 
 bool
-groups_handle_as(struct groups *g, const struct nbrec_address_set *row,
+groups_handle_as(struct groups *g, const struct nb_address_set *row,
                  struct sset *sets_changed)
 {
-    bool is_new = nbrec_address_set_is_new(row);
-    bool is_deleted = nbrec_address_set_is_deleted(row);
+    bool is_new = nb_address_set_is_new(row);
+    bool is_deleted = nb_address_set_is_deleted(row);
     if (is_new && is_deleted) {
         return true;                /* Came and went between passes. */
     }
@@ -863,80 +864,105 @@ forget_uuid(struct shash *map, const char *name)
 }
 
 static void
-write_pg_ports(const struct sbrec_port_group *sb, const struct sset *ports)
+write_pg_ports(struct rdb_txn *txn, const struct sset *ports)
 {
     static const struct sset empty = SSET_INITIALIZER(&empty);
     const char **v = sset_array(ports ? ports : &empty);
-    sbrec_port_group_set_ports(sb, v, ports ? sset_count(ports) : 0);
+    rdb_txn_set_strings(txn, SB_PORT_GROUP_COL_PORTS, v,
+                        ports ? sset_count(ports) : 0);
     free(v);
 }
 
 static void
-insert_pg(struct groups *g, struct ovsdb_idl_txn *txn, const char *sb_name,
+insert_pg(struct groups *g, struct rdb_txn *txn, const char *sb_name,
           const struct sset *ports)
 {
     struct uuid uuid;
     uuid_generate(&uuid);
-    const struct sbrec_port_group *sb
-        = sbrec_port_group_insert_persist_uuid(txn, &uuid);
-    sbrec_port_group_set_name(sb, sb_name);
-    write_pg_ports(sb, ports);
+    rdb_txn_insert(txn, &sb_table_port_group, &uuid);
+    rdb_txn_set_string(txn, SB_PORT_GROUP_COL_NAME, sb_name);
+    write_pg_ports(txn, ports);
     remember_uuid(&g->sb_pgs, sb_name, &uuid);
 }
 
 static void
-insert_set(struct groups *g, struct ovsdb_idl_txn *txn, const char *name,
+update_pg(struct rdb_txn *txn, const struct sb_port_group *sb,
+          const struct sset *ports)
+{
+    rdb_txn_update(txn, &sb_table_port_group, &sb->header_.uuid);
+    write_pg_ports(txn, ports);
+}
+
+static void
+insert_set(struct groups *g, struct rdb_txn *txn, const char *name,
            const struct sset *want)
 {
     struct uuid uuid;
     uuid_generate(&uuid);
-    const struct sbrec_address_set *sb
-        = sbrec_address_set_insert_persist_uuid(txn, &uuid);
-    sbrec_address_set_set_name(sb, name);
+    rdb_txn_insert(txn, &sb_table_address_set, &uuid);
+    rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, name);
     const char **v = sset_array(want);
-    sbrec_address_set_set_addresses(sb, v, sset_count(want));
+    rdb_txn_set_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, v,
+                        sset_count(want));
     free(v);
     remember_uuid(&g->sb_sets, name, &uuid);
+}
+
+/* Adds ('add') or removes the addresses in 'set' of SB address set 'sb'. */
+static void
+mutate_set(struct rdb_txn *txn, const struct sb_address_set *sb,
+           const struct sset *set, bool add)
+{
+    const char **v = sset_array(set);
+    rdb_txn_mutate_strings(txn, &sb_table_address_set, &sb->header_.uuid,
+                           SB_ADDRESS_SET_COL_ADDRESSES, add, v,
+                           sset_count(set));
+    free(v);
 }
 
 /* Changes only the addresses that differ: a derived set of a big port
  * group has thousands, and a port joins one at a time. */
 static void
-update_set(const struct sbrec_address_set *sb, const struct sset *want)
+update_set(struct rdb_txn *txn, const struct sb_address_set *sb,
+           const struct sset *want)
 {
     struct sset have = SSET_INITIALIZER(&have);
+    struct sset del = SSET_INITIALIZER(&del);
+    struct sset add = SSET_INITIALIZER(&add);
     for (size_t i = 0; i < sb->n_addresses; i++) {
         if (!sset_contains(want, sb->addresses[i])) {
-            sbrec_address_set_update_addresses_delvalue(sb,
-                                                        sb->addresses[i]);
+            sset_add(&del, sb->addresses[i]);
         }
         sset_add(&have, sb->addresses[i]);
     }
     const char *a;
     SSET_FOR_EACH (a, want) {
         if (!sset_contains(&have, a)) {
-            sbrec_address_set_update_addresses_addvalue(sb, a);
+            sset_add(&add, a);
         }
     }
+    mutate_set(txn, sb, &del, false);
+    mutate_set(txn, sb, &add, true);
     sset_destroy(&have);
+    sset_destroy(&del);
+    sset_destroy(&add);
 }
 
 void
-groups_sync_sb(struct groups *g, struct ovsdb_idl *sb_idl,
-               struct ovsdb_idl_txn *txn)
+groups_sync_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
 {
     const struct ls_model *m = g->model;
 
     shash_clear_free_data(&g->sb_sets);
-    const struct sbrec_address_set *sb_as;
-    SBREC_ADDRESS_SET_FOR_EACH_SAFE (sb_as, sb_idl) {
+    const struct sb_address_set *sb_as;
+    SB_ADDRESS_SET_FOR_EACH (sb_as, sb_db) {
         const struct sset *want = shash_find_data(&g->sets, sb_as->name);
         if (!want || shash_find(&g->sb_sets, sb_as->name)) {
-            sbrec_address_set_delete(sb_as);
+            rdb_txn_delete(txn, &sb_table_address_set, &sb_as->header_.uuid);
             continue;
         }
         if (!sets_equal(sb_as->addresses, sb_as->n_addresses, want)) {
-            update_set(sb_as, want);
+            update_set(txn, sb_as, want);
         }
         remember_uuid(&g->sb_sets, sb_as->name, &sb_as->header_.uuid);
     }
@@ -976,16 +1002,16 @@ groups_sync_sb(struct groups *g, struct ovsdb_idl *sb_idl,
     }
 
     shash_clear_free_data(&g->sb_pgs);
-    const struct sbrec_port_group *sb;
-    SBREC_PORT_GROUP_FOR_EACH_SAFE (sb, sb_idl) {
+    const struct sb_port_group *sb;
+    SB_PORT_GROUP_FOR_EACH (sb, sb_db) {
         struct shash_node *w = shash_find(&want, sb->name);
         if (!w) {
-            sbrec_port_group_delete(sb);
+            rdb_txn_delete(txn, &sb_table_port_group, &sb->header_.uuid);
             continue;
         }
         const struct sset *ports = w->data;
         if (!sets_equal(sb->ports, sb->n_ports, ports)) {
-            write_pg_ports(sb, ports);
+            update_pg(txn, sb, ports);
         }
         remember_uuid(&g->sb_pgs, sb->name, &sb->header_.uuid);
         shash_delete(&want, w);
@@ -1000,18 +1026,18 @@ groups_sync_sb(struct groups *g, struct ovsdb_idl *sb_idl,
 }
 
 void
-groups_sync_sb_dirty(struct groups *g, struct ovsdb_idl *sb_idl,
-                     struct ovsdb_idl_txn *txn)
+groups_sync_sb_dirty(struct groups *g, struct rdb *sb_db,
+                     struct rdb_txn *txn)
 {
     const char *name;
     SSET_FOR_EACH (name, &g->dirty_sets) {
         const struct sset *want = shash_find_data(&g->sets, name);
         const struct uuid *u = shash_find_data(&g->sb_sets, name);
-        const struct sbrec_address_set *sb
-            = u ? sbrec_address_set_get_for_uuid(sb_idl, u) : NULL;
+        const struct sb_address_set *sb
+            = u ? sb_address_set_get_for_uuid(sb_db, u) : NULL;
         if (!want) {
             if (sb) {
-                sbrec_address_set_delete(sb);
+                rdb_txn_delete(txn, &sb_table_address_set, u);
             }
             forget_uuid(&g->sb_sets, name);
         } else if (!sb) {
@@ -1020,15 +1046,10 @@ groups_sync_sb_dirty(struct groups *g, struct ovsdb_idl *sb_idl,
             const struct set_delta *d = shash_find_data(&g->set_deltas,
                                                         name);
             if (d) {
-                const char *a;
-                SSET_FOR_EACH (a, &d->del) {
-                    sbrec_address_set_update_addresses_delvalue(sb, a);
-                }
-                SSET_FOR_EACH (a, &d->add) {
-                    sbrec_address_set_update_addresses_addvalue(sb, a);
-                }
+                mutate_set(txn, sb, &d->del, false);
+                mutate_set(txn, sb, &d->add, true);
             } else if (!sets_equal(sb->addresses, sb->n_addresses, want)) {
-                update_set(sb, want);
+                update_set(txn, sb, want);
             }
         }
     }
@@ -1046,17 +1067,17 @@ groups_sync_sb_dirty(struct groups *g, struct ovsdb_idl *sb_idl,
         const struct sset *ports;
         bool exists = desired_pg(g, dp, pg_name, &ports);
         const struct uuid *u = shash_find_data(&g->sb_pgs, sb_name);
-        const struct sbrec_port_group *sb
-            = u ? sbrec_port_group_get_for_uuid(sb_idl, u) : NULL;
+        const struct sb_port_group *sb
+            = u ? sb_port_group_get_for_uuid(sb_db, u) : NULL;
         if (!exists) {
             if (sb) {
-                sbrec_port_group_delete(sb);
+                rdb_txn_delete(txn, &sb_table_port_group, u);
             }
             forget_uuid(&g->sb_pgs, sb_name);
         } else if (!sb) {
             insert_pg(g, txn, sb_name, ports);
         } else if (!sets_equal(sb->ports, sb->n_ports, ports)) {
-            write_pg_ports(sb, ports);
+            update_pg(txn, sb, ports);
         }
         free(sb_name);
     }

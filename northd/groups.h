@@ -21,16 +21,16 @@
 struct hmapx;
 struct ls_model;
 struct ls_port;
-struct nbrec_address_set;
-struct nbrec_port_group;
-struct ovsdb_idl;
-struct ovsdb_idl_txn;
+struct nb_address_set;
+struct nb_port_group;
+struct rdb;
+struct rdb_txn;
 
 /* One NB port group. */
 struct pg_state {
     struct hmap_node node;          /* In groups 'pgs', by NB UUID. */
     struct uuid uuid;
-    const struct nbrec_port_group *nb;
+    const struct nb_port_group *nb;
     char *name;                     /* As last seen ('nb' may be gone). */
     unsigned long *dps;             /* Datapaths with a member ('dp_cap'
                                      * bits). */
@@ -71,7 +71,7 @@ struct groups {
 };
 
 void groups_init(struct groups *, const struct ls_model *, size_t dp_cap,
-                 struct ovsdb_idl *nb_idl);
+                 struct rdb *nb_db);
 void groups_destroy(struct groups *);
 
 /* Frees what the pass's changes made obsolete (deleted port groups). */
@@ -94,10 +94,10 @@ void groups_pg_ref(struct groups *, size_t dp, const char *name, int delta);
  * are added to 'span_changed'; names of address sets whose content changed
  * to 'sets_changed'; names of port groups that appeared or went away to
  * 'pgs_changed' (groups_pg_exists() tells which). */
-bool groups_handle_pg(struct groups *, const struct nbrec_port_group *,
+bool groups_handle_pg(struct groups *, const struct nb_port_group *,
                       struct hmapx *span_changed, struct sset *sets_changed,
                       struct sset *pgs_changed);
-bool groups_handle_as(struct groups *, const struct nbrec_address_set *,
+bool groups_handle_as(struct groups *, const struct nb_address_set *,
                       struct sset *sets_changed);
 
 /* A port joined the model, or is about to leave it (or to change its
@@ -110,9 +110,9 @@ void groups_port_removed(struct groups *, const struct ls_port *,
 
 /* Brings the SB Address_Set and Port_Group tables in line, comparing
  * everything (after groups_init()) or only what changed since. */
-void groups_sync_sb(struct groups *, struct ovsdb_idl *sb_idl,
-                    struct ovsdb_idl_txn *);
-void groups_sync_sb_dirty(struct groups *, struct ovsdb_idl *sb_idl,
-                          struct ovsdb_idl_txn *);
+void groups_sync_sb(struct groups *, struct rdb *sb_db,
+                    struct rdb_txn *);
+void groups_sync_sb_dirty(struct groups *, struct rdb *sb_db,
+                          struct rdb_txn *);
 
 #endif /* northd/groups.h */

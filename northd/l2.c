@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "lib/ovn-nb-idl.h"
+#include "lib/nb-rdb.h"
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
 #include "northd/pipeline.h"

@@ -8,8 +8,8 @@
 
 #include "bitmap.h"
 #include "coverage.h"
-#include "lib/ovn-nb-idl.h"
-#include "lib/ovn-sb-idl.h"
+#include "lib/nb-rdb.h"
+#include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
 #include "northd/lflow.h"
@@ -20,6 +20,7 @@
 #include "smap.h"
 #include "sset.h"
 #include "util.h"
+#include "uuid.h"
 
 VLOG_DEFINE_THIS_MODULE(lb);
 
@@ -178,7 +179,7 @@ lb_model_destroy(struct lb_model *lm)
 
 static struct lb *
 lb_model_get(struct lb_model *lm, struct shash *by_uuid,
-             const struct nbrec_load_balancer *nb)
+             const struct nb_load_balancer *nb)
 {
     char key[UUID_LEN + 1];
     snprintf(key, sizeof key, UUID_FMT, UUID_ARGS(&nb->header_.uuid));
@@ -225,11 +226,11 @@ lb_attach(struct lb_model *lm, struct lb *lb, size_t dp_index)
 
 void
 lb_model_build(struct lb_model *lm, const struct ls_model *m,
-               struct ovsdb_idl *nb_idl)
+               struct rdb *nb_db)
 {
     size_t n = 0;
-    const struct nbrec_load_balancer *nb_lb;
-    NBREC_LOAD_BALANCER_FOR_EACH (nb_lb, nb_idl) {
+    const struct nb_load_balancer *nb_lb;
+    NB_LOAD_BALANCER_FOR_EACH (nb_lb, nb_db) {
         n++;
     }
     lm->lbs = xmalloc((n ? n : 1) * sizeof *lm->lbs);
@@ -240,13 +241,13 @@ lb_model_build(struct lb_model *lm, const struct ls_model *m,
     /* In switch order, so the same NB gives the same result. */
     struct shash by_uuid = SHASH_INITIALIZER(&by_uuid);
     for (size_t i = 0; i < m->n_datapaths; i++) {
-        const struct nbrec_logical_switch *ls = m->dp_array[i]->nb;
+        const struct nb_logical_switch *ls = m->dp_array[i]->nb;
         for (size_t j = 0; j < ls->n_load_balancer; j++) {
             lb_attach(lm, lb_model_get(lm, &by_uuid, ls->load_balancer[j]),
                       i);
         }
         for (size_t j = 0; j < ls->n_load_balancer_group; j++) {
-            const struct nbrec_load_balancer_group *g
+            const struct nb_load_balancer_group *g
                 = ls->load_balancer_group[j];
             for (size_t k = 0; k < g->n_load_balancer; k++) {
                 lb_attach(lm, lb_model_get(lm, &by_uuid,
@@ -450,16 +451,15 @@ lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
 /* SB Load_Balancer rows, one per NB load balancer applied to a switch,
  * keyed by external_ids:lb_id. */
 void
-lb_sync_sb(const struct lb_model *lm, const struct ls_model *m,
-           struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *txn,
-           struct dp_groups *dpgs)
+lb_sync_sb(const struct lb_model *lm, const struct ls_model *m OVS_UNUSED,
+           struct rdb *sb_db, struct rdb_txn *txn, struct dp_groups *dpgs)
 {
     struct shash existing = SHASH_INITIALIZER(&existing);
-    const struct sbrec_load_balancer *sb;
-    SBREC_LOAD_BALANCER_FOR_EACH_SAFE (sb, sb_idl) {
+    const struct sb_load_balancer *sb;
+    SB_LOAD_BALANCER_FOR_EACH (sb, sb_db) {
         const char *id = smap_get(&sb->external_ids, "lb_id");
         if (!id || !shash_add_once(&existing, id, sb)) {
-            sbrec_load_balancer_delete(sb);
+            rdb_txn_delete(txn, &sb_table_load_balancer, &sb->header_.uuid);
         }
     }
 
@@ -471,21 +471,30 @@ lb_sync_sb(const struct lb_model *lm, const struct ls_model *m,
         char id[UUID_LEN + 1];
         snprintf(id, sizeof id, UUID_FMT, UUID_ARGS(&lb->nb->header_.uuid));
         sb = shash_find_and_delete(&existing, id);
+
+        /* The group first: it is an op of its own. */
+        const struct uuid *group = dp_groups_get(dpgs, txn, lb->dps,
+                                                 lb->n_dps);
         if (!sb) {
-            sb = sbrec_load_balancer_insert(txn);
+            struct uuid uuid;
+            uuid_generate(&uuid);
+            rdb_txn_insert(txn, &sb_table_load_balancer, &uuid);
             struct smap ids = SMAP_INITIALIZER(&ids);
             smap_add(&ids, "lb_id", id);
-            sbrec_load_balancer_set_external_ids(sb, &ids);
+            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_EXTERNAL_IDS, &ids);
             smap_destroy(&ids);
+        } else {
+            rdb_txn_update(txn, &sb_table_load_balancer, &sb->header_.uuid);
         }
-        if (strcmp(sb->name, lb->nb->name)) {
-            sbrec_load_balancer_set_name(sb, lb->nb->name);
+        if (!sb || strcmp(sb->name, lb->nb->name)) {
+            rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_NAME, lb->nb->name);
         }
-        if (!smap_equal(&sb->vips, &lb->nb->vips)) {
-            sbrec_load_balancer_set_vips(sb, &lb->nb->vips);
+        if (!sb || !smap_equal(&sb->vips, &lb->nb->vips)) {
+            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_VIPS, &lb->nb->vips);
         }
-        if (!sb->protocol || strcmp(sb->protocol, lb->proto)) {
-            sbrec_load_balancer_set_protocol(sb, lb->proto);
+        if (!sb || !sb->protocol || strcmp(sb->protocol, lb->proto)) {
+            rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_PROTOCOL,
+                               lb->proto);
         }
 
         struct smap options = SMAP_INITIALIZER(&options);
@@ -496,24 +505,23 @@ lb_sync_sb(const struct lb_model *lm, const struct ls_model *m,
         if (snat_ip) {
             smap_add(&options, "hairpin_snat_ip", snat_ip);
         }
-        if (!smap_equal(&options, &sb->options)) {
-            sbrec_load_balancer_set_options(sb, &options);
+        if (!sb || !smap_equal(&options, &sb->options)) {
+            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_OPTIONS, &options);
         }
         smap_destroy(&options);
 
-        const struct sbrec_logical_dp_group *g
-            = dp_groups_get(dpgs, txn, lb->dps, lb->n_dps);
-        if (sb->datapath_group != g) {
-            sbrec_load_balancer_set_datapath_group(sb, g);
+        if (!sb || !RDB_ROW_IS(sb->datapath_group, group)) {
+            rdb_txn_set_ref(txn, SB_LOAD_BALANCER_COL_DATAPATH_GROUP, group);
         }
-        if (sb->n_datapaths) {
-            sbrec_load_balancer_set_datapaths(sb, NULL, 0);
+        if (sb && sb->n_datapaths) {
+            rdb_txn_set_refs(txn, SB_LOAD_BALANCER_COL_DATAPATHS, NULL, 0);
         }
     }
 
     struct shash_node *node;
     SHASH_FOR_EACH (node, &existing) {
-        sbrec_load_balancer_delete(node->data);
+        const struct sb_load_balancer *dead = node->data;
+        rdb_txn_delete(txn, &sb_table_load_balancer, &dead->header_.uuid);
     }
     shash_destroy(&existing);
 }

@@ -17,9 +17,9 @@
 struct dp_groups;
 struct lflow_table;
 struct ls_model;
-struct nbrec_load_balancer;
-struct ovsdb_idl;
-struct ovsdb_idl_txn;
+struct nb_load_balancer;
+struct rdb;
+struct rdb_txn;
 
 struct lb_backend {
     char *ip;                       /* Normalized text, no brackets. */
@@ -36,7 +36,7 @@ struct lb_vip {
 };
 
 struct lb {
-    const struct nbrec_load_balancer *nb;
+    const struct nb_load_balancer *nb;
     const char *proto;              /* "tcp", "udp" or "sctp". */
     struct lb_vip *vips;
     size_t n_vips;
@@ -55,7 +55,7 @@ struct lb_model {
 void lb_model_init(struct lb_model *);
 void lb_model_destroy(struct lb_model *);
 void lb_model_build(struct lb_model *, const struct ls_model *,
-                    struct ovsdb_idl *nb_idl);
+                    struct rdb *nb_db);
 bool lb_model_dp_has_vips(const struct lb_model *, size_t dp_index);
 
 /* The fixed flows every switch has, and the flows of its load balancers'
@@ -65,7 +65,7 @@ void lb_build_dp_lflows(struct lflow_table *, const struct ls_datapath *);
 void lb_build_lflows(struct lflow_table *, const struct ls_model *,
                      const struct lb_model *);
 void lb_sync_sb(const struct lb_model *, const struct ls_model *,
-                struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *,
+                struct rdb *sb_db, struct rdb_txn *,
                 struct dp_groups *);
 
 #endif /* northd/lb.h */

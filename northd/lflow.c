@@ -7,7 +7,8 @@
 #include "bitmap.h"
 #include "coverage.h"
 #include "hash.h"
-#include "lib/ovn-sb-idl.h"
+#include "lib/rdb.h"
+#include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
 #include "openvswitch/vlog.h"
@@ -361,6 +362,14 @@ lflow_add_at(struct lflow_table *t, const struct ls_datapath *dp,
     o->refs[o->n_refs++] = (struct lflow_ref) { f, dp->index, h };
 }
 
+static const char *
+lflow_source(const struct lflow *f)
+{
+    /* "northd/acls.c:123" -> "acls.c:123", as operators expect. */
+    const char *slash = strrchr(f->where, '/');
+    return slash ? slash + 1 : f->where;
+}
+
 static void
 lflow_external_ids(const struct lflow *f, struct smap *ids)
 {
@@ -368,77 +377,111 @@ lflow_external_ids(const struct lflow *f, struct smap *ids)
     if (!uuid_is_zero(&f->hint)) {
         smap_add_format(ids, "stage-hint", "%08x", f->hint.parts[0]);
     }
-    /* "northd/acls.c:123" -> "acls.c:123", as operators expect. */
-    const char *slash = strrchr(f->where, '/');
-    smap_add(ids, "source", slash ? slash + 1 : f->where);
+    smap_add(ids, "source", lflow_source(f));
 }
 
-/* Returns true if 'ids' is what lflow_external_ids() would make for 'f'.
- * Cheaper than building it: most flows are unchanged on most passes. */
-static bool
-lflow_external_ids_match(const struct lflow *f, const struct smap *ids)
+/* The hash the replica keeps of a Logical_Flow row's external_ids, for
+ * the ones lflow_external_ids() makes: cheaper than building them, and
+ * most flows are unchanged on most passes. */
+static struct rdb_hash
+lflow_ids_hash(const struct lflow *f)
 {
-    size_t n = 2 + !uuid_is_zero(&f->hint);
-    if (smap_count(ids) != n) {
-        return false;
-    }
-    const char *name = smap_get(ids, "stage-name");
-    if (!name || strcmp(name, ls_stage_name(f->stage))) {
-        return false;
-    }
-    const char *slash = strrchr(f->where, '/');
-    const char *source = smap_get(ids, "source");
-    if (!source || strcmp(source, slash ? slash + 1 : f->where)) {
-        return false;
-    }
+    const struct rdb_table_class *tc = &sb_table_logical_flow;
+    const size_t col = SB_LOGICAL_FLOW_COL_EXTERNAL_IDS;
+    struct rdb_hash h = rdb_hash_pair_col(tc, col, "stage-name",
+                                          ls_stage_name(f->stage));
     if (!uuid_is_zero(&f->hint)) {
         char hint[9];
         snprintf(hint, sizeof hint, "%08x", f->hint.parts[0]);
-        const char *h = smap_get(ids, "stage-hint");
-        if (!h || strcmp(h, hint)) {
-            return false;
-        }
+        struct rdb_hash hh = rdb_hash_pair_col(tc, col, "stage-hint", hint);
+        rdb_hash_add(&h, &hh);
     }
-    return true;
+    struct rdb_hash sh = rdb_hash_pair_col(tc, col, "source",
+                                           lflow_source(f));
+    rdb_hash_add(&h, &sh);
+    return h;
 }
 
-/* Makes 'sb' apply to exactly the datapaths of 'f'. */
-static void
-sync_lflow_datapaths(const struct lflow *f,
-                     const struct sbrec_logical_flow *sb,
-                     const struct ls_model *m, struct ovsdb_idl_txn *txn,
-                     struct dp_groups *dpgs)
+/* The hash the replica keeps of the rest of the row (see lib/sb.rdb). */
+static struct rdb_hash
+lflow_content_hash(const struct lflow *f)
 {
+    const struct rdb_table_class *tc = &sb_table_logical_flow;
+    struct rdb_hash h = rdb_hash_string_col(
+        tc, SB_LOGICAL_FLOW_COL_PIPELINE,
+        lflow_pipeline_name(ls_stage_pipeline(f->stage)));
+    struct rdb_hash parts[] = {
+        rdb_hash_integer_col(tc, SB_LOGICAL_FLOW_COL_TABLE_ID,
+                             ls_stage_table(f->stage)),
+        rdb_hash_integer_col(tc, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority),
+        rdb_hash_string_col(tc, SB_LOGICAL_FLOW_COL_MATCH, f->match),
+        rdb_hash_string_col(tc, SB_LOGICAL_FLOW_COL_ACTIONS, f->actions),
+        rdb_hash_string_col(tc, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
+                            f->ctrl_meter),
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+        rdb_hash_add(&h, &parts[i]);
+    }
+    return h;
+}
+
+/* Where 'f' should apply: one datapath, or a group of them. */
+struct lflow_target {
+    const struct uuid *dp;          /* One datapath... */
+    const struct uuid *group;       /* ...or a Logical_DP_Group. */
+};
+
+/* Finds (or, for a group, creates: before any op on the flow's row is
+ * begun) where 'f' applies. */
+static struct lflow_target
+lflow_target(const struct lflow *f, const struct ls_model *m,
+             struct rdb_txn *txn, struct dp_groups *dpgs)
+{
+    struct lflow_target target = { NULL, NULL };
     if (f->n_dps == 1) {
         size_t idx = bitmap_scan(f->dps, true, 0, m->dp_cap);
-        const struct sbrec_datapath_binding *dp = m->dp_array[idx]->sb;
-        if (sb->logical_datapath != dp) {
-            sbrec_logical_flow_set_logical_datapath(sb, dp);
-        }
-        if (sb->logical_dp_group) {
-            sbrec_logical_flow_set_logical_dp_group(sb, NULL);
-        }
+        target.dp = &m->dp_array[idx]->sb_uuid;
     } else {
-        const struct sbrec_logical_dp_group *g
-            = dp_groups_get(dpgs, txn, f->dps, f->n_dps);
-        if (sb->logical_dp_group != g) {
-            sbrec_logical_flow_set_logical_dp_group(sb, g);
-        }
-        if (sb->logical_datapath) {
-            sbrec_logical_flow_set_logical_datapath(sb, NULL);
-        }
+        target.group = dp_groups_get(dpgs, txn, f->dps, f->n_dps);
     }
+    return target;
 }
 
+/* Makes existing row 'sb' apply to exactly the datapaths of 'f', and
+ * gives it 'f''s external_ids if they differ. */
 static void
-sync_lflow_external_ids(const struct lflow *f,
-                        const struct sbrec_logical_flow *sb)
+update_sb_flow(const struct lflow *f, const struct sb_logical_flow *sb,
+               const struct ls_model *m, struct rdb_txn *txn,
+               struct dp_groups *dpgs)
 {
-    if (!lflow_external_ids_match(f, &sb->external_ids)) {
-        struct smap ids = SMAP_INITIALIZER(&ids);
-        lflow_external_ids(f, &ids);
-        sbrec_logical_flow_set_external_ids(sb, &ids);
-        smap_destroy(&ids);
+    struct lflow_target target = lflow_target(f, m, txn, dpgs);
+    rdb_txn_update(txn, &sb_table_logical_flow, &sb->header_.uuid);
+    if (target.dp) {
+        if (!RDB_ROW_IS(sb->logical_datapath, target.dp)) {
+            rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH,
+                            target.dp);
+        }
+        if (sb->logical_dp_group) {
+            rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP, NULL);
+        }
+    } else {
+        if (!RDB_ROW_IS(sb->logical_dp_group, target.group)) {
+            rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP,
+                            target.group);
+        }
+        if (sb->logical_datapath) {
+            rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH, NULL);
+        }
+    }
+
+    struct rdb_hash ids = lflow_ids_hash(f);
+    if (!rdb_hash_equals(&ids, rdb_row_hash(&sb->header_,
+                                            &sb_table_logical_flow,
+                                            SB_LOGICAL_FLOW_HASH_IDS))) {
+        struct smap smap = SMAP_INITIALIZER(&smap);
+        lflow_external_ids(f, &smap);
+        rdb_txn_set_smap(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, &smap);
+        smap_destroy(&smap);
         COVERAGE_INC(lflow_updated);
     }
 }
@@ -447,32 +490,64 @@ sync_lflow_external_ids(const struct lflow *f,
  * passes can find it without comparing content. */
 static void
 insert_sb_flow(struct lflow *f, const struct ls_model *m,
-               struct ovsdb_idl_txn *txn, struct dp_groups *dpgs)
+               struct rdb_txn *txn, struct dp_groups *dpgs)
 {
+    struct lflow_target target = lflow_target(f, m, txn, dpgs);
     uuid_generate(&f->sb_uuid);
-    const struct sbrec_logical_flow *sb
-        = sbrec_logical_flow_insert_persist_uuid(txn, &f->sb_uuid);
-    sbrec_logical_flow_set_pipeline(
-        sb, lflow_pipeline_name(ls_stage_pipeline(f->stage)));
-    sbrec_logical_flow_set_table_id(sb, ls_stage_table(f->stage));
-    sbrec_logical_flow_set_priority(sb, f->priority);
-    sbrec_logical_flow_set_match(sb, f->match);
-    sbrec_logical_flow_set_actions(sb, f->actions);
+    rdb_txn_insert(txn, &sb_table_logical_flow, &f->sb_uuid);
+    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE,
+                       lflow_pipeline_name(ls_stage_pipeline(f->stage)));
+    rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_TABLE_ID,
+                        ls_stage_table(f->stage));
+    rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority);
+    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_MATCH, f->match);
+    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_ACTIONS, f->actions);
     if (f->ctrl_meter) {
-        sbrec_logical_flow_set_controller_meter(sb, f->ctrl_meter);
+        rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
+                           f->ctrl_meter);
     }
-    sync_lflow_datapaths(f, sb, m, txn, dpgs);
-
+    if (target.dp) {
+        rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH, target.dp);
+    } else {
+        rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP,
+                        target.group);
+    }
     struct smap ids = SMAP_INITIALIZER(&ids);
     lflow_external_ids(f, &ids);
-    sbrec_logical_flow_set_external_ids(sb, &ids);
+    rdb_txn_set_smap(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, &ids);
     smap_destroy(&ids);
     COVERAGE_INC(lflow_inserted);
 }
 
+/* Produces the inserts of a full sync, a batch per call. */
+static bool
+produce_inserts(struct rdb_txn *txn, void *t_)
+{
+    struct lflow_table *t = t_;
+    for (size_t n = 0; n < 1000; ) {
+        struct hmap_node *node = hmap_at_position(&t->flows, &t->insert_pos);
+        if (!node) {
+            return true;
+        }
+        struct lflow *f = CONTAINER_OF(node, struct lflow, node);
+        if (!f->claimed) {
+            insert_sb_flow(f, t->insert_model, txn, t->insert_dpgs);
+            n++;
+        }
+    }
+    return false;
+}
+
+/* A desired flow by the content hash of its row. */
+struct lflow_by_content {
+    struct hmap_node node;
+    struct rdb_hash hash;
+    struct lflow *flow;
+};
+
 void
 lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
-                    struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *txn,
+                    struct rdb *sb_db, struct rdb_txn *txn,
                     struct dp_groups *dpgs)
 {
     /* Flows nobody contributes any more have no place in a content
@@ -480,6 +555,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
     struct lflow *f;
     HMAP_FOR_EACH_SAFE (f, node, &t->flows) {
         f->claimed = false;
+        f->dirty = false;
         if (!f->n_refs) {
             hmap_remove(&t->flows, &f->node);
             lflow_free(f);
@@ -487,55 +563,79 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
     }
     t->n_dirty = 0;
 
+    struct lflow_by_content *index = xmalloc((hmap_count(&t->flows) + 1)
+                                             * sizeof *index);
+    struct hmap by_content = HMAP_INITIALIZER(&by_content);
+    size_t n = 0;
+    HMAP_FOR_EACH (f, node, &t->flows) {
+        struct lflow_by_content *bc = &index[n++];
+        bc->hash = lflow_content_hash(f);
+        bc->flow = f;
+        hmap_insert(&by_content, &bc->node, bc->hash.h[0]);
+    }
+
     /* Existing rows: keep the first one that matches a desired flow by
-     * content, delete the rest. */
-    const struct sbrec_logical_flow *sb;
-    SBREC_LOGICAL_FLOW_FOR_EACH_SAFE (sb, sb_idl) {
-        enum lflow_pipeline p = !strcmp(sb->pipeline, "ingress") ? P_IN
-                                                                 : P_OUT;
-        enum ls_stage stage = LS_STAGE_ID(p, sb->table_id);
-        const char *meter = sb->controller_meter;
-        if (meter && !meter[0]) {
-            meter = NULL;
+     * content, delete the rest (after the walk: deleting a row of this
+     * table changes the replica at once). */
+    const struct sb_logical_flow *sb;
+    struct uuid *dead = NULL;
+    size_t n_dead = 0, allocated_dead = 0;
+    SB_LOGICAL_FLOW_FOR_EACH (sb, sb_db) {
+        const struct rdb_hash *h = rdb_row_hash(&sb->header_,
+                                                &sb_table_logical_flow,
+                                                SB_LOGICAL_FLOW_HASH_CONTENT);
+        f = NULL;
+        if (!sb->header_.hash_stale) {
+            struct lflow_by_content *bc;
+            HMAP_FOR_EACH_WITH_HASH (bc, node, h->h[0], &by_content) {
+                if (rdb_hash_equals(&bc->hash, h) && !bc->flow->claimed) {
+                    f = bc->flow;
+                    break;
+                }
+            }
         }
-        uint32_t hash = lflow_hash(stage, sb->priority, sb->match,
-                                   sb->actions, meter);
-        f = lflow_find(t, hash, stage, sb->priority, sb->match, sb->actions,
-                       meter);
-        if (!f || f->claimed) {
-            sbrec_logical_flow_delete(sb);
-            COVERAGE_INC(lflow_deleted);
+        if (!f) {
+            if (n_dead >= allocated_dead) {
+                dead = x2nrealloc(dead, &allocated_dead, sizeof *dead);
+            }
+            dead[n_dead++] = sb->header_.uuid;
             continue;
         }
         f->claimed = true;
         f->sb_uuid = sb->header_.uuid;
-        sync_lflow_datapaths(f, sb, m, txn, dpgs);
-        sync_lflow_external_ids(f, sb);
+        update_sb_flow(f, sb, m, txn, dpgs);
     }
+    hmap_destroy(&by_content);
+    free(index);
+    for (size_t i = 0; i < n_dead; i++) {
+        rdb_txn_delete(txn, &sb_table_logical_flow, &dead[i]);
+        COVERAGE_INC(lflow_deleted);
+    }
+    free(dead);
 
-    HMAP_FOR_EACH (f, node, &t->flows) {
-        f->dirty = false;
-        if (!f->claimed) {
-            insert_sb_flow(f, m, txn, dpgs);
-        }
-    }
+    /* New rows: at tens of thousands of flows, writing them all into the
+     * transaction here would hold its whole text in memory at once. */
+    memset(&t->insert_pos, 0, sizeof t->insert_pos);
+    t->insert_model = m;
+    t->insert_dpgs = dpgs;
+    rdb_txn_add_producer(txn, produce_inserts, t);
 }
 
 size_t
 lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
-                       struct ovsdb_idl *sb_idl, struct ovsdb_idl_txn *txn,
+                       struct rdb *sb_db, struct rdb_txn *txn,
                        struct dp_groups *dpgs)
 {
     size_t n = t->n_dirty;
     for (size_t i = 0; i < t->n_dirty; i++) {
         struct lflow *f = t->dirty[i];
-        const struct sbrec_logical_flow *sb
+        const struct sb_logical_flow *sb
             = (uuid_is_zero(&f->sb_uuid) ? NULL
-               : sbrec_logical_flow_get_for_uuid(sb_idl, &f->sb_uuid));
+               : sb_logical_flow_get_for_uuid(sb_db, &f->sb_uuid));
         if (!f->n_dps) {
             ovs_assert(!f->n_refs);
             if (sb) {
-                sbrec_logical_flow_delete(sb);
+                rdb_txn_delete(txn, &sb_table_logical_flow, &f->sb_uuid);
                 COVERAGE_INC(lflow_deleted);
             }
             hmap_remove(&t->flows, &f->node);
@@ -548,8 +648,7 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
             insert_sb_flow(f, m, txn, dpgs);
             continue;
         }
-        sync_lflow_datapaths(f, sb, m, txn, dpgs);
-        sync_lflow_external_ids(f, sb);
+        update_sb_flow(f, sb, m, txn, dpgs);
     }
     for (size_t i = 0; i < t->n_dirty; i++) {
         if (t->dirty[i]) {

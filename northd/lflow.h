@@ -13,7 +13,9 @@
  * Two ways to the SB: lflow_table_sync_sb() diffs the whole table against
  * the SB replica by content (after a full recompute); lflow_table_sync_dirty()
  * writes only the entries touched since the last sync, finding their rows
- * by UUID (northd chooses the UUID of every row it inserts). */
+ * by UUID (northd chooses the UUID of every row it inserts).  The replica
+ * keeps Logical_Flow rows as content hashes (lib/sb.rdb): the full sync
+ * recognizes rows by the hash of what northd would write. */
 #ifndef NORTHD_LFLOW_H
 #define NORTHD_LFLOW_H 1
 
@@ -26,8 +28,8 @@
 
 struct ls_model;
 struct ls_datapath;
-struct ovsdb_idl;
-struct ovsdb_idl_txn;
+struct rdb;
+struct rdb_txn;
 struct dp_groups;
 struct lflow;
 
@@ -59,6 +61,12 @@ struct lflow_table {
     struct hmap multi;              /* (flow, dp) added more than once. */
     struct lflow **dirty;           /* Touched since the last sync. */
     size_t n_dirty, allocated_dirty;
+
+    /* The inserts of a full sync, produced while the transaction is sent
+     * (see rdb_txn_add_producer()). */
+    struct hmap_position insert_pos;
+    const struct ls_model *insert_model;
+    struct dp_groups *insert_dpgs;
 };
 
 void lflow_table_init(struct lflow_table *, size_t dp_cap);
@@ -95,16 +103,17 @@ void lflow_add_at(struct lflow_table *, const struct ls_datapath *dp,
                  OVS_SOURCE_LOCATOR)
 
 /* Writes the differences between 'table' and the SB Logical_Flow table,
- * comparing every row by content. */
+ * comparing every row by content.  New rows are written as the server
+ * reads the transaction: 'table', the model and 'dp_groups' must not
+ * change until it completes. */
 void lflow_table_sync_sb(struct lflow_table *, const struct ls_model *,
-                         struct ovsdb_idl *sb_idl,
-                         struct ovsdb_idl_txn *sb_txn, struct dp_groups *);
+                         struct rdb *sb, struct rdb_txn *sb_txn,
+                         struct dp_groups *);
 
 /* Writes only the flows touched since the last sync.  Returns the number
  * of flows written. */
 size_t lflow_table_sync_dirty(struct lflow_table *, const struct ls_model *,
-                              struct ovsdb_idl *sb_idl,
-                              struct ovsdb_idl_txn *sb_txn,
+                              struct rdb *sb, struct rdb_txn *sb_txn,
                               struct dp_groups *);
 
 #endif /* northd/lflow.h */

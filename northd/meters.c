@@ -4,22 +4,24 @@
 
 #include <string.h>
 
-#include "lib/ovn-nb-idl.h"
-#include "lib/ovn-sb-idl.h"
+#include "lib/nb-rdb.h"
+#include "lib/rdb.h"
+#include "lib/sb-rdb.h"
 #include "openvswitch/shash.h"
 #include "util.h"
+#include "uuid.h"
 
 static bool
-bands_equal(const struct sbrec_meter *sb, const struct nbrec_meter *nb)
+bands_equal(const struct sb_meter *sb, const struct nb_meter *nb)
 {
     if (sb->n_bands != nb->n_bands) {
         return false;
     }
     for (size_t i = 0; i < nb->n_bands; i++) {
-        const struct nbrec_meter_band *nbb = nb->bands[i];
+        const struct nb_meter_band *nbb = nb->bands[i];
         bool found = false;
         for (size_t j = 0; j < sb->n_bands && !found; j++) {
-            const struct sbrec_meter_band *sbb = sb->bands[j];
+            const struct sb_meter_band *sbb = sb->bands[j];
             found = (!strcmp(sbb->action, nbb->action)
                      && sbb->rate == nbb->rate
                      && sbb->burst_size == nbb->burst_size);
@@ -32,50 +34,60 @@ bands_equal(const struct sbrec_meter *sb, const struct nbrec_meter *nb)
 }
 
 static void
-sync_meter(struct ovsdb_idl_txn *txn, const struct sbrec_meter *sb,
-           const char *name, const struct nbrec_meter *nb)
+sync_meter(struct rdb_txn *txn, const struct sb_meter *sb,
+           const char *name, const struct nb_meter *nb)
 {
-    if (!sb) {
-        sb = sbrec_meter_insert(txn);
-        sbrec_meter_set_name(sb, name);
-    }
-    if (strcmp(sb->unit, nb->unit)) {
-        sbrec_meter_set_unit(sb, nb->unit);
-    }
-    if (!bands_equal(sb, nb)) {
-        struct sbrec_meter_band **bands = xmalloc((nb->n_bands + 1)
-                                                  * sizeof *bands);
+    /* New bands first: each is an op of its own.  Bands are not a root
+     * table, so the old ones go away with the last reference. */
+    bool new_bands = !sb || !bands_equal(sb, nb);
+    struct uuid *bands = xmalloc((nb->n_bands + 1) * sizeof *bands);
+    if (new_bands) {
         for (size_t i = 0; i < nb->n_bands; i++) {
-            bands[i] = (struct sbrec_meter_band *)
-                       sbrec_meter_band_insert(txn);
-            sbrec_meter_band_set_action(bands[i], nb->bands[i]->action);
-            sbrec_meter_band_set_rate(bands[i], nb->bands[i]->rate);
-            sbrec_meter_band_set_burst_size(bands[i],
-                                            nb->bands[i]->burst_size);
+            uuid_generate(&bands[i]);
+            rdb_txn_insert(txn, &sb_table_meter_band, &bands[i]);
+            rdb_txn_set_string(txn, SB_METER_BAND_COL_ACTION,
+                               nb->bands[i]->action);
+            rdb_txn_set_integer(txn, SB_METER_BAND_COL_RATE,
+                                nb->bands[i]->rate);
+            rdb_txn_set_integer(txn, SB_METER_BAND_COL_BURST_SIZE,
+                                nb->bands[i]->burst_size);
         }
-        sbrec_meter_set_bands(sb, bands, nb->n_bands);
-        free(bands);
     }
+
+    if (!sb) {
+        struct uuid uuid;
+        uuid_generate(&uuid);
+        rdb_txn_insert(txn, &sb_table_meter, &uuid);
+        rdb_txn_set_string(txn, SB_METER_COL_NAME, name);
+    } else {
+        rdb_txn_update(txn, &sb_table_meter, &sb->header_.uuid);
+    }
+    if (!sb || strcmp(sb->unit, nb->unit)) {
+        rdb_txn_set_string(txn, SB_METER_COL_UNIT, nb->unit);
+    }
+    if (new_bands) {
+        rdb_txn_set_refs(txn, SB_METER_COL_BANDS, bands, nb->n_bands);
+    }
+    free(bands);
 }
 
 void
-meters_sync_sb(struct ovsdb_idl *nb_idl, struct ovsdb_idl *sb_idl,
-               struct ovsdb_idl_txn *txn)
+meters_sync_sb(struct rdb *nb_db, struct rdb *sb_db, struct rdb_txn *txn)
 {
     /* Desired meters by SB name. */
     struct shash want = SHASH_INITIALIZER(&want);
-    const struct nbrec_meter *nb;
-    NBREC_METER_FOR_EACH (nb, nb_idl) {
+    const struct nb_meter *nb;
+    NB_METER_FOR_EACH (nb, nb_db) {
         if (nb->n_bands) {
             shash_add_once(&want, nb->name, nb);
         }
     }
-    const struct nbrec_acl *acl;
-    NBREC_ACL_FOR_EACH (acl, nb_idl) {
+    const struct nb_acl *acl;
+    NB_ACL_FOR_EACH (acl, nb_db) {
         if (!acl->log || !acl->meter) {
             continue;
         }
-        const struct nbrec_meter *m = shash_find_data(&want, acl->meter);
+        const struct nb_meter *m = shash_find_data(&want, acl->meter);
         if (m && m->n_fair && m->fair[0]) {
             char *name = xasprintf("%s__"UUID_FMT, acl->meter,
                                    UUID_ARGS(&acl->header_.uuid));
@@ -84,13 +96,13 @@ meters_sync_sb(struct ovsdb_idl *nb_idl, struct ovsdb_idl *sb_idl,
         }
     }
 
-    const struct sbrec_meter *sb;
-    SBREC_METER_FOR_EACH_SAFE (sb, sb_idl) {
+    const struct sb_meter *sb;
+    SB_METER_FOR_EACH (sb, sb_db) {
         nb = shash_find_and_delete(&want, sb->name);
         if (nb) {
             sync_meter(txn, sb, sb->name, nb);
         } else {
-            sbrec_meter_delete(sb);
+            rdb_txn_delete(txn, &sb_table_meter, &sb->header_.uuid);
         }
     }
     struct shash_node *node;

@@ -4,10 +4,10 @@
 #ifndef NORTHD_METERS_H
 #define NORTHD_METERS_H 1
 
-struct ovsdb_idl;
-struct ovsdb_idl_txn;
+struct rdb;
+struct rdb_txn;
 
-void meters_sync_sb(struct ovsdb_idl *nb_idl, struct ovsdb_idl *sb_idl,
-                    struct ovsdb_idl_txn *);
+void meters_sync_sb(struct rdb *nb_db, struct rdb *sb_db,
+                    struct rdb_txn *);
 
 #endif /* northd/meters.h */

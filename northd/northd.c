@@ -11,8 +11,9 @@
 #include "bitmap.h"
 #include "coverage.h"
 #include "hmapx.h"
-#include "lib/ovn-nb-idl.h"
-#include "lib/ovn-sb-idl.h"
+#include "lib/nb-rdb.h"
+#include "lib/rdb.h"
+#include "lib/sb-rdb.h"
 #include "northd/acl-check.h"
 #include "northd/acls.h"
 #include "northd/datapaths.h"
@@ -25,11 +26,11 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
-#include "ovsdb-idl.h"
 #include "smap.h"
 #include "sset.h"
 #include "timeval.h"
 #include "util.h"
+#include "uuid.h"
 #include "uuidset.h"
 
 VLOG_DEFINE_THIS_MODULE(northd);
@@ -126,23 +127,18 @@ table_in(const char *name, const char *const *list, size_t n)
 
 /* Counts rows of NB tables we do not compile and logs when that changes. */
 static void
-check_unsupported(struct ovsdb_idl *nb_idl)
+check_unsupported(struct rdb *nb)
 {
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
-    const struct ovsdb_idl_class *class = &nbrec_idl_class;
+    const struct rdb_class *class = &nb_rdb_class;
 
     for (size_t i = 0; i < class->n_tables; i++) {
-        const struct ovsdb_idl_table_class *tc = &class->tables[i];
+        const struct rdb_table_class *tc = class->tables[i];
         if (table_in(tc->name, handled_nb_tables,
                      ARRAY_SIZE(handled_nb_tables))) {
             continue;
         }
-        uintptr_t n = 0;
-        for (const struct ovsdb_idl_row *row = ovsdb_idl_first_row(nb_idl,
-                                                                   tc);
-             row; row = ovsdb_idl_next_row(row)) {
-            n++;
-        }
+        uintptr_t n = rdb_count(nb, tc);
         uintptr_t old = (uintptr_t) shash_find_data(&unsupported, tc->name);
         if (n != old) {
             if (n) {
@@ -191,43 +187,56 @@ northd_format_stats(struct ds *out)
     acls_format_stats(data.valid ? data.acls : NULL, out);
 }
 
-static const struct nbrec_nb_global *
+/* Returns the NB_Global row; if there is none, creates it (it is there on
+ * the next pass) and returns NULL. */
+static const struct nb_nb_global *
 get_nb_global(struct northd_ctx *ctx)
 {
-    const struct nbrec_nb_global *nb = nbrec_nb_global_first(ctx->nb_idl);
+    const struct nb_nb_global *nb = nb_nb_global_first(ctx->nb);
     if (!nb && ctx->nb_txn) {
-        nb = nbrec_nb_global_insert(ctx->nb_txn);
+        struct uuid uuid;
+        uuid_generate(&uuid);
+        rdb_txn_insert(ctx->nb_txn, &nb_table_nb_global, &uuid);
     }
     return nb;
 }
 
 /* Copies NB_Global settings to SB_Global and passes nb_cfg on.  When the
- * SB transaction commits, the main loop's 'sb_loop->cur_cfg' becomes the
- * nb_cfg whose results are now in the SB. */
+ * SB transaction commits, the main loop makes 'ctx->sb_next_cfg' its
+ * 'sb_cur_cfg': the nb_cfg whose results are now in the SB. */
 static void
-sync_sb_global(struct northd_ctx *ctx, const struct nbrec_nb_global *nb)
+sync_sb_global(struct northd_ctx *ctx, const struct nb_nb_global *nb)
 {
-    const struct sbrec_sb_global *sb = sbrec_sb_global_first(ctx->sb_idl);
+    const struct sb_sb_global *sb = sb_sb_global_first(ctx->sb);
     if (!sb) {
-        sb = sbrec_sb_global_insert(ctx->sb_txn);
+        struct uuid uuid;
+        uuid_generate(&uuid);
+        rdb_txn_insert(ctx->sb_txn, &sb_table_sb_global, &uuid);
+    } else {
+        rdb_txn_update(ctx->sb_txn, &sb_table_sb_global, &sb->header_.uuid);
     }
     if (!nb) {
         return;
     }
 
-    if (!smap_equal(&sb->options, &nb->options)) {
-        sbrec_sb_global_set_options(sb, &nb->options);
+    if (!sb || !smap_equal(&sb->options, &nb->options)) {
+        rdb_txn_set_smap(ctx->sb_txn, SB_SB_GLOBAL_COL_OPTIONS, &nb->options);
     }
-    if (sb->ipsec != nb->ipsec) {
-        sbrec_sb_global_set_ipsec(sb, nb->ipsec);
+    if (!sb || sb->ipsec != nb->ipsec) {
+        rdb_txn_set_bool(ctx->sb_txn, SB_SB_GLOBAL_COL_IPSEC, nb->ipsec);
     }
-    if (sb->nb_cfg != nb->nb_cfg) {
-        sbrec_sb_global_set_nb_cfg(sb, nb->nb_cfg);
+    if (!sb || sb->nb_cfg != nb->nb_cfg) {
+        rdb_txn_set_integer(ctx->sb_txn, SB_SB_GLOBAL_COL_NB_CFG,
+                            nb->nb_cfg);
         if (ctx->nb_txn) {
-            nbrec_nb_global_set_nb_cfg_timestamp(nb, time_wall_msec());
+            rdb_txn_update(ctx->nb_txn, &nb_table_nb_global,
+                           &nb->header_.uuid);
+            rdb_txn_set_integer(ctx->nb_txn,
+                                NB_NB_GLOBAL_COL_NB_CFG_TIMESTAMP,
+                                time_wall_msec());
         }
     }
-    ctx->sb_loop->next_cfg = nb->nb_cfg;
+    ctx->sb_next_cfg = nb->nb_cfg;
 }
 
 /* (Re)builds the flows that belong to switch 'dp' as a whole. */
@@ -256,8 +265,8 @@ static void
 sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
 {
     if (ctx->nb_txn) {
-        ls_model_sync_nb_up(&d->model);
-        ls_model_sync_nb_tags(&d->model);
+        ls_model_sync_nb_up(&d->model, ctx->nb_txn);
+        ls_model_sync_nb_tags(&d->model, ctx->nb_txn);
         d->nb_writes_pending = false;
     } else {
         d->nb_writes_pending = true;
@@ -267,7 +276,7 @@ sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
 /* Throws away everything kept and compiles the whole NB again, then
  * reconciles the SB by content. */
 static void
-full_recompute(struct northd_ctx *ctx, const struct nbrec_nb_global *nb)
+full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
 {
     struct northd_data *d = &data;
     northd_data_destroy(d);
@@ -278,17 +287,17 @@ full_recompute(struct northd_ctx *ctx, const struct nbrec_nb_global *nb)
      * here so flows can refer to them), load balancers, port groups and
      * address sets. */
     ls_model_init(&d->model);
-    ls_model_build(&d->model, ctx->nb_idl, ctx->sb_idl);
-    ls_model_sync_sb(&d->model, ctx->sb_idl, ctx->sb_txn);
+    ls_model_build(&d->model, ctx->nb, ctx->sb);
+    ls_model_sync_sb(&d->model, ctx->sb, ctx->sb_txn);
     sync_nb_status(ctx, d);
     lb_model_init(&d->lbs);
-    lb_model_build(&d->lbs, &d->model, ctx->nb_idl);
-    groups_init(&d->groups, &d->model, d->model.dp_cap, ctx->nb_idl);
+    lb_model_build(&d->lbs, &d->model, ctx->nb);
+    groups_init(&d->groups, &d->model, d->model.dp_cap, ctx->nb);
 
     /* Compile. */
     lflow_table_init(&d->lflows, d->model.dp_cap);
     acl_errors_begin();
-    d->acls = acls_create(&d->model, &d->lbs, &d->groups, ctx->nb_idl, nb,
+    d->acls = acls_create(&d->model, &d->lbs, &d->groups, ctx->nb, nb,
                           d->model.dp_cap);
     unsigned long *dp_dirty = bitmap_allocate(d->model.dp_cap);
     acls_run(d->acls, &d->lflows, dp_dirty);
@@ -305,35 +314,28 @@ full_recompute(struct northd_ctx *ctx, const struct nbrec_nb_global *nb)
     lflow_table_set_owner(&d->lflows, &d->lb_owner);
     lb_build_lflows(&d->lflows, &d->model, &d->lbs);
     lflow_table_set_owner(&d->lflows, NULL);
-    acl_errors_end(ctx->nb_idl, ctx->nb_txn, true);
+    acl_errors_end(ctx->nb, ctx->nb_txn, true);
 
     /* Reconcile. */
-    dp_groups_init(&d->dpgs, &d->model, ctx->sb_idl);
-    lb_sync_sb(&d->lbs, &d->model, ctx->sb_idl, ctx->sb_txn, &d->dpgs);
-    lflow_table_sync_sb(&d->lflows, &d->model, ctx->sb_idl, ctx->sb_txn,
+    dp_groups_init(&d->dpgs, &d->model, ctx->sb);
+    lb_sync_sb(&d->lbs, &d->model, ctx->sb, ctx->sb_txn, &d->dpgs);
+    lflow_table_sync_sb(&d->lflows, &d->model, ctx->sb, ctx->sb_txn,
                         &d->dpgs);
-    groups_sync_sb(&d->groups, ctx->sb_idl, ctx->sb_txn);
-    meters_sync_sb(ctx->nb_idl, ctx->sb_idl, ctx->sb_txn);
-    check_unsupported(ctx->nb_idl);
+    groups_sync_sb(&d->groups, ctx->sb, ctx->sb_txn);
+    meters_sync_sb(ctx->nb, ctx->sb, ctx->sb_txn);
+    check_unsupported(ctx->nb);
 }
 
-/* True if 'row' of table 'tc' changed in a column other than those in
- * 'ok' (column indexes, 'n_ok' of them). */
+/* True if 'row' changed in a column other than those in 'ok' (column
+ * indexes, 'n_ok' of them). */
 static bool
-row_changed_except(const struct ovsdb_idl_row *row,
-                   const struct ovsdb_idl_table_class *tc,
-                   const size_t *ok, size_t n_ok)
+row_changed_except(const struct rdb_row *row, const size_t *ok, size_t n_ok)
 {
-    for (size_t i = 0; i < tc->n_columns; i++) {
-        bool allowed = false;
-        for (size_t j = 0; j < n_ok && !allowed; j++) {
-            allowed = ok[j] == i;
-        }
-        if (!allowed && ovsdb_idl_track_is_updated(row, &tc->columns[i])) {
-            return true;
-        }
+    uint64_t allowed = 0;
+    for (size_t j = 0; j < n_ok; j++) {
+        allowed |= UINT64_C(1) << ok[j];
     }
-    return false;
+    return (row->updated & ~allowed) != 0;
 }
 
 /* What an incremental pass changed, for the write phase. */
@@ -347,7 +349,7 @@ struct inc_changes {
     struct hmapx dps;               /* Datapaths whose ports changed. */
     struct hmapx ports;             /* Ports added or changed. */
     struct hmapx up_changed;        /* Ports whose binding changed. */
-    struct hmapx dead_pbs;          /* Port_Bindings to delete. */
+    struct uuidset dead_pbs;        /* Port_Bindings to delete. */
 };
 
 static void
@@ -362,7 +364,7 @@ inc_changes_init(struct inc_changes *c)
     hmapx_init(&c->dps);
     hmapx_init(&c->ports);
     hmapx_init(&c->up_changed);
-    hmapx_init(&c->dead_pbs);
+    uuidset_init(&c->dead_pbs);
 }
 
 static void
@@ -377,27 +379,27 @@ inc_changes_destroy(struct inc_changes *c)
     hmapx_destroy(&c->dps);
     hmapx_destroy(&c->ports);
     hmapx_destroy(&c->up_changed);
-    hmapx_destroy(&c->dead_pbs);
+    uuidset_destroy(&c->dead_pbs);
 }
 
 /* Columns of Logical_Switch and Logical_Switch_Port that incremental
  * passes follow; a change to any other column means a recompute. */
 static const size_t ls_followed[] = {
-    NBREC_LOGICAL_SWITCH_COL_ACLS, NBREC_LOGICAL_SWITCH_COL_PORTS,
-    NBREC_LOGICAL_SWITCH_COL_NAME, NBREC_LOGICAL_SWITCH_COL_EXTERNAL_IDS,
+    NB_LOGICAL_SWITCH_COL_ACLS, NB_LOGICAL_SWITCH_COL_PORTS,
+    NB_LOGICAL_SWITCH_COL_NAME, NB_LOGICAL_SWITCH_COL_EXTERNAL_IDS,
 };
 static const size_t lsp_followed[] = {
-    NBREC_LOGICAL_SWITCH_PORT_COL_ADDRESSES,
-    NBREC_LOGICAL_SWITCH_PORT_COL_PORT_SECURITY,
-    NBREC_LOGICAL_SWITCH_PORT_COL_ENABLED,
-    NBREC_LOGICAL_SWITCH_PORT_COL_EXTERNAL_IDS,
-    NBREC_LOGICAL_SWITCH_PORT_COL_OPTIONS,
-    NBREC_LOGICAL_SWITCH_PORT_COL_TYPE,
+    NB_LOGICAL_SWITCH_PORT_COL_ADDRESSES,
+    NB_LOGICAL_SWITCH_PORT_COL_PORT_SECURITY,
+    NB_LOGICAL_SWITCH_PORT_COL_ENABLED,
+    NB_LOGICAL_SWITCH_PORT_COL_EXTERNAL_IDS,
+    NB_LOGICAL_SWITCH_PORT_COL_OPTIONS,
+    NB_LOGICAL_SWITCH_PORT_COL_TYPE,
 };
 
 /* A new switch: only plain ones (no load balancers, DNS, QoS, ...). */
 static bool
-switch_is_simple(const struct nbrec_logical_switch *ls)
+switch_is_simple(const struct nb_logical_switch *ls)
 {
     return (!ls->n_load_balancer && !ls->n_load_balancer_group
             && !ls->n_dns_records && !ls->n_qos_rules
@@ -406,8 +408,8 @@ switch_is_simple(const struct nbrec_logical_switch *ls)
 }
 
 static bool
-port_row_listed(const struct nbrec_logical_switch *ls,
-                const struct nbrec_logical_switch_port *nbp)
+port_row_listed(const struct nb_logical_switch *ls,
+                const struct nb_logical_switch_port *nbp)
 {
     for (size_t i = 0; i < ls->n_ports; i++) {
         if (ls->ports[i] == nbp) {
@@ -425,31 +427,30 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
     if (lb_model_dp_has_vips(&d->lbs, dp->index)) {
         return false;           /* Load balancer flows follow ports. */
     }
-    const struct nbrec_logical_switch *ls = dp->nb;
+    const struct nb_logical_switch *ls = dp->nb;
     struct ls_port *p;
     LIST_FOR_EACH_SAFE (p, dp_node, &dp->ports) {
         if (!port_row_listed(ls, p->nb)
-            || nbrec_logical_switch_port_is_deleted(p->nb)) {
+            || nb_logical_switch_port_is_deleted(p->nb)) {
             groups_port_removed(&d->groups, p, &c->span_changed,
                                 &c->sets_changed);
             lflow_owner_clear(&d->lflows, &p->owner);
             hmapx_find_and_delete(&c->ports, p);
             hmapx_find_and_delete(&c->up_changed, p);
-            const struct sbrec_port_binding *pb
-                = ls_model_remove_port(&d->model, p);
-            if (pb) {
-                hmapx_add(&c->dead_pbs, (void *) pb);
+            struct uuid pb = ls_model_remove_port(&d->model, p);
+            if (!uuid_is_zero(&pb)) {
+                uuidset_insert(&c->dead_pbs, &pb);
             }
             hmapx_add(&c->dps, dp);
         }
     }
     /* New ports by name, so that they get tunnel keys in the order a full
      * pass would give them. */
-    const struct nbrec_logical_switch_port **added
+    const struct nb_logical_switch_port **added
         = xmalloc(MAX(ls->n_ports, 1) * sizeof *added);
     size_t n_added = 0;
     for (size_t i = 0; i < ls->n_ports; i++) {
-        const struct nbrec_logical_switch_port *nbp = ls->ports[i];
+        const struct nb_logical_switch_port *nbp = ls->ports[i];
         p = ls_model_find_port(&d->model, nbp->name);
         if (!p || p->nb != nbp) {
             added[n_added++] = nbp;
@@ -475,16 +476,16 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
 
 /* Switches and ports. */
 static bool
-inc_switches(struct northd_data *d, struct ovsdb_idl *nb_idl,
+inc_switches(struct northd_data *d, struct rdb *nb_db,
              struct inc_changes *c, const char **reason)
 {
-    const struct nbrec_logical_switch *ls;
-    NBREC_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_idl) {
-        if (nbrec_logical_switch_is_deleted(ls)) {
+    const struct nb_logical_switch *ls;
+    NB_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_db) {
+        if (nb_logical_switch_is_deleted(ls)) {
             *reason = "a switch was deleted";
             return false;
         }
-        if (nbrec_logical_switch_is_new(ls)) {
+        if (nb_logical_switch_is_new(ls)) {
             struct ls_datapath *dp;
             if (!switch_is_simple(ls)
                 || !(dp = ls_model_add_switch(&d->model, ls))) {
@@ -494,24 +495,21 @@ inc_switches(struct northd_data *d, struct ovsdb_idl *nb_idl,
             acls_dp_added(d->acls, dp);
             hmapx_add(&c->new_dps, dp);
             hmapx_add(&c->dps, dp);
-        } else if (row_changed_except(&ls->header_,
-                                      &nbrec_table_logical_switch,
-                                      ls_followed,
+        } else if (row_changed_except(&ls->header_, ls_followed,
                                       ARRAY_SIZE(ls_followed))) {
             *reason = "Logical_Switch";
             return false;
         }
     }
 
-    const struct nbrec_logical_switch_port *lsp;
-    NBREC_LOGICAL_SWITCH_PORT_FOR_EACH_TRACKED (lsp, nb_idl) {
-        if (nbrec_logical_switch_port_is_new(lsp)
-            || nbrec_logical_switch_port_is_deleted(lsp)) {
+    const struct nb_logical_switch_port *lsp;
+    NB_LOGICAL_SWITCH_PORT_FOR_EACH_TRACKED (lsp, nb_db) {
+        if (nb_logical_switch_port_is_new(lsp)
+            || nb_logical_switch_port_is_deleted(lsp)) {
             continue;           /* Seen through its switch's 'ports'. */
         }
-        if (row_changed_except(&lsp->header_,
-                               &nbrec_table_logical_switch_port,
-                               lsp_followed, ARRAY_SIZE(lsp_followed))) {
+        if (row_changed_except(&lsp->header_, lsp_followed,
+                               ARRAY_SIZE(lsp_followed))) {
             *reason = "Logical_Switch_Port";
             return false;
         }
@@ -521,8 +519,7 @@ inc_switches(struct northd_data *d, struct ovsdb_idl *nb_idl,
             *reason = "Logical_Switch_Port";
             return false;
         }
-        if (!row_changed_except(&lsp->header_,
-                                &nbrec_table_logical_switch_port, NULL, 0)) {
+        if (!row_changed_except(&lsp->header_, NULL, 0)) {
             continue;           /* Only a row it refers to changed. */
         }
         if (lb_model_dp_has_vips(&d->lbs, p->dp->index)) {
@@ -540,29 +537,29 @@ inc_switches(struct northd_data *d, struct ovsdb_idl *nb_idl,
         hmapx_add(&c->dps, p->dp);
     }
 
-    NBREC_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_idl) {
+    NB_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_db) {
         struct ls_datapath *dp = ls_model_find_datapath(&d->model,
                                                         &ls->header_.uuid);
-        bool is_new = nbrec_logical_switch_is_new(ls);
+        bool is_new = nb_logical_switch_is_new(ls);
         if (is_new
-            || nbrec_logical_switch_is_updated(ls,
-                                               NBREC_LOGICAL_SWITCH_COL_PORTS)) {
+            || nb_logical_switch_is_updated(ls,
+                                               NB_LOGICAL_SWITCH_COL_PORTS)) {
             if (!inc_switch_ports(d, dp, c)) {
                 *reason = "a port was added or removed";
                 return false;
             }
         }
         if (is_new
-            || nbrec_logical_switch_is_updated(ls,
-                                               NBREC_LOGICAL_SWITCH_COL_ACLS)
-            || nbrec_logical_switch_is_updated(ls,
-                                               NBREC_LOGICAL_SWITCH_COL_NAME)) {
+            || nb_logical_switch_is_updated(ls,
+                                               NB_LOGICAL_SWITCH_COL_ACLS)
+            || nb_logical_switch_is_updated(ls,
+                                               NB_LOGICAL_SWITCH_COL_NAME)) {
             acls_handle_switch(d->acls, dp);
         }
-        if (nbrec_logical_switch_is_updated(ls,
-                                            NBREC_LOGICAL_SWITCH_COL_NAME)
-            || nbrec_logical_switch_is_updated(
-                   ls, NBREC_LOGICAL_SWITCH_COL_EXTERNAL_IDS)) {
+        if (nb_logical_switch_is_updated(ls,
+                                            NB_LOGICAL_SWITCH_COL_NAME)
+            || nb_logical_switch_is_updated(
+                   ls, NB_LOGICAL_SWITCH_COL_EXTERNAL_IDS)) {
             hmapx_add(&c->dps, dp);
         }
     }
@@ -577,25 +574,36 @@ static bool
 incremental_run(struct northd_ctx *ctx, const char **reason)
 {
     struct northd_data *d = &data;
-    struct ovsdb_idl *nb_idl = ctx->nb_idl;
-    struct ovsdb_idl *sb_idl = ctx->sb_idl;
-    ls_model_refresh_sb(&d->model, sb_idl);
+    struct rdb *nb_db = ctx->nb;
+    struct rdb *sb_db = ctx->sb;
+    ls_model_refresh_sb(&d->model, sb_db);
+    dp_groups_new_pass(&d->dpgs);
 
     struct inc_changes c;
     inc_changes_init(&c);
 
     /* SB: ovn-controller reports ports up; rows that vanish under us were
-     * deleted by someone else, or the IDL reconnected from scratch. */
-    const struct sbrec_datapath_binding *sdp;
-    SBREC_DATAPATH_BINDING_FOR_EACH_TRACKED (sdp, sb_idl) {
-        if (sbrec_datapath_binding_is_deleted(sdp)) {
+     * deleted by someone else.  (A replica that started over from a fresh
+     * copy makes the caller recompute.) */
+    const struct sb_logical_flow *lf;
+    SB_LOGICAL_FLOW_FOR_EACH_TRACKED (lf, sb_db) {
+        /* Only deletions are reported, and northd's own do not come back
+         * (lib/sb.rdb): someone else deleted a flow. */
+        if (sb_logical_flow_is_deleted(lf)) {
+            *reason = "an SB Logical_Flow was deleted";
+            goto fail;
+        }
+    }
+    const struct sb_datapath_binding *sdp;
+    SB_DATAPATH_BINDING_FOR_EACH_TRACKED (sdp, sb_db) {
+        if (sb_datapath_binding_is_deleted(sdp)) {
             *reason = "an SB Datapath_Binding was deleted";
             goto fail;
         }
     }
-    const struct sbrec_port_binding *pb;
-    SBREC_PORT_BINDING_FOR_EACH_TRACKED (pb, sb_idl) {
-        if (sbrec_port_binding_is_deleted(pb)) {
+    const struct sb_port_binding *pb;
+    SB_PORT_BINDING_FOR_EACH_TRACKED (pb, sb_db) {
+        if (sb_port_binding_is_deleted(pb)) {
             if (!uuidset_find_and_delete(&d->own_pb_deletes,
                                          &pb->header_.uuid)) {
                 *reason = "an SB Port_Binding was deleted";
@@ -612,26 +620,25 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
 
     /* NB tables this pass follows row by row; the others either never
      * affect the SB or need a recompute. */
-    const struct ovsdb_idl_class *class = &nbrec_idl_class;
+    const struct rdb_class *class = &nb_rdb_class;
     for (size_t i = 0; i < class->n_tables; i++) {
-        const struct ovsdb_idl_table_class *tc = &class->tables[i];
+        const struct rdb_table_class *tc = class->tables[i];
         static const char *const followed[] = {
             "NB_Global", "Logical_Switch", "Logical_Switch_Port", "ACL",
             "Port_Group", "Address_Set", "ACL_Error", "Connection", "SSL",
         };
         if (!table_in(tc->name, followed, ARRAY_SIZE(followed))
-            && ovsdb_idl_track_get_first(nb_idl, tc)) {
+            && rdb_track_first(nb_db, tc)) {
             *reason = tc->name;
             goto fail;
         }
     }
 
-    const struct nbrec_nb_global *nbg;
-    NBREC_NB_GLOBAL_FOR_EACH_TRACKED (nbg, nb_idl) {
-        static const size_t ok[] = { NBREC_NB_GLOBAL_COL_NB_CFG };
-        if (nbrec_nb_global_is_new(nbg) || nbrec_nb_global_is_deleted(nbg)
-            || row_changed_except(&nbg->header_, &nbrec_table_nb_global,
-                                  ok, ARRAY_SIZE(ok))) {
+    const struct nb_nb_global *nbg;
+    NB_NB_GLOBAL_FOR_EACH_TRACKED (nbg, nb_db) {
+        static const size_t ok[] = { NB_NB_GLOBAL_COL_NB_CFG };
+        if (nb_nb_global_is_new(nbg) || nb_nb_global_is_deleted(nbg)
+            || row_changed_except(&nbg->header_, ok, ARRAY_SIZE(ok))) {
             *reason = "NB_Global";
             goto fail;
         }
@@ -639,11 +646,11 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
 
     /* Switches and ports, then port groups and address sets (which refer
      * to ports), then ACLs (which are checked against all of them). */
-    if (!inc_switches(d, nb_idl, &c, reason)) {
+    if (!inc_switches(d, nb_db, &c, reason)) {
         goto fail;
     }
-    const struct nbrec_port_group *nb_pg;
-    NBREC_PORT_GROUP_FOR_EACH_TRACKED (nb_pg, nb_idl) {
+    const struct nb_port_group *nb_pg;
+    NB_PORT_GROUP_FOR_EACH_TRACKED (nb_pg, nb_db) {
         struct pg_state *pg = groups_find_pg(&d->groups,
                                              &nb_pg->header_.uuid);
         if (!groups_handle_pg(&d->groups, nb_pg, &c.span_changed,
@@ -651,23 +658,23 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
             *reason = "Port_Group";
             goto fail;
         }
-        if (nbrec_port_group_is_deleted(nb_pg)) {
+        if (nb_port_group_is_deleted(nb_pg)) {
             if (pg) {
                 acls_pg_deleted(d->acls, pg);
             }
             continue;
         }
         pg = groups_find_pg(&d->groups, &nb_pg->header_.uuid);
-        if (nbrec_port_group_is_new(nb_pg)
-            || nbrec_port_group_is_updated(nb_pg, NBREC_PORT_GROUP_COL_ACLS)) {
+        if (nb_port_group_is_new(nb_pg)
+            || nb_port_group_is_updated(nb_pg, NB_PORT_GROUP_COL_ACLS)) {
             hmapx_add(&c.pg_acls, pg);
         }
-        if (nbrec_port_group_is_updated(nb_pg, NBREC_PORT_GROUP_COL_PORTS)) {
+        if (nb_port_group_is_updated(nb_pg, NB_PORT_GROUP_COL_PORTS)) {
             hmapx_add(&c.pg_ports, pg);
         }
     }
-    const struct nbrec_address_set *as;
-    NBREC_ADDRESS_SET_FOR_EACH_TRACKED (as, nb_idl) {
+    const struct nb_address_set *as;
+    NB_ADDRESS_SET_FOR_EACH_TRACKED (as, nb_db) {
         if (!groups_handle_as(&d->groups, as, &c.sets_changed)) {
             *reason = "Address_Set";
             goto fail;
@@ -677,11 +684,11 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     /* Fair meters are split per ACL, so an ACL that logs through a meter
      * may add or remove an SB meter. */
     bool meters_changed = false;
-    const struct nbrec_acl *acl;
-    NBREC_ACL_FOR_EACH_TRACKED (acl, nb_idl) {
+    const struct nb_acl *acl;
+    NB_ACL_FOR_EACH_TRACKED (acl, nb_db) {
         acls_handle_acl(d->acls, acl);
         meters_changed |= ((acl->meter && acl->meter[0])
-                           || nbrec_acl_is_updated(acl, NBREC_ACL_COL_METER));
+                           || nb_acl_is_updated(acl, NB_ACL_COL_METER));
     }
     struct hmapx_node *node;
     HMAPX_FOR_EACH (node, &c.pg_acls) {
@@ -716,13 +723,13 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     HMAPX_FOR_EACH (node, &c.ports) {
         build_port_lflows(d, node->data);
     }
-    acl_errors_end(nb_idl, ctx->nb_txn, false);
+    acl_errors_end(nb_db, ctx->nb_txn, false);
 
     /* Write: bindings first, since flows and groups refer to them. */
-    HMAPX_FOR_EACH (node, &c.dead_pbs) {
-        const struct sbrec_port_binding *dead = node->data;
-        uuidset_insert(&d->own_pb_deletes, &dead->header_.uuid);
-        sbrec_port_binding_delete(dead);
+    const struct uuidset_node *un;
+    UUIDSET_FOR_EACH (un, &c.dead_pbs) {
+        uuidset_insert(&d->own_pb_deletes, &un->uuid);
+        rdb_txn_delete(ctx->sb_txn, &sb_table_port_binding, &un->uuid);
     }
     HMAPX_FOR_EACH (node, &c.dps) {
         ls_model_sync_dp(&d->model, ctx->sb_txn, node->data);
@@ -731,13 +738,13 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
         ls_model_sync_port(&d->model, ctx->sb_txn, node->data);
     }
     HMAPX_FOR_EACH (node, &c.dps) {
-        ls_model_sync_mc_groups(sb_idl, ctx->sb_txn, node->data);
+        ls_model_sync_mc_groups(sb_db, ctx->sb_txn, node->data);
     }
-    size_t n = lflow_table_sync_dirty(&d->lflows, &d->model, sb_idl,
+    size_t n = lflow_table_sync_dirty(&d->lflows, &d->model, sb_db,
                                       ctx->sb_txn, &d->dpgs);
-    groups_sync_sb_dirty(&d->groups, sb_idl, ctx->sb_txn);
+    groups_sync_sb_dirty(&d->groups, sb_db, ctx->sb_txn);
     if (meters_changed) {
-        meters_sync_sb(nb_idl, sb_idl, ctx->sb_txn);
+        meters_sync_sb(nb_db, sb_db, ctx->sb_txn);
     }
     if (!n) {
         stats.n_noop++;
@@ -749,7 +756,7 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     } else if (!hmapx_is_empty(&c.up_changed)) {
         if (ctx->nb_txn) {
             HMAPX_FOR_EACH (node, &c.up_changed) {
-                ls_model_sync_port_up(node->data);
+                ls_model_sync_port_up(node->data, ctx->nb_txn);
             }
         } else {
             d->nb_writes_pending = true;
@@ -768,7 +775,7 @@ northd_run(struct northd_ctx *ctx, bool force_full)
 {
     long long int start = time_msec();
 
-    const struct nbrec_nb_global *nb = get_nb_global(ctx);
+    const struct nb_nb_global *nb = get_nb_global(ctx);
     sync_sb_global(ctx, nb);
 
     const char *reason = force_full ? "requested" : NULL;
@@ -810,28 +817,30 @@ northd_invalidate(void)
 void
 northd_update_sequence_numbers(struct northd_ctx *ctx)
 {
-    const struct nbrec_nb_global *nb = nbrec_nb_global_first(ctx->nb_idl);
+    const struct nb_nb_global *nb = nb_nb_global_first(ctx->nb);
     if (!nb) {
         return;
     }
 
     /* The SB holds the results of 'cur_cfg' once its transaction landed. */
-    int64_t sb_cfg = ctx->sb_loop->cur_cfg;
+    int64_t sb_cfg = ctx->sb_cur_cfg;
+    rdb_txn_update(ctx->nb_txn, &nb_table_nb_global, &nb->header_.uuid);
     if (sb_cfg && nb->sb_cfg != sb_cfg) {
-        nbrec_nb_global_set_sb_cfg(nb, sb_cfg);
-        nbrec_nb_global_set_sb_cfg_timestamp(nb, time_wall_msec());
+        rdb_txn_set_integer(ctx->nb_txn, NB_NB_GLOBAL_COL_SB_CFG, sb_cfg);
+        rdb_txn_set_integer(ctx->nb_txn, NB_NB_GLOBAL_COL_SB_CFG_TIMESTAMP,
+                            time_wall_msec());
     }
 
     /* Hypervisors report the nb_cfg whose flows they have installed; the
      * slowest one is where --wait=hv stands. */
-    const struct sbrec_sb_global *sb = sbrec_sb_global_first(ctx->sb_idl);
+    const struct sb_sb_global *sb = sb_sb_global_first(ctx->sb);
     if (!sb) {
         return;
     }
     int64_t hv_cfg = sb->nb_cfg;
     int64_t hv_cfg_ts = 0;
-    const struct sbrec_chassis_private *cp;
-    SBREC_CHASSIS_PRIVATE_FOR_EACH (cp, ctx->sb_idl) {
+    const struct sb_chassis_private *cp;
+    SB_CHASSIS_PRIVATE_FOR_EACH (cp, ctx->sb) {
         if (cp->chassis
             && smap_get_bool(&cp->chassis->other_config, "is-remote",
                              false)) {
@@ -843,7 +852,8 @@ northd_update_sequence_numbers(struct northd_ctx *ctx)
         hv_cfg_ts = MAX(hv_cfg_ts, cp->nb_cfg_timestamp);
     }
     if (nb->hv_cfg != hv_cfg) {
-        nbrec_nb_global_set_hv_cfg(nb, hv_cfg);
-        nbrec_nb_global_set_hv_cfg_timestamp(nb, hv_cfg_ts);
+        rdb_txn_set_integer(ctx->nb_txn, NB_NB_GLOBAL_COL_HV_CFG, hv_cfg);
+        rdb_txn_set_integer(ctx->nb_txn, NB_NB_GLOBAL_COL_HV_CFG_TIMESTAMP,
+                            hv_cfg_ts);
     }
 }

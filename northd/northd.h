@@ -9,27 +9,31 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct ovsdb_idl;
-struct ovsdb_idl_txn;
-struct ovsdb_idl_loop;
+struct rdb;
+struct rdb_txn;
 struct ds;
 
 struct northd_ctx {
-    struct ovsdb_idl *nb_idl;
-    struct ovsdb_idl *sb_idl;
-    struct ovsdb_idl_txn *nb_txn;     /* Open; NULL if NB is busy. */
-    struct ovsdb_idl_txn *sb_txn;     /* Open; the caller holds the lock. */
-    struct ovsdb_idl_loop *sb_loop;   /* For 'next_cfg' / 'cur_cfg'. */
+    struct rdb *nb;
+    struct rdb *sb;
+    struct rdb_txn *nb_txn;         /* Open; NULL if NB is busy. */
+    struct rdb_txn *sb_txn;         /* Open; the caller holds the lock. */
+    int64_t sb_next_cfg;            /* Set by northd_run(): the nb_cfg the
+                                     * SB holds once 'sb_txn' commits. */
+    int64_t sb_cur_cfg;             /* The nb_cfg whose results are in the
+                                     * SB (0 if none yet). */
 };
 
 void northd_init(void);
 void northd_destroy(void);
 
-/* Brings the SB in line with the NB: follows the changes the IDLs tracked
- * since the last pass, or (if 'force_full', on the first pass, or for a
- * change no handler follows) recomputes everything from the replicas.
- * Writes into 'ctx->sb_txn' (and NB status into 'ctx->nb_txn', when
- * open).  The caller clears the IDLs' change tracking afterwards. */
+/* Brings the SB in line with the NB: follows the changes the replicas
+ * tracked since the last pass, or (if 'force_full', on the first pass, or
+ * for a change no handler follows) recomputes everything from the
+ * replicas.  Writes into 'ctx->sb_txn' (and NB status into 'ctx->nb_txn',
+ * when open).  The caller clears the replicas' change tracking afterwards,
+ * and must not start another pass before 'ctx->sb_txn' completes (part of
+ * it is written while it is sent). */
 void northd_run(struct northd_ctx *, bool force_full);
 
 /* Forgets everything kept, e.g. on losing the SB lock: the next pass is a
@@ -37,8 +41,8 @@ void northd_run(struct northd_ctx *, bool force_full);
 void northd_invalidate(void);
 
 /* Cheap per-iteration bookkeeping that does not depend on a recompute:
- * mirrors a committed SB nb_cfg into NB_Global.sb_cfg and chassis progress
- * into NB_Global.hv_cfg.  Needs only 'ctx->nb_txn'. */
+ * mirrors a committed SB nb_cfg ('ctx->sb_cur_cfg') into NB_Global.sb_cfg
+ * and chassis progress into NB_Global.hv_cfg.  Needs only 'ctx->nb_txn'. */
 void northd_update_sequence_numbers(struct northd_ctx *);
 
 /* Appends a human-readable summary of NB content this northd does not

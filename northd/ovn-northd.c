@@ -1,8 +1,9 @@
 /* ovn-northd: the process.
  *
- * Command line, daemonization, the two database connections, the SB lock
- * that decides which of several instances is active, pause/resume and the
- * unixctl commands.  The compile-and-reconcile work itself is northd.c's. */
+ * Command line, daemonization, the two database replicas (lib/rdb.h) and
+ * their transactions, the SB lock that decides which of several instances
+ * is active, pause/resume and the unixctl commands.  The
+ * compile-and-reconcile work itself is northd.c's. */
 #include <config.h>
 
 #include <errno.h>
@@ -14,15 +15,15 @@
 #include "coverage.h"
 #include "daemon.h"
 #include "fatal-signal.h"
-#include "lib/ovn-nb-idl.h"
-#include "lib/ovn-sb-idl.h"
+#include "lib/nb-rdb.h"
+#include "lib/rdb.h"
+#include "lib/sb-rdb.h"
 #include "memory.h"
 #include "northd/acl-check.h"
 #include "northd/northd.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
-#include "ovsdb-idl.h"
 #include "simap.h"
 #include "stream-ssl.h"
 #include "stream.h"
@@ -43,10 +44,18 @@ struct northd_state {
     bool paused;
     bool had_lock;              /* Lock state seen on the last iteration. */
     bool force_run;             /* Recompute on the next chance. */
-    long long int retry_msec;   /* After a failed SB commit: no forced run
-                                 * before this time (time_msec()). */
-    unsigned int nb_seqno;      /* IDL seqnos at the last successful run. */
+    long long int retry_msec;   /* After a failed commit: no pass before
+                                 * this time (time_msec()). */
+    unsigned int nb_seqno;      /* Replica seqnos at the last pass. */
     unsigned int sb_seqno;
+    unsigned int nb_reset;      /* Replica reset seqnos at the last pass. */
+    unsigned int sb_reset;
+
+    /* Transactions sent and not completed. */
+    struct rdb_txn *sb_txn;
+    int64_t sb_txn_cfg;         /* The nb_cfg 'sb_txn' carries. */
+    struct rdb_txn *nb_txn;
+    int64_t sb_cur_cfg;         /* The nb_cfg whose results are in the SB. */
 };
 
 static const char *ovnnb_db;
@@ -171,8 +180,8 @@ parse_options(int argc, char *argv[], struct northd_state *state)
             free(short_options);
             printf("%s (ovn-ls-northd) %s\n", program_name, LSN_VERSION);
             printf("Open vSwitch Library %s\n", VERSION);
-            printf("SB DB Schema %s\n", sbrec_get_db_version());
-            printf("NB DB Schema %s\n", nbrec_get_db_version());
+            printf("SB DB Schema %s\n", sb_rdb_class.version);
+            printf("NB DB Schema %s\n", nb_rdb_class.version);
             exit(EXIT_SUCCESS);
 
         case '?':
@@ -204,13 +213,14 @@ parse_options(int argc, char *argv[], struct northd_state *state)
 /* Logs lock transitions and requests a full run when the lock arrives, so a
  * standby that becomes active reconciles at once. */
 static void
-update_lock_state(struct northd_state *state, struct ovsdb_idl *sb_idl)
+update_lock_state(struct northd_state *state, struct rdb *sb)
 {
-    bool has_lock = !state->paused && ovsdb_idl_has_lock(sb_idl);
+    bool has_lock = !state->paused && rdb_has_lock(sb);
     if (has_lock && !state->had_lock) {
         VLOG_INFO("acquired the SB lock \"%s\": this instance is now active",
                   NORTHD_LOCK_NAME);
         state->force_run = true;
+        state->retry_msec = 0;
     } else if (!has_lock && state->had_lock) {
         VLOG_INFO("%s the SB lock \"%s\": this instance is now %s",
                   state->paused ? "released" : "lost", NORTHD_LOCK_NAME,
@@ -220,71 +230,127 @@ update_lock_state(struct northd_state *state, struct ovsdb_idl *sb_idl)
 }
 
 static const char *
-status_name(const struct northd_state *state, struct ovsdb_idl *sb_idl)
+status_name(const struct northd_state *state, struct rdb *sb)
 {
     return (state->paused ? "paused"
-            : ovsdb_idl_has_lock(sb_idl) ? "active"
+            : rdb_has_lock(sb) ? "active"
             : "standby");
 }
 
+/* A failed commit is never replayed: the next pass recomputes from
+ * whatever the replicas then hold.  A failure the same snapshot
+ * reproduces (e.g. a constraint violation) would spin
+ * recompute-commit-fail at full speed, so the next pass waits a second. */
 static void
-omit_table_alerts(struct ovsdb_idl *idl, const struct ovsdb_idl_table_class *tc)
+commit_failed(struct northd_state *state, const char *db,
+              const struct rdb_txn *txn)
 {
-    for (size_t i = 0; i < tc->n_columns; i++) {
-        ovsdb_idl_omit_alert(idl, &tc->columns[i]);
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+    COVERAGE_INC(northd_commit_failed);
+    const char *error = rdb_txn_get_error(txn);
+    VLOG_INFO_RL(&rl, "%s transaction failed (%s%s%s), will recompute", db,
+                 rdb_txn_status_to_string(rdb_txn_get_status(txn)),
+                 error ? ": " : "", error ? error : "");
+    state->force_run = true;
+    state->retry_msec = time_msec() + 1000;
+}
+
+/* Takes note of the end of the transactions in flight. */
+static void
+check_txns(struct northd_state *state)
+{
+    if (state->sb_txn) {
+        enum rdb_txn_status status = rdb_txn_get_status(state->sb_txn);
+        if (status == RDB_TXN_SUCCESS) {
+            state->sb_cur_cfg = state->sb_txn_cfg;
+        } else if (status != RDB_TXN_INCOMPLETE) {
+            commit_failed(state, "SB", state->sb_txn);
+        }
+        if (status != RDB_TXN_INCOMPLETE) {
+            rdb_txn_destroy(state->sb_txn);
+            state->sb_txn = NULL;
+        }
+    }
+    if (state->nb_txn) {
+        enum rdb_txn_status status = rdb_txn_get_status(state->nb_txn);
+        if (status != RDB_TXN_SUCCESS && status != RDB_TXN_INCOMPLETE) {
+            commit_failed(state, "NB", state->nb_txn);
+        }
+        if (status != RDB_TXN_INCOMPLETE) {
+            rdb_txn_destroy(state->nb_txn);
+            state->nb_txn = NULL;
+        }
     }
 }
 
-/* Changes to what only northd writes need no new pass: without this, each
- * NB change cost three full passes (the change, our SB commit coming back,
- * our sb_cfg write coming back).  Columns others write (Port_Binding
- * chassis and up, Chassis_Private, ...) keep waking us up.  Someone else
- * editing a row northd owns is repaired on the next pass, as upstream. */
-static void
-omit_own_writes(struct ovsdb_idl *nb, struct ovsdb_idl *sb)
+/* Commits 'txn' of 'db' ("NB" or "SB"): returns it if it is now in flight,
+ * otherwise destroys it and returns NULL. */
+static struct rdb_txn *
+commit(struct northd_state *state, const char *db, struct rdb_txn *txn,
+       bool *unchanged)
 {
-    ovsdb_idl_omit_alert(nb, &nbrec_nb_global_col_nb_cfg_timestamp);
-    ovsdb_idl_omit_alert(nb, &nbrec_nb_global_col_sb_cfg);
-    ovsdb_idl_omit_alert(nb, &nbrec_nb_global_col_sb_cfg_timestamp);
-    ovsdb_idl_omit_alert(nb, &nbrec_nb_global_col_hv_cfg);
-    ovsdb_idl_omit_alert(nb, &nbrec_nb_global_col_hv_cfg_timestamp);
-    ovsdb_idl_omit_alert(nb, &nbrec_logical_switch_port_col_up);
-    omit_table_alerts(nb, &nbrec_table_acl_error);
+    rdb_txn_commit(txn);
+    enum rdb_txn_status status = rdb_txn_get_status(txn);
+    *unchanged = status == RDB_TXN_UNCHANGED;
+    if (status == RDB_TXN_INCOMPLETE) {
+        return txn;
+    }
+    if (status != RDB_TXN_UNCHANGED) {
+        commit_failed(state, db, txn);
+    }
+    rdb_txn_destroy(txn);
+    return NULL;
+}
 
-    static const struct ovsdb_idl_table_class *const owned[] = {
-        &sbrec_table_logical_flow, &sbrec_table_logical_dp_group,
-        &sbrec_table_multicast_group, &sbrec_table_port_group,
-        &sbrec_table_address_set, &sbrec_table_meter,
-        &sbrec_table_meter_band, &sbrec_table_load_balancer,
-        &sbrec_table_datapath_binding,
-    };
-    for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
-        omit_table_alerts(sb, owned[i]);
+/* Runs a pass if anything calls for one, and commits what it wrote. */
+static void
+run_pass(struct northd_state *state, struct rdb *nb, struct rdb *sb,
+         struct rdb_txn *nb_txn)
+{
+    long long int now = time_msec();
+    if (now < state->retry_msec) {
+        return;
     }
-    ovsdb_idl_omit_alert(sb, &sbrec_sb_global_col_nb_cfg);
-    ovsdb_idl_omit_alert(sb, &sbrec_sb_global_col_options);
-    ovsdb_idl_omit_alert(sb, &sbrec_sb_global_col_ipsec);
-    static const struct ovsdb_idl_column *const pb_cols[] = {
-        &sbrec_port_binding_col_logical_port,
-        &sbrec_port_binding_col_datapath,
-        &sbrec_port_binding_col_tunnel_key,
-        &sbrec_port_binding_col_type,
-        &sbrec_port_binding_col_options,
-        &sbrec_port_binding_col_mac,
-        &sbrec_port_binding_col_port_security,
-        &sbrec_port_binding_col_parent_port,
-        &sbrec_port_binding_col_tag,
-        &sbrec_port_binding_col_external_ids,
-    };
-    for (size_t i = 0; i < ARRAY_SIZE(pb_cols); i++) {
-        ovsdb_idl_omit_alert(sb, pb_cols[i]);
+    bool reset = (rdb_get_reset_seqno(nb) != state->nb_reset
+                  || rdb_get_reset_seqno(sb) != state->sb_reset);
+    if (!state->force_run && !reset
+        && rdb_get_seqno(nb) == state->nb_seqno
+        && rdb_get_seqno(sb) == state->sb_seqno) {
+        return;
     }
+
+    COVERAGE_INC(northd_run);
+    struct northd_ctx ctx = {
+        .nb = nb,
+        .sb = sb,
+        .nb_txn = nb_txn,
+        .sb_txn = rdb_txn_create(sb),
+        .sb_next_cfg = state->sb_cur_cfg,
+        .sb_cur_cfg = state->sb_cur_cfg,
+    };
+    /* A replica that started over has new rows: nothing kept from the old
+     * ones may be used. */
+    northd_run(&ctx, state->force_run || reset);
+    state->force_run = false;
+    state->nb_seqno = rdb_get_seqno(nb);
+    state->sb_seqno = rdb_get_seqno(sb);
+    state->nb_reset = rdb_get_reset_seqno(nb);
+    state->sb_reset = rdb_get_reset_seqno(sb);
+
+    bool unchanged;
+    state->sb_txn = commit(state, "SB", ctx.sb_txn, &unchanged);
+    state->sb_txn_cfg = ctx.sb_next_cfg;
+    if (unchanged) {
+        state->sb_cur_cfg = ctx.sb_next_cfg;
+    }
+    rdb_track_clear(nb);
+    rdb_track_clear(sb);
 }
 
 struct unixctl_aux {
     struct northd_state *state;
-    struct ovsdb_idl *nb_idl;
-    struct ovsdb_idl *sb_idl;
+    struct rdb *nb;
+    struct rdb *sb;
 };
 
 int
@@ -319,28 +385,15 @@ main(int argc, char *argv[])
 
     daemonize_complete();
 
-    /* NB: everything, read-only except the status columns northd owns. */
-    struct ovsdb_idl_loop nb_loop = OVSDB_IDL_LOOP_INITIALIZER(
-        ovsdb_idl_create(ovnnb_db, &nbrec_idl_class, true, true));
-    /* SB: everything, so reconcile can compare against the replica. */
-    struct ovsdb_idl_loop sb_loop = OVSDB_IDL_LOOP_INITIALIZER(
-        ovsdb_idl_create(ovnsb_db, &sbrec_idl_class, true, true));
-    /* Incremental passes follow the changes the IDLs track.  Columns whose
-     * alerts are off (northd's own writes) are not tracked. */
-    ovsdb_idl_track_add_all(nb_loop.idl);
-    ovsdb_idl_track_add_all(sb_loop.idl);
-    omit_own_writes(nb_loop.idl, sb_loop.idl);
-    /* ...except that a Datapath_Binding someone else deletes must be
-     * noticed: the model points at it. */
-    ovsdb_idl_track_add_column(sb_loop.idl,
-                               &sbrec_datapath_binding_col_tunnel_key);
+    /* NB: what northd compiles (lib/nb.rdb), read-only except the status
+     * columns northd owns.  SB: what it reconciles (lib/sb.rdb). */
+    struct rdb *nb = rdb_create(&nb_rdb_class, ovnnb_db);
+    struct rdb *sb = rdb_create(&sb_rdb_class, ovnsb_db);
     if (!state.paused) {
-        ovsdb_idl_set_lock(sb_loop.idl, NORTHD_LOCK_NAME);
+        rdb_set_lock(sb, NORTHD_LOCK_NAME);
     }
 
-    struct unixctl_aux aux = {
-        .state = &state, .nb_idl = nb_loop.idl, .sb_idl = sb_loop.idl,
-    };
+    struct unixctl_aux aux = { .state = &state, .nb = nb, .sb = sb };
     unixctl_command_register("exit", "", 0, 0, northd_unixctl_exit, &aux);
     unixctl_command_register("pause", "", 0, 0, northd_unixctl_pause, &aux);
     unixctl_command_register("resume", "", 0, 0, northd_unixctl_resume,
@@ -350,9 +403,9 @@ main(int argc, char *argv[])
     unixctl_command_register("status", "", 0, 0, northd_unixctl_status,
                              &aux);
     unixctl_command_register("nb-connection-status", "", 0, 0,
-                             northd_unixctl_connection_status, nb_loop.idl);
+                             northd_unixctl_connection_status, nb);
     unixctl_command_register("sb-connection-status", "", 0, 0,
-                             northd_unixctl_connection_status, sb_loop.idl);
+                             northd_unixctl_connection_status, sb);
     unixctl_command_register("recompute", "", 0, 0, northd_unixctl_recompute,
                              &aux);
     unixctl_command_register("northd/stats", "", 0, 0, northd_unixctl_stats,
@@ -368,96 +421,60 @@ main(int argc, char *argv[])
         memory_run();
         if (memory_should_report()) {
             struct simap usage = SIMAP_INITIALIZER(&usage);
-            ovsdb_idl_get_memory_usage(nb_loop.idl, &usage);
-            ovsdb_idl_get_memory_usage(sb_loop.idl, &usage);
+            rdb_get_memory_usage(nb, &usage);
+            rdb_get_memory_usage(sb, &usage);
             memory_report(&usage);
             simap_destroy(&usage);
         }
 
-        struct ovsdb_idl_txn *nb_txn = ovsdb_idl_loop_run(&nb_loop);
-        struct ovsdb_idl_txn *sb_txn = ovsdb_idl_loop_run(&sb_loop);
-        update_lock_state(&state, sb_loop.idl);
+        rdb_run(nb);
+        rdb_run(sb);
+        check_txns(&state);
+        update_lock_state(&state, sb);
 
-        struct northd_ctx ctx = {
-            .nb_idl = nb_loop.idl,
-            .sb_idl = sb_loop.idl,
-            .nb_txn = nb_txn,
-            .sb_txn = sb_txn,
-            .sb_loop = &sb_loop,
-        };
-        if (state.had_lock
-            && ovsdb_idl_has_ever_connected(nb_loop.idl)
-            && ovsdb_idl_has_ever_connected(sb_loop.idl)) {
-            unsigned int nb_seqno = ovsdb_idl_get_seqno(nb_loop.idl);
-            unsigned int sb_seqno = ovsdb_idl_get_seqno(sb_loop.idl);
-            bool retry_due = (state.force_run
-                              && time_msec() >= state.retry_msec);
-            if (sb_txn && (retry_due
-                           || nb_seqno != state.nb_seqno
-                           || sb_seqno != state.sb_seqno)) {
-                COVERAGE_INC(northd_run);
-                northd_run(&ctx, state.force_run);
-                ovsdb_idl_track_clear(nb_loop.idl);
-                ovsdb_idl_track_clear(sb_loop.idl);
-                state.force_run = false;
-                state.nb_seqno = nb_seqno;
-                state.sb_seqno = sb_seqno;
+        struct rdb_txn *nb_txn = (!state.nb_txn && rdb_is_synced(nb)
+                                  ? rdb_txn_create(nb) : NULL);
+        if (state.had_lock && rdb_is_synced(nb) && rdb_is_synced(sb)) {
+            if (!state.sb_txn) {
+                run_pass(&state, nb, sb, nb_txn);
             }
             if (nb_txn) {
+                struct northd_ctx ctx = {
+                    .nb = nb, .sb = sb, .nb_txn = nb_txn,
+                    .sb_cur_cfg = state.sb_cur_cfg,
+                };
                 northd_update_sequence_numbers(&ctx);
             }
         } else if (!state.had_lock) {
-            /* A standby keeps nothing: it recomputes when it takes over. */
-            ovsdb_idl_track_clear(nb_loop.idl);
-            ovsdb_idl_track_clear(sb_loop.idl);
+            /* A standby keeps nothing: it recomputes when it takes over.
+             * A transaction still being written would read what is
+             * freed here. */
+            if (state.sb_txn) {
+                rdb_txn_destroy(state.sb_txn);
+                state.sb_txn = NULL;
+            }
+            rdb_track_clear(nb);
+            rdb_track_clear(sb);
             northd_invalidate();
+        }
+        if (nb_txn) {
+            bool unchanged;
+            state.nb_txn = commit(&state, "NB", nb_txn, &unchanged);
         }
 
         unixctl_server_run(unixctl);
 
-        /* A failed commit is never replayed: the next pass recomputes from
-         * whatever the replicas then hold. */
-        if (!ovsdb_idl_loop_commit_and_wait(&nb_loop)) {
-            COVERAGE_INC(northd_commit_failed);
-            VLOG_INFO("NB transaction failed, will recompute");
-            state.force_run = true;
-        }
-        /* Without the lock, even the loop's empty SB transaction "fails"
-         * (TXN_NOT_LOCKED): that is how a standby, or an instance waiting
-         * for the lock after "resume", should be, not a failure to log.
-         * Getting the lock forces a run anyway. */
-        bool sb_failed = !ovsdb_idl_loop_commit_and_wait(&sb_loop);
-        if (sb_failed) {
-            /* Otherwise the loop would report the failed pass's nb_cfg as
-             * committed as soon as a later, empty transaction "succeeds",
-             * and --wait=sb would return before the SB holds it. */
-            sb_loop.next_cfg = sb_loop.cur_cfg;
-        }
-        if (sb_failed && state.had_lock) {
-            /* The IDL has logged why.  A failure that the same snapshot
-             * reproduces (e.g. a constraint violation) would otherwise
-             * spin recompute-commit-fail at full speed: retry in a second,
-             * or sooner if either database changes. */
-            static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
-            COVERAGE_INC(northd_commit_failed);
-            VLOG_INFO_RL(&rl, "SB transaction failed, will recompute");
-            state.force_run = true;
-            state.retry_msec = time_msec() + 1000;
-        }
-
+        rdb_wait(nb);
+        rdb_wait(sb);
         unixctl_server_wait(unixctl);
         memory_wait();
-        if (state.force_run && state.had_lock) {
+        if (state.had_lock && !state.sb_txn
+            && rdb_is_synced(nb) && rdb_is_synced(sb)) {
             if (time_msec() < state.retry_msec) {
                 poll_timer_wait_until(state.retry_msec);
-            } else if (!sb_loop.committing_txn
-                       && ovsdb_idl_get_seqno(sb_loop.idl)
-                          != sb_loop.skip_seqno) {
+            } else if (state.force_run) {
                 poll_immediate_wake();
             }
-            /* Otherwise the next SB transaction waits for the commit in
-             * flight or for a database change, and the IDL wakes us for
-             * either: waking now would only spin. */
         }
         if (state.exiting) {
             poll_immediate_wake();
@@ -468,10 +485,16 @@ main(int argc, char *argv[])
         }
     }
 
+    if (state.sb_txn) {
+        rdb_txn_destroy(state.sb_txn);
+    }
+    if (state.nb_txn) {
+        rdb_txn_destroy(state.nb_txn);
+    }
     northd_destroy();
     unixctl_server_destroy(unixctl);
-    ovsdb_idl_loop_destroy(&nb_loop);
-    ovsdb_idl_loop_destroy(&sb_loop);
+    rdb_destroy(nb);
+    rdb_destroy(sb);
     service_stop();
     return 0;
 }
@@ -493,7 +516,7 @@ northd_unixctl_pause(struct unixctl_conn *conn, int argc OVS_UNUSED,
     if (!aux->state->paused) {
         aux->state->paused = true;
         /* Give the lock up so that a standby can take over. */
-        ovsdb_idl_set_lock(aux->sb_idl, NULL);
+        rdb_set_lock(aux->sb, NULL);
         VLOG_INFO("paused");
     }
     unixctl_command_reply(conn, NULL);
@@ -507,7 +530,7 @@ northd_unixctl_resume(struct unixctl_conn *conn, int argc OVS_UNUSED,
     if (aux->state->paused) {
         aux->state->paused = false;
         aux->state->force_run = true;
-        ovsdb_idl_set_lock(aux->sb_idl, NORTHD_LOCK_NAME);
+        rdb_set_lock(aux->sb, NORTHD_LOCK_NAME);
         VLOG_INFO("resumed");
         poll_immediate_wake();
     }
@@ -528,7 +551,7 @@ northd_unixctl_status(struct unixctl_conn *conn, int argc OVS_UNUSED,
 {
     struct unixctl_aux *aux = aux_;
     struct ds s = DS_EMPTY_INITIALIZER;
-    ds_put_format(&s, "Status: %s\n", status_name(aux->state, aux->sb_idl));
+    ds_put_format(&s, "Status: %s\n", status_name(aux->state, aux->sb));
     northd_format_unsupported(&s);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
@@ -537,10 +560,10 @@ northd_unixctl_status(struct unixctl_conn *conn, int argc OVS_UNUSED,
 static void
 northd_unixctl_connection_status(struct unixctl_conn *conn,
                                  int argc OVS_UNUSED,
-                                 const char *argv[] OVS_UNUSED, void *idl_)
+                                 const char *argv[] OVS_UNUSED, void *db_)
 {
-    const struct ovsdb_idl *idl = idl_;
-    unixctl_command_reply(conn, ovsdb_idl_is_connected(idl)
+    const struct rdb *db = db_;
+    unixctl_command_reply(conn, rdb_is_connected(db)
                                 ? "connected" : "not connected");
 }
 
