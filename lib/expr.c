@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/util.h"
 #include "util.h"
@@ -62,6 +63,8 @@ expr_const_format(const struct expr_const *c, struct ds *s)
 
 /* Fills 'c' from the constant token 't' (INTEGER, MASKED_INTEGER or
  * STRING). */
+static int const_width(const struct expr_const *);
+
 static void
 const_from_token(struct expr_const *c, const struct lex_token *t)
 {
@@ -132,7 +135,10 @@ expr_refs_add_addr_set(struct expr_refs *refs, const char *name,
         if ((lexer.token.type == LEX_T_INTEGER
              || lexer.token.type == LEX_T_MASKED_INTEGER)
             && lex_peek(&lexer) == LEX_T_END) {
-            const_from_token(&set->values[set->n++], &lexer.token);
+            const_from_token(&set->values[set->n], &lexer.token);
+            set->max_width = MAX(set->max_width,
+                                 const_width(&set->values[set->n]));
+            set->n++;
         } else if (!error) {
             error = xasprintf("address set \"%s\": \"%s\" is not an address",
                               name, addrs[i]);
@@ -495,6 +501,8 @@ struct parse_ctx {
     const struct expr_refs *refs;
     char *error;
     int depth;
+    bool check_only;            /* Only to validate: the tree need not
+                                 * hold the members of "$x" and "@x". */
 };
 
 static struct expr *parse_or_and(struct parse_ctx *);
@@ -617,6 +625,12 @@ parse_ref(struct parse_ctx *ctx, struct expr_cmp *cmp)
                                  "names, which integer field %s cannot be "
                                  "compared with", t->s, cmp->symbol->name));
         return false;
+    }
+    if (ctx->check_only && cmp->symbol->kind != SYMTAB_PREDICATE
+        && (set->is_string || set->max_width <= symbol_width(cmp->symbol))) {
+        /* Every member fits: validation needs no copies.  (Otherwise the
+         * loop below finds the member to blame.) */
+        return true;
     }
     for (size_t i = 0; i < set->n; i++) {
         struct expr_const c;
@@ -1030,12 +1044,12 @@ parse_or_and(struct parse_ctx *ctx)
  * success stores the tree in '*exprp' and returns NULL; the lexer is then
  * at the first token after the match.  On failure returns an error and
  * stores NULL. */
-char *
-expr_parse(struct lexer *lexer, const struct symtab *symtab,
-           const struct expr_refs *refs, struct expr **exprp)
+static char *
+parse__(struct lexer *lexer, const struct symtab *symtab,
+        const struct expr_refs *refs, bool check_only, struct expr **exprp)
 {
     struct parse_ctx ctx = { .lexer = lexer, .symtab = symtab,
-                             .refs = refs };
+                             .refs = refs, .check_only = check_only };
     struct expr *e = parse_or_and(&ctx);
 
     if (ctx.error) {
@@ -1047,10 +1061,17 @@ expr_parse(struct lexer *lexer, const struct symtab *symtab,
     return NULL;
 }
 
-/* Parses all of 's' as a match. */
 char *
-expr_parse_string(const char *s, const struct symtab *symtab,
-                  const struct expr_refs *refs, struct expr **exprp)
+expr_parse(struct lexer *lexer, const struct symtab *symtab,
+           const struct expr_refs *refs, struct expr **exprp)
+{
+    return parse__(lexer, symtab, refs, false, exprp);
+}
+
+static char *
+parse_string__(const char *s, const struct symtab *symtab,
+               const struct expr_refs *refs, bool check_only,
+               struct expr **exprp)
 {
     struct lexer lexer;
     char *error;
@@ -1061,7 +1082,7 @@ expr_parse_string(const char *s, const struct symtab *symtab,
         error = xstrdup("empty match (use 1 to match everything)");
         *exprp = NULL;
     } else {
-        error = expr_parse(&lexer, symtab, refs, exprp);
+        error = parse__(&lexer, symtab, refs, check_only, exprp);
         if (!error && lexer.token.type != LEX_T_END) {
             error = lex_syntax_error(&lexer, "end of input");
             expr_destroy(*exprp);
@@ -1070,6 +1091,14 @@ expr_parse_string(const char *s, const struct symtab *symtab,
     }
     lex_destroy(&lexer);
     return error;
+}
+
+/* Parses all of 's' as a match. */
+char *
+expr_parse_string(const char *s, const struct symtab *symtab,
+                  const struct expr_refs *refs, struct expr **exprp)
+{
+    return parse_string__(s, symtab, refs, false, exprp);
 }
 
 /* Annotation. */
@@ -1296,13 +1325,136 @@ expr_annotate(struct expr *expr, const struct symtab *symtab,
     return annotate(expr, false, &ctx, out);
 }
 
+/* Validation.
+ *
+ * Annotating builds a whole new tree, re-parsing the definition of every
+ * predicate and prerequisite it expands; a validation needs only to know
+ * whether that would fail.  Whether a definition annotates cleanly (with
+ * or without an enclosing "!") never changes for a symbol table, so it is
+ * worked out once.  Only a match that may be invalid goes the full way,
+ * so that its error reads exactly as annotation words it. */
+
+struct definition_verdict {
+    struct hmap_node node;
+    const struct symtab *symtab;
+    char *text;
+    bool negate;
+    bool ok;
+};
+
+static struct hmap definition_verdicts
+    = HMAP_INITIALIZER(&definition_verdicts);
+
+static bool
+definition_ok(const struct symtab *symtab, const char *text, bool negate)
+{
+    uint32_t hash = hash_string(text, hash_pointer(symtab, negate));
+    struct definition_verdict *v;
+    HMAP_FOR_EACH_WITH_HASH (v, node, hash, &definition_verdicts) {
+        if (v->symtab == symtab && v->negate == negate
+            && !strcmp(v->text, text)) {
+            return v->ok;
+        }
+    }
+
+    struct annotate_ctx ctx = { .symtab = symtab };
+    struct expr *a;
+    char *error = annotate_text(text, negate, 0, &ctx, &a);
+    expr_destroy(a);
+
+    v = xmalloc(sizeof *v);
+    v->symtab = symtab;
+    v->text = xstrdup(text);
+    v->negate = negate;
+    v->ok = !error;
+    free(error);
+    hmap_insert(&definition_verdicts, &v->node, hash);
+    return v->ok;
+}
+
+/* Returns true if annotating 'e' (under 'negate' enclosing "!"s) cannot
+ * fail. */
+static bool
+annotates_cleanly(const struct expr *e, bool negate,
+                  const struct symtab *symtab)
+{
+    switch (e->type) {
+    case EXPR_T_BOOLEAN:
+        return true;
+
+    case EXPR_T_NOT: {
+        const struct expr *sub = CONTAINER_OF(ovs_list_front(&e->subs),
+                                              struct expr, node);
+        return annotates_cleanly(sub, !negate, symtab);
+    }
+
+    case EXPR_T_AND:
+    case EXPR_T_OR: {
+        const struct expr *sub;
+        LIST_FOR_EACH (sub, node, &e->subs) {
+            if (!annotates_cleanly(sub, negate, symtab)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    case EXPR_T_CMP: {
+        const struct expr_cmp *cmp = &e->cmp;
+        const struct symtab_symbol *sym = cmp->symbol;
+        enum expr_relop relop = negate ? relop_negate(cmp->relop)
+                                       : cmp->relop;
+        if (cmp->implicit && relop == EXPR_R_NE) {
+            return false;
+        }
+        if (sym->kind == SYMTAB_PREDICATE) {
+            for (size_t i = 0; i < cmp->n_values; i++) {
+                const struct expr_const *c = &cmp->values[i];
+                if (!lex_u128_bit(c->mask, 0)) {
+                    continue;
+                }
+                bool positive = (lex_u128_bit(c->value, 0)
+                                 == (relop == EXPR_R_EQ));
+                if ((!positive && sym->nominal)
+                    || !definition_ok(symtab, sym->expansion, !positive)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (sym->nominal && relop == EXPR_R_NE) {
+            return false;
+        }
+        if (sym->prereqs && !definition_ok(symtab, sym->prereqs, false)) {
+            return false;
+        }
+        if (sym->kind == SYMTAB_SUBFIELD && sym->field->prereqs
+            && !definition_ok(symtab, sym->field->prereqs, false)) {
+            return false;
+        }
+        return true;
+    }
+    }
+    OVS_NOT_REACHED();
+}
+
 char *
 expr_validate(const char *match, const struct symtab *symtab,
               const struct expr_refs *refs)
 {
     struct expr *e, *a;
-    char *error = expr_parse_string(match, symtab, refs, &e);
+    char *error = parse_string__(match, symtab, refs, true, &e);
+    if (error) {
+        return error;
+    }
+    bool clean = annotates_cleanly(e, false, symtab);
+    expr_destroy(e);
+    if (clean) {
+        return NULL;
+    }
 
+    /* For the exact error. */
+    error = expr_parse_string(match, symtab, refs, &e);
     if (!error) {
         error = expr_annotate(e, symtab, &a);
         expr_destroy(a);

@@ -56,6 +56,7 @@ struct expr_const_set {
     struct expr_const *values;
     size_t n;
     bool is_string;             /* Port group (port names). */
+    int max_width;              /* Widest value, in bits (integers). */
 };
 
 /* Address sets and port groups that "$name" and "@name" refer to.

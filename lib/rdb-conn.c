@@ -146,7 +146,7 @@ rdb_conn_init(struct rdb *db)
     db->inbuf = xmalloc(RDB_INBUF_SIZE);
     ovs_list_init(&db->out);
     db->next_id = 1;
-    db->schema_id = db->monitor_id = db->lock_id = -1;
+    db->schema_id = db->monitor_id = db->lock_id = db->snapshot_id = -1;
 }
 
 static enum jsplit_action msg_start(void *, const struct jsplit *, char);
@@ -178,7 +178,8 @@ conn_close(struct rdb *db)
     db->synced = false;
     db->has_lock = false;
     db->lock_requested = false;
-    db->schema_id = db->monitor_id = db->lock_id = -1;
+    db->schema_id = db->monitor_id = db->lock_id = db->snapshot_id = -1;
+    db->monitor_pending = false;
     rdb_txn_disconnected(db);
 }
 
@@ -385,6 +386,54 @@ process_schema(struct rdb *db, const struct json *schema)
     send_monitor(db);
 }
 
+/* True if the server reports neither inserts nor modifications of 'tc':
+ * the replica applies its own writes to it (see rdb.h). */
+static bool
+is_local_table(const struct rdb_table_class *tc)
+{
+    return !(tc->select & (RDB_SELECT_INSERT | RDB_SELECT_MODIFY));
+}
+
+/* Appends the monitor request for table 't', with the columns the server
+ * has (none if 'no_columns') and 'select'. */
+static void
+put_table_request(struct ds *s, const struct rdb_table *t, bool no_columns,
+                  unsigned int select)
+{
+    const struct rdb_table_class *tc = t->class;
+    json_string_escape(tc->name, s);
+    ds_put_cstr(s, ":[{\"columns\":[");
+    bool first_col = true;
+    for (size_t j = 0; !no_columns && j < tc->n_columns; j++) {
+        if (t->server_columns & (UINT64_C(1) << j)) {
+            if (!first_col) {
+                ds_put_char(s, ',');
+            }
+            first_col = false;
+            json_string_escape(tc->columns[j].name, s);
+        }
+    }
+    ds_put_char(s, ']');
+    unsigned int all = (RDB_SELECT_INITIAL | RDB_SELECT_INSERT
+                        | RDB_SELECT_MODIFY | RDB_SELECT_DELETE);
+    if (select != all) {
+        ds_put_format(s, ",\"select\":{\"initial\":%s,\"insert\":%s,"
+                      "\"modify\":%s,\"delete\":%s}",
+                      select & RDB_SELECT_INITIAL ? "true" : "false",
+                      select & RDB_SELECT_INSERT ? "true" : "false",
+                      select & RDB_SELECT_MODIFY ? "true" : "false",
+                      select & RDB_SELECT_DELETE ? "true" : "false");
+    }
+    ds_put_cstr(s, "}]");
+}
+
+/* Sends the monitor requests.  The main monitor follows every table.  A
+ * table whose inserts and modifications are not to be reported (SB
+ * Logical_Flow, where northd inserts tens of thousands of rows at a time)
+ * is in it without columns: otherwise the server would copy every
+ * monitored column of every such insert into its change set, only to
+ * report nothing.  Its contents come from a second monitor that asks for
+ * the initial rows only and is cancelled as soon as they arrive. */
 static void
 send_monitor(struct rdb *db)
 {
@@ -396,9 +445,9 @@ send_monitor(struct rdb *db)
     json_string_escape(db->class->database, &s);
     ds_put_format(&s, ",[\"rdb\",%u],{", db->monitor_seq);
     bool first = true;
+    bool any_local = false;
     for (size_t i = 0; i < db->class->n_tables; i++) {
         const struct rdb_table *t = &db->tables[i];
-        const struct rdb_table_class *tc = t->class;
         if (!t->on_server) {
             continue;
         }
@@ -406,35 +455,51 @@ send_monitor(struct rdb *db)
             ds_put_char(&s, ',');
         }
         first = false;
-        json_string_escape(tc->name, &s);
-        ds_put_cstr(&s, ":[{\"columns\":[");
-        bool first_col = true;
-        for (size_t j = 0; j < tc->n_columns; j++) {
-            if (t->server_columns & (UINT64_C(1) << j)) {
-                if (!first_col) {
-                    ds_put_char(&s, ',');
-                }
-                first_col = false;
-                json_string_escape(tc->columns[j].name, &s);
-            }
-        }
-        ds_put_char(&s, ']');
-        unsigned int all = (RDB_SELECT_INITIAL | RDB_SELECT_INSERT
-                            | RDB_SELECT_MODIFY | RDB_SELECT_DELETE);
-        if (tc->select != all) {
-            ds_put_format(&s, ",\"select\":{\"initial\":%s,\"insert\":%s,"
-                          "\"modify\":%s,\"delete\":%s}",
-                          tc->select & RDB_SELECT_INITIAL ? "true" : "false",
-                          tc->select & RDB_SELECT_INSERT ? "true" : "false",
-                          tc->select & RDB_SELECT_MODIFY ? "true" : "false",
-                          tc->select & RDB_SELECT_DELETE ? "true" : "false");
-        }
-        ds_put_cstr(&s, "}]");
+        bool local = is_local_table(t->class);
+        any_local |= local;
+        put_table_request(&s, t, local, (local
+                                         ? t->class->select
+                                           & ~RDB_SELECT_INITIAL
+                                         : t->class->select));
     }
     ds_put_cstr(&s, "}]}");
     rdb_conn_send(db, &s);
+    db->monitor_pending = true;
+
+    db->snapshot_id = -1;
+    if (any_local) {
+        db->snapshot_id = rdb_conn_next_id(db);
+        ds_put_format(&s, "{\"id\":%lld,\"method\":\"monitor_cond\","
+                      "\"params\":[", db->snapshot_id);
+        json_string_escape(db->class->database, &s);
+        ds_put_format(&s, ",[\"rdb-snapshot\",%u],{", db->monitor_seq);
+        first = true;
+        for (size_t i = 0; i < db->class->n_tables; i++) {
+            const struct rdb_table *t = &db->tables[i];
+            if (t->on_server && is_local_table(t->class)) {
+                if (!first) {
+                    ds_put_char(&s, ',');
+                }
+                first = false;
+                put_table_request(&s, t, false, RDB_SELECT_INITIAL);
+            }
+        }
+        ds_put_cstr(&s, "}]}");
+        rdb_conn_send(db, &s);
+    }
     ds_destroy(&s);
     db->state = RDB_C_MONITOR;
+}
+
+static void
+cancel_snapshot(struct rdb *db)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    ds_put_format(&s, "{\"id\":%lld,\"method\":\"monitor_cancel\","
+                  "\"params\":[[\"rdb-snapshot\",%u]]}",
+                  rdb_conn_next_id(db), db->monitor_seq);
+    rdb_conn_send(db, &s);
+    ds_destroy(&s);
 }
 
 void
@@ -450,6 +515,9 @@ rdb_force_resync(struct rdb *db)
                   db->monitor_seq);
     rdb_conn_send(db, &s);
     ds_destroy(&s);
+    if (db->snapshot_id >= 0) {
+        cancel_snapshot(db);
+    }
     db->synced = false;
     send_monitor(db);
 }
@@ -577,6 +645,12 @@ msg_start(void *db_, const struct jsplit *js, char c)
                 m->kind = RDB_M_MONITOR_REPLY;
                 m->streamed = true;
                 rdb_reset(db);
+                rdb_update_begin(db);
+                return JSPLIT_DESCEND;
+            }
+            if (c == '{' && msg_id_is(m, db->snapshot_id)) {
+                m->kind = RDB_M_MONITOR_REPLY;
+                m->streamed = true;
                 rdb_update_begin(db);
                 return JSPLIT_DESCEND;
             }
@@ -781,12 +855,22 @@ handle_update_json(struct rdb *db, const char *method,
     rdb_update_end(db);
 }
 
+/* The reply to the main monitor ('snapshot' false) or to the snapshot
+ * monitor has been applied. */
 static void
-monitor_done(struct rdb *db)
+monitor_done(struct rdb *db, bool snapshot)
 {
-    db->state = RDB_C_SYNCED;
-    db->synced = true;
-    db->ever_synced = true;
+    if (snapshot) {
+        cancel_snapshot(db);
+        db->snapshot_id = -1;
+    } else {
+        db->monitor_pending = false;
+    }
+    if (!db->monitor_pending && db->snapshot_id < 0) {
+        db->state = RDB_C_SYNCED;
+        db->synced = true;
+        db->ever_synced = true;
+    }
 }
 
 static void
@@ -800,16 +884,20 @@ handle_reply(struct rdb *db)
         } else {
             process_schema(db, m->result);
         }
-    } else if (msg_id_is(m, db->monitor_id)) {
+    } else if (msg_id_is(m, db->monitor_id)
+               || msg_id_is(m, db->snapshot_id)) {
+        bool snapshot = msg_id_is(m, db->snapshot_id);
         if (m->streamed) {
             rdb_update_end(db);
-            monitor_done(db);
+            monitor_done(db, snapshot);
         } else if (m->result && m->result->type == JSON_OBJECT) {
-            rdb_reset(db);
+            if (!snapshot) {
+                rdb_reset(db);
+            }
             rdb_update_begin(db);
             apply_table_updates_json(db, m->result);
             rdb_update_end(db);
-            monitor_done(db);
+            monitor_done(db, snapshot);
         } else {
             char *s = m->error ? json_to_string(m->error, 0) : NULL;
             VLOG_WARN_RL(&rl, "%s: monitor request failed: %s", db->remote,

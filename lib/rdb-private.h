@@ -21,7 +21,8 @@ struct rdb_table {
                                      * UUID. */
     size_t n_live;
     struct ovs_list tracked;        /* "struct rdb_row"s, by track_node. */
-    struct shash columns;           /* Column name -> index + 1. */
+    size_t next_col;                /* Where to look for the next column
+                                     * name first. */
     bool on_server;                 /* The server's schema has it. */
     uint64_t server_columns;        /* Columns the server has. */
 };
@@ -91,6 +92,8 @@ struct rdb {
     bool connecting;
     long long int next_id;
     long long int schema_id, monitor_id, lock_id;
+    long long int snapshot_id;      /* See send_monitor() in rdb-conn.c. */
+    bool monitor_pending;           /* Main monitor's reply not in yet. */
     unsigned int monitor_seq;       /* Names our monitors: ["rdb", N]. */
     bool lock_requested;
 

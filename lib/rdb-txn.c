@@ -171,8 +171,26 @@ put_where(struct ds *ds, const struct uuid *u)
 static void
 put_table(struct ds *ds, const char *op, const struct rdb_table_class *tc)
 {
-    ds_put_format(ds, ",{\"op\":\"%s\",\"table\":", op);
+    ds_put_cstr(ds, ",{\"op\":\"");
+    ds_put_cstr(ds, op);
+    ds_put_cstr(ds, "\",\"table\":");
     put_string(ds, tc->name);
+}
+
+static void
+put_integer(struct ds *ds, int64_t v)
+{
+    char buf[24];
+    char *p = buf + sizeof buf;
+    uint64_t u = v < 0 ? -(uint64_t) v : (uint64_t) v;
+    do {
+        *--p = '0' + u % 10;
+        u /= 10;
+    } while (u);
+    if (v < 0) {
+        *--p = '-';
+    }
+    ds_put_buffer(ds, p, buf + sizeof buf - p);
 }
 
 static bool
@@ -283,8 +301,8 @@ rdb_txn_mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
     put_where(&txn->buf, uuid);
     ds_put_cstr(&txn->buf, ",\"mutations\":[[");
     put_string(&txn->buf, tc->columns[col].name);
-    ds_put_format(&txn->buf, ",\"%s\",[\"set\",[",
-                  insert ? "insert" : "delete");
+    ds_put_cstr(&txn->buf, insert ? ",\"insert\",[\"set\",["
+                                  : ",\"delete\",[\"set\",[");
     for (size_t i = 0; i < n; i++) {
         if (i) {
             ds_put_char(&txn->buf, ',');
@@ -310,8 +328,8 @@ rdb_txn_mutate_refs(struct rdb_txn *txn, const struct rdb_table_class *tc,
     put_where(&txn->buf, uuid);
     ds_put_cstr(&txn->buf, ",\"mutations\":[[");
     put_string(&txn->buf, tc->columns[col].name);
-    ds_put_format(&txn->buf, ",\"%s\",[\"set\",[",
-                  insert ? "insert" : "delete");
+    ds_put_cstr(&txn->buf, insert ? ",\"insert\",[\"set\",["
+                                  : ",\"delete\",[\"set\",[");
     for (size_t i = 0; i < n; i++) {
         if (i) {
             ds_put_char(&txn->buf, ',');
@@ -407,7 +425,7 @@ rdb_txn_set_integer(struct rdb_txn *txn, size_t col, int64_t v)
         local_hash(txn, col, rdb_hash_integer_col(txn->tc, col, v));
     }
     if (c) {
-        ds_put_format(&txn->buf, "%"PRId64, v);
+        put_integer(&txn->buf, v);
     }
 }
 
@@ -421,7 +439,10 @@ rdb_txn_set_integers(struct rdb_txn *txn, size_t col, const int64_t *v,
     }
     ds_put_cstr(&txn->buf, "[\"set\",[");
     for (size_t i = 0; i < n; i++) {
-        ds_put_format(&txn->buf, "%s%"PRId64, i ? "," : "", v[i]);
+        if (i) {
+            ds_put_char(&txn->buf, ',');
+        }
+        put_integer(&txn->buf, v[i]);
     }
     ds_put_cstr(&txn->buf, "]]");
 }
@@ -481,6 +502,37 @@ rdb_txn_set_refs(struct rdb_txn *txn, size_t col, const struct uuid *u,
             ds_put_char(&txn->buf, ',');
         }
         put_ref(&txn->buf, &u[i]);
+    }
+    ds_put_cstr(&txn->buf, "]]");
+}
+
+void
+rdb_txn_set_map(struct rdb_txn *txn, size_t col, const char *const *keys,
+                const char *const *values, size_t n)
+{
+    const struct rdb_column_class *c = put_col(txn, col);
+    if (txn->local) {
+        struct rdb_hash sum = { { 0, 0 } };
+        for (size_t i = 0; i < n; i++) {
+            struct rdb_hash h = rdb_hash_pair_col(txn->tc, col, keys[i],
+                                                  values[i]);
+            rdb_hash_add(&sum, &h);
+        }
+        local_hash(txn, col, sum);
+    }
+    if (!c) {
+        return;
+    }
+    ds_put_cstr(&txn->buf, "[\"map\",[");
+    for (size_t i = 0; i < n; i++) {
+        if (i) {
+            ds_put_char(&txn->buf, ',');
+        }
+        ds_put_char(&txn->buf, '[');
+        put_string(&txn->buf, keys[i]);
+        ds_put_char(&txn->buf, ',');
+        put_string(&txn->buf, values[i]);
+        ds_put_char(&txn->buf, ']');
     }
     ds_put_cstr(&txn->buf, "]]");
 }
@@ -599,6 +651,8 @@ rdb_txn_commit(struct rdb_txn *txn)
     }
     rdb_conn_send(db, &head);
     ds_destroy(&head);
+    VLOG_DBG("%s: transaction %lld committed, %"PRIuSIZE" ops so far",
+             db->remote, txn->id, txn->n_ops);
 }
 
 long long int
@@ -629,6 +683,8 @@ rdb_txn_fill_output(struct rdb *db)
         if (txn->cur_producer >= txn->n_producers) {
             ds_put_cstr(&txn->buf, "]}");
             txn->finished = true;
+            VLOG_DBG("%s: transaction %lld produced, %"PRIuSIZE" ops",
+                     db->remote, txn->id, txn->n_ops);
         }
         rdb_conn_send(db, &txn->buf);
     }

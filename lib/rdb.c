@@ -941,15 +941,23 @@ datum_hash(const struct rdb_column_class *c, size_t col,
 
 /* Applying updates. */
 
+/* Finds the column named by the 'n' bytes at 'name'.  The server sends
+ * the columns of every row of a table in the same order, so the one after
+ * the last found is tried first. */
 static const struct rdb_column_class *
-find_column(const struct rdb_table *t, const char *name, size_t *idx)
+find_column(struct rdb_table *t, const char *name, size_t n, size_t *idx)
 {
-    uintptr_t v = (uintptr_t) shash_find_data(&t->columns, name);
-    if (!v) {
-        return NULL;
+    const struct rdb_table_class *tc = t->class;
+    for (size_t k = 0; k < tc->n_columns; k++) {
+        size_t i = (t->next_col + k) % tc->n_columns;
+        const char *cn = tc->columns[i].name;
+        if (!strncmp(cn, name, n) && !cn[n]) {
+            t->next_col = (i + 1) % tc->n_columns;
+            *idx = i;
+            return &tc->columns[i];
+        }
     }
-    *idx = v - 1;
-    return &t->class->columns[v - 1];
+    return NULL;
 }
 
 /* Decodes the row object in 't' into 'row': every column for an insert
@@ -973,14 +981,10 @@ decode_row(struct rdb_table *t, struct rdb_row *row, struct jtext *text,
             || !jtext_expect(text, ':')) {
             return false;
         }
-        char key[64];
         size_t idx;
-        const struct rdb_column_class *c = NULL;
-        if (n < sizeof key) {
-            memcpy(key, name, n);
-            key[n] = '\0';
-            c = find_column(t, key, &idx);
-        }
+        const struct rdb_column_class *c = (t->class->n_columns
+                                            ? find_column(t, name, n, &idx)
+                                            : NULL);
         if (!c) {
             if (!jtext_skip(text)) {
                 return false;
@@ -1364,11 +1368,6 @@ rdb_create(const struct rdb_class *class, const char *remote)
         t->db = db;
         hmap_init(&t->rows);
         ovs_list_init(&t->tracked);
-        shash_init(&t->columns);
-        for (size_t j = 0; j < tc->n_columns; j++) {
-            shash_add(&t->columns, tc->columns[j].name,
-                      (void *) (uintptr_t) (j + 1));
-        }
     }
     ovs_list_init(&db->graveyard);
     ovs_list_init(&db->zombies);
@@ -1395,7 +1394,6 @@ rdb_destroy(struct rdb *db)
     }
     for (size_t i = 0; i < db->class->n_tables; i++) {
         hmap_destroy(&db->tables[i].rows);
-        shash_destroy(&db->tables[i].columns);
     }
     free(db->tables);
     ds_destroy(&db->scratch);

@@ -389,6 +389,9 @@ void rdb_txn_set_ref(struct rdb_txn *, size_t col, const struct uuid *);
 void rdb_txn_set_refs(struct rdb_txn *, size_t col, const struct uuid *,
                       size_t n);
 void rdb_txn_set_smap(struct rdb_txn *, size_t col, const struct smap *);
+/* A string-to-string map given as 'n' distinct keys and their values. */
+void rdb_txn_set_map(struct rdb_txn *, size_t col, const char *const *keys,
+                     const char *const *values, size_t n);
 
 /* Adds ('insert' true) or removes values of set column 'col' of an
  * existing row, without rewriting the rest of the set. */

@@ -83,7 +83,10 @@ pg_dp_find(const struct pg_state *pg, size_t dp)
 static void
 mark_pg_dirty(struct groups *g, size_t dp, const char *name)
 {
-    sset_add_and_free(&g->dirty_pgs, xasprintf("%"PRIuSIZE" %s", dp, name));
+    if (!g->building) {
+        sset_add_and_free(&g->dirty_pgs,
+                          xasprintf("%"PRIuSIZE" %s", dp, name));
+    }
 }
 
 /* Addresses added to and removed from a set since its SB row was last
@@ -96,6 +99,9 @@ struct set_delta {
 static void
 record_delta(struct groups *g, const char *name, const char *addr, bool add)
 {
+    if (g->building) {
+        return;
+    }
     struct set_delta *d = shash_find_data(&g->set_deltas, name);
     if (!d) {
         d = xmalloc(sizeof *d);
@@ -154,7 +160,9 @@ derived_count(struct groups *g, const char *name, const char *ip, int delta,
             sset_find_and_delete(set, ip);
         }
         record_delta(g, name, ip, new > 0);
-        sset_add(&g->dirty_sets, name);
+        if (!g->building) {
+            sset_add(&g->dirty_sets, name);
+        }
         if (sets_changed) {
             sset_add(sets_changed, name);
         }
@@ -189,8 +197,9 @@ member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
     for (size_t j = 0; j < p->n_addrs; j++) {
         const struct lsp_addresses *la = &p->addrs[j];
         for (size_t k = 0; k < la->n_ipv4; k++) {
-            sset_add_and_free(&mb->ips[0], xasprintf(IP_FMT, IP_ARGS(
-                                                     la->ipv4[k].addr)));
+            char buf[INET_ADDRSTRLEN];
+            inet_ntop(AF_INET, &la->ipv4[k].addr, buf, sizeof buf);
+            sset_add(&mb->ips[0], buf);
         }
         for (size_t k = 0; k < la->n_ipv6; k++) {
             char buf[INET6_ADDRSTRLEN];
@@ -202,12 +211,10 @@ member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
         return;                     /* Another group has the name. */
     }
     for (int f = 0; f < 2; f++) {
-        char *name = derived_name(pg->name, f);
         const char *ip;
         SSET_FOR_EACH (ip, &mb->ips[f]) {
-            derived_count(g, name, ip, 1, sets_changed);
+            derived_count(g, pg->derived[f], ip, 1, sets_changed);
         }
-        free(name);
     }
 }
 
@@ -233,14 +240,12 @@ member_unapply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
     }
     bool derives = shash_find_data(&g->pg_names, pg->name) == pg;
     for (int f = 0; f < 2; f++) {
-        char *name = derived_name(pg->name, f);
         const char *ip;
         SSET_FOR_EACH (ip, &mb->ips[f]) {
             if (derives) {
-                derived_count(g, name, ip, -1, sets_changed);
+                derived_count(g, pg->derived[f], ip, -1, sets_changed);
             }
         }
-        free(name);
         sset_clear(&mb->ips[f]);
     }
     mb->dp = SIZE_MAX;
@@ -325,6 +330,8 @@ pg_state_destroy(struct pg_state *pg)
     hmap_destroy(&pg->per_dp);
     bitmap_free(pg->dps);
     free(pg->name);
+    free(pg->derived[0]);
+    free(pg->derived[1]);
     free(pg);
 }
 
@@ -337,6 +344,8 @@ pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
     pg->uuid = nb_pg->header_.uuid;
     pg->nb = nb_pg;
     pg->name = xstrdup(nb_pg->name);
+    pg->derived[0] = derived_name(pg->name, 0);
+    pg->derived[1] = derived_name(pg->name, 1);
     pg->dps = bitmap_allocate(g->dp_cap);
     hmap_init(&pg->per_dp);
     hmap_init(&pg->members);
@@ -446,11 +455,13 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
         add_derived_sets(g, node->data);
     }
     struct pg_state *pg;
+    g->building = true;
     HMAP_FOR_EACH (pg, node, &g->pgs) {
         for (size_t i = 0; i < pg->nb->n_ports; i++) {
             member_add(g, pg, pg->nb->ports[i], NULL, NULL);
         }
     }
+    g->building = false;
 }
 
 void

@@ -36,10 +36,13 @@ struct pg_state {
                                      * bits). */
     struct hmap per_dp;             /* "struct pg_dp"s: members by dp. */
     struct hmap members;            /* "struct pg_member"s, by port row. */
+    char *derived[2];               /* "<name>_ip4", "<name>_ip6". */
 };
 
 struct groups {
     const struct ls_model *model;
+    bool building;                  /* In groups_init(): a full sync
+                                     * follows, nothing to mark dirty. */
     size_t dp_cap;
     struct hmap pgs;                /* "struct pg_state"s. */
     struct shash pg_names;          /* Name -> the pg_state that owns it. */

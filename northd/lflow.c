@@ -370,36 +370,59 @@ lflow_source(const struct lflow *f)
     return slash ? slash + 1 : f->where;
 }
 
+/* A flow's external_ids: "stage-name", "stage-hint" (the first 8 hex
+ * digits of the NB row it comes from, if any) and "source". */
+struct lflow_ids {
+    const char *keys[3];
+    const char *values[3];
+    size_t n;
+    char hint[9];
+};
+
 static void
-lflow_external_ids(const struct lflow *f, struct smap *ids)
+lflow_ids_init(const struct lflow *f, struct lflow_ids *ids)
 {
-    smap_add(ids, "stage-name", ls_stage_name(f->stage));
+    ids->n = 0;
+    ids->keys[ids->n] = "stage-name";
+    ids->values[ids->n++] = ls_stage_name(f->stage);
     if (!uuid_is_zero(&f->hint)) {
-        smap_add_format(ids, "stage-hint", "%08x", f->hint.parts[0]);
+        static const char hex[] = "0123456789abcdef";
+        uint32_t v = f->hint.parts[0];
+        for (int i = 7; i >= 0; i--, v >>= 4) {
+            ids->hint[i] = hex[v & 15];
+        }
+        ids->hint[8] = '\0';
+        ids->keys[ids->n] = "stage-hint";
+        ids->values[ids->n++] = ids->hint;
     }
-    smap_add(ids, "source", lflow_source(f));
+    ids->keys[ids->n] = "source";
+    ids->values[ids->n++] = lflow_source(f);
 }
 
 /* The hash the replica keeps of a Logical_Flow row's external_ids, for
- * the ones lflow_external_ids() makes: cheaper than building them, and
- * most flows are unchanged on most passes. */
+ * the ones 'f' should have. */
 static struct rdb_hash
 lflow_ids_hash(const struct lflow *f)
 {
-    const struct rdb_table_class *tc = &sb_table_logical_flow;
-    const size_t col = SB_LOGICAL_FLOW_COL_EXTERNAL_IDS;
-    struct rdb_hash h = rdb_hash_pair_col(tc, col, "stage-name",
-                                          ls_stage_name(f->stage));
-    if (!uuid_is_zero(&f->hint)) {
-        char hint[9];
-        snprintf(hint, sizeof hint, "%08x", f->hint.parts[0]);
-        struct rdb_hash hh = rdb_hash_pair_col(tc, col, "stage-hint", hint);
-        rdb_hash_add(&h, &hh);
+    struct lflow_ids ids;
+    lflow_ids_init(f, &ids);
+    struct rdb_hash sum = { { 0, 0 } };
+    for (size_t i = 0; i < ids.n; i++) {
+        struct rdb_hash h = rdb_hash_pair_col(
+            &sb_table_logical_flow, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS,
+            ids.keys[i], ids.values[i]);
+        rdb_hash_add(&sum, &h);
     }
-    struct rdb_hash sh = rdb_hash_pair_col(tc, col, "source",
-                                           lflow_source(f));
-    rdb_hash_add(&h, &sh);
-    return h;
+    return sum;
+}
+
+static void
+set_lflow_ids(const struct lflow *f, struct rdb_txn *txn)
+{
+    struct lflow_ids ids;
+    lflow_ids_init(f, &ids);
+    rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, ids.keys,
+                    ids.values, ids.n);
 }
 
 /* The hash the replica keeps of the rest of the row (see lib/sb.rdb). */
@@ -478,10 +501,7 @@ update_sb_flow(const struct lflow *f, const struct sb_logical_flow *sb,
     if (!rdb_hash_equals(&ids, rdb_row_hash(&sb->header_,
                                             &sb_table_logical_flow,
                                             SB_LOGICAL_FLOW_HASH_IDS))) {
-        struct smap smap = SMAP_INITIALIZER(&smap);
-        lflow_external_ids(f, &smap);
-        rdb_txn_set_smap(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, &smap);
-        smap_destroy(&smap);
+        set_lflow_ids(f, txn);
         COVERAGE_INC(lflow_updated);
     }
 }
@@ -512,10 +532,7 @@ insert_sb_flow(struct lflow *f, const struct ls_model *m,
         rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP,
                         target.group);
     }
-    struct smap ids = SMAP_INITIALIZER(&ids);
-    lflow_external_ids(f, &ids);
-    rdb_txn_set_smap(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, &ids);
-    smap_destroy(&ids);
+    set_lflow_ids(f, txn);
     COVERAGE_INC(lflow_inserted);
 }
 
@@ -563,11 +580,17 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
     }
     t->n_dirty = 0;
 
-    struct lflow_by_content *index = xmalloc((hmap_count(&t->flows) + 1)
+    /* (Into an empty SB, as on a first start, every flow is new.) */
+    bool sb_empty = !sb_logical_flow_count(sb_db);
+    struct lflow_by_content *index = xmalloc(((sb_empty ? 0
+                                               : hmap_count(&t->flows)) + 1)
                                              * sizeof *index);
     struct hmap by_content = HMAP_INITIALIZER(&by_content);
     size_t n = 0;
     HMAP_FOR_EACH (f, node, &t->flows) {
+        if (sb_empty) {
+            break;
+        }
         struct lflow_by_content *bc = &index[n++];
         bc->hash = lflow_content_hash(f);
         bc->flow = f;
