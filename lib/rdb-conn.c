@@ -117,6 +117,14 @@ flush_output(struct rdb *db)
     }
 }
 
+void
+rdb_conn_flush(struct rdb *db)
+{
+    if (db->stream && !db->connecting) {
+        flush_output(db);
+    }
+}
+
 static void
 send_json_request(struct rdb *db, long long int id, const char *method,
                   const struct json *params)

@@ -140,6 +140,7 @@ void rdb_conn_destroy(struct rdb *);
 void rdb_conn_run(struct rdb *);
 void rdb_conn_wait(struct rdb *);
 void rdb_conn_send(struct rdb *, struct ds *);   /* Takes the contents. */
+void rdb_conn_flush(struct rdb *);              /* Sends what it can now. */
 size_t rdb_conn_backlog(const struct rdb *);
 long long int rdb_conn_next_id(struct rdb *);
 

@@ -50,8 +50,14 @@ struct rdb_txn {
 
     struct rdb_txn_producer *producers;
     size_t n_producers, allocated_producers, cur_producer;
+    bool started;                   /* Header sent (rdb_txn_start()). */
+    bool committed;
     bool finished;                  /* All of it queued. */
 };
+
+/* Once started, a transaction hands its text to the connection in pieces
+ * of about this size. */
+#define RDB_TXN_CHUNK (64 * 1024)
 
 const char *
 rdb_txn_status_to_string(enum rdb_txn_status status)
@@ -201,10 +207,23 @@ is_local_table(const struct rdb_table_class *tc)
 
 /* Ops. */
 
+/* A started transaction's ops go out as they are written, so that the
+ * server reads them while the rest is computed. */
+static void
+maybe_flush(struct rdb_txn *txn)
+{
+    if (txn->started && !txn->committed
+        && txn->buf.length >= RDB_TXN_CHUNK) {
+        rdb_conn_send(txn->db, &txn->buf);
+        rdb_conn_flush(txn->db);
+    }
+}
+
 static void
 end_op(struct rdb_txn *txn)
 {
     if (!txn->in_row) {
+        maybe_flush(txn);
         return;
     }
     txn->in_row = false;
@@ -218,14 +237,14 @@ end_op(struct rdb_txn *txn)
         rdb_apply_local(txn->db, &txn->lop);
         txn->touched_local = true;
     }
+    maybe_flush(txn);
 }
 
 static void
 begin_row(struct rdb_txn *txn, const struct rdb_table_class *tc,
           const struct uuid *uuid, bool update)
 {
-    ovs_assert(txn->status == RDB_TXN_UNCOMMITTED
-               || txn->status == RDB_TXN_INCOMPLETE);
+    ovs_assert(!txn->committed || !txn->finished);
     end_op(txn);
     txn->in_row = true;
     txn->is_update = update;
@@ -568,7 +587,7 @@ void
 rdb_txn_add_producer(struct rdb_txn *txn, rdb_txn_producer_func *cb,
                      void *aux)
 {
-    ovs_assert(txn->status == RDB_TXN_UNCOMMITTED);
+    ovs_assert(!txn->committed);
     if (txn->n_producers >= txn->allocated_producers) {
         txn->producers = x2nrealloc(txn->producers,
                                     &txn->allocated_producers,
@@ -610,28 +629,23 @@ txn_complete(struct rdb_txn *txn, enum rdb_txn_status status,
     }
 }
 
-void
-rdb_txn_commit(struct rdb_txn *txn)
+/* Checks that 'txn' can be sent; if so, makes it the one in flight and
+ * queues its header.  Returns false if it failed (its status says why). */
+static bool
+send_head(struct rdb_txn *txn)
 {
     struct rdb *db = txn->db;
-    ovs_assert(txn->status == RDB_TXN_UNCOMMITTED);
-    end_op(txn);
-    if (rdb_txn_is_empty(txn)) {
-        txn->status = RDB_TXN_UNCHANGED;
-        return;
-    }
     ovs_assert(!db->txn);
     if (!rdb_is_connected(db)) {
         txn_complete(txn, RDB_TXN_ERROR, "not connected");
-        return;
+        return false;
     }
     if (db->lock_name && !rdb_has_lock(db)) {
         txn_complete(txn, RDB_TXN_NOT_LOCKED, "lock not held");
-        return;
+        return false;
     }
     COVERAGE_INC(rdb_txn_commit);
     txn->id = rdb_conn_next_id(db);
-    txn->status = RDB_TXN_INCOMPLETE;
     db->txn = txn;
 
     struct ds head = DS_EMPTY_INITIALIZER;
@@ -643,14 +657,52 @@ rdb_txn_commit(struct rdb_txn *txn)
         put_string(&head, db->lock_name);
         ds_put_char(&head, '}');
     }
-    ds_put_buffer(&head, txn->buf.string, txn->buf.length);
-    ds_clear(&txn->buf);
-    if (!txn->n_producers) {
-        ds_put_cstr(&head, "]}");
-        txn->finished = true;
-    }
     rdb_conn_send(db, &head);
     ds_destroy(&head);
+    return true;
+}
+
+void
+rdb_txn_start(struct rdb_txn *txn)
+{
+    ovs_assert(txn->status == RDB_TXN_UNCOMMITTED && !txn->started);
+    end_op(txn);
+    if (send_head(txn)) {
+        txn->started = true;
+        rdb_conn_send(txn->db, &txn->buf);
+        VLOG_DBG("%s: transaction %lld started", txn->db->remote, txn->id);
+    }
+}
+
+void
+rdb_txn_commit(struct rdb_txn *txn)
+{
+    struct rdb *db = txn->db;
+    ovs_assert(!txn->committed);
+    end_op(txn);
+    txn->committed = true;
+    if (txn->status != RDB_TXN_UNCOMMITTED) {
+        /* rdb_txn_start() failed: nothing was sent. */
+        if (txn->touched_local) {
+            rdb_force_resync(db);
+        }
+        return;
+    }
+    if (!txn->started) {
+        if (rdb_txn_is_empty(txn)) {
+            txn->status = RDB_TXN_UNCHANGED;
+            return;
+        }
+        if (!send_head(txn)) {
+            return;
+        }
+    }
+    txn->status = RDB_TXN_INCOMPLETE;
+    if (!txn->n_producers) {
+        ds_put_cstr(&txn->buf, "]}");
+        txn->finished = true;
+    }
+    rdb_conn_send(db, &txn->buf);
     VLOG_DBG("%s: transaction %lld committed, %"PRIuSIZE" ops so far",
              db->remote, txn->id, txn->n_ops);
 }
@@ -664,7 +716,7 @@ rdb_txn_pending_id(const struct rdb *db)
 bool
 rdb_txn_wants_output(const struct rdb *db)
 {
-    return db->txn && !db->txn->finished;
+    return db->txn && db->txn->committed && !db->txn->finished;
 }
 
 void

@@ -414,6 +414,13 @@ void rdb_txn_add_producer(struct rdb_txn *, rdb_txn_producer_func *,
 bool rdb_txn_is_empty(const struct rdb_txn *);
 size_t rdb_txn_n_ops(const struct rdb_txn *);
 
+/* Starts sending the transaction before it is complete: every op written
+ * from now on goes to the server as soon as a piece of the text is
+ * ready, so that the server reads a big transaction while the rest of it
+ * is computed.  A started transaction is sent even if it ends up with no
+ * ops.  Optional; rdb_txn_commit() then finishes it. */
+void rdb_txn_start(struct rdb_txn *);
+
 /* Sends the transaction (or decides there is nothing to send). */
 void rdb_txn_commit(struct rdb_txn *);
 enum rdb_txn_status rdb_txn_get_status(const struct rdb_txn *);

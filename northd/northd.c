@@ -283,6 +283,10 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     d->valid = true;
     uuidset_init(&d->own_pb_deletes);
 
+    /* What a full pass writes can be most of the SB: let the server read
+     * it while the rest is compiled. */
+    rdb_txn_start(ctx->sb_txn);
+
     /* Input model: switches and ports (with their SB bindings, created
      * here so flows can refer to them), load balancers, port groups and
      * address sets. */
