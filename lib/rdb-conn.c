@@ -669,6 +669,14 @@ msg_start(void *db_, const struct jsplit *js, char c)
             }
             if (!m->have_id) {
                 COVERAGE_INC(rdb_whole_message);
+            } else if (!msg_id_is(m, db->schema_id)
+                       && !msg_id_is(m, db->lock_id)
+                       && !msg_id_is(m, db->monitor_id)
+                       && !msg_id_is(m, db->snapshot_id)
+                       && !msg_id_is(m, rdb_txn_pending_id(db))) {
+                /* E.g. a monitor replaced by rdb_force_resync(): its
+                 * contents are of no use. */
+                return JSPLIT_SKIP;
             }
             return JSPLIT_CAPTURE;
         }
@@ -881,6 +889,19 @@ monitor_done(struct rdb *db, bool snapshot)
     }
 }
 
+/* The lock was granted.  Rows of tables whose inserts the server does not
+ * report may have been inserted by the previous holder after our copy of
+ * them was taken ('stale'): then a fresh copy is needed before the user
+ * acts on them. */
+static void
+lock_acquired(struct rdb *db, bool stale)
+{
+    db->has_lock = true;
+    if (stale && db->has_local_tables) {
+        rdb_force_resync(db);
+    }
+}
+
 static void
 handle_reply(struct rdb *db)
 {
@@ -918,7 +939,12 @@ handle_reply(struct rdb *db)
                                      && m->result->type == JSON_OBJECT
                                      ? shash_find_data(json_object(m->result),
                                                        "locked") : NULL);
-        db->has_lock = locked && locked->type == JSON_TRUE;
+        if (locked && locked->type == JSON_TRUE) {
+            /* The server granted the lock on this request: a copy taken
+             * for an earlier monitor request predates it. */
+            lock_acquired(db, db->monitor_id >= 0
+                              && db->monitor_id < db->lock_id);
+        }
     } else if (msg_id_is(m, rdb_txn_pending_id(db))) {
         if (m->streamed) {
             rdb_txn_reply(db, !m->error && !m->txn_error,
@@ -965,8 +991,13 @@ handle_request(struct rdb *db)
             && json_array(p)->elems[0]->type == JSON_STRING
             && !strcmp(json_string(json_array(p)->elems[0]),
                        db->lock_name)) {
-            db->has_lock = !strcmp(method, "locked");
-            if (!db->has_lock) {
+            if (!strcmp(method, "locked")) {
+                /* Granted now: whatever copy we have or are getting may
+                 * predate it. */
+                lock_acquired(db, db->state == RDB_C_SYNCED
+                                  || db->state == RDB_C_MONITOR);
+            } else {
+                db->has_lock = false;
                 VLOG_INFO("%s: lock \"%s\" was stolen", db->remote,
                           db->lock_name);
             }

@@ -8,6 +8,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/list.h"
 #include "openvswitch/shash.h"
+#include "uuidset.h"
 
 struct json;
 struct jsplit;
@@ -77,6 +78,8 @@ struct rdb {
                                      * the next rdb_track_clear(). */
     struct ovs_list zombies;        /* Deleted rows something still
                                      * refers to: freed with the db. */
+    struct uuidset expected_deletes;    /* See rdb_expect_delete(). */
+    bool has_local_tables;
     struct ds scratch;
 
     /* Connection. */
@@ -112,21 +115,13 @@ void rdb_update_end(struct rdb *);
 bool rdb_apply_row_update(struct rdb_table *, const char *uuid_s,
                           const char *text, size_t n, char **errorp);
 
-/* What a successful transaction changed in a table the server does not
- * report inserts and modifications for (see rdb-txn.c). */
-#define RDB_LOCAL_MAX 4
-struct rdb_local_op {
-    enum { RDB_LOCAL_INSERT, RDB_LOCAL_UPDATE, RDB_LOCAL_DELETE } type;
-    const struct rdb_table_class *tc;
-    struct uuid uuid;
-    size_t n_refs;                  /* Reference columns given... */
-    uint8_t ref_cols[RDB_LOCAL_MAX];
-    struct uuid refs[RDB_LOCAL_MAX];    /* ...and their values (zero:
-                                         * none). */
-    uint64_t hashes_set;            /* Hash groups given. */
-    struct rdb_hash hashes[RDB_LOCAL_MAX];
-};
-void rdb_apply_local(struct rdb *, const struct rdb_local_op *);
+/* Deletions of rows of tables the server reports only deletions of (see
+ * rdb_txn_delete()): the server's report of them is no news.
+ * rdb_expect_delete_done() forgets them once the transaction is over. */
+void rdb_expect_delete(struct rdb *, const struct rdb_table_class *,
+                       const struct uuid *);
+void rdb_expect_delete_done(struct rdb *);
+bool rdb_table_is_local(const struct rdb_table_class *);
 
 uint64_t rdb_hash_bytes64(const void *, size_t n, uint64_t basis);
 struct rdb_hash rdb_hash_atom_string(size_t col, const char *, size_t n);

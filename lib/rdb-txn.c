@@ -44,9 +44,9 @@ struct rdb_txn {
     size_t n_cols;
     const struct rdb_table_class *tc;
     const struct rdb_table *table;
-    bool local;                     /* 'tc' keeps our writes locally. */
-    struct rdb_local_op lop;
-    bool touched_local;
+    bool touched_local;             /* Wrote to a table the server does not
+                                     * report inserts and modifications
+                                     * of: see txn_complete(). */
 
     struct rdb_txn_producer *producers;
     size_t n_producers, allocated_producers, cur_producer;
@@ -233,10 +233,6 @@ end_op(struct rdb_txn *txn)
         return;
     }
     ds_put_cstr(&txn->buf, "}}");
-    if (txn->local) {
-        rdb_apply_local(txn->db, &txn->lop);
-        txn->touched_local = true;
-    }
     maybe_flush(txn);
 }
 
@@ -252,7 +248,7 @@ begin_row(struct rdb_txn *txn, const struct rdb_table_class *tc,
     txn->n_cols = 0;
     txn->tc = tc;
     txn->table = rdb_table(txn->db, tc);
-    txn->local = is_local_table(tc);
+    txn->touched_local |= is_local_table(tc);
     txn->n_ops++;
     put_table(&txn->buf, update ? "update" : "insert", tc);
     if (update) {
@@ -263,12 +259,6 @@ begin_row(struct rdb_txn *txn, const struct rdb_table_class *tc,
         put_uuid(&txn->buf, uuid);
     }
     ds_put_cstr(&txn->buf, ",\"row\":{");
-    if (txn->local) {
-        memset(&txn->lop, 0, sizeof txn->lop);
-        txn->lop.type = update ? RDB_LOCAL_UPDATE : RDB_LOCAL_INSERT;
-        txn->lop.tc = tc;
-        txn->lop.uuid = *uuid;
-    }
 }
 
 void
@@ -296,12 +286,11 @@ rdb_txn_delete(struct rdb_txn *txn, const struct rdb_table_class *tc,
     put_where(&txn->buf, uuid);
     ds_put_char(&txn->buf, '}');
     if (is_local_table(tc)) {
-        struct rdb_local_op op = {
-            .type = RDB_LOCAL_DELETE, .tc = tc, .uuid = *uuid,
-        };
-        rdb_apply_local(txn->db, &op);
+        /* The server reports the deletion; it is not someone else's. */
+        rdb_expect_delete(txn->db, tc, uuid);
         txn->touched_local = true;
     }
+    maybe_flush(txn);
 }
 
 void
@@ -377,38 +366,10 @@ put_col(struct rdb_txn *txn, size_t col)
     return c;
 }
 
-static void
-local_hash(struct rdb_txn *txn, size_t col, struct rdb_hash h)
-{
-    const struct rdb_column_class *c = &txn->tc->columns[col];
-    ovs_assert(c->storage == RDB_S_HASHED && c->hash_group < RDB_LOCAL_MAX);
-    rdb_hash_add(&txn->lop.hashes[c->hash_group], &h);
-    txn->lop.hashes_set |= UINT64_C(1) << c->hash_group;
-}
-
-static void
-local_ref(struct rdb_txn *txn, size_t col, const struct uuid *u)
-{
-    struct rdb_local_op *op = &txn->lop;
-    ovs_assert(txn->tc->columns[col].ref_table
-               && op->n_refs < RDB_LOCAL_MAX);
-    op->ref_cols[op->n_refs] = col;
-    if (u) {
-        op->refs[op->n_refs] = *u;
-    } else {
-        uuid_zero(&op->refs[op->n_refs]);
-    }
-    op->n_refs++;
-}
-
 void
 rdb_txn_set_string(struct rdb_txn *txn, size_t col, const char *s)
 {
-    const struct rdb_column_class *c = put_col(txn, col);
-    if (txn->local) {
-        local_hash(txn, col, rdb_hash_string_col(txn->tc, col, s));
-    }
-    if (!c) {
+    if (!put_col(txn, col)) {
         return;
     }
     if (s) {
@@ -422,7 +383,6 @@ void
 rdb_txn_set_strings(struct rdb_txn *txn, size_t col,
                     const char *const *v, size_t n)
 {
-    ovs_assert(!txn->local);
     if (!put_col(txn, col)) {
         return;
     }
@@ -439,11 +399,7 @@ rdb_txn_set_strings(struct rdb_txn *txn, size_t col,
 void
 rdb_txn_set_integer(struct rdb_txn *txn, size_t col, int64_t v)
 {
-    const struct rdb_column_class *c = put_col(txn, col);
-    if (txn->local) {
-        local_hash(txn, col, rdb_hash_integer_col(txn->tc, col, v));
-    }
-    if (c) {
+    if (put_col(txn, col)) {
         put_integer(&txn->buf, v);
     }
 }
@@ -452,7 +408,6 @@ void
 rdb_txn_set_integers(struct rdb_txn *txn, size_t col, const int64_t *v,
                      size_t n)
 {
-    ovs_assert(!txn->local);
     if (!put_col(txn, col)) {
         return;
     }
@@ -469,7 +424,6 @@ rdb_txn_set_integers(struct rdb_txn *txn, size_t col, const int64_t *v,
 void
 rdb_txn_set_bool(struct rdb_txn *txn, size_t col, bool b)
 {
-    ovs_assert(!txn->local);
     if (put_col(txn, col)) {
         ds_put_cstr(&txn->buf, b ? "true" : "false");
     }
@@ -478,7 +432,6 @@ rdb_txn_set_bool(struct rdb_txn *txn, size_t col, bool b)
 void
 rdb_txn_set_bools(struct rdb_txn *txn, size_t col, const bool *v, size_t n)
 {
-    ovs_assert(!txn->local);
     if (!put_col(txn, col)) {
         return;
     }
@@ -493,11 +446,7 @@ rdb_txn_set_bools(struct rdb_txn *txn, size_t col, const bool *v, size_t n)
 void
 rdb_txn_set_ref(struct rdb_txn *txn, size_t col, const struct uuid *u)
 {
-    const struct rdb_column_class *c = put_col(txn, col);
-    if (txn->local) {
-        local_ref(txn, col, u);
-    }
-    if (!c) {
+    if (!put_col(txn, col)) {
         return;
     }
     if (u && !uuid_is_zero(u)) {
@@ -511,7 +460,6 @@ void
 rdb_txn_set_refs(struct rdb_txn *txn, size_t col, const struct uuid *u,
                  size_t n)
 {
-    ovs_assert(!txn->local);
     if (!put_col(txn, col)) {
         return;
     }
@@ -529,17 +477,7 @@ void
 rdb_txn_set_map(struct rdb_txn *txn, size_t col, const char *const *keys,
                 const char *const *values, size_t n)
 {
-    const struct rdb_column_class *c = put_col(txn, col);
-    if (txn->local) {
-        struct rdb_hash sum = { { 0, 0 } };
-        for (size_t i = 0; i < n; i++) {
-            struct rdb_hash h = rdb_hash_pair_col(txn->tc, col, keys[i],
-                                                  values[i]);
-            rdb_hash_add(&sum, &h);
-        }
-        local_hash(txn, col, sum);
-    }
-    if (!c) {
+    if (!put_col(txn, col)) {
         return;
     }
     ds_put_cstr(&txn->buf, "[\"map\",[");
@@ -559,11 +497,7 @@ rdb_txn_set_map(struct rdb_txn *txn, size_t col, const char *const *keys,
 void
 rdb_txn_set_smap(struct rdb_txn *txn, size_t col, const struct smap *smap)
 {
-    const struct rdb_column_class *c = put_col(txn, col);
-    if (txn->local) {
-        local_hash(txn, col, rdb_hash_smap_col(txn->tc, col, smap));
-    }
-    if (!c) {
+    if (!put_col(txn, col)) {
         return;
     }
     ds_put_cstr(&txn->buf, "[\"map\",[");
@@ -623,8 +557,11 @@ txn_complete(struct rdb_txn *txn, enum rdb_txn_status status,
     txn->status = status;
     free(txn->error);
     txn->error = nullable_xstrdup(error);
+    rdb_expect_delete_done(db);
     if (status != RDB_TXN_SUCCESS && txn->touched_local) {
-        /* What we applied to the replica locally did not happen. */
+        /* Whoever wrote the transaction believes its writes happened, and
+         * the server will not say otherwise for such a table: start over
+         * from a fresh copy. */
         rdb_force_resync(db);
     }
 }

@@ -1070,10 +1070,34 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
         if (!jtext_null(&text)) {
             goto syntax;
         }
-        /* Deletion of a row we never saw: e.g. a Logical_Flow inserted by
-         * someone else, whose insertion is not reported. */
+        bool local = rdb_table_is_local(t->class);
+        bool own = local && uuidset_find_and_delete(&t->db->expected_deletes,
+                                                    &uuid);
         if (row && row->state == RDB_ROW_LIVE) {
-            apply_delete(t, row);
+            if (own) {
+                hmap_remove(&t->rows, &row->node);
+                t->n_live--;
+                if (row->track) {
+                    ovs_list_remove(&row->track_node);
+                }
+                row_free(row, true);
+            } else {
+                apply_delete(t, row);
+            }
+        } else if (!row && local && !own) {
+            /* Someone else deleted a row of a table whose inserts are not
+             * reported: track the deletion of a row with no contents. */
+            COVERAGE_INC(rdb_row_delete);
+            row = xzalloc(t->class->row_size);
+            row->uuid = uuid;
+            row->table = t;
+            row->state = RDB_ROW_DELETED;
+            ovs_list_init(&row->track_node);
+            row_init_defaults(row);
+            track(row, RDB_TRACK_DELETED);
+            if (!t->class->quiet) {
+                t->db->changed = true;
+            }
         }
     } else if (!strcmp(opbuf, "initial") || !strcmp(opbuf, "insert")) {
         COVERAGE_INC(rdb_row_insert);
@@ -1125,66 +1149,40 @@ syntax:
     return false;
 }
 
-void
-rdb_apply_local(struct rdb *db, const struct rdb_local_op *op)
+bool
+rdb_table_is_local(const struct rdb_table_class *tc)
 {
-    struct rdb_table *t = rdb_table(db, op->tc);
-    const struct rdb_table_class *tc = op->tc;
-    struct rdb_row *row = row_find(t, &op->uuid);
+    return !(tc->select & (RDB_SELECT_INSERT | RDB_SELECT_MODIFY));
+}
 
-    if (op->type == RDB_LOCAL_DELETE) {
-        if (row && row->state == RDB_ROW_LIVE) {
-            hmap_remove(&t->rows, &row->node);
-            t->n_live--;
-            if (row->track) {
-                /* Our own deletion is not a change to report. */
-                ovs_list_remove(&row->track_node);
-                ovs_list_init(&row->track_node);
-                row->track = 0;
-                row->updated = 0;
-            }
-            if (row->n_refs) {
-                /* Still referred to: keep a placeholder. */
-                row_clear(row, true);
-                row->state = RDB_ROW_ORPHAN;
-                hmap_insert(&t->rows, &row->node, uuid_hash(&row->uuid));
-            } else {
-                row_free(row, true);
-            }
-        }
-        return;
-    }
+void
+rdb_expect_delete(struct rdb *db, const struct rdb_table_class *tc OVS_UNUSED,
+                  const struct uuid *uuid)
+{
+    uuidset_insert(&db->expected_deletes, uuid);
+}
 
-    if (op->type == RDB_LOCAL_INSERT) {
-        if (!row) {
-            row = row_create(t, &op->uuid, RDB_ROW_LIVE);
-            t->n_live++;
-        } else if (row->state != RDB_ROW_LIVE) {
-            row->state = RDB_ROW_LIVE;
-            t->n_live++;
-        } else {
-            row_clear(row, true);
-        }
-    } else if (!row || row->state != RDB_ROW_LIVE) {
-        return;
-    }
+void
+rdb_expect_delete_done(struct rdb *db)
+{
+    uuidset_clear(&db->expected_deletes);
+}
 
-    for (size_t i = 0; i < op->n_refs; i++) {
-        const struct rdb_column_class *c = &tc->columns[op->ref_cols[i]];
-        struct rdb_row **r = member(row, c);
-        struct rdb_row *new = ref_get(ref_table(row, c), &op->refs[i]);
-        ref_put(*r);
-        *r = new;
-    }
-    struct rdb_hash *hashes = (struct rdb_hash *) ((char *) row
-                                                   + tc->hash_offset);
-    for (size_t g = 0; g < tc->n_hash_groups; g++) {
-        if (op->hashes_set & (UINT64_C(1) << g)) {
-            hashes[g] = op->hashes[g];
+void
+rdb_forget_rows(struct rdb *db, const struct rdb_table_class *tc)
+{
+    struct rdb_table *t = rdb_table(db, tc);
+    struct rdb_row *row;
+    HMAP_FOR_EACH_SAFE (row, node, &t->rows) {
+        if (row->state != RDB_ROW_LIVE || row->n_refs) {
+            continue;
         }
-    }
-    if (op->type == RDB_LOCAL_INSERT) {
-        row->hash_stale = false;
+        hmap_remove(&t->rows, &row->node);
+        t->n_live--;
+        if (row->track) {
+            ovs_list_remove(&row->track_node);
+        }
+        row_free(row, true);
     }
 }
 
@@ -1371,6 +1369,10 @@ rdb_create(const struct rdb_class *class, const char *remote)
     }
     ovs_list_init(&db->graveyard);
     ovs_list_init(&db->zombies);
+    uuidset_init(&db->expected_deletes);
+    for (size_t i = 0; i < class->n_tables; i++) {
+        db->has_local_tables |= rdb_table_is_local(class->tables[i]);
+    }
     ds_init(&db->scratch);
     db->seqno = 1;
     rdb_conn_init(db);
@@ -1395,6 +1397,7 @@ rdb_destroy(struct rdb *db)
     for (size_t i = 0; i < db->class->n_tables; i++) {
         hmap_destroy(&db->tables[i].rows);
     }
+    uuidset_destroy(&db->expected_deletes);
     free(db->tables);
     ds_destroy(&db->scratch);
     free(db->remote);

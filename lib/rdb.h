@@ -26,11 +26,18 @@
  * until the next rdb_run(), except that rows deleted since the last
  * rdb_track_clear() stay readable until then.
  *
- * Writes never change the replica directly: they go to the server in a
- * transaction, and their effect arrives as an update like anyone else's.
- * The exception is a table whose monitor does not report inserts or
- * modifications (SB Logical_Flow): there a successful transaction's own
- * inserts, updates and deletes are applied to the replica locally.
+ * Writes never change the replica: they go to the server in a transaction,
+ * and their effect arrives as an update like anyone else's.  A table may
+ * be replicated for its initial contents only, with only deletions
+ * reported afterwards (SB Logical_Flow, which northd alone writes and
+ * knows better than any replica): the user reads the copy it gets on every
+ * connection, takes what it needs, and may forget the rows
+ * (rdb_forget_rows()).  Deletions by someone else, even of rows not in
+ * the replica, show up as tracked deleted rows; the user's own do not.  If
+ * a transaction writing to such a table fails, or the lock is acquired
+ * after the copy was taken, the replica fetches a fresh copy
+ * (rdb_get_reset_seqno() tells), since whatever the user knew may be
+ * wrong.
  *
  * Change tracking: every row inserted, modified or deleted since the last
  * rdb_track_clear() is on its table's tracked list, with the columns that
@@ -234,6 +241,10 @@ bool rdb_has_lock(const struct rdb *);
 
 /* Forgets tracked changes; frees rows deleted since the last call. */
 void rdb_track_clear(struct rdb *);
+
+/* Drops the rows of 'tc', a table replicated for its initial contents
+ * only, without tracking their going.  */
+void rdb_forget_rows(struct rdb *, const struct rdb_table_class *);
 
 /* Rows of table 'tc', in no particular order; deleted and placeholder rows
  * are not visited. */

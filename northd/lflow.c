@@ -13,6 +13,8 @@
 #include "northd/dp-groups.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
+#include "uuid.h"
+#include "uuidset.h"
 
 VLOG_DEFINE_THIS_MODULE(lflow);
 
@@ -22,26 +24,77 @@ COVERAGE_DEFINE(lflow_updated);
 
 struct lflow {
     struct hmap_node node;          /* In lflow_table 'flows'. */
-    enum ls_stage stage;
-    uint16_t priority;
-    char *match;
-    char *actions;
+    char *match;                    /* Owned, with 'actions' after it. */
+    const char *actions;
     char *ctrl_meter;               /* NULL if none. */
     const char *where;
+
+    /* The datapaths the flow is on.  Most flows are on one: 'dps' is
+     * allocated only once a flow is on a second. */
     unsigned long *dps;             /* Bitmap over datapath indexes. */
-    size_t n_dps;
-    size_t n_refs;                  /* Contributions, all owners. */
+    uint32_t dp;                    /* Without 'dps', the one datapath. */
+    uint32_t n_dps;
+
+    uint32_t n_refs;                /* Contributions, all owners. */
+    uint16_t priority;
+    uint16_t stage;                 /* enum ls_stage. */
+    bool dirty;                     /* In the table's 'dirty' array. */
+    bool claimed;                   /* Matched to an SB row by the sync. */
 
     /* "stage-hint" names the lowest UUID among the contributing rows, so
      * it does not depend on the order they were compiled in. */
     struct uuid hint;               /* Zero if none. */
     struct uuid *more_hints;        /* The other contributions' hints. */
-    size_t n_more_hints;
+    uint32_t n_more_hints;
 
-    struct uuid sb_uuid;            /* Its SB row; zero if none yet. */
-    bool dirty;                     /* In the table's 'dirty' array. */
-    bool claimed;                   /* Matched to an SB row by the sync. */
+    /* What its SB row holds, as northd last wrote or found it: the replica
+     * does not keep northd's own Logical_Flow rows (lib/sb.rdb). */
+    bool sb_group;                  /* 'sb_target' is a Logical_DP_Group. */
+    bool sb_hint_set;               /* external_ids has a "stage-hint"... */
+    uint32_t sb_hint;               /* ...of these 32 bits. */
+    struct uuid sb_uuid;            /* The row; zero if none yet. */
+    struct uuid sb_target;          /* Its datapath or group; zero if it
+                                     * is not known to be one of ours. */
 };
+
+/* The flow's datapaths. */
+
+static bool
+dps_contains(const struct lflow *f, size_t dp)
+{
+    return f->dps ? bitmap_is_set(f->dps, dp) : f->n_dps && f->dp == dp;
+}
+
+static void
+dps_add(const struct lflow_table *t, struct lflow *f, size_t dp)
+{
+    if (f->dps) {
+        bitmap_set1(f->dps, dp);
+    } else if (!f->n_dps) {
+        f->dp = dp;
+    } else {
+        f->dps = bitmap_allocate(t->dp_cap);
+        bitmap_set1(f->dps, f->dp);
+        bitmap_set1(f->dps, dp);
+    }
+    f->n_dps++;
+}
+
+static void
+dps_remove(struct lflow *f, size_t dp)
+{
+    if (f->dps) {
+        bitmap_set0(f->dps, dp);
+    }
+    f->n_dps--;
+}
+
+/* The datapath of a flow on exactly one. */
+static size_t
+dps_single(const struct lflow_table *t, const struct lflow *f)
+{
+    return f->dps ? bitmap_scan(f->dps, true, 0, t->dp_cap) : f->dp;
+}
 
 /* A (flow, datapath) pair contributed more than once. */
 struct lflow_multi {
@@ -123,7 +176,6 @@ static void
 lflow_free(struct lflow *f)
 {
     free(f->match);
-    free(f->actions);
     free(f->ctrl_meter);
     free(f->more_hints);
     bitmap_free(f->dps);
@@ -248,9 +300,8 @@ ref_remove(struct lflow_table *t, const struct lflow_owner *o,
             free(lm);
         }
     } else {
-        ovs_assert(bitmap_is_set(f->dps, r->dp));
-        bitmap_set0(f->dps, r->dp);
-        f->n_dps--;
+        ovs_assert(dps_contains(f, r->dp));
+        dps_remove(f, r->dp);
         mark_dirty(t, f);
     }
     if (r->hint) {
@@ -328,17 +379,17 @@ lflow_add_at(struct lflow_table *t, const struct ls_datapath *dp,
         f = xzalloc(sizeof *f);
         f->stage = stage;
         f->priority = priority;
-        f->match = xstrdup(match);
-        f->actions = xstrdup(actions);
+        size_t ml = strlen(match), al = strlen(actions);
+        f->match = xmalloc(ml + al + 2);
+        memcpy(f->match, match, ml + 1);
+        f->actions = memcpy(f->match + ml + 1, actions, al + 1);
         f->ctrl_meter = nullable_xstrdup(ctrl_meter);
         f->where = where;
-        f->dps = bitmap_allocate(t->dp_cap);
         hmap_insert(&t->flows, &f->node, hash);
         mark_dirty(t, f);
     }
-    if (!bitmap_is_set(f->dps, dp->index)) {
-        bitmap_set1(f->dps, dp->index);
-        f->n_dps++;
+    if (!dps_contains(f, dp->index)) {
+        dps_add(t, f, dp->index);
         mark_dirty(t, f);
     } else {
         struct lflow_multi *lm = multi_find(t, f, dp->index);
@@ -380,16 +431,16 @@ struct lflow_ids {
 };
 
 static void
-lflow_ids_init(const struct lflow *f, struct lflow_ids *ids)
+lflow_ids_init(const struct lflow *f, bool hint_set, uint32_t hint,
+               struct lflow_ids *ids)
 {
     ids->n = 0;
     ids->keys[ids->n] = "stage-name";
     ids->values[ids->n++] = ls_stage_name(f->stage);
-    if (!uuid_is_zero(&f->hint)) {
+    if (hint_set) {
         static const char hex[] = "0123456789abcdef";
-        uint32_t v = f->hint.parts[0];
-        for (int i = 7; i >= 0; i--, v >>= 4) {
-            ids->hint[i] = hex[v & 15];
+        for (int i = 7; i >= 0; i--, hint >>= 4) {
+            ids->hint[i] = hex[hint & 15];
         }
         ids->hint[8] = '\0';
         ids->keys[ids->n] = "stage-hint";
@@ -400,12 +451,12 @@ lflow_ids_init(const struct lflow *f, struct lflow_ids *ids)
 }
 
 /* The hash the replica keeps of a Logical_Flow row's external_ids, for
- * the ones 'f' should have. */
+ * those of 'f' with the given stage-hint. */
 static struct rdb_hash
-lflow_ids_hash(const struct lflow *f)
+lflow_ids_hash(const struct lflow *f, bool hint_set, uint32_t hint)
 {
     struct lflow_ids ids;
-    lflow_ids_init(f, &ids);
+    lflow_ids_init(f, hint_set, hint, &ids);
     struct rdb_hash sum = { { 0, 0 } };
     for (size_t i = 0; i < ids.n; i++) {
         struct rdb_hash h = rdb_hash_pair_col(
@@ -416,11 +467,21 @@ lflow_ids_hash(const struct lflow *f)
     return sum;
 }
 
+static bool
+hint_is_written(const struct lflow *f)
+{
+    bool set = !uuid_is_zero(&f->hint);
+    return (set == f->sb_hint_set
+            && (!set || f->sb_hint == f->hint.parts[0]));
+}
+
 static void
-set_lflow_ids(const struct lflow *f, struct rdb_txn *txn)
+set_lflow_ids(struct lflow *f, struct rdb_txn *txn)
 {
     struct lflow_ids ids;
-    lflow_ids_init(f, &ids);
+    f->sb_hint_set = !uuid_is_zero(&f->hint);
+    f->sb_hint = f->hint.parts[0];
+    lflow_ids_init(f, f->sb_hint_set, f->sb_hint, &ids);
     rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, ids.keys,
                     ids.values, ids.n);
 }
@@ -450,57 +511,49 @@ lflow_content_hash(const struct lflow *f)
 
 /* Where 'f' should apply: one datapath, or a group of them. */
 struct lflow_target {
-    const struct uuid *dp;          /* One datapath... */
-    const struct uuid *group;       /* ...or a Logical_DP_Group. */
+    const struct uuid *uuid;
+    bool group;
 };
 
 /* Finds (or, for a group, creates: before any op on the flow's row is
  * begun) where 'f' applies. */
 static struct lflow_target
-lflow_target(const struct lflow *f, const struct ls_model *m,
-             struct rdb_txn *txn, struct dp_groups *dpgs)
+lflow_target(const struct lflow_table *t, const struct lflow *f,
+             const struct ls_model *m, struct rdb_txn *txn,
+             struct dp_groups *dpgs)
 {
-    struct lflow_target target = { NULL, NULL };
     if (f->n_dps == 1) {
-        size_t idx = bitmap_scan(f->dps, true, 0, m->dp_cap);
-        target.dp = &m->dp_array[idx]->sb_uuid;
-    } else {
-        target.group = dp_groups_get(dpgs, txn, f->dps, f->n_dps);
+        return (struct lflow_target) {
+            &m->dp_array[dps_single(t, f)]->sb_uuid, false,
+        };
     }
-    return target;
+    return (struct lflow_target) {
+        dp_groups_get(dpgs, txn, f->dps, f->n_dps), true,
+    };
 }
 
-/* Makes existing row 'sb' apply to exactly the datapaths of 'f', and
- * gives it 'f''s external_ids if they differ. */
+/* Brings 'f''s existing SB row in line: the datapath or group it applies
+ * to, and external_ids ('ids_ok': the row is known to have 'f''s, as of
+ * its sb_hint). */
 static void
-update_sb_flow(const struct lflow *f, const struct sb_logical_flow *sb,
+update_sb_flow(const struct lflow_table *t, struct lflow *f,
                const struct ls_model *m, struct rdb_txn *txn,
-               struct dp_groups *dpgs)
+               struct dp_groups *dpgs, bool ids_ok)
 {
-    struct lflow_target target = lflow_target(f, m, txn, dpgs);
-    rdb_txn_update(txn, &sb_table_logical_flow, &sb->header_.uuid);
-    if (target.dp) {
-        if (!RDB_ROW_IS(sb->logical_datapath, target.dp)) {
-            rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH,
-                            target.dp);
-        }
-        if (sb->logical_dp_group) {
-            rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP, NULL);
-        }
-    } else {
-        if (!RDB_ROW_IS(sb->logical_dp_group, target.group)) {
-            rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP,
-                            target.group);
-        }
-        if (sb->logical_datapath) {
-            rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH, NULL);
-        }
+    struct lflow_target target = lflow_target(t, f, m, txn, dpgs);
+    rdb_txn_update(txn, &sb_table_logical_flow, &f->sb_uuid);
+    if (uuid_is_zero(&f->sb_target)
+        || target.group != f->sb_group
+        || !uuid_equals(&f->sb_target, target.uuid)) {
+        rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH,
+                        target.group ? NULL : target.uuid);
+        rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP,
+                        target.group ? target.uuid : NULL);
+        f->sb_target = *target.uuid;
+        f->sb_group = target.group;
+        COVERAGE_INC(lflow_updated);
     }
-
-    struct rdb_hash ids = lflow_ids_hash(f);
-    if (!rdb_hash_equals(&ids, rdb_row_hash(&sb->header_,
-                                            &sb_table_logical_flow,
-                                            SB_LOGICAL_FLOW_HASH_IDS))) {
+    if (!ids_ok || !hint_is_written(f)) {
         set_lflow_ids(f, txn);
         COVERAGE_INC(lflow_updated);
     }
@@ -509,10 +562,11 @@ update_sb_flow(const struct lflow *f, const struct sb_logical_flow *sb,
 /* Inserts the SB row for 'f', with a UUID of our choosing so that later
  * passes can find it without comparing content. */
 static void
-insert_sb_flow(struct lflow *f, const struct ls_model *m,
-               struct rdb_txn *txn, struct dp_groups *dpgs)
+insert_sb_flow(const struct lflow_table *t, struct lflow *f,
+               const struct ls_model *m, struct rdb_txn *txn,
+               struct dp_groups *dpgs)
 {
-    struct lflow_target target = lflow_target(f, m, txn, dpgs);
+    struct lflow_target target = lflow_target(t, f, m, txn, dpgs);
     uuid_generate(&f->sb_uuid);
     rdb_txn_insert(txn, &sb_table_logical_flow, &f->sb_uuid);
     rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE,
@@ -526,12 +580,12 @@ insert_sb_flow(struct lflow *f, const struct ls_model *m,
         rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
                            f->ctrl_meter);
     }
-    if (target.dp) {
-        rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH, target.dp);
-    } else {
-        rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP,
-                        target.group);
-    }
+    rdb_txn_set_ref(txn, (target.group
+                          ? SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP
+                          : SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH),
+                    target.uuid);
+    f->sb_target = *target.uuid;
+    f->sb_group = target.group;
     set_lflow_ids(f, txn);
     COVERAGE_INC(lflow_inserted);
 }
@@ -542,29 +596,140 @@ produce_inserts(struct rdb_txn *txn, void *t_)
 {
     struct lflow_table *t = t_;
     for (size_t n = 0; n < 1000; ) {
-        struct hmap_node *node = hmap_at_position(&t->flows, &t->insert_pos);
+        struct hmap_node *node = t->insert_next;
         if (!node) {
             return true;
         }
+        t->insert_next = hmap_next(&t->flows, node);
         struct lflow *f = CONTAINER_OF(node, struct lflow, node);
         if (!f->claimed) {
-            insert_sb_flow(f, t->insert_model, txn, t->insert_dpgs);
+            insert_sb_flow(t, f, t->insert_model, txn, t->insert_dpgs);
             n++;
         }
     }
     return false;
 }
 
-/* A desired flow by the content hash of its row. */
-struct lflow_by_content {
-    struct hmap_node node;
-    struct rdb_hash hash;
-    struct lflow *flow;
+/* Existing SB rows, as a full sync matches desired flows against them. */
+struct lflow_sb_row {
+    struct hmap_node node;          /* In 'rows', by content hash. */
+    struct rdb_hash content;
+    struct rdb_hash ids;
+    struct uuid uuid;
+    struct uuid target;             /* Datapath or group; zero if the row
+                                     * refers to both or neither. */
+    bool group;
 };
+
+struct lflow_sb_rows {
+    struct lflow_sb_row *rows;
+    size_t n;
+    struct hmap by_content;
+};
+
+static struct lflow_sb_rows *
+sb_rows_create(size_t n)
+{
+    struct lflow_sb_rows *r = xmalloc(sizeof *r);
+    r->rows = xmalloc((n ? n : 1) * sizeof *r->rows);
+    r->n = 0;
+    hmap_init(&r->by_content);
+    hmap_reserve(&r->by_content, n);
+    return r;
+}
+
+static void
+sb_rows_add(struct lflow_sb_rows *r, const struct rdb_hash *content,
+            const struct rdb_hash *ids, const struct uuid *uuid,
+            const struct uuid *target, bool group)
+{
+    struct lflow_sb_row *row = &r->rows[r->n++];
+    row->content = *content;
+    row->ids = *ids;
+    row->uuid = *uuid;
+    row->target = *target;
+    row->group = group;
+}
+
+/* Indexes the rows once all are added (the array no longer moves). */
+static void
+sb_rows_index(struct lflow_sb_rows *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        hmap_insert(&r->by_content, &r->rows[i].node, r->rows[i].content.h[0]);
+    }
+}
+
+struct lflow_sb_rows *
+lflow_sb_rows_from_replica(struct rdb *sb_db)
+{
+    struct lflow_sb_rows *r = sb_rows_create(
+        sb_logical_flow_count(sb_db));
+    const struct rdb_table_class *tc = &sb_table_logical_flow;
+    const struct sb_logical_flow *sb;
+    SB_LOGICAL_FLOW_FOR_EACH (sb, sb_db) {
+        static const struct uuid zero;
+        const struct uuid *target = &zero;
+        bool group = false;
+        if (sb->header_.hash_stale) {
+            /* Its content is not known: it will be deleted. */
+            struct rdb_hash none = { { 0, 0 } };
+            sb_rows_add(r, &none, &none, &sb->header_.uuid, &zero, false);
+            continue;
+        }
+        if (sb->logical_datapath && !sb->logical_dp_group) {
+            target = &sb->logical_datapath->header_.uuid;
+        } else if (sb->logical_dp_group && !sb->logical_datapath) {
+            target = &sb->logical_dp_group->header_.uuid;
+            group = true;
+        }
+        sb_rows_add(r, rdb_row_hash(&sb->header_, tc,
+                                    SB_LOGICAL_FLOW_HASH_CONTENT),
+                    rdb_row_hash(&sb->header_, tc, SB_LOGICAL_FLOW_HASH_IDS),
+                    &sb->header_.uuid, target, group);
+    }
+    sb_rows_index(r);
+    return r;
+}
+
+struct lflow_sb_rows *
+lflow_sb_rows_from_table(const struct lflow_table *t,
+                         const struct uuidset *gone)
+{
+    struct lflow_sb_rows *r = sb_rows_create(hmap_count(&t->flows));
+    const struct lflow *f;
+    HMAP_FOR_EACH (f, node, &t->flows) {
+        if (uuid_is_zero(&f->sb_uuid) || uuidset_find(gone, &f->sb_uuid)) {
+            continue;
+        }
+        struct rdb_hash content = lflow_content_hash(f);
+        struct rdb_hash ids = lflow_ids_hash(f, f->sb_hint_set, f->sb_hint);
+        sb_rows_add(r, &content, &ids, &f->sb_uuid, &f->sb_target,
+                    f->sb_group);
+    }
+    sb_rows_index(r);
+    return r;
+}
+
+size_t
+lflow_sb_rows_count(const struct lflow_sb_rows *r)
+{
+    return r->n;
+}
+
+void
+lflow_sb_rows_destroy(struct lflow_sb_rows *r)
+{
+    if (r) {
+        hmap_destroy(&r->by_content);
+        free(r->rows);
+        free(r);
+    }
+}
 
 void
 lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
-                    struct rdb *sb_db, struct rdb_txn *txn,
+                    struct lflow_sb_rows *existing, struct rdb_txn *txn,
                     struct dp_groups *dpgs)
 {
     /* Flows nobody contributes any more have no place in a content
@@ -573,6 +738,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
     HMAP_FOR_EACH_SAFE (f, node, &t->flows) {
         f->claimed = false;
         f->dirty = false;
+        uuid_zero(&f->sb_uuid);
         if (!f->n_refs) {
             hmap_remove(&t->flows, &f->node);
             lflow_free(f);
@@ -580,65 +746,46 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
     }
     t->n_dirty = 0;
 
-    /* (Into an empty SB, as on a first start, every flow is new.) */
-    bool sb_empty = !sb_logical_flow_count(sb_db);
-    struct lflow_by_content *index = xmalloc(((sb_empty ? 0
-                                               : hmap_count(&t->flows)) + 1)
-                                             * sizeof *index);
-    struct hmap by_content = HMAP_INITIALIZER(&by_content);
-    size_t n = 0;
-    HMAP_FOR_EACH (f, node, &t->flows) {
-        if (sb_empty) {
-            break;
-        }
-        struct lflow_by_content *bc = &index[n++];
-        bc->hash = lflow_content_hash(f);
-        bc->flow = f;
-        hmap_insert(&by_content, &bc->node, bc->hash.h[0]);
-    }
-
-    /* Existing rows: keep the first one that matches a desired flow by
-     * content, delete the rest (after the walk: deleting a row of this
-     * table changes the replica at once). */
-    const struct sb_logical_flow *sb;
-    struct uuid *dead = NULL;
-    size_t n_dead = 0, allocated_dead = 0;
-    SB_LOGICAL_FLOW_FOR_EACH (sb, sb_db) {
-        const struct rdb_hash *h = rdb_row_hash(&sb->header_,
-                                                &sb_table_logical_flow,
-                                                SB_LOGICAL_FLOW_HASH_CONTENT);
-        f = NULL;
-        if (!sb->header_.hash_stale) {
-            struct lflow_by_content *bc;
-            HMAP_FOR_EACH_WITH_HASH (bc, node, h->h[0], &by_content) {
-                if (rdb_hash_equals(&bc->hash, h) && !bc->flow->claimed) {
-                    f = bc->flow;
+    /* Each desired flow takes the first existing row with its content;
+     * rows nobody takes are deleted.  (Into an empty SB, as on a first
+     * start, every flow is new.) */
+    if (existing->n) {
+        HMAP_FOR_EACH (f, node, &t->flows) {
+            struct rdb_hash content = lflow_content_hash(f);
+            struct lflow_sb_row *row;
+            HMAP_FOR_EACH_WITH_HASH (row, node, content.h[0],
+                                     &existing->by_content) {
+                if (rdb_hash_equals(&row->content, &content)) {
                     break;
                 }
             }
-        }
-        if (!f) {
-            if (n_dead >= allocated_dead) {
-                dead = x2nrealloc(dead, &allocated_dead, sizeof *dead);
+            if (!row) {
+                continue;
             }
-            dead[n_dead++] = sb->header_.uuid;
-            continue;
+            hmap_remove(&existing->by_content, &row->node);
+            f->claimed = true;
+            f->sb_uuid = row->uuid;
+            f->sb_target = row->target;
+            f->sb_group = row->group;
+            struct rdb_hash ids = lflow_ids_hash(f, !uuid_is_zero(&f->hint),
+                                                 f->hint.parts[0]);
+            bool ids_ok = rdb_hash_equals(&ids, &row->ids);
+            if (ids_ok) {
+                f->sb_hint_set = !uuid_is_zero(&f->hint);
+                f->sb_hint = f->hint.parts[0];
+            }
+            update_sb_flow(t, f, m, txn, dpgs, ids_ok);
         }
-        f->claimed = true;
-        f->sb_uuid = sb->header_.uuid;
-        update_sb_flow(f, sb, m, txn, dpgs);
+        struct lflow_sb_row *row;
+        HMAP_FOR_EACH (row, node, &existing->by_content) {
+            rdb_txn_delete(txn, &sb_table_logical_flow, &row->uuid);
+            COVERAGE_INC(lflow_deleted);
+        }
     }
-    hmap_destroy(&by_content);
-    free(index);
-    for (size_t i = 0; i < n_dead; i++) {
-        rdb_txn_delete(txn, &sb_table_logical_flow, &dead[i]);
-        COVERAGE_INC(lflow_deleted);
-    }
-    free(dead);
 
     /* New rows: at tens of thousands of flows, writing them all into the
      * transaction here would hold its whole text in memory at once. */
-    memset(&t->insert_pos, 0, sizeof t->insert_pos);
+    t->insert_next = hmap_first(&t->flows);
     t->insert_model = m;
     t->insert_dpgs = dpgs;
     rdb_txn_add_producer(txn, produce_inserts, t);
@@ -646,32 +793,25 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
 
 size_t
 lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
-                       struct rdb *sb_db, struct rdb_txn *txn,
-                       struct dp_groups *dpgs)
+                       struct rdb_txn *txn, struct dp_groups *dpgs)
 {
     size_t n = t->n_dirty;
     for (size_t i = 0; i < t->n_dirty; i++) {
         struct lflow *f = t->dirty[i];
-        const struct sb_logical_flow *sb
-            = (uuid_is_zero(&f->sb_uuid) ? NULL
-               : sb_logical_flow_get_for_uuid(sb_db, &f->sb_uuid));
         if (!f->n_dps) {
             ovs_assert(!f->n_refs);
-            if (sb) {
+            if (!uuid_is_zero(&f->sb_uuid)) {
                 rdb_txn_delete(txn, &sb_table_logical_flow, &f->sb_uuid);
                 COVERAGE_INC(lflow_deleted);
             }
             hmap_remove(&t->flows, &f->node);
             lflow_free(f);
             t->dirty[i] = NULL;
-            continue;
+        } else if (uuid_is_zero(&f->sb_uuid)) {
+            insert_sb_flow(t, f, m, txn, dpgs);
+        } else {
+            update_sb_flow(t, f, m, txn, dpgs, true);
         }
-        if (!sb) {
-            /* New, or its row vanished under us: (re)insert. */
-            insert_sb_flow(f, m, txn, dpgs);
-            continue;
-        }
-        update_sb_flow(f, sb, m, txn, dpgs);
     }
     for (size_t i = 0; i < t->n_dirty; i++) {
         if (t->dirty[i]) {

@@ -64,7 +64,7 @@ struct lflow_table {
 
     /* The inserts of a full sync, produced while the transaction is sent
      * (see rdb_txn_add_producer()). */
-    struct hmap_position insert_pos;
+    struct hmap_node *insert_next;
     const struct ls_model *insert_model;
     struct dp_groups *insert_dpgs;
 };
@@ -102,18 +102,29 @@ void lflow_add_at(struct lflow_table *, const struct ls_datapath *dp,
     lflow_add_at(TABLE, DP, STAGE, PRIORITY, MATCH, ACTIONS, NULL, HINT,  \
                  OVS_SOURCE_LOCATOR)
 
-/* Writes the differences between 'table' and the SB Logical_Flow table,
- * comparing every row by content.  New rows are written as the server
- * reads the transaction: 'table', the model and 'dp_groups' must not
- * change until it completes. */
+/* The SB Logical_Flow rows that exist, for a full sync to reuse by
+ * content: those of the replica's copy (right after it started over, the
+ * only time it holds them), or those of the table before a recompute,
+ * less the UUIDs in 'gone' (deleted by someone else since). */
+struct lflow_sb_rows;
+struct uuidset;
+struct lflow_sb_rows *lflow_sb_rows_from_replica(struct rdb *sb);
+struct lflow_sb_rows *lflow_sb_rows_from_table(const struct lflow_table *,
+                                               const struct uuidset *gone);
+size_t lflow_sb_rows_count(const struct lflow_sb_rows *);
+void lflow_sb_rows_destroy(struct lflow_sb_rows *);
+
+/* Writes the differences between 'table' and the SB rows 'existing'
+ * (which it uses up), comparing by content.  New rows are written as the
+ * server reads the transaction: 'table', the model and 'dp_groups' must
+ * not change until it completes. */
 void lflow_table_sync_sb(struct lflow_table *, const struct ls_model *,
-                         struct rdb *sb, struct rdb_txn *sb_txn,
-                         struct dp_groups *);
+                         struct lflow_sb_rows *existing,
+                         struct rdb_txn *sb_txn, struct dp_groups *);
 
 /* Writes only the flows touched since the last sync.  Returns the number
  * of flows written. */
 size_t lflow_table_sync_dirty(struct lflow_table *, const struct ls_model *,
-                              struct rdb *sb, struct rdb_txn *sb_txn,
-                              struct dp_groups *);
+                              struct rdb_txn *sb_txn, struct dp_groups *);
 
 #endif /* northd/lflow.h */

@@ -83,6 +83,12 @@ struct northd_data {
 };
 static struct northd_data data;
 
+/* Whether the SB replica's Logical_Flow rows are a copy the last full
+ * sync has not used yet.  The replica keeps that table only from the
+ * moment it starts over until a full sync has matched it (lib/sb.rdb);
+ * from then on, the lflow table knows the SB's flows. */
+static bool lflow_copy_fresh;
+
 static void
 northd_data_destroy(struct northd_data *d)
 {
@@ -275,10 +281,36 @@ sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
 
 /* Throws away everything kept and compiles the whole NB again, then
  * reconciles the SB by content. */
+/* The UUIDs of SB Logical_Flow rows deleted by someone else since the
+ * last pass. */
+static void
+lflows_gone(struct rdb *sb_db, struct uuidset *gone)
+{
+    const struct sb_logical_flow *lf;
+    SB_LOGICAL_FLOW_FOR_EACH_TRACKED (lf, sb_db) {
+        if (sb_logical_flow_is_deleted(lf)) {
+            uuidset_insert(gone, &lf->header_.uuid);
+        }
+    }
+}
+
 static void
 full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
 {
     struct northd_data *d = &data;
+
+    /* The flows in the SB: the replica's copy, if it has a fresh one,
+     * otherwise what the table about to be thrown away wrote. */
+    struct lflow_sb_rows *existing;
+    if (lflow_copy_fresh) {
+        existing = lflow_sb_rows_from_replica(ctx->sb);
+    } else {
+        ovs_assert(d->valid);
+        struct uuidset gone = UUIDSET_INITIALIZER(&gone);
+        lflows_gone(ctx->sb, &gone);
+        existing = lflow_sb_rows_from_table(&d->lflows, &gone);
+        uuidset_destroy(&gone);
+    }
     northd_data_destroy(d);
     d->valid = true;
     uuidset_init(&d->own_pb_deletes);
@@ -323,8 +355,13 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     /* Reconcile. */
     dp_groups_init(&d->dpgs, &d->model, ctx->sb);
     lb_sync_sb(&d->lbs, &d->model, ctx->sb, ctx->sb_txn, &d->dpgs);
-    lflow_table_sync_sb(&d->lflows, &d->model, ctx->sb, ctx->sb_txn,
+    lflow_table_sync_sb(&d->lflows, &d->model, existing, ctx->sb_txn,
                         &d->dpgs);
+    lflow_sb_rows_destroy(existing);
+    if (lflow_copy_fresh) {
+        rdb_forget_rows(ctx->sb, &sb_table_logical_flow);
+        lflow_copy_fresh = false;
+    }
     groups_sync_sb(&d->groups, ctx->sb, ctx->sb_txn);
     meters_sync_sb(ctx->nb, ctx->sb, ctx->sb_txn);
     check_unsupported(ctx->nb);
@@ -744,8 +781,8 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     HMAPX_FOR_EACH (node, &c.dps) {
         ls_model_sync_mc_groups(sb_db, ctx->sb_txn, node->data);
     }
-    size_t n = lflow_table_sync_dirty(&d->lflows, &d->model, sb_db,
-                                      ctx->sb_txn, &d->dpgs);
+    size_t n = lflow_table_sync_dirty(&d->lflows, &d->model, ctx->sb_txn,
+                                      &d->dpgs);
     groups_sync_sb_dirty(&d->groups, sb_db, ctx->sb_txn);
     if (meters_changed) {
         meters_sync_sb(nb_db, sb_db, ctx->sb_txn);
@@ -779,14 +816,25 @@ northd_run(struct northd_ctx *ctx, bool force_full)
 {
     long long int start = time_msec();
 
-    const struct nb_nb_global *nb = get_nb_global(ctx);
-    sync_sb_global(ctx, nb);
-
-    const char *reason = force_full ? "requested" : NULL;
-    bool full = force_full || !data.valid;
+    if (ctx->sb_reset) {
+        lflow_copy_fresh = true;
+    }
+    const char *reason = (ctx->sb_reset ? "SB replica started over"
+                          : force_full ? "requested" : NULL);
+    bool full = force_full || ctx->sb_reset || !data.valid;
     if (!data.valid && !reason) {
         reason = "first run";
     }
+    if (full && !data.valid && !lflow_copy_fresh) {
+        /* Nothing says which flows the SB holds (the replica keeps them
+         * only in a fresh copy): get one first. */
+        rdb_force_resync(ctx->sb);
+        return;
+    }
+
+    const struct nb_nb_global *nb = get_nb_global(ctx);
+    sync_sb_global(ctx, nb);
+
     if (!full && !incremental_run(ctx, &reason)) {
         full = true;
     }

@@ -22,6 +22,8 @@ struct northd_ctx {
                                      * SB holds once 'sb_txn' commits. */
     int64_t sb_cur_cfg;             /* The nb_cfg whose results are in the
                                      * SB (0 if none yet). */
+    bool sb_reset;                  /* The SB replica started over since
+                                     * the last pass (rdb_get_reset_seqno()). */
 };
 
 void northd_init(void);

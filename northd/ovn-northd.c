@@ -327,6 +327,7 @@ run_pass(struct northd_state *state, struct rdb *nb, struct rdb *sb,
         .sb_txn = rdb_txn_create(sb),
         .sb_next_cfg = state->sb_cur_cfg,
         .sb_cur_cfg = state->sb_cur_cfg,
+        .sb_reset = rdb_get_reset_seqno(sb) != state->sb_reset,
     };
     /* A replica that started over has new rows: nothing kept from the old
      * ones may be used. */
