@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "lib/jscan.h"
 #include "lib/jtext.h"
 #include "util.h"
 
@@ -262,11 +263,7 @@ scan_value(struct jsplit *js, const char *p, const char *end)
         if (js->vstring) {
             /* The common case: plain characters up to the closing quote. */
             if (!js->vescape) {
-                const char *q = p;
-                while (q < end && *q != '"' && *q != '\\') {
-                    q++;
-                }
-                p = q;
+                p = jscan_quote_or_escape(p, end);
                 if (p >= end) {
                     break;
                 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/jscan.h"
 #include "openvswitch/dynamic-string.h"
 #include "util.h"
 
@@ -188,9 +189,7 @@ jtext_string(struct jtext *t, struct ds *scratch, const char **s, size_t *n)
     const char *p = start;
     bool escapes = false;
     for (;;) {
-        while (p < t->end && *p != '"' && *p != '\\') {
-            p++;
-        }
+        p = jscan_quote_or_escape(p, t->end);
         if (p >= t->end) {
             return fail(t, "unterminated string");
         }

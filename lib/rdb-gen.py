@@ -281,6 +281,7 @@ class Gen:
                 mx = c["type"]["max"]
                 w("    [%s_%s_COL_%s] = {" % (P, T, cn.upper()))
                 w('        .name = "%s",' % c["name"])
+                w('        .json_key = "\\"%s\\":",' % c["name"])
                 w("        .type = %s," % RDB_TYPES[key])
                 w("        .value_type = %s,"
                   % (RDB_TYPES[value[0]] if value else "RDB_VOID"))
@@ -317,6 +318,7 @@ class Gen:
             T = c_ident(tn).upper()
             w("const struct rdb_table_class %s = {" % self.table_var(tn))
             w('    .name = "%s",' % tn)
+            w('    .json_name = "\\"%s\\"",' % tn)
             w("    .index = %d," % i)
             if t["columns"]:
                 w("    .columns = %s_columns," % s)

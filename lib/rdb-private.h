@@ -24,6 +24,7 @@ struct rdb_table {
     struct ovs_list tracked;        /* "struct rdb_row"s, by track_node. */
     size_t next_col;                /* Where to look for the next column
                                      * name first. */
+    size_t name_lens[64];           /* Of the columns' names. */
     bool on_server;                 /* The server's schema has it. */
     uint64_t server_columns;        /* Columns the server has. */
 };

@@ -4,6 +4,8 @@
 #include <config.h>
 #include "lib/rdb-private.h"
 
+#include "lib/jscan.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -110,23 +112,33 @@ rdb_txn_destroy(struct rdb_txn *txn)
 
 /* Rendering. */
 
+/* Appends 's' as a JSON string. */
 static void
 put_string(struct ds *ds, const char *s)
 {
     size_t n = strlen(s);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        if (c < 0x20 || c == '"' || c == '\\') {
-            json_string_escape(s, ds);
-            return;
-        }
-    }
+    size_t plain = jscan_plain_prefix(s, n);
     ds_reserve(ds, ds->length + n + 2);
     ds->string[ds->length++] = '"';
-    memcpy(&ds->string[ds->length], s, n);
-    ds->length += n;
-    ds->string[ds->length++] = '"';
-    ds->string[ds->length] = '\0';
+    memcpy(&ds->string[ds->length], s, plain);
+    ds->length += plain;
+    for (const char *p = s + plain, *end = s + n; p < end; ) {
+        unsigned char c = *p++;
+        switch (c) {
+        case '"': ds_put_cstr(ds, "\\\""); break;
+        case '\\': ds_put_cstr(ds, "\\\\"); break;
+        case '\n': ds_put_cstr(ds, "\\n"); break;
+        case '\r': ds_put_cstr(ds, "\\r"); break;
+        case '\t': ds_put_cstr(ds, "\\t"); break;
+        case '\b': ds_put_cstr(ds, "\\b"); break;
+        case '\f': ds_put_cstr(ds, "\\f"); break;
+        default: ds_put_format(ds, "\\u%04x", c); break;
+        }
+        size_t k = jscan_plain_prefix(p, end - p);
+        ds_put_buffer(ds, p, k);
+        p += k;
+    }
+    ds_put_char(ds, '"');
 }
 
 static void
@@ -180,7 +192,7 @@ put_table(struct ds *ds, const char *op, const struct rdb_table_class *tc)
     ds_put_cstr(ds, ",{\"op\":\"");
     ds_put_cstr(ds, op);
     ds_put_cstr(ds, "\",\"table\":");
-    put_string(ds, tc->name);
+    ds_put_cstr(ds, tc->json_name);
 }
 
 static void
@@ -361,8 +373,7 @@ put_col(struct rdb_txn *txn, size_t col)
     if (txn->n_cols++) {
         ds_put_char(&txn->buf, ',');
     }
-    put_string(&txn->buf, c->name);
-    ds_put_char(&txn->buf, ':');
+    ds_put_cstr(&txn->buf, c->json_key);
     return c;
 }
 

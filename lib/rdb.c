@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "coverage.h"
+#include "entropy.h"
 #include "lib/jtext.h"
 #include "openvswitch/json.h"
 #include "openvswitch/vlog.h"
@@ -161,6 +162,47 @@ rdb_hash_smap_col(const struct rdb_table_class *tc OVS_UNUSED, size_t col,
         rdb_hash_add(&sum, &h);
     }
     return sum;
+}
+
+/* Row UUIDs: xoshiro256**. */
+
+static uint64_t uuid_state[4];
+
+static inline uint64_t
+rotl64(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t
+uuid_next(void)
+{
+    uint64_t *s = uuid_state;
+    if (!(s[0] | s[1] | s[2] | s[3])) {
+        get_entropy_or_die(s, sizeof uuid_state);
+        s[0] |= 1;
+    }
+    uint64_t result = rotl64(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl64(s[3], 45);
+    return result;
+}
+
+void
+rdb_uuid_generate(struct uuid *uuid)
+{
+    uint64_t a = uuid_next(), b = uuid_next();
+    uuid->parts[0] = a;
+    uuid->parts[1] = a >> 32;
+    uuid->parts[2] = b;
+    uuid->parts[3] = b >> 32;
+    uuid->parts[1] = (uuid->parts[1] & ~0xf000) | 0x4000;
+    uuid->parts[2] = (uuid->parts[2] & ~0xc0000000) | 0x80000000;
 }
 
 /* Tables. */
@@ -414,45 +456,100 @@ union rdb_atom {
 };
 
 /* A decoded column value: atoms (and, for a map, their values). */
+#define RDB_DATUM_INLINE 16
+
 struct rdb_datum {
     union rdb_atom *keys;
     union rdb_atom *values;
     size_t n, allocated;
+    /* Most values are small: no allocation for them. */
+    union rdb_atom inline_keys[RDB_DATUM_INLINE];
+    union rdb_atom inline_values[RDB_DATUM_INLINE];
 };
 
 static void
 datum_init(struct rdb_datum *d)
 {
-    memset(d, 0, sizeof *d);
+    d->keys = d->inline_keys;
+    d->values = d->inline_values;
+    d->n = 0;
+    d->allocated = RDB_DATUM_INLINE;
 }
 
 static void
 datum_destroy(struct rdb_datum *d, const struct rdb_column_class *c)
 {
-    for (size_t i = 0; i < d->n; i++) {
-        if (c->type == RDB_STRING) {
-            free(d->keys[i].string);
-        }
-        if (c->value_type == RDB_STRING) {
-            free(d->values[i].string);
+    if (c->type == RDB_STRING || c->value_type == RDB_STRING) {
+        for (size_t i = 0; i < d->n; i++) {
+            if (c->type == RDB_STRING) {
+                free(d->keys[i].string);
+            }
+            if (c->value_type == RDB_STRING) {
+                free(d->values[i].string);
+            }
         }
     }
-    free(d->keys);
-    free(d->values);
+    if (d->keys != d->inline_keys) {
+        free(d->keys);
+        free(d->values);
+    }
 }
 
 static union rdb_atom *
-datum_add(struct rdb_datum *d, bool map)
+datum_add(struct rdb_datum *d, bool map OVS_UNUSED)
 {
     if (d->n >= d->allocated) {
-        size_t old = d->allocated;
-        d->keys = x2nrealloc(d->keys, &d->allocated, sizeof *d->keys);
-        if (map) {
-            d->values = xrealloc(d->values, d->allocated * sizeof *d->values);
+        size_t n = d->allocated * 2;
+        union rdb_atom *keys = xmalloc(n * sizeof *keys);
+        union rdb_atom *values = xmalloc(n * sizeof *values);
+        memcpy(keys, d->keys, d->n * sizeof *keys);
+        memcpy(values, d->values, d->n * sizeof *values);
+        if (d->keys != d->inline_keys) {
+            free(d->keys);
+            free(d->values);
         }
-        (void) old;
+        d->keys = keys;
+        d->values = values;
+        d->allocated = n;
     }
     return &d->keys[d->n++];
+}
+
+/* Parses the 36 characters at 's' as a UUID, faster than
+ * uuid_from_string() (a replica parses one for every row and reference). */
+static bool
+parse_uuid36(const char *s, struct uuid *uuid)
+{
+    static int8_t hexval[256];
+    if (!hexval['1']) {
+        memset(hexval, -1, sizeof hexval);
+        for (int i = 0; i < 10; i++) {
+            hexval['0' + i] = i;
+        }
+        for (int i = 0; i < 6; i++) {
+            hexval['a' + i] = hexval['A' + i] = 10 + i;
+        }
+    }
+    /* xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx */
+    static const uint8_t digits[32] = {
+        0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17,
+        19, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,
+    };
+    if (s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-') {
+        return false;
+    }
+    uint32_t parts[4] = { 0, 0, 0, 0 };
+    int bad = 0;
+    for (int i = 0; i < 32; i++) {
+        int v = hexval[(unsigned char) s[digits[i]]];
+        bad |= v;
+        parts[i / 8] = (parts[i / 8] << 4) | (v & 15);
+    }
+    if (bad < 0) {
+        return false;
+    }
+    memcpy(uuid->parts, parts, sizeof parts);
+    return true;
 }
 
 static bool
@@ -464,14 +561,7 @@ parse_uuid_tail(struct jtext *t, struct ds *scratch, struct uuid *uuid)
     if (!jtext_string(t, scratch, &s, &n)) {
         return false;
     }
-    char buf[UUID_LEN + 1];
-    if (n != UUID_LEN) {
-        t->error = "bad UUID";
-        return false;
-    }
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-    if (!uuid_from_string(uuid, buf)) {
+    if (n != UUID_LEN || !parse_uuid36(s, uuid)) {
         t->error = "bad UUID";
         return false;
     }
@@ -532,6 +622,8 @@ parse_atom(struct jtext *t, struct ds *scratch, enum rdb_type type,
     }
 }
 
+static bool key_kept(const struct rdb_column_class *, const char *key);
+
 /* Parses a value of column 'c' into 'd' (initialized by the caller). */
 static bool
 parse_datum(struct jtext *t, struct ds *scratch,
@@ -580,6 +672,17 @@ parse_datum(struct jtext *t, struct ds *scratch,
             if (!parse_atom(t, scratch, c->type, a)) {
                 d->n--;
                 return false;
+            }
+            if (map && c->keys && !key_kept(c, a->string)) {
+                /* A key the replica does not keep: its value need not be
+                 * copied. */
+                free(a->string);
+                d->n--;
+                if (!jtext_expect(t, ',') || !jtext_skip(t)
+                    || !jtext_expect(t, ']')) {
+                    return false;
+                }
+                continue;
             }
             if (map) {
                 if (!jtext_expect(t, ',')
@@ -951,7 +1054,7 @@ find_column(struct rdb_table *t, const char *name, size_t n, size_t *idx)
     for (size_t k = 0; k < tc->n_columns; k++) {
         size_t i = (t->next_col + k) % tc->n_columns;
         const char *cn = tc->columns[i].name;
-        if (!strncmp(cn, name, n) && !cn[n]) {
+        if (t->name_lens[i] == n && !memcmp(cn, name, n)) {
             t->next_col = (i + 1) % tc->n_columns;
             *idx = i;
             return &tc->columns[i];
@@ -1044,7 +1147,7 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
                      const char *s, size_t n, char **errorp)
 {
     struct uuid uuid;
-    if (!uuid_from_string(&uuid, uuid_s)) {
+    if (strlen(uuid_s) != UUID_LEN || !parse_uuid36(uuid_s, &uuid)) {
         *errorp = xasprintf("bad row UUID \"%s\"", uuid_s);
         return false;
     }
@@ -1363,6 +1466,9 @@ rdb_create(const struct rdb_class *class, const char *remote)
         const struct rdb_table_class *tc = class->tables[i];
         ovs_assert(tc->index == i && tc->n_columns <= 64);
         t->class = tc;
+        for (size_t j = 0; j < tc->n_columns; j++) {
+            t->name_lens[j] = strlen(tc->columns[j].name);
+        }
         t->db = db;
         hmap_init(&t->rows);
         ovs_list_init(&t->tracked);

@@ -85,6 +85,7 @@ struct rdb_table_class;
 
 struct rdb_column_class {
     const char *name;
+    const char *json_key;           /* "\"name\":", to write. */
     enum rdb_type type;             /* Of the values, or of a map's keys. */
     enum rdb_type value_type;       /* Of a map's values, else RDB_VOID. */
     unsigned int min, max;          /* Set sizes; UINT_MAX: unlimited. */
@@ -109,6 +110,7 @@ enum {
 
 struct rdb_table_class {
     const char *name;
+    const char *json_name;          /* "\"name\"", to write. */
     size_t index;                   /* In its rdb_class 'tables'. */
     const struct rdb_column_class *columns;
     size_t n_columns;               /* At most 64. */
@@ -290,6 +292,11 @@ rdb_row_hash(const struct rdb_row *row, const struct rdb_table_class *tc,
 }
 
 void rdb_get_memory_usage(const struct rdb *, struct simap *usage);
+
+/* A new random (version 4) UUID for a row to insert: as uuid_generate(),
+ * from a generator seeded once from the system's entropy, and much
+ * cheaper (a cold start inserts tens of thousands of rows). */
+void rdb_uuid_generate(struct uuid *);
 
 /* True if typed row pointer ROW (possibly NULL) is the row with UUID. */
 #define RDB_ROW_IS(ROW, UUID) \

@@ -56,7 +56,8 @@ struct acl_check {
     struct sset pgs;                /* Names of NB port groups. */
     struct shash set_hashes;        /* name -> content hash, as needed. */
     struct expr_refs refs;          /* What validations needed so far. */
-    struct sset in_refs;            /* "$name"/"@name" already in 'refs'. */
+    struct sset in_sets;            /* Address sets already in 'refs'... */
+    struct sset in_pgs;             /* ...and port groups. */
 };
 
 struct acl_check *
@@ -72,7 +73,8 @@ acl_check_create(const struct shash *addr_sets, struct rdb *nb_db)
     sset_init(&c->pgs);
     shash_init(&c->set_hashes);
     expr_refs_init(&c->refs);
-    sset_init(&c->in_refs);
+    sset_init(&c->in_sets);
+    sset_init(&c->in_pgs);
 
     const struct nb_port_group *pg;
     NB_PORT_GROUP_FOR_EACH (pg, nb_db) {
@@ -109,7 +111,8 @@ acl_check_destroy(struct acl_check *c)
             v->used = false;
         }
     }
-    sset_destroy(&c->in_refs);
+    sset_destroy(&c->in_sets);
+    sset_destroy(&c->in_pgs);
     expr_refs_destroy(&c->refs);
     shash_destroy(&c->set_hashes);
     sset_destroy(&c->pgs);
@@ -120,9 +123,7 @@ void
 acl_check_set_changed(struct acl_check *c, const char *name)
 {
     shash_find_and_delete(&c->set_hashes, name);
-    char *key = xasprintf("$%s", name);
-    sset_find_and_delete(&c->in_refs, key);
-    free(key);
+    sset_find_and_delete(&c->in_sets, name);
     /* Gone, or to be added again with its new content when next needed. */
     expr_refs_remove_addr_set(&c->refs, name);
 }
@@ -135,9 +136,7 @@ acl_check_set_pg(struct acl_check *c, const char *name, bool exists)
     } else {
         sset_find_and_delete(&c->pgs, name);
     }
-    char *key = xasprintf("@%s", name);
-    sset_find_and_delete(&c->in_refs, key);
-    free(key);
+    sset_find_and_delete(&c->in_pgs, name);
     if (!exists) {
         expr_refs_remove_port_group(&c->refs, name);
     }
@@ -192,9 +191,9 @@ add_refs(struct acl_check *c, const struct sset *as_names,
     const char *name;
 
     SSET_FOR_EACH (name, as_names) {
-        char *key = xasprintf("$%s", name);
         const struct sset *set = shash_find_data(c->addr_sets, name);
-        if (set && sset_add(&c->in_refs, key)) {
+        if (set && !sset_contains(&c->in_sets, name)) {
+            sset_add(&c->in_sets, name);
             /* Sorted, so errors name the same element every time. */
             const char **addrs = sset_sort(set);
             char *error = expr_refs_add_addr_set(&c->refs, name, addrs,
@@ -207,21 +206,20 @@ add_refs(struct acl_check *c, const struct sset *as_names,
             }
             free(addrs);
         }
-        free(key);
     }
     SSET_FOR_EACH (name, pg_names) {
-        char *key = xasprintf("@%s", name);
-        if (sset_contains(&c->pgs, name) && sset_add(&c->in_refs, key)) {
+        if (sset_contains(&c->pgs, name) && !sset_contains(&c->in_pgs, name)) {
             /* Only whether the group exists matters to a match's
              * validity, not its members. */
+            sset_add(&c->in_pgs, name);
             expr_refs_add_port_group(&c->refs, name, NULL, 0);
         }
-        free(key);
     }
 }
 
 const char *
-acl_check_match(struct acl_check *c, const struct nb_acl *acl)
+acl_check_match(struct acl_check *c, const struct nb_acl *acl,
+                const struct sset *as_names, const struct sset *pg_names)
 {
     const char *match = acl->match;
     uint32_t hash = hash_string(match, 0);
@@ -238,31 +236,26 @@ acl_check_match(struct acl_check *c, const struct nb_acl *acl)
         }
     }
 
-    struct sset as_names = SSET_INITIALIZER(&as_names);
-    struct sset pg_names = SSET_INITIALIZER(&pg_names);
-    groups_scan_refs(match, &as_names, &pg_names);
-    add_refs(c, &as_names, &pg_names);
+    add_refs(c, as_names, pg_names);
 
     v = xzalloc(sizeof *v);
     v->match = xstrdup(match);
     v->error = expr_validate(match, &symtab, &c->refs);
-    v->deps = xmalloc((sset_count(&as_names) + sset_count(&pg_names) + 1)
+    v->deps = xmalloc((sset_count(as_names) + sset_count(pg_names) + 1)
                       * sizeof *v->deps);
     const char *name;
-    SSET_FOR_EACH (name, &as_names) {
+    SSET_FOR_EACH (name, as_names) {
         v->deps[v->n_deps++] = (struct ref_dep) {
             xstrdup(name), false, dep_value(c, name, false),
         };
     }
-    SSET_FOR_EACH (name, &pg_names) {
+    SSET_FOR_EACH (name, pg_names) {
         v->deps[v->n_deps++] = (struct ref_dep) {
             xstrdup(name), true, dep_value(c, name, true),
         };
     }
     v->used = true;
     hmap_insert(&verdicts, &v->node, hash);
-    sset_destroy(&as_names);
-    sset_destroy(&pg_names);
 
     COVERAGE_INC(acl_validated);
     if (v->error) {
@@ -429,7 +422,7 @@ sync_nb_errors(struct rdb *nb_db, struct rdb_txn *nb_txn)
             continue;
         }
         struct uuid uuid;
-        uuid_generate(&uuid);
+        rdb_uuid_generate(&uuid);
         rdb_txn_insert(nb_txn, &nb_table_acl_error, &uuid);
         rdb_txn_set_ref(nb_txn, NB_ACL_ERROR_COL_ACL, &acl->header_.uuid);
         rdb_txn_set_string(nb_txn, NB_ACL_ERROR_COL_NAME, e->name);

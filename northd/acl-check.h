@@ -40,8 +40,12 @@ void acl_check_set_changed(struct acl_check *, const char *name);
 void acl_check_set_pg(struct acl_check *, const char *name, bool exists);
 
 /* Returns NULL if 'acl''s match is valid, otherwise the reason (valid
- * until acl_check_destroy()). */
-const char *acl_check_match(struct acl_check *, const struct nb_acl *);
+ * until acl_check_destroy()).  'as_names' and 'pg_names' are the address
+ * sets and port groups the match names (groups_scan_refs()). */
+struct sset;
+const char *acl_check_match(struct acl_check *, const struct nb_acl *,
+                            const struct sset *as_names,
+                            const struct sset *pg_names);
 
 /* Error registry, across passes.  Each pass reports the invalid ACLs it
  * met between acl_errors_begin() and acl_errors_end(); the latter logs new

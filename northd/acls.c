@@ -88,8 +88,10 @@ struct acl_state {
     bool force_drop;
     char *match;                    /* Effective match (owned). */
     char *error;                    /* Why the match is invalid, or NULL. */
-    struct sset pg_refs;            /* Port groups 'match' names. */
     struct sset as_refs;            /* Address sets nb->match names. */
+    struct sset pg_refs;            /* Port groups nb->match names. */
+    struct sset drop_pg_refs;       /* Those 'match' names, if force_drop:
+                                     * see acl_pg_refs(). */
     unsigned long *new_dps;         /* Switches gained by a span change,
                                      * not compiled yet. */
 };
@@ -129,6 +131,7 @@ struct acls {
     struct shash set_users;         /* Address set name -> struct hmapx of
                                      * the acl_states whose match names
                                      * it. */
+    struct shash pg_users;          /* The same for port groups. */
     struct hmapx queue;             /* States to re-evaluate. */
     struct hmapx revalidate;        /* States whose match may have changed
                                      * validity (an address set it names
@@ -271,10 +274,13 @@ put_match(struct ds *m, const struct acl_dp *ad, enum acl_stage_kind k,
         ds_put_format(m, "%s == %d && ", tier_reg[k], tier);
     }
     if (prefix) {
-        ds_put_format(m, "%s && ", prefix);
+        ds_put_cstr(m, prefix);
+        ds_put_cstr(m, " && ");
     }
     if (m->length) {
-        ds_put_format(m, "(%s)", user_match);
+        ds_put_char(m, '(');
+        ds_put_cstr(m, user_match);
+        ds_put_char(m, ')');
     } else {
         ds_put_cstr(m, user_match);
     }
@@ -610,6 +616,7 @@ acl_state_get(struct acls *a, const struct nb_acl *nb)
         s->new_dps = bitmap_allocate(a->dp_cap);
         sset_init(&s->pg_refs);
         sset_init(&s->as_refs);
+        sset_init(&s->drop_pg_refs);
         hmap_insert(&a->states, &s->node, uuid_hash(&s->uuid));
     }
     s->nb = nb;
@@ -628,17 +635,19 @@ container_find(const struct acls *a, const struct uuid *uuid)
     return NULL;
 }
 
+/* Adds 's' to, or removes it from, the users of each name in 'names'. */
 static void
-set_users_update(struct acls *a, struct acl_state *s, bool add)
+users_update(struct shash *users_by_name, const struct sset *names,
+             struct acl_state *s, bool add)
 {
     const char *name;
-    SSET_FOR_EACH (name, &s->as_refs) {
-        struct hmapx *users = shash_find_data(&a->set_users, name);
+    SSET_FOR_EACH (name, names) {
+        struct hmapx *users = shash_find_data(users_by_name, name);
         if (add) {
             if (!users) {
                 users = xmalloc(sizeof *users);
                 hmapx_init(users);
-                shash_add(&a->set_users, name, users);
+                shash_add(users_by_name, name, users);
             }
             hmapx_add(users, s);
         } else if (users) {
@@ -646,10 +655,25 @@ set_users_update(struct acls *a, struct acl_state *s, bool add)
             if (hmapx_is_empty(users)) {
                 hmapx_destroy(users);
                 free(users);
-                shash_find_and_delete(&a->set_users, name);
+                shash_find_and_delete(users_by_name, name);
             }
         }
     }
+}
+
+static void
+set_users_update(struct acls *a, struct acl_state *s, bool add)
+{
+    users_update(&a->set_users, &s->as_refs, s, add);
+    users_update(&a->pg_users, &s->pg_refs, s, add);
+}
+
+/* The port groups the flows of 's' name: those of its match, or of the
+ * drop that replaces an invalid one. */
+static const struct sset *
+acl_pg_refs(const struct acl_state *s)
+{
+    return s->force_drop ? &s->drop_pg_refs : &s->pg_refs;
 }
 
 /* Adds (delta 1) or takes back (delta -1) what 's' contributes to the
@@ -669,7 +693,7 @@ count_on_dp(struct acls *a, struct acl_state *s, size_t dp, int delta)
     ad->n_tier[s->k][s->tier] += delta;
     a->n_compiled += delta;
     const char *name;
-    SSET_FOR_EACH (name, &s->pg_refs) {
+    SSET_FOR_EACH (name, acl_pg_refs(s)) {
         groups_pg_ref(a->groups, dp, name, delta);
     }
     bitmap_set1(a->touched, dp);
@@ -691,6 +715,7 @@ acl_unapply(struct acls *a, struct lflow_table *t, struct acl_state *s)
     set_users_update(a, s, false);
     sset_clear(&s->as_refs);
     sset_clear(&s->pg_refs);
+    sset_clear(&s->drop_pg_refs);
     free(s->match);
     s->match = NULL;
     lflow_owner_clear(t, &s->owner);
@@ -712,6 +737,7 @@ acl_state_destroy(struct acls *a, struct acl_state *s)
     bitmap_free(s->dps);
     sset_destroy(&s->pg_refs);
     sset_destroy(&s->as_refs);
+    sset_destroy(&s->drop_pg_refs);
     free(s->match);
     free(s->refs);
     free(s);
@@ -763,18 +789,12 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
 
     const struct nb_acl *acl = s->nb;
     const struct acl_container *home = primary_container(s);
-    /* Users of port groups are indexed as "@name" (no set name has an
-     * '@'), since a group's appearance changes the verdict too. */
-    struct sset pgs = SSET_INITIALIZER(&pgs);
-    groups_scan_refs(acl->match, &s->as_refs, &pgs);
-    const char *pg_name;
-    SSET_FOR_EACH (pg_name, &pgs) {
-        sset_add_and_free(&s->as_refs, xasprintf("@%s", pg_name));
-    }
-    sset_destroy(&pgs);
+    /* A port group's appearance changes the verdict too. */
+    groups_scan_refs(acl->match, &s->as_refs, &s->pg_refs);
     set_users_update(a, s, true);
 
-    const char *error = acl_check_match(a->check, acl);
+    const char *error = acl_check_match(a->check, acl, &s->as_refs,
+                                        &s->pg_refs);
     free(s->error);
     s->error = nullable_xstrdup(error);
     s->force_drop = false;
@@ -803,7 +823,9 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
     s->stateful = !s->force_drop && !strcmp(acl->action, "allow-related");
     s->pass = !strcmp(acl->action, "pass");
     s->tier = MAX(0, MIN(acl->tier, ACL_MAX_TIER));
-    groups_scan_refs(s->match, NULL, &s->pg_refs);
+    if (s->force_drop) {
+        groups_scan_refs(s->match, NULL, &s->drop_pg_refs);
+    }
 
     acl_current_dps(a, s, s->dps);
     size_t dp;
@@ -1022,6 +1044,7 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
     hmap_init(&a->states);
     hmap_init(&a->containers);
     shash_init(&a->set_users);
+    shash_init(&a->pg_users);
     hmapx_init(&a->queue);
     hmapx_init(&a->revalidate);
     hmapx_init(&a->compile);
@@ -1072,6 +1095,11 @@ acls_destroy(struct acls *a)
         free(node->data);
     }
     shash_destroy(&a->set_users);
+    SHASH_FOR_EACH (node, &a->pg_users) {
+        hmapx_destroy(node->data);
+        free(node->data);
+    }
+    shash_destroy(&a->pg_users);
     for (size_t i = 0; i < a->dp_cap; i++) {
         hmapx_destroy(&a->dps[i].acls);
     }
@@ -1149,9 +1177,7 @@ void
 acls_pg_exists(struct acls *a, const char *name, bool exists)
 {
     acl_check_set_pg(a->check, name, exists);
-    char *key = xasprintf("@%s", name);
-    const struct hmapx *users = shash_find_data(&a->set_users, key);
-    free(key);
+    const struct hmapx *users = shash_find_data(&a->pg_users, name);
     if (users) {
         struct hmapx_node *node;
         HMAPX_FOR_EACH (node, users) {
@@ -1195,7 +1221,8 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
         if (!s->nb || hmapx_contains(&a->queue, s)) {
             continue;
         }
-        const char *error = acl_check_match(a->check, s->nb);
+        const char *error = acl_check_match(a->check, s->nb, &s->as_refs,
+                                            &s->pg_refs);
         if (!nullable_string_is_equal(error, s->error)) {
             hmapx_add(&a->queue, s);
         }

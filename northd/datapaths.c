@@ -637,7 +637,7 @@ sync_datapath(struct ls_model *m, struct rdb_txn *sb_txn,
     const struct sb_datapath_binding *sb = dp->sb;
     if (!sb) {
         if (uuid_is_zero(&dp->sb_uuid)) {
-            uuid_generate(&dp->sb_uuid);
+            rdb_uuid_generate(&dp->sb_uuid);
             m->new_dps = xrealloc(m->new_dps,
                                   (m->n_new_dps + 1) * sizeof *m->new_dps);
             m->new_dps[m->n_new_dps++] = dp;
@@ -709,7 +709,7 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
     const struct sb_port_binding *pb = p->sb;
     if (!pb) {
         if (uuid_is_zero(&p->sb_uuid)) {
-            uuid_generate(&p->sb_uuid);
+            rdb_uuid_generate(&p->sb_uuid);
             if (m->n_new_ports >= m->allocated_new_ports) {
                 m->new_ports = x2nrealloc(m->new_ports,
                                           &m->allocated_new_ports,
@@ -810,7 +810,7 @@ sync_mc_group(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
 
     if (!sb_mg) {
         struct uuid uuid;
-        uuid_generate(&uuid);
+        rdb_uuid_generate(&uuid);
         rdb_txn_insert(sb_txn, &sb_table_multicast_group, &uuid);
         rdb_txn_set_ref(sb_txn, SB_MULTICAST_GROUP_COL_DATAPATH,
                         &dp->sb_uuid);

@@ -150,7 +150,7 @@ dp_groups_get(struct dp_groups *g, struct rdb_txn *txn,
     BITMAP_FOR_EACH_1 (idx, m->dp_cap, bitmap) {
         dps[k++] = m->dp_array[idx]->sb_uuid;
     }
-    uuid_generate(&dpg->sb_uuid);
+    rdb_uuid_generate(&dpg->sb_uuid);
     dpg->pass = g->pass;
     rdb_txn_insert(txn, &sb_table_logical_dp_group, &dpg->sb_uuid);
     rdb_txn_set_refs(txn, SB_LOGICAL_DP_GROUP_COL_DATAPATHS, dps, k);

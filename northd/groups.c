@@ -889,7 +889,7 @@ insert_pg(struct groups *g, struct rdb_txn *txn, const char *sb_name,
           const struct sset *ports)
 {
     struct uuid uuid;
-    uuid_generate(&uuid);
+    rdb_uuid_generate(&uuid);
     rdb_txn_insert(txn, &sb_table_port_group, &uuid);
     rdb_txn_set_string(txn, SB_PORT_GROUP_COL_NAME, sb_name);
     write_pg_ports(txn, ports);
@@ -909,7 +909,7 @@ insert_set(struct groups *g, struct rdb_txn *txn, const char *name,
            const struct sset *want)
 {
     struct uuid uuid;
-    uuid_generate(&uuid);
+    rdb_uuid_generate(&uuid);
     rdb_txn_insert(txn, &sb_table_address_set, &uuid);
     rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, name);
     const char **v = sset_array(want);

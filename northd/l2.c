@@ -4,6 +4,7 @@
 #include <config.h>
 #include "northd/l2.h"
 
+#include <arpa/inet.h>
 #include <string.h>
 
 #include "lib/nb-rdb.h"
@@ -66,6 +67,41 @@ build_datapath_defaults(struct lflow_table *t, const struct ls_datapath *dp)
     lflow_add(t, dp, S_IN_L2_UNKNOWN, 0, "1", "output;");
 }
 
+/* Text forms of addresses, without printf: a port's flows are built for
+ * every port on every full recompute. */
+
+static void
+put_mac(struct ds *s, const struct eth_addr ea)
+{
+    static const char hex[] = "0123456789abcdef";
+    char buf[17];
+    for (int i = 0; i < 6; i++) {
+        buf[i * 3] = hex[ea.ea[i] >> 4];
+        buf[i * 3 + 1] = hex[ea.ea[i] & 15];
+        if (i < 5) {
+            buf[i * 3 + 2] = ':';
+        }
+    }
+    ds_put_buffer(s, buf, sizeof buf);
+}
+
+static void
+put_ip4(struct ds *s, ovs_be32 addr)
+{
+    char buf[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &addr, buf, sizeof buf);
+    ds_put_cstr(s, buf);
+}
+
+static void
+put_inport(struct ds *s, const char *prefix, const char *name)
+{
+    ds_put_cstr(s, prefix);
+    ds_put_char(s, '"');
+    ds_put_cstr(s, name);
+    ds_put_char(s, '"');
+}
+
 /* ARP and ND replies on behalf of a port, for each of its IPs, except to
  * the port itself (it may be probing for duplicates). */
 static void
@@ -75,21 +111,24 @@ build_arp_nd_responder(struct lflow_table *t, const struct ls_port *p,
 {
     const struct uuid *hint = &p->nb->header_.uuid;
     for (size_t i = 0; i < la->n_ipv4; i++) {
+        ovs_be32 ip = la->ipv4[i].addr;
         ds_clear(match);
-        ds_put_format(match, "arp.tpa == "IP_FMT" && arp.op == 1",
-                      IP_ARGS(la->ipv4[i].addr));
+        ds_put_cstr(match, "arp.tpa == ");
+        put_ip4(match, ip);
+        ds_put_cstr(match, " && arp.op == 1");
         ds_clear(actions);
-        ds_put_format(actions,
-                      "eth.dst = eth.src; eth.src = "ETH_ADDR_FMT"; "
-                      "arp.op = 2; /* ARP reply */ arp.tha = arp.sha; "
-                      "arp.sha = "ETH_ADDR_FMT"; arp.tpa = arp.spa; "
-                      "arp.spa = "IP_FMT"; outport = inport; "
-                      "flags.loopback = 1; output;",
-                      ETH_ADDR_ARGS(la->ea), ETH_ADDR_ARGS(la->ea),
-                      IP_ARGS(la->ipv4[i].addr));
+        ds_put_cstr(actions, "eth.dst = eth.src; eth.src = ");
+        put_mac(actions, la->ea);
+        ds_put_cstr(actions, "; arp.op = 2; /* ARP reply */ "
+                    "arp.tha = arp.sha; arp.sha = ");
+        put_mac(actions, la->ea);
+        ds_put_cstr(actions, "; arp.tpa = arp.spa; arp.spa = ");
+        put_ip4(actions, ip);
+        ds_put_cstr(actions, "; outport = inport; flags.loopback = 1; "
+                    "output;");
         lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 50, ds_cstr(match),
                        ds_cstr(actions), hint);
-        ds_put_format(match, " && inport == \"%s\"", p->nb->name);
+        put_inport(match, " && inport == ", p->nb->name);
         lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
                        "next;", hint);
     }
@@ -115,7 +154,7 @@ build_arp_nd_responder(struct lflow_table *t, const struct ls_port *p,
                       ETH_ADDR_ARGS(la->ea));
         lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 50, ds_cstr(match),
                        ds_cstr(actions), hint);
-        ds_put_format(match, " && inport == \"%s\"", p->nb->name);
+        put_inport(match, " && inport == ", p->nb->name);
         lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
                        "next;", hint);
     }
@@ -163,9 +202,11 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
     for (size_t i = 0; i < p->n_addrs; i++) {
         const struct lsp_addresses *la = &p->addrs[i];
         ds_clear(match);
-        ds_put_format(match, "eth.dst == "ETH_ADDR_FMT, ETH_ADDR_ARGS(la->ea));
+        ds_put_cstr(match, "eth.dst == ");
+        put_mac(match, la->ea);
         ds_clear(actions);
-        ds_put_format(actions, "outport = \"%s\"; output;", name);
+        put_inport(actions, "outport = ", name);
+        ds_put_cstr(actions, "; output;");
         lflow_add_hint(t, p->dp, S_IN_L2_LKUP, 50, ds_cstr(match),
                        ds_cstr(actions), hint);
 

@@ -477,7 +477,7 @@ lb_sync_sb(const struct lb_model *lm, const struct ls_model *m OVS_UNUSED,
                                                  lb->n_dps);
         if (!sb) {
             struct uuid uuid;
-            uuid_generate(&uuid);
+            rdb_uuid_generate(&uuid);
             rdb_txn_insert(txn, &sb_table_load_balancer, &uuid);
             struct smap ids = SMAP_INITIALIZER(&ids);
             smap_add(&ids, "lb_id", id);

@@ -567,7 +567,7 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
                struct dp_groups *dpgs)
 {
     struct lflow_target target = lflow_target(t, f, m, txn, dpgs);
-    uuid_generate(&f->sb_uuid);
+    rdb_uuid_generate(&f->sb_uuid);
     rdb_txn_insert(txn, &sb_table_logical_flow, &f->sb_uuid);
     rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE,
                        lflow_pipeline_name(ls_stage_pipeline(f->stage)));

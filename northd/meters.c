@@ -43,7 +43,7 @@ sync_meter(struct rdb_txn *txn, const struct sb_meter *sb,
     struct uuid *bands = xmalloc((nb->n_bands + 1) * sizeof *bands);
     if (new_bands) {
         for (size_t i = 0; i < nb->n_bands; i++) {
-            uuid_generate(&bands[i]);
+            rdb_uuid_generate(&bands[i]);
             rdb_txn_insert(txn, &sb_table_meter_band, &bands[i]);
             rdb_txn_set_string(txn, SB_METER_BAND_COL_ACTION,
                                nb->bands[i]->action);
@@ -56,7 +56,7 @@ sync_meter(struct rdb_txn *txn, const struct sb_meter *sb,
 
     if (!sb) {
         struct uuid uuid;
-        uuid_generate(&uuid);
+        rdb_uuid_generate(&uuid);
         rdb_txn_insert(txn, &sb_table_meter, &uuid);
         rdb_txn_set_string(txn, SB_METER_COL_NAME, name);
     } else {

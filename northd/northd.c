@@ -201,7 +201,7 @@ get_nb_global(struct northd_ctx *ctx)
     const struct nb_nb_global *nb = nb_nb_global_first(ctx->nb);
     if (!nb && ctx->nb_txn) {
         struct uuid uuid;
-        uuid_generate(&uuid);
+        rdb_uuid_generate(&uuid);
         rdb_txn_insert(ctx->nb_txn, &nb_table_nb_global, &uuid);
     }
     return nb;
@@ -216,7 +216,7 @@ sync_sb_global(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     const struct sb_sb_global *sb = sb_sb_global_first(ctx->sb);
     if (!sb) {
         struct uuid uuid;
-        uuid_generate(&uuid);
+        rdb_uuid_generate(&uuid);
         rdb_txn_insert(ctx->sb_txn, &sb_table_sb_global, &uuid);
     } else {
         rdb_txn_update(ctx->sb_txn, &sb_table_sb_global, &sb->header_.uuid);
@@ -335,9 +335,12 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     acl_errors_begin();
     d->acls = acls_create(&d->model, &d->lbs, &d->groups, ctx->nb, nb,
                           d->model.dp_cap);
+    /* The full sync below compares everything: nothing to mark dirty. */
+    d->groups.building = true;
     unsigned long *dp_dirty = bitmap_allocate(d->model.dp_cap);
     acls_run(d->acls, &d->lflows, dp_dirty);
     bitmap_free(dp_dirty);
+    d->groups.building = false;
     for (size_t i = 0; i < d->model.n_datapaths; i++) {
         const struct ls_datapath *dp = d->model.dp_array[i];
         build_dp_lflows(d, dp);

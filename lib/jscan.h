@@ -1,0 +1,92 @@
+/* Finding the characters that matter in JSON text, eight bytes at a time.
+ *
+ * Most of a JSON-RPC message is string contents, which end only at '"'
+ * and have to be looked at only for '\\' (and, when writing, for control
+ * characters).  Testing a 64-bit word for those bytes at once is several
+ * times faster than a loop over bytes. */
+#ifndef LIB_JSCAN_H
+#define LIB_JSCAN_H 1
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define JSCAN_ONES UINT64_C(0x0101010101010101)
+#define JSCAN_HIGHS UINT64_C(0x8080808080808080)
+
+/* Bytes of 'v' equal to 'c' have their high bit set in the result (the
+ * lowest such byte exactly; bytes above it may be false positives). */
+static inline uint64_t
+jscan_eq(uint64_t v, uint8_t c)
+{
+    uint64_t x = v ^ (JSCAN_ONES * c);
+    return (x - JSCAN_ONES) & ~x & JSCAN_HIGHS;
+}
+
+/* The same for bytes below 'n' (n <= 128). */
+static inline uint64_t
+jscan_lt(uint64_t v, uint8_t n)
+{
+    return (v - JSCAN_ONES * n) & ~v & JSCAN_HIGHS;
+}
+
+static inline size_t
+jscan_first(uint64_t mask)
+{
+    /* Words are loaded little-endian (x86, arm64): the lowest byte comes
+     * first. */
+    return __builtin_ctzll(mask) >> 3;
+}
+
+static inline uint64_t
+jscan_load(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+/* Returns the first of 'p'...'end' that is '"' or '\\', or 'end'. */
+static inline const char *
+jscan_quote_or_escape(const char *p, const char *end)
+{
+    while (end - p >= 8) {
+        uint64_t v = jscan_load(p);
+        uint64_t m = jscan_eq(v, '"') | jscan_eq(v, '\\');
+        if (m) {
+            return p + jscan_first(m);
+        }
+        p += 8;
+    }
+    while (p < end && *p != '"' && *p != '\\') {
+        p++;
+    }
+    return p;
+}
+
+/* Returns the length of the longest prefix of the 'n' bytes at 's' that a
+ * JSON string may hold as is (no '"', '\\' or control character). */
+static inline size_t
+jscan_plain_prefix(const char *s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v = jscan_load(s + i);
+        uint64_t m = jscan_lt(v, 0x20) | jscan_eq(v, '"') | jscan_eq(v, '\\');
+        if (m) {
+            return i + jscan_first(m);
+        }
+    }
+    for (; i < n; i++) {
+        unsigned char c = s[i];
+        if (c < 0x20 || c == '"' || c == '\\') {
+            break;
+        }
+    }
+    return i;
+}
+
+#endif /* lib/jscan.h */
