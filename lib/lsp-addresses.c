@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include "openvswitch/dynamic-string.h"
 #include "util.h"
@@ -42,6 +43,41 @@ ipv4_is_dotted_quad(const char *tok)
     return inet_pton(AF_INET, addr, &in) == 1;
 }
 
+/* Parses the common forms "A.B.C.D" and "A.B.C.D/N" of an IPv4 token
+ * without scanf (northd parses every port's addresses on every full
+ * recompute).  Returns false for anything else, which ip_parse_cidr()
+ * then judges. */
+static bool
+parse_ipv4_fast(const char *tok, ovs_be32 *ip, unsigned int *plen)
+{
+    const char *slash = strchr(tok, '/');
+    size_t len = slash ? (size_t) (slash - tok) : strlen(tok);
+    char addr[INET_ADDRSTRLEN];
+    struct in_addr in;
+    if (len >= sizeof addr) {
+        return false;
+    }
+    memcpy(addr, tok, len);
+    addr[len] = '\0';
+    if (inet_pton(AF_INET, addr, &in) != 1) {
+        return false;
+    }
+    *plen = 32;
+    if (slash) {
+        const char *p = slash + 1;
+        if (!isdigit((unsigned char) p[0])
+            || (p[1] && (!isdigit((unsigned char) p[1]) || p[2]))) {
+            return false;
+        }
+        *plen = atoi(p);
+        if (*plen > 32) {
+            return false;
+        }
+    }
+    *ip = in.s_addr;
+    return true;
+}
+
 /* Parses one IP token ("10.0.0.1", "10.0.0.1/24", "fd00::1/64") into 'la'.
  * Returns NULL or a malloc'd error. */
 static char *
@@ -60,8 +96,9 @@ parse_ip_token(const char *tok, struct lsp_addresses *la)
     } else {
         ovs_be32 ip4;
         unsigned int plen;
-        char *error = (ipv4_is_dotted_quad(tok) ? ip_parse_cidr(tok, &ip4,
-                                                                &plen)
+        char *error = (parse_ipv4_fast(tok, &ip4, &plen) ? NULL
+                       : ipv4_is_dotted_quad(tok) ? ip_parse_cidr(tok, &ip4,
+                                                                  &plen)
                        : xstrdup("not a dotted quad"));
         if (error) {
             free(error);
