@@ -10,12 +10,41 @@
 #include "uuid.h"
 
 struct dp_group {
-    struct hmap_node node;
+    struct hmap_node node;          /* In 'groups', by datapath set. */
+    struct hmap_node uuid_node;     /* In 'by_uuid'. */
     unsigned long *bitmap;          /* Owned. */
     size_t n;
     struct uuid sb_uuid;
     unsigned int pass;              /* Inserted in this pass, or 0. */
+    size_t n_flows;                 /* Logical flow rows referring to it. */
+    bool pinned;                    /* Something else refers to it. */
+
+    /* Proposed moves, between dp_groups_propose_move() and
+     * dp_groups_apply_moves(). */
+    const unsigned long *move_to;   /* Where the first mover goes. */
+    size_t move_n;
+    size_t n_to;                    /* Flows going to 'move_to'. */
+    size_t n_away;                  /* Flows leaving groups altogether. */
+    bool move_conflict;             /* Some flows go elsewhere, or stay. */
 };
+
+static void
+dp_group_index_uuid(struct dp_groups *g, struct dp_group *dpg)
+{
+    hmap_insert(&g->by_uuid, &dpg->uuid_node, uuid_hash(&dpg->sb_uuid));
+}
+
+static struct dp_group *
+dp_groups_find_uuid(const struct dp_groups *g, const struct uuid *uuid)
+{
+    struct dp_group *dpg;
+    HMAP_FOR_EACH_WITH_HASH (dpg, uuid_node, uuid_hash(uuid), &g->by_uuid) {
+        if (uuid_equals(&dpg->sb_uuid, uuid)) {
+            return dpg;
+        }
+    }
+    return NULL;
+}
 
 static uint32_t
 bitmap_hash(const unsigned long *bitmap, size_t n_bits)
@@ -42,6 +71,9 @@ dp_groups_init(struct dp_groups *g, const struct ls_model *m,
                struct rdb *sb_db)
 {
     hmap_init(&g->groups);
+    hmap_init(&g->by_uuid);
+    g->moving = NULL;
+    g->n_moving = g->allocated_moving = 0;
     g->model = m;
     g->sb = sb_db;
     g->pass = 1;
@@ -93,12 +125,12 @@ dp_groups_init(struct dp_groups *g, const struct ls_model *m,
             bitmap_free(bitmap);
             continue;
         }
-        struct dp_group *dpg = xmalloc(sizeof *dpg);
+        struct dp_group *dpg = xzalloc(sizeof *dpg);
         dpg->bitmap = bitmap;
         dpg->n = n;
         dpg->sb_uuid = sb->header_.uuid;
-        dpg->pass = 0;
         hmap_insert(&g->groups, &dpg->node, hash);
+        dp_group_index_uuid(g, dpg);
     }
     hmap_destroy(&by_sb);
     free(nodes);
@@ -116,6 +148,8 @@ dp_groups_destroy(struct dp_groups *g)
         free(dpg);
     }
     hmap_destroy(&g->groups);
+    hmap_destroy(&g->by_uuid);
+    free(g->moving);
 }
 
 void
@@ -137,8 +171,11 @@ dp_groups_get(struct dp_groups *g, struct rdb_txn *txn,
             return &dpg->sb_uuid;
         }
         /* Collected by the database since: make it again. */
+        hmap_remove(&g->by_uuid, &dpg->uuid_node);
+        dpg->n_flows = 0;
+        dpg->pinned = false;
     } else {
-        dpg = xmalloc(sizeof *dpg);
+        dpg = xzalloc(sizeof *dpg);
         dpg->bitmap = bitmap_clone(bitmap, m->dp_cap);
         dpg->n = n;
         hmap_insert(&g->groups, &dpg->node, hash);
@@ -151,9 +188,110 @@ dp_groups_get(struct dp_groups *g, struct rdb_txn *txn,
         dps[k++] = m->dp_array[idx]->sb_uuid;
     }
     rdb_uuid_generate(&dpg->sb_uuid);
+    dp_group_index_uuid(g, dpg);
     dpg->pass = g->pass;
     rdb_txn_insert(txn, &sb_table_logical_dp_group, &dpg->sb_uuid);
     rdb_txn_set_refs(txn, SB_LOGICAL_DP_GROUP_COL_DATAPATHS, dps, k);
     free(dps);
     return &dpg->sb_uuid;
+}
+
+void
+dp_groups_ref_flow(struct dp_groups *g, const struct uuid *uuid)
+{
+    struct dp_group *dpg = dp_groups_find_uuid(g, uuid);
+    if (dpg) {
+        dpg->n_flows++;
+    }
+}
+
+void
+dp_groups_unref_flow(struct dp_groups *g, const struct uuid *uuid)
+{
+    struct dp_group *dpg = dp_groups_find_uuid(g, uuid);
+    if (dpg && dpg->n_flows) {
+        dpg->n_flows--;
+    }
+}
+
+void
+dp_groups_pin(struct dp_groups *g, const struct uuid *uuid)
+{
+    struct dp_group *dpg = dp_groups_find_uuid(g, uuid);
+    if (dpg) {
+        dpg->pinned = true;
+    }
+}
+
+void
+dp_groups_propose_move(struct dp_groups *g, const struct uuid *from,
+                       const unsigned long *bitmap, size_t n)
+{
+    struct dp_group *dpg = dp_groups_find_uuid(g, from);
+    if (!dpg || dpg->pinned) {
+        return;
+    }
+    if (!dpg->n_to && !dpg->n_away && !dpg->move_conflict) {
+        if (g->n_moving >= g->allocated_moving) {
+            g->moving = x2nrealloc(g->moving, &g->allocated_moving,
+                                   sizeof *g->moving);
+        }
+        g->moving[g->n_moving++] = dpg;
+    }
+    size_t n_bits = g->model->dp_cap;
+    if (!bitmap) {
+        dpg->n_away++;
+    } else if (bitmap_equal(bitmap, dpg->bitmap, n_bits)) {
+        dpg->move_conflict = true;      /* Stays: the group must too. */
+    } else if (!dpg->move_to) {
+        dpg->move_to = bitmap;
+        dpg->move_n = n;
+        dpg->n_to = 1;
+    } else if (bitmap_equal(bitmap, dpg->move_to, n_bits)) {
+        dpg->n_to++;
+    } else {
+        dpg->move_conflict = true;
+    }
+}
+
+size_t
+dp_groups_apply_moves(struct dp_groups *g, struct rdb_txn *txn)
+{
+    const struct ls_model *m = g->model;
+    size_t n_moved = 0;
+    for (size_t i = 0; i < g->n_moving; i++) {
+        struct dp_group *dpg = g->moving[i];
+        uint32_t hash = (dpg->move_to
+                         ? bitmap_hash(dpg->move_to, m->dp_cap) : 0);
+        /* Every flow on the group goes to 'move_to' or leaves groups; the
+         * group's row exists (it was not just inserted, nor collected);
+         * and no other group already has the new set. */
+        if (!dpg->move_conflict && dpg->n_to
+            && dpg->n_to + dpg->n_away == dpg->n_flows
+            && dpg->pass != g->pass
+            && sb_logical_dp_group_get_for_uuid(g->sb, &dpg->sb_uuid)
+            && !dp_groups_find(g, dpg->move_to, hash)) {
+            struct uuid *dps = xmalloc(dpg->move_n * sizeof *dps);
+            size_t k = 0;
+            size_t idx;
+            BITMAP_FOR_EACH_1 (idx, m->dp_cap, dpg->move_to) {
+                dps[k++] = m->dp_array[idx]->sb_uuid;
+            }
+            rdb_txn_update(txn, &sb_table_logical_dp_group, &dpg->sb_uuid);
+            rdb_txn_set_refs(txn, SB_LOGICAL_DP_GROUP_COL_DATAPATHS, dps, k);
+            free(dps);
+
+            hmap_remove(&g->groups, &dpg->node);
+            bitmap_free(dpg->bitmap);
+            dpg->bitmap = bitmap_clone(dpg->move_to, m->dp_cap);
+            dpg->n = dpg->move_n;
+            hmap_insert(&g->groups, &dpg->node, hash);
+            n_moved++;
+        }
+        dpg->move_to = NULL;
+        dpg->move_n = dpg->n_to = dpg->n_away = 0;
+        dpg->move_conflict = false;
+    }
+    g->n_moving = 0;
+    return n_moved;
 }

@@ -5,7 +5,15 @@
  * built for: rows are remembered by UUID (northd chooses the UUIDs of the
  * rows it inserts).  The table is not a root table: the database itself
  * drops groups that nothing references any more, and a remembered group
- * that vanished is simply created again. */
+ * that vanished is simply created again.
+ *
+ * When every logical flow on a group moves to the same new set of
+ * datapaths (a switch joins or leaves all of them, as when a switch is
+ * added), the group's row is updated in place instead of a new group being
+ * made and every flow rewritten to it: one op instead of hundreds, for the
+ * server and for every ovn-controller.  For that the index counts the
+ * flows whose row refers to each group; groups anything else refers to
+ * (load balancers) never move. */
 #ifndef NORTHD_DP_GROUPS_H
 #define NORTHD_DP_GROUPS_H 1
 
@@ -15,10 +23,15 @@
 struct ls_model;
 struct rdb;
 struct rdb_txn;
+struct dp_group;
 struct uuid;
 
 struct dp_groups {
-    struct hmap groups;             /* Contains "struct dp_group"s. */
+    struct hmap groups;             /* Contains "struct dp_group"s, by
+                                     * datapath set. */
+    struct hmap by_uuid;            /* The same, by SB row UUID. */
+    struct dp_group **moving;       /* Groups with proposed moves. */
+    size_t n_moving, allocated_moving;
     const struct ls_model *model;
     struct rdb *sb;
     unsigned int pass;              /* Groups inserted in this pass are
@@ -40,5 +53,25 @@ void dp_groups_new_pass(struct dp_groups *);
  * beginning the op that refers to the group. */
 const struct uuid *dp_groups_get(struct dp_groups *, struct rdb_txn *,
                                  const unsigned long *bitmap, size_t n);
+
+/* Logical flow rows that refer to group 'uuid' (UUIDs of rows that are not
+ * groups, or not indexed, are ignored). */
+void dp_groups_ref_flow(struct dp_groups *, const struct uuid *);
+void dp_groups_unref_flow(struct dp_groups *, const struct uuid *);
+
+/* Something other than a logical flow refers to group 'uuid': it keeps its
+ * datapaths as long as this index lives. */
+void dp_groups_pin(struct dp_groups *, const struct uuid *);
+
+/* Moving flows in place.  For each flow about to be rewritten whose row
+ * refers to group 'from', the sync proposes where it goes: to the 'n'
+ * datapaths in 'bitmap', or away from groups altogether ('bitmap' NULL: to
+ * one datapath, or deleted).  dp_groups_apply_moves() then updates, in
+ * 'txn', every group all of whose flows go to the same new datapath set,
+ * so that dp_groups_get() finds that group for the set.  Call it before
+ * any op on the flows. */
+void dp_groups_propose_move(struct dp_groups *, const struct uuid *from,
+                            const unsigned long *bitmap, size_t n);
+size_t dp_groups_apply_moves(struct dp_groups *, struct rdb_txn *);
 
 #endif /* northd/dp-groups.h */

@@ -475,6 +475,7 @@ lb_sync_sb(const struct lb_model *lm, const struct ls_model *m OVS_UNUSED,
         /* The group first: it is an op of its own. */
         const struct uuid *group = dp_groups_get(dpgs, txn, lb->dps,
                                                  lb->n_dps);
+        dp_groups_pin(dpgs, group);
         if (!sb) {
             struct uuid uuid;
             rdb_uuid_generate(&uuid);

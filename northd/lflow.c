@@ -7,6 +7,7 @@
 #include "bitmap.h"
 #include "coverage.h"
 #include "hash.h"
+#include "lib/jscan.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
@@ -21,6 +22,7 @@ VLOG_DEFINE_THIS_MODULE(lflow);
 COVERAGE_DEFINE(lflow_inserted);
 COVERAGE_DEFINE(lflow_deleted);
 COVERAGE_DEFINE(lflow_updated);
+COVERAGE_DEFINE(lflow_dp_group_moved);
 
 struct lflow {
     struct hmap_node node;          /* In lflow_table 'flows'. */
@@ -475,6 +477,27 @@ hint_is_written(const struct lflow *f)
             && (!set || f->sb_hint == f->hint.parts[0]));
 }
 
+/* Appends the 'n' bytes of 's' to 'p' if they fit before 'end' and need no
+ * escaping in a JSON string ('plain'); returns the end, or NULL. */
+static char *
+put_plain(char *p, const char *end, const char *s, size_t n, bool plain)
+{
+    if (!p || (size_t) (end - p) < n
+        || (!plain && jscan_plain_prefix(s, n) != n)) {
+        return NULL;
+    }
+    memcpy(p, s, n);
+    return p + n;
+}
+
+#define PUT_LITERAL(P, END, S) put_plain(P, END, S, sizeof S - 1, true)
+
+static char *
+put_plain_cstr(char *p, const char *end, const char *s)
+{
+    return put_plain(p, end, s, strlen(s), false);
+}
+
 static void
 set_lflow_ids(struct lflow *f, struct rdb_txn *txn)
 {
@@ -482,8 +505,27 @@ set_lflow_ids(struct lflow *f, struct rdb_txn *txn)
     f->sb_hint_set = !uuid_is_zero(&f->hint);
     f->sb_hint = f->hint.parts[0];
     lflow_ids_init(f, f->sb_hint_set, f->sb_hint, &ids);
-    rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, ids.keys,
-                    ids.values, ids.n);
+
+    /* Every flow gets one: its JSON is built from the known keys and values
+     * that need no escaping (stage names, hex digits, file:line), not
+     * generically.  (The order of a map's pairs does not matter.) */
+    char buf[256];
+    const char *end = buf + sizeof buf;
+    char *p = PUT_LITERAL(buf, end, "[\"map\",[[\"stage-name\",\"");
+    p = put_plain_cstr(p, end, ls_stage_name(f->stage));
+    if (f->sb_hint_set) {
+        p = PUT_LITERAL(p, end, "\"],[\"stage-hint\",\"");
+        p = put_plain(p, end, ids.hint, 8, true);
+    }
+    p = PUT_LITERAL(p, end, "\"],[\"source\",\"");
+    p = put_plain_cstr(p, end, lflow_source(f));
+    p = PUT_LITERAL(p, end, "\"]]]");
+    if (p) {
+        rdb_txn_set_json(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, buf, p - buf);
+    } else {
+        rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, ids.keys,
+                        ids.values, ids.n);
+    }
 }
 
 /* The hash the replica keeps of the rest of the row (see lib/sb.rdb). */
@@ -549,6 +591,12 @@ update_sb_flow(const struct lflow_table *t, struct lflow *f,
                         target.group ? NULL : target.uuid);
         rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP,
                         target.group ? target.uuid : NULL);
+        if (f->sb_group) {
+            dp_groups_unref_flow(dpgs, &f->sb_target);
+        }
+        if (target.group) {
+            dp_groups_ref_flow(dpgs, target.uuid);
+        }
         f->sb_target = *target.uuid;
         f->sb_group = target.group;
         COVERAGE_INC(lflow_updated);
@@ -586,6 +634,9 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
                     target.uuid);
     f->sb_target = *target.uuid;
     f->sb_group = target.group;
+    if (target.group) {
+        dp_groups_ref_flow(dpgs, target.uuid);
+    }
     set_lflow_ids(f, txn);
     COVERAGE_INC(lflow_inserted);
 }
@@ -767,6 +818,9 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
             f->sb_uuid = row->uuid;
             f->sb_target = row->target;
             f->sb_group = row->group;
+            if (row->group) {
+                dp_groups_ref_flow(dpgs, &row->target);
+            }
             struct rdb_hash ids = lflow_ids_hash(f, !uuid_is_zero(&f->hint),
                                                  f->hint.parts[0]);
             bool ids_ok = rdb_hash_equals(&ids, &row->ids);
@@ -796,6 +850,20 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
                        struct rdb_txn *txn, struct dp_groups *dpgs)
 {
     size_t n = t->n_dirty;
+
+    /* Groups whose flows all move the same way are updated in place
+     * (dp-groups.h): then the flows' rows need no change. */
+    for (size_t i = 0; i < t->n_dirty; i++) {
+        const struct lflow *f = t->dirty[i];
+        if (f->sb_group && !uuid_is_zero(&f->sb_uuid)) {
+            dp_groups_propose_move(dpgs, &f->sb_target,
+                                   f->n_dps >= 2 ? f->dps : NULL, f->n_dps);
+        }
+    }
+    if (dp_groups_apply_moves(dpgs, txn)) {
+        COVERAGE_INC(lflow_dp_group_moved);
+    }
+
     for (size_t i = 0; i < t->n_dirty; i++) {
         struct lflow *f = t->dirty[i];
         if (!f->n_dps) {
@@ -803,6 +871,9 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
             if (!uuid_is_zero(&f->sb_uuid)) {
                 rdb_txn_delete(txn, &sb_table_logical_flow, &f->sb_uuid);
                 COVERAGE_INC(lflow_deleted);
+                if (f->sb_group) {
+                    dp_groups_unref_flow(dpgs, &f->sb_target);
+                }
             }
             hmap_remove(&t->flows, &f->node);
             lflow_free(f);
