@@ -205,3 +205,22 @@ lsp_addresses_check_as_element(const char *s)
     }
     return NULL;
 }
+
+size_t
+lsp_ip4_format(ovs_be32 ip, char *buf)
+{
+    uint32_t h = ntohl(ip);
+    char *p = buf;
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        unsigned int b = (h >> shift) & 0xff;
+        if (b >= 100) {
+            *p++ = '0' + b / 100;
+            *p++ = '0' + b / 10 % 10;
+        } else if (b >= 10) {
+            *p++ = '0' + b / 10;
+        }
+        *p++ = '0' + b % 10;
+        *p++ = shift ? '.' : '\0';
+    }
+    return p - buf - 1;
+}

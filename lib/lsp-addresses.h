@@ -52,4 +52,9 @@ void lsp_addresses_destroy(struct lsp_addresses *);
  * Returns NULL if valid, otherwise a malloc'd message. */
 char *lsp_addresses_check_as_element(const char *s);
 
+/* Writes 'ip' in dotted-quad form and a null into 'buf' (at least 16
+ * bytes), as inet_ntop() would, without stdio: northd formats every port's
+ * addresses on every full recompute.  Returns the length. */
+size_t lsp_ip4_format(ovs_be32 ip, char *buf);
+
 #endif /* lib/lsp-addresses.h */

@@ -141,33 +141,41 @@ put_string(struct ds *ds, const char *s)
     ds_put_char(ds, '"');
 }
 
+/* Writes the 2 * 'n' hex digits of the 'n' bytes of 'v' (most significant
+ * first), a pair of digits per lookup: every inserted row has a UUID. */
 static void
-put_hex(char *p, uint32_t v, int digits)
+put_hex(char *p, uint32_t v, int n)
 {
-    static const char hex[] = "0123456789abcdef";
-    for (int i = digits - 1; i >= 0; i--) {
-        p[i] = hex[v & 15];
-        v >>= 4;
+    static char pairs[256][2];
+    if (!pairs[0][0]) {
+        static const char hex[] = "0123456789abcdef";
+        for (int i = 0; i < 256; i++) {
+            pairs[i][0] = hex[i >> 4];
+            pairs[i][1] = hex[i & 15];
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        memcpy(&p[2 * i], pairs[v & 0xff], 2);
+        v >>= 8;
     }
 }
 
 static void
 put_uuid(struct ds *ds, const struct uuid *u)
 {
-    char buf[UUID_LEN + 2];
+    char *buf = ds_put_uninit(ds, UUID_LEN + 2);
     buf[0] = '"';
-    put_hex(buf + 1, u->parts[0], 8);
+    put_hex(buf + 1, u->parts[0], 4);
     buf[9] = '-';
-    put_hex(buf + 10, u->parts[1] >> 16, 4);
+    put_hex(buf + 10, u->parts[1] >> 16, 2);
     buf[14] = '-';
-    put_hex(buf + 15, u->parts[1] & 0xffff, 4);
+    put_hex(buf + 15, u->parts[1] & 0xffff, 2);
     buf[19] = '-';
-    put_hex(buf + 20, u->parts[2] >> 16, 4);
+    put_hex(buf + 20, u->parts[2] >> 16, 2);
     buf[24] = '-';
-    put_hex(buf + 25, u->parts[2] & 0xffff, 4);
-    put_hex(buf + 29, u->parts[3], 8);
+    put_hex(buf + 25, u->parts[2] & 0xffff, 2);
+    put_hex(buf + 29, u->parts[3], 4);
     buf[37] = '"';
-    ds_put_buffer(ds, buf, sizeof buf);
 }
 
 static void
@@ -503,6 +511,15 @@ rdb_txn_set_map(struct rdb_txn *txn, size_t col, const char *const *keys,
         ds_put_char(&txn->buf, ']');
     }
     ds_put_cstr(&txn->buf, "]]");
+}
+
+void
+rdb_txn_set_json(struct rdb_txn *txn, size_t col, const char *json,
+                 size_t len)
+{
+    if (put_col(txn, col)) {
+        ds_put_buffer(&txn->buf, json, len);
+    }
 }
 
 void

@@ -410,6 +410,10 @@ void rdb_txn_set_smap(struct rdb_txn *, size_t col, const struct smap *);
 /* A string-to-string map given as 'n' distinct keys and their values. */
 void rdb_txn_set_map(struct rdb_txn *, size_t col, const char *const *keys,
                      const char *const *values, size_t n);
+/* 'json' ('len' bytes) is the OVSDB JSON of a valid value of 'col', as the
+ * caller vouches: for values built often from known-plain parts. */
+void rdb_txn_set_json(struct rdb_txn *, size_t col, const char *json,
+                      size_t len);
 
 /* Adds ('insert' true) or removes values of set column 'col' of an
  * existing row, without rewriting the rest of the set. */

@@ -142,6 +142,9 @@ struct acls {
     struct hmapx grown;             /* States with flows to add on
                                      * 'new_dps' only. */
     unsigned long *touched;         /* Datapaths whose counts changed. */
+    struct ds match, actions;       /* Scratch for compile_acl_dp(): kept
+                                     * so that 10,000s of ACLs do not each
+                                     * grow their own. */
 
     size_t n_compiled;              /* (ACL, datapath) pairs applied. */
     size_t n_skipped;               /* Invalid ACLs left out. */
@@ -917,14 +920,10 @@ compile_acl(struct acls *a, struct lflow_table *t, struct acl_state *s)
         return;
     }
     lflow_table_set_owner(t, &s->owner);
-    struct ds match = DS_EMPTY_INITIALIZER;
-    struct ds actions = DS_EMPTY_INITIALIZER;
     size_t dp;
     BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps) {
-        compile_acl_dp(a, t, s, dp, &match, &actions);
+        compile_acl_dp(a, t, s, dp, &a->match, &a->actions);
     }
-    ds_destroy(&match);
-    ds_destroy(&actions);
     lflow_table_set_owner(t, NULL);
 }
 
@@ -1051,6 +1050,8 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
     hmapx_init(&a->span);
     hmapx_init(&a->grown);
     a->touched = bitmap_allocate(dp_cap);
+    ds_init(&a->match);
+    ds_init(&a->actions);
     /* Every datapath is classified on the first run. */
     bitmap_set_multiple(a->touched, 0, m->n_datapaths, true);
 
@@ -1110,6 +1111,8 @@ acls_destroy(struct acls *a)
     hmapx_destroy(&a->span);
     hmapx_destroy(&a->grown);
     bitmap_free(a->touched);
+    ds_destroy(&a->match);
+    ds_destroy(&a->actions);
     acl_check_destroy(a->check);
     shash_destroy(&a->g.fair_meters);
     free(a);
@@ -1258,14 +1261,12 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
     HMAPX_FOR_EACH (node, &a->compile) {
         compile_acl(a, t, node->data);
     }
-    struct ds match = DS_EMPTY_INITIALIZER;
-    struct ds actions = DS_EMPTY_INITIALIZER;
     HMAPX_FOR_EACH (node, &a->grown) {
         struct acl_state *s = node->data;
         if (!hmapx_contains(&a->compile, s)) {
             lflow_table_set_owner(t, &s->owner);
             BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->new_dps) {
-                compile_acl_dp(a, t, s, dp, &match, &actions);
+                compile_acl_dp(a, t, s, dp, &a->match, &a->actions);
             }
             lflow_table_set_owner(t, NULL);
         }
@@ -1273,8 +1274,6 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
     }
     hmapx_clear(&a->grown);
     hmapx_clear(&a->compile);
-    ds_destroy(&match);
-    ds_destroy(&actions);
 }
 
 void

@@ -198,7 +198,7 @@ member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
         const struct lsp_addresses *la = &p->addrs[j];
         for (size_t k = 0; k < la->n_ipv4; k++) {
             char buf[INET_ADDRSTRLEN];
-            inet_ntop(AF_INET, &la->ipv4[k].addr, buf, sizeof buf);
+            lsp_ip4_format(la->ipv4[k].addr, buf);
             sset_add(&mb->ips[0], buf);
         }
         for (size_t k = 0; k < la->n_ipv6; k++) {

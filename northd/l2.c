@@ -89,8 +89,7 @@ static void
 put_ip4(struct ds *s, ovs_be32 addr)
 {
     char buf[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &addr, buf, sizeof buf);
-    ds_put_cstr(s, buf);
+    ds_put_buffer(s, buf, lsp_ip4_format(addr, buf));
 }
 
 static void
@@ -228,9 +227,11 @@ l2_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp)
 void
 l2_build_port_lflows(struct lflow_table *t, const struct ls_port *p)
 {
-    struct ds match = DS_EMPTY_INITIALIZER;
-    struct ds actions = DS_EMPTY_INITIALIZER;
+    /* Scratch kept from port to port (northd is single-threaded): a full
+     * recompute builds every port's flows. */
+    static struct ds match = DS_EMPTY_INITIALIZER;
+    static struct ds actions = DS_EMPTY_INITIALIZER;
+    ds_clear(&match);
+    ds_clear(&actions);
     build_port_flows(t, p, &match, &actions);
-    ds_destroy(&match);
-    ds_destroy(&actions);
 }
