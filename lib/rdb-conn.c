@@ -734,8 +734,10 @@ static void
 txn_op_result(struct rdb *db, const char *s, size_t n)
 {
     struct rdb_msg *m = &db->msg;
-    if (m->txn_error || !memchr(s, '"', n)
-        || !memmem(s, n, "\"error\"", 7)) {
+    /* Most results are a "uuid" or a "count": look closer only at those
+     * that may name an "error" (spelled plainly or with escapes). */
+    if (m->txn_error
+        || (!memmem(s, n, "\"error\"", 7) && !memchr(s, '\\', n))) {
         return;
     }
     struct json *json = parse_small(s, n);

@@ -112,33 +112,61 @@ rdb_txn_destroy(struct rdb_txn *txn)
 
 /* Rendering. */
 
+/* Appending to a transaction's text: inline, so that the length of a
+ * literal is known at compile time (a full recompute writes millions of
+ * these). */
+static inline void
+put_bytes(struct ds *ds, const char *s, size_t n)
+{
+    if (ds->allocated - ds->length < n || !ds->string) {
+        ds_reserve(ds, ds->length + n);
+    }
+    memcpy(&ds->string[ds->length], s, n);
+    ds->length += n;
+    ds->string[ds->length] = '\0';
+}
+
+static inline void
+put_cstr(struct ds *ds, const char *s)
+{
+    put_bytes(ds, s, strlen(s));
+}
+
+static inline void
+put_char(struct ds *ds, char c)
+{
+    put_bytes(ds, &c, 1);
+}
+
 /* Appends 's' as a JSON string. */
 static void
 put_string(struct ds *ds, const char *s)
 {
     size_t n = strlen(s);
     size_t plain = jscan_plain_prefix(s, n);
-    ds_reserve(ds, ds->length + n + 2);
+    if (ds->allocated - ds->length < n + 2 || !ds->string) {
+        ds_reserve(ds, ds->length + n + 2);
+    }
     ds->string[ds->length++] = '"';
     memcpy(&ds->string[ds->length], s, plain);
     ds->length += plain;
     for (const char *p = s + plain, *end = s + n; p < end; ) {
         unsigned char c = *p++;
         switch (c) {
-        case '"': ds_put_cstr(ds, "\\\""); break;
-        case '\\': ds_put_cstr(ds, "\\\\"); break;
-        case '\n': ds_put_cstr(ds, "\\n"); break;
-        case '\r': ds_put_cstr(ds, "\\r"); break;
-        case '\t': ds_put_cstr(ds, "\\t"); break;
-        case '\b': ds_put_cstr(ds, "\\b"); break;
-        case '\f': ds_put_cstr(ds, "\\f"); break;
+        case '"': put_cstr(ds, "\\\""); break;
+        case '\\': put_cstr(ds, "\\\\"); break;
+        case '\n': put_cstr(ds, "\\n"); break;
+        case '\r': put_cstr(ds, "\\r"); break;
+        case '\t': put_cstr(ds, "\\t"); break;
+        case '\b': put_cstr(ds, "\\b"); break;
+        case '\f': put_cstr(ds, "\\f"); break;
         default: ds_put_format(ds, "\\u%04x", c); break;
         }
         size_t k = jscan_plain_prefix(p, end - p);
         ds_put_buffer(ds, p, k);
         p += k;
     }
-    ds_put_char(ds, '"');
+    put_char(ds, '"');
 }
 
 /* Writes the 2 * 'n' hex digits of the 'n' bytes of 'v' (most significant
@@ -181,26 +209,26 @@ put_uuid(struct ds *ds, const struct uuid *u)
 static void
 put_ref(struct ds *ds, const struct uuid *u)
 {
-    ds_put_cstr(ds, "[\"uuid\",");
+    put_cstr(ds, "[\"uuid\",");
     put_uuid(ds, u);
-    ds_put_char(ds, ']');
+    put_char(ds, ']');
 }
 
 static void
 put_where(struct ds *ds, const struct uuid *u)
 {
-    ds_put_cstr(ds, "\"where\":[[\"_uuid\",\"==\",");
+    put_cstr(ds, "\"where\":[[\"_uuid\",\"==\",");
     put_ref(ds, u);
-    ds_put_cstr(ds, "]]");
+    put_cstr(ds, "]]");
 }
 
 static void
 put_table(struct ds *ds, const char *op, const struct rdb_table_class *tc)
 {
-    ds_put_cstr(ds, ",{\"op\":\"");
-    ds_put_cstr(ds, op);
-    ds_put_cstr(ds, "\",\"table\":");
-    ds_put_cstr(ds, tc->json_name);
+    put_cstr(ds, ",{\"op\":\"");
+    put_cstr(ds, op);
+    put_cstr(ds, "\",\"table\":");
+    put_cstr(ds, tc->json_name);
 }
 
 static void
@@ -234,6 +262,12 @@ maybe_flush(struct rdb_txn *txn)
 {
     if (txn->started && !txn->committed
         && txn->buf.length >= RDB_TXN_CHUNK) {
+        if (txn->db->txn != txn) {
+            /* Failed since it started (the connection was lost): the rest
+             * must not go to another connection, and is not needed. */
+            ds_clear(&txn->buf);
+            return;
+        }
         rdb_conn_send(txn->db, &txn->buf);
         rdb_conn_flush(txn->db);
     }
@@ -252,7 +286,7 @@ end_op(struct rdb_txn *txn)
         txn->n_ops--;
         return;
     }
-    ds_put_cstr(&txn->buf, "}}");
+    put_cstr(&txn->buf, "}}");
     maybe_flush(txn);
 }
 
@@ -272,13 +306,13 @@ begin_row(struct rdb_txn *txn, const struct rdb_table_class *tc,
     txn->n_ops++;
     put_table(&txn->buf, update ? "update" : "insert", tc);
     if (update) {
-        ds_put_char(&txn->buf, ',');
+        put_char(&txn->buf, ',');
         put_where(&txn->buf, uuid);
     } else {
-        ds_put_cstr(&txn->buf, ",\"uuid\":");
+        put_cstr(&txn->buf, ",\"uuid\":");
         put_uuid(&txn->buf, uuid);
     }
-    ds_put_cstr(&txn->buf, ",\"row\":{");
+    put_cstr(&txn->buf, ",\"row\":{");
 }
 
 void
@@ -302,9 +336,9 @@ rdb_txn_delete(struct rdb_txn *txn, const struct rdb_table_class *tc,
     end_op(txn);
     txn->n_ops++;
     put_table(&txn->buf, "delete", tc);
-    ds_put_char(&txn->buf, ',');
+    put_char(&txn->buf, ',');
     put_where(&txn->buf, uuid);
-    ds_put_char(&txn->buf, '}');
+    put_char(&txn->buf, '}');
     if (is_local_table(tc)) {
         /* The server reports the deletion; it is not someone else's. */
         rdb_expect_delete(txn->db, tc, uuid);
@@ -325,19 +359,19 @@ rdb_txn_mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
     ovs_assert(col < tc->n_columns && !is_local_table(tc));
     txn->n_ops++;
     put_table(&txn->buf, "mutate", tc);
-    ds_put_char(&txn->buf, ',');
+    put_char(&txn->buf, ',');
     put_where(&txn->buf, uuid);
-    ds_put_cstr(&txn->buf, ",\"mutations\":[[");
+    put_cstr(&txn->buf, ",\"mutations\":[[");
     put_string(&txn->buf, tc->columns[col].name);
-    ds_put_cstr(&txn->buf, insert ? ",\"insert\",[\"set\",["
+    put_cstr(&txn->buf, insert ? ",\"insert\",[\"set\",["
                                   : ",\"delete\",[\"set\",[");
     for (size_t i = 0; i < n; i++) {
         if (i) {
-            ds_put_char(&txn->buf, ',');
+            put_char(&txn->buf, ',');
         }
         put_string(&txn->buf, values[i]);
     }
-    ds_put_cstr(&txn->buf, "]]]]}");
+    put_cstr(&txn->buf, "]]]]}");
 }
 
 void
@@ -352,19 +386,19 @@ rdb_txn_mutate_refs(struct rdb_txn *txn, const struct rdb_table_class *tc,
     ovs_assert(col < tc->n_columns && !is_local_table(tc));
     txn->n_ops++;
     put_table(&txn->buf, "mutate", tc);
-    ds_put_char(&txn->buf, ',');
+    put_char(&txn->buf, ',');
     put_where(&txn->buf, uuid);
-    ds_put_cstr(&txn->buf, ",\"mutations\":[[");
+    put_cstr(&txn->buf, ",\"mutations\":[[");
     put_string(&txn->buf, tc->columns[col].name);
-    ds_put_cstr(&txn->buf, insert ? ",\"insert\",[\"set\",["
+    put_cstr(&txn->buf, insert ? ",\"insert\",[\"set\",["
                                   : ",\"delete\",[\"set\",[");
     for (size_t i = 0; i < n; i++) {
         if (i) {
-            ds_put_char(&txn->buf, ',');
+            put_char(&txn->buf, ',');
         }
         put_ref(&txn->buf, &values[i]);
     }
-    ds_put_cstr(&txn->buf, "]]]]}");
+    put_cstr(&txn->buf, "]]]]}");
 }
 
 /* Starts column 'col' of the current row.  Returns false if the server
@@ -379,9 +413,9 @@ put_col(struct rdb_txn *txn, size_t col)
         return NULL;
     }
     if (txn->n_cols++) {
-        ds_put_char(&txn->buf, ',');
+        put_char(&txn->buf, ',');
     }
-    ds_put_cstr(&txn->buf, c->json_key);
+    put_cstr(&txn->buf, c->json_key);
     return c;
 }
 
@@ -394,7 +428,7 @@ rdb_txn_set_string(struct rdb_txn *txn, size_t col, const char *s)
     if (s) {
         put_string(&txn->buf, s);
     } else {
-        ds_put_cstr(&txn->buf, "[\"set\",[]]");
+        put_cstr(&txn->buf, "[\"set\",[]]");
     }
 }
 
@@ -405,14 +439,14 @@ rdb_txn_set_strings(struct rdb_txn *txn, size_t col,
     if (!put_col(txn, col)) {
         return;
     }
-    ds_put_cstr(&txn->buf, "[\"set\",[");
+    put_cstr(&txn->buf, "[\"set\",[");
     for (size_t i = 0; i < n; i++) {
         if (i) {
-            ds_put_char(&txn->buf, ',');
+            put_char(&txn->buf, ',');
         }
         put_string(&txn->buf, v[i]);
     }
-    ds_put_cstr(&txn->buf, "]]");
+    put_cstr(&txn->buf, "]]");
 }
 
 void
@@ -430,21 +464,21 @@ rdb_txn_set_integers(struct rdb_txn *txn, size_t col, const int64_t *v,
     if (!put_col(txn, col)) {
         return;
     }
-    ds_put_cstr(&txn->buf, "[\"set\",[");
+    put_cstr(&txn->buf, "[\"set\",[");
     for (size_t i = 0; i < n; i++) {
         if (i) {
-            ds_put_char(&txn->buf, ',');
+            put_char(&txn->buf, ',');
         }
         put_integer(&txn->buf, v[i]);
     }
-    ds_put_cstr(&txn->buf, "]]");
+    put_cstr(&txn->buf, "]]");
 }
 
 void
 rdb_txn_set_bool(struct rdb_txn *txn, size_t col, bool b)
 {
     if (put_col(txn, col)) {
-        ds_put_cstr(&txn->buf, b ? "true" : "false");
+        put_cstr(&txn->buf, b ? "true" : "false");
     }
 }
 
@@ -454,12 +488,12 @@ rdb_txn_set_bools(struct rdb_txn *txn, size_t col, const bool *v, size_t n)
     if (!put_col(txn, col)) {
         return;
     }
-    ds_put_cstr(&txn->buf, "[\"set\",[");
+    put_cstr(&txn->buf, "[\"set\",[");
     for (size_t i = 0; i < n; i++) {
         ds_put_format(&txn->buf, "%s%s", i ? "," : "",
                       v[i] ? "true" : "false");
     }
-    ds_put_cstr(&txn->buf, "]]");
+    put_cstr(&txn->buf, "]]");
 }
 
 void
@@ -471,7 +505,7 @@ rdb_txn_set_ref(struct rdb_txn *txn, size_t col, const struct uuid *u)
     if (u && !uuid_is_zero(u)) {
         put_ref(&txn->buf, u);
     } else {
-        ds_put_cstr(&txn->buf, "[\"set\",[]]");
+        put_cstr(&txn->buf, "[\"set\",[]]");
     }
 }
 
@@ -482,14 +516,14 @@ rdb_txn_set_refs(struct rdb_txn *txn, size_t col, const struct uuid *u,
     if (!put_col(txn, col)) {
         return;
     }
-    ds_put_cstr(&txn->buf, "[\"set\",[");
+    put_cstr(&txn->buf, "[\"set\",[");
     for (size_t i = 0; i < n; i++) {
         if (i) {
-            ds_put_char(&txn->buf, ',');
+            put_char(&txn->buf, ',');
         }
         put_ref(&txn->buf, &u[i]);
     }
-    ds_put_cstr(&txn->buf, "]]");
+    put_cstr(&txn->buf, "]]");
 }
 
 void
@@ -499,18 +533,18 @@ rdb_txn_set_map(struct rdb_txn *txn, size_t col, const char *const *keys,
     if (!put_col(txn, col)) {
         return;
     }
-    ds_put_cstr(&txn->buf, "[\"map\",[");
+    put_cstr(&txn->buf, "[\"map\",[");
     for (size_t i = 0; i < n; i++) {
         if (i) {
-            ds_put_char(&txn->buf, ',');
+            put_char(&txn->buf, ',');
         }
-        ds_put_char(&txn->buf, '[');
+        put_char(&txn->buf, '[');
         put_string(&txn->buf, keys[i]);
-        ds_put_char(&txn->buf, ',');
+        put_char(&txn->buf, ',');
         put_string(&txn->buf, values[i]);
-        ds_put_char(&txn->buf, ']');
+        put_char(&txn->buf, ']');
     }
-    ds_put_cstr(&txn->buf, "]]");
+    put_cstr(&txn->buf, "]]");
 }
 
 void
@@ -528,21 +562,21 @@ rdb_txn_set_smap(struct rdb_txn *txn, size_t col, const struct smap *smap)
     if (!put_col(txn, col)) {
         return;
     }
-    ds_put_cstr(&txn->buf, "[\"map\",[");
+    put_cstr(&txn->buf, "[\"map\",[");
     bool first = true;
     const struct smap_node *node;
     SMAP_FOR_EACH (node, smap) {
         if (!first) {
-            ds_put_char(&txn->buf, ',');
+            put_char(&txn->buf, ',');
         }
         first = false;
-        ds_put_char(&txn->buf, '[');
+        put_char(&txn->buf, '[');
         put_string(&txn->buf, node->key);
-        ds_put_char(&txn->buf, ',');
+        put_char(&txn->buf, ',');
         put_string(&txn->buf, node->value);
-        ds_put_char(&txn->buf, ']');
+        put_char(&txn->buf, ']');
     }
-    ds_put_cstr(&txn->buf, "]]");
+    put_cstr(&txn->buf, "]]");
 }
 
 void
@@ -618,9 +652,9 @@ send_head(struct rdb_txn *txn)
                   txn->id);
     put_string(&head, db->class->database);
     if (db->lock_name) {
-        ds_put_cstr(&head, ",{\"op\":\"assert\",\"lock\":");
+        put_cstr(&head, ",{\"op\":\"assert\",\"lock\":");
         put_string(&head, db->lock_name);
-        ds_put_char(&head, '}');
+        put_char(&head, '}');
     }
     rdb_conn_send(db, &head);
     ds_destroy(&head);
@@ -664,7 +698,7 @@ rdb_txn_commit(struct rdb_txn *txn)
     }
     txn->status = RDB_TXN_INCOMPLETE;
     if (!txn->n_producers) {
-        ds_put_cstr(&txn->buf, "]}");
+        put_cstr(&txn->buf, "]}");
         txn->finished = true;
     }
     rdb_conn_send(db, &txn->buf);
@@ -698,7 +732,7 @@ rdb_txn_fill_output(struct rdb *db)
             }
         }
         if (txn->cur_producer >= txn->n_producers) {
-            ds_put_cstr(&txn->buf, "]}");
+            put_cstr(&txn->buf, "]}");
             txn->finished = true;
             VLOG_DBG("%s: transaction %lld produced, %"PRIuSIZE" ops",
                      db->remote, txn->id, txn->n_ops);

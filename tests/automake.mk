@@ -13,7 +13,8 @@ TESTSUITE_AT = \
 	tests/lb.at \
 	tests/acl-validation.at \
 	tests/bench.at \
-	tests/incremental.at
+	tests/incremental.at \
+	tests/rdb.at
 
 # Drives the replica (lib/rdb.h) against a real ovsdb-server.
 noinst_PROGRAMS += tests/test-rdb
@@ -31,7 +32,8 @@ AUTOM4TE = autom4te
 EXTRA_DIST += $(TESTSUITE_AT) $(TESTSUITE) tests/atlocal.in \
 	tests/package.m4 tests/lang-matches.txt tests/lang-actions.txt \
 	tests/lang-oracle.py tests/nbctl-canon-dump.py \
-	tests/acl-validation.py tests/sb-canon.py tests/nb-random.py
+	tests/acl-validation.py tests/sb-canon.py tests/nb-random.py \
+	tests/rdb-canon.py tests/rdb-data.py tests/rdb-proxy.py
 DISTCLEANFILES = tests/atconfig tests/atlocal
 
 $(srcdir)/tests/package.m4: $(top_srcdir)/configure.ac

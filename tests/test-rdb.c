@@ -12,16 +12,66 @@
  *   test-rdb stats nb|sb REMOTE
  *       Syncs and prints the time it took, the rows per table and the peak
  *       RSS.
+ *   test-rdb follow-check nb|sb REMOTE MARKER [forget]
+ *       Follows the server until an address set named MARKER exists,
+ *       checking after each change that what the replica tracked is what
+ *       changed in its contents (see check_tracking()).  Prints "error:"
+ *       lines for what is wrong, then the number of errors, of checks that
+ *       saw changes, and a dump.  With "forget", drops the rows of tables
+ *       replicated for their initial contents only, as northd does, once
+ *       it has them.  With "selftest", stops clearing the tracked changes
+ *       after the first, which the checks must then find fault with.
  *   test-rdb txn sb REMOTE
  *       Inserts a Datapath_Binding and a Logical_Flow with a UUID of its
- *       choosing, then updates and deletes the flow, printing the status of
- *       each transaction and what the replica shows after it. */
+ *       choosing, then updates both and deletes the flow, then tries a
+ *       transaction the server refuses.  Prints the status of each
+ *       transaction, the changes the replica tracked and its rows after
+ *       it, and the flows a fresh replica of the server gets.
+ *   test-rdb follow-resync nb|sb REMOTE N
+ *       Like dump, then follows the server until the replica has started
+ *       over from a fresh copy N times (each time it reconnects): after
+ *       each, prints "resync K:" and a dump.  Updates in between print as
+ *       "update:" and their tracked changes, as for follow.
+ *   test-rdb txn-mutate sb REMOTE
+ *       Transactions beyond test-rdb txn: strings that need escapes (in
+ *       values and map keys), mutations of a string set and of a
+ *       reference set, and ops that write nothing (an update without
+ *       columns, a mutation without values), which must not be sent.
+ *   test-rdb txn-lock sb REMOTE LOCK FILE
+ *       Asks for LOCK, then inserts a row while someone else may hold it,
+ *       waits up to 20 s for the lock and inserts another.  Then prints
+ *       "waiting for FILE", waits without reading from the server until
+ *       FILE exists (so that whoever steals the lock meanwhile does so
+ *       before the replica can learn of it) and inserts a third.  Prints
+ *       whether it holds the lock and how many copies of the database it
+ *       has started from, the status of each transaction and the address
+ *       sets it inserted, named LOCK-1, LOCK-2 and LOCK-3.
+ *   test-rdb txn-strings sb REMOTE FILE
+ *       Inserts in one transaction an address set for each NUL-terminated
+ *       string in FILE, named after it, with it and it followed by "!" as
+ *       addresses.  Prints how many it inserted and the status.
+ *   test-rdb txn-started sb REMOTE N BATCH
+ *       Writes N address sets in a transaction started at once
+ *       (rdb_txn_start()), BATCH at a time, running the replica for 1.5 s
+ *       after each batch as an event loop would; commits it, then inserts
+ *       one more address set.  Prints the status of each and how many
+ *       address sets the replica then has.
+ *   test-rdb txn-big sb REMOTE N
+ *       Inserts N address sets in one transaction written by a producer,
+ *       piece by piece; if that fails, tries once more.  Prints the status
+ *       of each attempt and how many address sets the replica then has.
+ *   test-rdb hashes sb REMOTE [REMOTE2]
+ *       Prints each Logical_Flow row with letters that tell its content and
+ *       external_ids hashes apart; with REMOTE2, the rows of a second
+ *       replica follow, lettered alike. */
 #include <config.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "command-line.h"
 #include "fatal-signal.h"
@@ -113,6 +163,62 @@ elem_size(const struct rdb_column_class *c)
     }
 }
 
+/* Appends the value of column 'c' of 'row' to 's', nothing if it has
+ * none (an empty string, set or map, a missing reference). */
+static void
+put_value(struct ds *v, const struct rdb_row *row,
+          const struct rdb_column_class *c)
+{
+    const char *m = (const char *) row + c->offset;
+    switch (c->storage) {
+    case RDB_S_SCALAR:
+        if (c->type == RDB_UUID) {
+            if (*(void *const *) m) {
+                put_atom(v, c, m);
+            }
+        } else if (c->type != RDB_STRING || (*(char *const *) m)[0]) {
+            put_atom(v, c, m);
+        }
+        break;
+    case RDB_S_OPTIONAL:
+        if (*(void *const *) m) {
+            put_atom(v, c, m);
+        }
+        break;
+    case RDB_S_ARRAY: {
+        size_t n = *(const size_t *) ((const char *) row + c->n_offset);
+        const char *a = *(const char *const *) m;
+        if (n) {
+            ds_put_char(v, '[');
+            for (size_t j = 0; j < n; j++) {
+                if (j) {
+                    ds_put_char(v, ',');
+                }
+                put_atom(v, c, a + j * elem_size(c));
+            }
+            ds_put_char(v, ']');
+        }
+        break;
+    }
+    case RDB_S_SMAP: {
+        const struct smap *smap = (const struct smap *) m;
+        if (!smap_is_empty(smap)) {
+            const struct smap_node **nodes = smap_sort(smap);
+            ds_put_char(v, '{');
+            for (size_t j = 0; j < smap_count(smap); j++) {
+                ds_put_format(v, "%s\"%s\"=\"%s\"", j ? "," : "",
+                              nodes[j]->key, nodes[j]->value);
+            }
+            ds_put_char(v, '}');
+            free(nodes);
+        }
+        break;
+    }
+    case RDB_S_HASHED:
+        break;
+    }
+}
+
 /* Appends " col=value" for each column of 'row' with a value. */
 static void
 put_row(struct ds *s, const struct rdb_row *row,
@@ -120,55 +226,8 @@ put_row(struct ds *s, const struct rdb_row *row,
 {
     for (size_t i = 0; i < tc->n_columns; i++) {
         const struct rdb_column_class *c = &tc->columns[i];
-        const char *m = (const char *) row + c->offset;
         struct ds v = DS_EMPTY_INITIALIZER;
-        switch (c->storage) {
-        case RDB_S_SCALAR:
-            if (c->type == RDB_UUID) {
-                if (*(void *const *) m) {
-                    put_atom(&v, c, m);
-                }
-            } else if (c->type != RDB_STRING || (*(char *const *) m)[0]) {
-                put_atom(&v, c, m);
-            }
-            break;
-        case RDB_S_OPTIONAL:
-            if (*(void *const *) m) {
-                put_atom(&v, c, m);
-            }
-            break;
-        case RDB_S_ARRAY: {
-            size_t n = *(const size_t *) ((const char *) row + c->n_offset);
-            const char *a = *(const char *const *) m;
-            if (n) {
-                ds_put_char(&v, '[');
-                for (size_t j = 0; j < n; j++) {
-                    if (j) {
-                        ds_put_char(&v, ',');
-                    }
-                    put_atom(&v, c, a + j * elem_size(c));
-                }
-                ds_put_char(&v, ']');
-            }
-            break;
-        }
-        case RDB_S_SMAP: {
-            const struct smap *smap = (const struct smap *) m;
-            if (!smap_is_empty(smap)) {
-                const struct smap_node **nodes = smap_sort(smap);
-                ds_put_char(&v, '{');
-                for (size_t j = 0; j < smap_count(smap); j++) {
-                    ds_put_format(&v, "%s\"%s\"=\"%s\"", j ? "," : "",
-                                  nodes[j]->key, nodes[j]->value);
-                }
-                ds_put_char(&v, '}');
-                free(nodes);
-            }
-            break;
-        }
-        case RDB_S_HASHED:
-            break;
-        }
+        put_value(&v, row, c);
         if (v.length) {
             ds_put_format(s, " %s=%s", c->name, ds_cstr(&v));
         }
@@ -181,27 +240,49 @@ put_row(struct ds *s, const struct rdb_row *row,
     }
 }
 
+/* Adds a line for each row of 'tc' in 'db' to 'lines'. */
+static void
+add_rows(const struct rdb *db, const struct rdb_table_class *tc,
+         struct sset *lines)
+{
+    for (const struct rdb_row *row = rdb_first(db, tc); row;
+         row = rdb_next(row)) {
+        struct ds s = DS_EMPTY_INITIALIZER;
+        ds_put_format(&s, "%s "UUID_FMT, tc->name, UUID_ARGS(&row->uuid));
+        put_row(&s, row, tc);
+        sset_add(lines, ds_cstr(&s));
+        ds_destroy(&s);
+    }
+}
+
+/* Prints 'lines' sorted, and destroys them. */
+static void
+print_lines(struct sset *lines)
+{
+    const char **sorted = sset_sort(lines);
+    for (size_t i = 0; i < sset_count(lines); i++) {
+        puts(sorted[i]);
+    }
+    free(sorted);
+    sset_destroy(lines);
+}
+
 static void
 dump(const struct rdb *db, const struct rdb_class *class)
 {
     struct sset lines = SSET_INITIALIZER(&lines);
     for (size_t i = 0; i < class->n_tables; i++) {
-        const struct rdb_table_class *tc = class->tables[i];
-        for (const struct rdb_row *row = rdb_first(db, tc); row;
-             row = rdb_next(row)) {
-            struct ds s = DS_EMPTY_INITIALIZER;
-            ds_put_format(&s, "%s "UUID_FMT, tc->name, UUID_ARGS(&row->uuid));
-            put_row(&s, row, tc);
-            sset_add(&lines, ds_cstr(&s));
-            ds_destroy(&s);
-        }
+        add_rows(db, class->tables[i], &lines);
     }
-    const char **sorted = sset_sort(&lines);
-    for (size_t i = 0; i < sset_count(&lines); i++) {
-        puts(sorted[i]);
-    }
-    free(sorted);
-    sset_destroy(&lines);
+    print_lines(&lines);
+}
+
+static void
+dump_table(const struct rdb *db, const struct rdb_table_class *tc)
+{
+    struct sset lines = SSET_INITIALIZER(&lines);
+    add_rows(db, tc, &lines);
+    print_lines(&lines);
 }
 
 static void
@@ -271,16 +352,23 @@ do_stats(const struct rdb_class *class, const char *remote)
     rdb_destroy(db);
 }
 
+/* Waits for committed 'txn' to complete, prints its status and destroys
+ * it. */
 static void
-run_txn(struct rdb *db, struct rdb_txn *txn, const char *what)
+finish_txn(struct rdb *db, struct rdb_txn *txn, const char *what)
 {
-    rdb_txn_commit(txn);
+    /* A test must fail, not hang, whatever the replica does. */
+    long long int deadline = time_msec() + 30000;
     for (;;) {
         rdb_run(db);
         if (rdb_txn_get_status(txn) != RDB_TXN_INCOMPLETE) {
             break;
         }
+        if (time_msec() > deadline) {
+            ovs_fatal(0, "%s: no reply after 30 s", what);
+        }
         rdb_wait(db);
+        poll_timer_wait_until(deadline);
         poll_block();
     }
     const char *error = rdb_txn_get_error(txn);
@@ -290,34 +378,42 @@ run_txn(struct rdb *db, struct rdb_txn *txn, const char *what)
     rdb_txn_destroy(txn);
     /* Let the updates the transaction caused arrive. */
     long long int until = time_msec() + 200;
+    deadline = time_msec() + 30000;
     while (time_msec() < until || !rdb_is_synced(db)) {
         rdb_run(db);
+        if (time_msec() > deadline) {
+            ovs_fatal(0, "%s: not in sync after 30 s", what);
+        }
         rdb_wait(db);
-        poll_timer_wait_until(until);
+        poll_timer_wait_until(rdb_is_synced(db) ? until : deadline);
         poll_block();
     }
 }
 
-/* Checks that the hashes 'db' computed from what it wrote match those a
- * fresh replica computes from what the server sends. */
 static void
-compare_hashes(const struct rdb *db, const char *remote,
-               const struct uuid *lf)
+run_txn(struct rdb *db, struct rdb_txn *txn, const char *what)
 {
+    rdb_txn_commit(txn);
+    finish_txn(db, txn, what);
+}
+
+/* Prints what 'db' shows after a transaction: the changes it tracked
+ * (its own writes come back from the server like anyone else's, except to
+ * Logical_Flow, which is replicated for its initial contents only) and its
+ * rows; then the flows a fresh replica gets, which are the server's. */
+static void
+print_after_txn(struct rdb *db, const char *remote)
+{
+    printf("tracked:\n");
+    print_tracked(db, &sb_rdb_class);
+    rdb_track_clear(db);
+    printf("replica:\n");
+    dump(db, &sb_rdb_class);
+
     struct rdb *fresh = rdb_create(&sb_rdb_class, remote);
     wait_synced(fresh);
-    const struct rdb_row *a = rdb_get(db, &sb_table_logical_flow, lf);
-    const struct rdb_row *b = rdb_get(fresh, &sb_table_logical_flow, lf);
-    if (!a || !b) {
-        printf("hashes: row missing\n");
-    } else {
-        for (size_t g = 0; g < sb_table_logical_flow.n_hash_groups; g++) {
-            printf("hash %"PRIuSIZE": %s\n", g,
-                   rdb_hash_equals(rdb_row_hash(a, &sb_table_logical_flow, g),
-                                   rdb_row_hash(b, &sb_table_logical_flow, g))
-                   ? "same" : "different");
-        }
-    }
+    printf("server's flows:\n");
+    dump_table(fresh, &sb_table_logical_flow);
     rdb_destroy(fresh);
 }
 
@@ -326,6 +422,7 @@ do_txn(const char *remote)
 {
     struct rdb *db = rdb_create(&sb_rdb_class, remote);
     wait_synced(db);
+    rdb_track_clear(db);
 
     struct uuid dp = { .parts = { 0x11111111, 0x2222, 0x3333, 0x4444 } };
     struct uuid lf = { .parts = { 0xaaaaaaaa, 0xbbbb, 0xcccc, 0xdddd } };
@@ -344,33 +441,751 @@ do_txn(const char *remote)
     rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_ACTIONS, "next;");
     rdb_txn_set_smap(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, &ids);
     run_txn(db, txn, "insert");
-    dump(db, &sb_rdb_class);
-    compare_hashes(db, remote, &lf);
+    print_after_txn(db, remote);
 
     txn = rdb_txn_create(db);
     rdb_txn_update(txn, &sb_table_logical_flow, &lf);
     smap_replace(&ids, "stage-hint", "abc");
     rdb_txn_set_smap(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, &ids);
+    rdb_txn_update(txn, &sb_table_datapath_binding, &dp);
+    rdb_txn_set_smap(txn, SB_DATAPATH_BINDING_COL_EXTERNAL_IDS, &ids);
     run_txn(db, txn, "update");
-    dump(db, &sb_rdb_class);
-    compare_hashes(db, remote, &lf);
+    print_after_txn(db, remote);
 
     txn = rdb_txn_create(db);
     rdb_txn_delete(txn, &sb_table_logical_flow, &lf);
     run_txn(db, txn, "delete");
-    dump(db, &sb_rdb_class);
+    print_after_txn(db, remote);
 
     /* A bad transaction: a flow referring to a datapath that does not
-     * exist.  The replica must come back to the server's truth. */
+     * exist.  Whoever wrote it may believe it happened, so the replica
+     * starts over from a fresh copy. */
     struct uuid nodp = { .parts = { 1, 2, 3, 4 } };
+    unsigned int reset_seqno = rdb_get_reset_seqno(db);
     txn = rdb_txn_create(db);
     rdb_txn_insert(txn, &sb_table_logical_flow, &lf);
     rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH, &nodp);
     rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE, "egress");
     run_txn(db, txn, "bad insert");
-    dump(db, &sb_rdb_class);
+    printf("fresh copy: %s\n",
+           rdb_get_reset_seqno(db) != reset_seqno ? "yes" : "no");
+    print_after_txn(db, remote);
 
     smap_destroy(&ids);
+    rdb_destroy(db);
+}
+
+/* Inserts an address set for each of the NUL-separated strings in 'file',
+ * named after it and with it and it followed by "!" as addresses, in one
+ * transaction. */
+static void
+do_txn_strings(const char *remote, const char *file)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f) {
+        ovs_fatal(errno, "%s: open failed", file);
+    }
+    struct ds all = DS_EMPTY_INITIALIZER;
+    int c;
+    while ((c = getc(f)) != EOF) {
+        ds_put_char(&all, c);
+    }
+    fclose(f);
+
+    struct rdb *db = rdb_create(&sb_rdb_class, remote);
+    wait_synced(db);
+    struct rdb_txn *txn = rdb_txn_create(db);
+    size_t n = 0;
+    for (const char *p = all.string; p < all.string + all.length;
+         p += strlen(p) + 1) {
+        struct uuid uuid;
+        uuid_generate(&uuid);
+        char *bang = xasprintf("%s!", p);
+        const char *addrs[] = { p, bang };
+        rdb_txn_insert(txn, &sb_table_address_set, &uuid);
+        rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, p);
+        rdb_txn_set_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, addrs, 2);
+        free(bang);
+        n++;
+    }
+    printf("%"PRIuSIZE" strings\n", n);
+    run_txn(db, txn, "insert");
+    printf("address sets: %"PRIuSIZE"\n",
+           rdb_count(db, &sb_table_address_set));
+    ds_destroy(&all);
+    rdb_destroy(db);
+}
+
+static void
+do_follow_resync(const struct rdb_class *class, const char *remote, int n)
+{
+    struct rdb *db = rdb_create(class, remote);
+    wait_synced(db);
+    dump(db, class);
+    rdb_track_clear(db);
+
+    /* The replica does not tell its user when the connection drops, only
+     * that it started over (the reset seqno) once the new copy is in: that
+     * is what northd reacts to, so that is what this prints. */
+    unsigned int reset_seqno = rdb_get_reset_seqno(db);
+    unsigned int seqno = rdb_get_seqno(db);
+    int resyncs = 0;
+    while (resyncs < n) {
+        rdb_run(db);
+        if (rdb_is_synced(db)) {
+            if (rdb_get_reset_seqno(db) != reset_seqno) {
+                printf("resync %d:\n", ++resyncs);
+                dump(db, class);
+            } else if (rdb_get_seqno(db) != seqno) {
+                printf("update:\n");
+                print_tracked(db, class);
+            } else {
+                /* Only quiet changes: leave them tracked, as follow does,
+                 * until something wakes the user up. */
+                goto next;
+            }
+            fflush(stdout);
+            rdb_track_clear(db);
+            reset_seqno = rdb_get_reset_seqno(db);
+            seqno = rdb_get_seqno(db);
+        }
+    next:
+        if (resyncs < n) {
+            rdb_wait(db);
+            poll_block();
+        }
+    }
+    rdb_destroy(db);
+}
+
+/* A string with every kind of character JSON has to escape or may carry
+ * raw: a quote, a backslash, a slash, a tab, a control character, DEL and
+ * multibyte UTF-8 (2 and 4 bytes). */
+static const char weird[] = "q\"uote \\back/slash \xc3\xa9t\xc3\xa9 "
+                            "\xf0\x9f\x98\x80 tab\t ctl\x01 del\x7f";
+
+/* Commits 'txn' and prints how many ops went out: an op that writes
+ * nothing must not count. */
+static void
+run_counted_txn(struct rdb *db, struct rdb_txn *txn, const char *what)
+{
+    rdb_txn_commit(txn);
+    printf("%s: %"PRIuSIZE" ops\n", what, rdb_txn_n_ops(txn));
+    finish_txn(db, txn, what);
+}
+
+static void
+do_txn_mutate(const char *remote)
+{
+    struct rdb *db = rdb_create(&sb_rdb_class, remote);
+    wait_synced(db);
+
+    /* Strings: in a scalar, in a set and as map keys and values. */
+    struct uuid as = { .parts = { 0xa5a5a5a5, 0x1, 0x2, 0x3 } };
+    struct uuid dp1 = { .parts = { 0xd1d1d1d1, 0x1, 0x2, 0x3 } };
+    struct uuid dp2 = { .parts = { 0xd2d2d2d2, 0x1, 0x2, 0x3 } };
+    struct uuid grp = { .parts = { 0x99999999, 0x1, 0x2, 0x3 } };
+    struct uuid lb = { .parts = { 0xfedcba98, 0x76543210, 0xefefefef,
+                                  0x0f1e2d3c } };
+    struct rdb_txn *txn = rdb_txn_create(db);
+    rdb_txn_insert(txn, &sb_table_address_set, &as);
+    rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, weird);
+    const char *addrs[] = { "10.0.0.2", weird, "10.0.0.1" };
+    rdb_txn_set_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, addrs,
+                        ARRAY_SIZE(addrs));
+    rdb_txn_insert(txn, &sb_table_datapath_binding, &dp1);
+    rdb_txn_set_integer(txn, SB_DATAPATH_BINDING_COL_TUNNEL_KEY, 1);
+    const char *keys[] = { weird, "name", "" };
+    const char *values[] = { "k1", weird, "empty key" };
+    rdb_txn_set_map(txn, SB_DATAPATH_BINDING_COL_EXTERNAL_IDS, keys, values,
+                    ARRAY_SIZE(keys));
+    rdb_txn_insert(txn, &sb_table_datapath_binding, &dp2);
+    rdb_txn_set_integer(txn, SB_DATAPATH_BINDING_COL_TUNNEL_KEY, 2);
+    rdb_txn_insert(txn, &sb_table_logical_dp_group, &grp);
+    rdb_txn_set_refs(txn, SB_LOGICAL_DP_GROUP_COL_DATAPATHS, &dp1, 1);
+    /* The group is not a root table's: without a row referring to it, the
+     * server would delete it at once. */
+    rdb_txn_insert(txn, &sb_table_load_balancer, &lb);
+    rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_NAME, "lb");
+    rdb_txn_set_ref(txn, SB_LOAD_BALANCER_COL_DATAPATH_GROUP, &grp);
+    run_counted_txn(db, txn, "insert");
+    dump(db, &sb_rdb_class);
+
+    /* Mutations add to or take from what is there, whatever else is: a
+     * value already present or absent is no error. */
+    txn = rdb_txn_create(db);
+    const char *more[] = { "10.0.0.3", "10.0.0.1" };
+    rdb_txn_mutate_strings(txn, &sb_table_address_set, &as,
+                           SB_ADDRESS_SET_COL_ADDRESSES, true, more,
+                           ARRAY_SIZE(more));
+    rdb_txn_mutate_refs(txn, &sb_table_logical_dp_group, &grp,
+                        SB_LOGICAL_DP_GROUP_COL_DATAPATHS, true, &dp2, 1);
+    run_counted_txn(db, txn, "mutate insert");
+    dump_table(db, &sb_table_address_set);
+    dump_table(db, &sb_table_logical_dp_group);
+
+    txn = rdb_txn_create(db);
+    const char *fewer[] = { "10.0.0.2", "10.9.9.9", weird };
+    rdb_txn_mutate_strings(txn, &sb_table_address_set, &as,
+                           SB_ADDRESS_SET_COL_ADDRESSES, false, fewer,
+                           ARRAY_SIZE(fewer));
+    rdb_txn_mutate_refs(txn, &sb_table_logical_dp_group, &grp,
+                        SB_LOGICAL_DP_GROUP_COL_DATAPATHS, false, &dp1, 1);
+    run_counted_txn(db, txn, "mutate delete");
+    dump_table(db, &sb_table_address_set);
+    dump_table(db, &sb_table_logical_dp_group);
+
+    /* Ops that write nothing are dropped: a transaction of only those is
+     * not sent at all. */
+    txn = rdb_txn_create(db);
+    rdb_txn_update(txn, &sb_table_address_set, &as);
+    rdb_txn_mutate_strings(txn, &sb_table_address_set, &as,
+                           SB_ADDRESS_SET_COL_ADDRESSES, true, NULL, 0);
+    rdb_txn_update(txn, &sb_table_datapath_binding, &dp1);
+    run_counted_txn(db, txn, "nothing");
+
+    /* ...and in the middle of others, only they are. */
+    txn = rdb_txn_create(db);
+    rdb_txn_update(txn, &sb_table_address_set, &as);
+    rdb_txn_update(txn, &sb_table_datapath_binding, &dp1);
+    struct smap ids = SMAP_INITIALIZER(&ids);
+    smap_add(&ids, weird, weird);
+    rdb_txn_set_smap(txn, SB_DATAPATH_BINDING_COL_EXTERNAL_IDS, &ids);
+    smap_destroy(&ids);
+    rdb_txn_update(txn, &sb_table_address_set, &as);
+    run_counted_txn(db, txn, "one of three");
+    dump_table(db, &sb_table_datapath_binding);
+
+    txn = rdb_txn_create(db);
+    rdb_txn_delete(txn, &sb_table_load_balancer, &lb);
+    rdb_txn_delete(txn, &sb_table_address_set, &as);
+    run_counted_txn(db, txn, "delete");
+    dump(db, &sb_rdb_class);
+
+    rdb_destroy(db);
+}
+
+/* Inserts address set "PREFIX-I", reporting as "insert I". */
+static void
+insert_address_set(struct rdb *db, const char *prefix, int i)
+{
+    char *name = xasprintf("%s-%d", prefix, i);
+    char *what = xasprintf("insert %d", i);
+    struct uuid uuid;
+    uuid_generate(&uuid);
+    struct rdb_txn *txn = rdb_txn_create(db);
+    rdb_txn_insert(txn, &sb_table_address_set, &uuid);
+    rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, name);
+    run_txn(db, txn, what);
+    free(what);
+    free(name);
+}
+
+/* Prints the names of the address sets that begin with 'prefix'. */
+static void
+print_address_sets(const struct rdb *db, const char *prefix)
+{
+    struct sset names = SSET_INITIALIZER(&names);
+    for (const struct rdb_row *row = rdb_first(db, &sb_table_address_set);
+         row; row = rdb_next(row)) {
+        const char *name = sb_address_set_cast(row)->name;
+        if (!strncmp(name, prefix, strlen(prefix))) {
+            sset_add(&names, name);
+        }
+    }
+    const char **sorted = sset_sort(&names);
+    for (size_t i = 0; i < sset_count(&names); i++) {
+        printf("address set %s\n", sorted[i]);
+    }
+    free(sorted);
+    sset_destroy(&names);
+}
+
+/* Prints whether 'db' holds the lock, and how many copies of the database
+ * it has started from (once per connection, again when it needs a fresh
+ * one). */
+static void
+print_lock(const struct rdb *db)
+{
+    printf("has lock: %s, copies: %u\n", rdb_has_lock(db) ? "yes" : "no",
+           rdb_get_reset_seqno(db));
+}
+
+static void
+do_txn_lock(const char *remote, const char *lock, const char *file)
+{
+    struct rdb *db = rdb_create(&sb_rdb_class, remote);
+    rdb_set_lock(db, lock);
+    wait_synced(db);
+
+    /* The lock request goes out right after the schema request, so its
+     * reply came in before the monitor's: the replica knows by now. */
+    print_lock(db);
+    insert_address_set(db, lock, 1);
+
+    long long int deadline = time_msec() + 20000;
+    while (!rdb_has_lock(db) && time_msec() < deadline) {
+        rdb_run(db);
+        if (rdb_has_lock(db)) {
+            break;
+        }
+        rdb_wait(db);
+        poll_timer_wait_until(deadline);
+        poll_block();
+    }
+    /* Granted after the copy was taken: the previous holder may have
+     * written rows whose insertion the replica does not hear of, so it
+     * takes a fresh copy. */
+    wait_synced(db);
+    print_lock(db);
+    insert_address_set(db, lock, 2);
+
+    /* Not reading from the server, the replica cannot learn that the lock
+     * was stolen: only the server's check of the transaction's "assert"
+     * can stop it. */
+    printf("waiting for %s\n", file);
+    struct stat st;
+    deadline = time_msec() + 20000;
+    while (stat(file, &st) && time_msec() < deadline) {
+        /* Through the poll loop, which would otherwise warn of a long
+         * interval, but with nothing of the replica's to wait for. */
+        poll_timer_wait(10);
+        poll_block();
+    }
+    print_lock(db);
+    insert_address_set(db, lock, 3);
+    print_lock(db);
+    print_address_sets(db, lock);
+
+    rdb_destroy(db);
+}
+
+/* Inserts 'n' address sets "asN" with a few addresses each, 'batch' per
+ * call. */
+struct big_txn {
+    int n, next, batch;
+};
+
+static bool
+produce_address_sets(struct rdb_txn *txn, void *big_)
+{
+    struct big_txn *big = big_;
+    for (int i = 0; i < big->batch && big->next < big->n; i++, big->next++) {
+        char name[32];
+        snprintf(name, sizeof name, "as%d", big->next);
+        char a[4][32];
+        const char *addrs[4];
+        for (int j = 0; j < 4; j++) {
+            snprintf(a[j], sizeof a[j], "10.%d.%d.%d", j, big->next >> 8,
+                     big->next & 255);
+            addrs[j] = a[j];
+        }
+        struct uuid uuid;
+        uuid_generate(&uuid);
+        rdb_txn_insert(txn, &sb_table_address_set, &uuid);
+        rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, name);
+        rdb_txn_set_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, addrs, 4);
+    }
+    return big->next >= big->n;
+}
+
+static void
+do_txn_big(const char *remote, int n)
+{
+    struct rdb *db = rdb_create(&sb_rdb_class, remote);
+    wait_synced(db);
+
+    /* Megabytes of ops, produced as the server takes them; the first
+     * attempt may be cut off (see tests/rdb.at), then the replica starts
+     * over and so does the transaction. */
+    for (int attempt = 1; attempt <= 2; attempt++) {
+        struct big_txn big = { .n = n, .batch = 500 };
+        struct rdb_txn *txn = rdb_txn_create(db);
+        rdb_txn_add_producer(txn, produce_address_sets, &big);
+        rdb_txn_commit(txn);
+        char what[32];
+        snprintf(what, sizeof what, "attempt %d", attempt);
+        finish_txn(db, txn, what);
+        printf("address sets: %"PRIuSIZE"\n",
+               rdb_count(db, &sb_table_address_set));
+        if (rdb_count(db, &sb_table_address_set) == n) {
+            break;
+        }
+        wait_synced(db);
+    }
+    rdb_destroy(db);
+}
+
+static int
+compare_rows_by_uuid(const void *a_, const void *b_)
+{
+    const struct rdb_row *const *a = a_;
+    const struct rdb_row *const *b = b_;
+    return uuid_compare_3way(&(*a)->uuid, &(*b)->uuid);
+}
+
+/* Runs 'db' for 'ms' milliseconds, as an event loop between pieces of
+ * work would. */
+static void
+run_for(struct rdb *db, long long int ms)
+{
+    long long int until = time_msec() + ms;
+    while (time_msec() < until) {
+        rdb_run(db);
+        rdb_wait(db);
+        poll_timer_wait_until(until);
+        poll_block();
+    }
+}
+
+/* Writes 'n' address sets "asN" in a started transaction, 'batch' at a
+ * time, running the replica for 1.5 s after each batch; then commits it.
+ * Then inserts one more address set in a transaction of its own. */
+static void
+do_txn_started(const char *remote, int n, int batch)
+{
+    struct rdb *db = rdb_create(&sb_rdb_class, remote);
+    wait_synced(db);
+
+    struct big_txn big = { .n = n, .batch = batch };
+    struct rdb_txn *txn = rdb_txn_create(db);
+    rdb_txn_start(txn);
+    while (!produce_address_sets(txn, &big)) {
+        run_for(db, 1500);
+    }
+    rdb_txn_commit(txn);
+    finish_txn(db, txn, "started");
+
+    wait_synced(db);
+    insert_address_set(db, "after", 1);
+    wait_synced(db);
+    printf("address sets: %"PRIuSIZE"\n",
+           rdb_count(db, &sb_table_address_set));
+    rdb_destroy(db);
+}
+
+/* For each Logical_Flow row, in UUID order, prints which of the distinct
+ * content hashes and external_ids hashes it has, as a letter: the same
+ * letter for rows whose columns are the same, whatever the server sent and
+ * however it arrived.  With 'remote2', a second replica's rows follow,
+ * with letters from the same tables, so that the two can be compared. */
+static void
+do_hashes(const char *remote, const char *remote2)
+{
+    struct rdb_hash seen[2][26];
+    size_t n_seen[2] = { 0, 0 };
+    const struct rdb_table_class *tc = &sb_table_logical_flow;
+    for (int r = 0; r < (remote2 ? 2 : 1); r++) {
+        struct rdb *db = rdb_create(&sb_rdb_class, r ? remote2 : remote);
+        wait_synced(db);
+
+        /* In UUID order, so that the letters do not depend on the order
+         * the replica keeps its rows in. */
+        size_t n = rdb_count(db, tc), k = 0;
+        const struct rdb_row **rows = xmalloc(n * sizeof *rows);
+        for (const struct rdb_row *row = rdb_first(db, tc); row;
+             row = rdb_next(row)) {
+            rows[k++] = row;
+        }
+        ovs_assert(k == n);
+        qsort(rows, n, sizeof *rows, compare_rows_by_uuid);
+
+        for (k = 0; k < n; k++) {
+            const struct rdb_row *row = rows[k];
+            struct ds s = DS_EMPTY_INITIALIZER;
+            ds_put_format(&s, "%s "UUID_FMT, r ? "2" : "1",
+                          UUID_ARGS(&row->uuid));
+            for (size_t g = 0; g < 2 && g < tc->n_hash_groups; g++) {
+                const struct rdb_hash *h = rdb_row_hash(row, tc, g);
+                size_t i;
+                for (i = 0; i < n_seen[g]; i++) {
+                    if (rdb_hash_equals(&seen[g][i], h)) {
+                        break;
+                    }
+                }
+                if (i == n_seen[g]) {
+                    ovs_assert(i < 26);
+                    seen[g][n_seen[g]++] = *h;
+                }
+                ds_put_format(&s, " #%"PRIuSIZE"=%c", g, (char) ('A' + i));
+            }
+            puts(ds_cstr(&s));
+            ds_destroy(&s);
+        }
+        free(rows);
+        rdb_destroy(db);
+    }
+}
+
+/* What follow-check remembers of a row: its columns' values, as put_value()
+ * writes them. */
+struct seen_row {
+    struct hmap_node node;          /* In a 'seen' map, by UUID. */
+    const struct rdb_table_class *tc;
+    struct uuid uuid;
+    char **values;                  /* One per column. */
+};
+
+static void
+seen_capture(const struct rdb *db, const struct rdb_class *class,
+             struct hmap *seen)
+{
+    hmap_init(seen);
+    for (size_t i = 0; i < class->n_tables; i++) {
+        const struct rdb_table_class *tc = class->tables[i];
+        for (const struct rdb_row *row = rdb_first(db, tc); row;
+             row = rdb_next(row)) {
+            struct seen_row *sr = xmalloc(sizeof *sr);
+            sr->tc = tc;
+            sr->uuid = row->uuid;
+            sr->values = xmalloc((tc->n_columns + 1) * sizeof *sr->values);
+            for (size_t j = 0; j < tc->n_columns; j++) {
+                struct ds v = DS_EMPTY_INITIALIZER;
+                put_value(&v, row, &tc->columns[j]);
+                sr->values[j] = ds_steal_cstr(&v);
+            }
+            hmap_insert(seen, &sr->node, uuid_hash(&row->uuid));
+        }
+    }
+}
+
+static const struct seen_row *
+seen_find(const struct hmap *seen, const struct rdb_table_class *tc,
+          const struct uuid *uuid)
+{
+    const struct seen_row *sr;
+    HMAP_FOR_EACH_WITH_HASH (sr, node, uuid_hash(uuid), seen) {
+        if (sr->tc == tc && uuid_equals(&sr->uuid, uuid)) {
+            return sr;
+        }
+    }
+    return NULL;
+}
+
+static void
+seen_destroy(struct hmap *seen)
+{
+    struct seen_row *sr;
+    HMAP_FOR_EACH_POP (sr, node, seen) {
+        for (size_t j = 0; j < sr->tc->n_columns; j++) {
+            free(sr->values[j]);
+        }
+        free(sr->values);
+        free(sr);
+    }
+    hmap_destroy(seen);
+}
+
+static int
+tracking_error(const struct rdb_table_class *tc, const struct uuid *uuid,
+               const char *what, const char *column)
+{
+    printf("error: %s "UUID_FMT" %s%s%s\n", tc->name, UUID_ARGS(uuid), what,
+           column ? " " : "", column ? column : "");
+    return 1;
+}
+
+/* Checks what 'db' tracked against what changed from 'old' to 'new' (its
+ * contents before and after), as lib/rdb.h says it must: every row
+ * inserted tracked as new, every row deleted as deleted, every column that
+ * is not quiet and changed as updated, no quiet column as updated; and
+ * the seqno advanced ('woke') exactly if a change that is not quiet was
+ * applied.  Returns the number of errors, which it prints; sets '*any' if
+ * anything was tracked. */
+static int
+check_tracking(const struct rdb *db, const struct rdb_class *class,
+               const struct hmap *old, const struct hmap *new, bool woke,
+               bool *any)
+{
+    int errors = 0;
+    bool loud = false;
+
+    for (size_t i = 0; i < class->n_tables; i++) {
+        const struct rdb_table_class *tc = class->tables[i];
+        struct sset deleted = SSET_INITIALIZER(&deleted);
+
+        /* What was tracked is what happened. */
+        for (const struct rdb_row *row = rdb_track_first(db, tc); row;
+             row = rdb_track_next(row)) {
+            const struct seen_row *o = seen_find(old, tc, &row->uuid);
+            const struct seen_row *n = seen_find(new, tc, &row->uuid);
+            *any = true;
+            if (rdb_row_is_deleted(row)) {
+                /* A row that was never there may have come and gone, or
+                 * be one whose insertion the server does not report. */
+                if (n) {
+                    errors += tracking_error(tc, &row->uuid,
+                                             "deleted, but still there",
+                                             NULL);
+                }
+                char *key = xasprintf(UUID_FMT, UUID_ARGS(&row->uuid));
+                sset_add_and_free(&deleted, key);
+                loud |= o && !tc->quiet;
+            } else if (rdb_row_is_new(row)) {
+                if (o) {
+                    errors += tracking_error(tc, &row->uuid,
+                                             "new, but was there before",
+                                             NULL);
+                }
+                loud |= !tc->quiet;
+            } else if (!o || !n) {
+                errors += tracking_error(tc, &row->uuid,
+                                         "modified, but not there", NULL);
+            }
+            for (size_t j = 0; !rdb_row_is_new(row) && j < tc->n_columns;
+                 j++) {
+                if (rdb_row_is_updated(row, j)) {
+                    if (tc->columns[j].quiet) {
+                        errors += tracking_error(tc, &row->uuid,
+                                                 "tracks quiet column",
+                                                 tc->columns[j].name);
+                    }
+                    loud = true;
+                }
+            }
+        }
+
+        /* What happened was tracked. */
+        const struct seen_row *n;
+        HMAP_FOR_EACH (n, node, new) {
+            if (n->tc != tc) {
+                continue;
+            }
+            const struct seen_row *o = seen_find(old, tc, &n->uuid);
+            const struct rdb_row *row = rdb_get(db, tc, &n->uuid);
+            if (!o) {
+                if (!row || !rdb_row_is_new(row)) {
+                    errors += tracking_error(tc, &n->uuid,
+                                             "inserted, not tracked", NULL);
+                }
+                continue;
+            }
+            for (size_t j = 0; j < tc->n_columns; j++) {
+                if (strcmp(o->values[j], n->values[j])
+                    && !tc->columns[j].quiet
+                    && !(row && rdb_row_is_updated(row, j))) {
+                    errors += tracking_error(tc, &n->uuid,
+                                             "changed, not tracked:",
+                                             tc->columns[j].name);
+                }
+            }
+        }
+        const struct seen_row *o;
+        HMAP_FOR_EACH (o, node, old) {
+            if (o->tc == tc && !seen_find(new, tc, &o->uuid)) {
+                char *key = xasprintf(UUID_FMT, UUID_ARGS(&o->uuid));
+                if (!sset_contains(&deleted, key)) {
+                    errors += tracking_error(tc, &o->uuid,
+                                             "deleted, not tracked", NULL);
+                }
+                free(key);
+            }
+        }
+        sset_destroy(&deleted);
+    }
+
+    if (loud != woke) {
+        printf("error: seqno %s, but %s\n",
+               woke ? "advanced" : "did not advance",
+               loud ? "a change that is not quiet was applied"
+                    : "only quiet changes were applied");
+        errors++;
+    }
+    return errors;
+}
+
+/* Address set 'marker' of 'db', if it has one. */
+static bool
+has_marker(const struct rdb *db, const struct rdb_class *class,
+           const char *marker)
+{
+    for (size_t i = 0; i < class->n_tables; i++) {
+        const struct rdb_table_class *tc = class->tables[i];
+        if (strcmp(tc->name, "Address_Set")) {
+            continue;
+        }
+        /* NB and SB Address_Set rows both begin with 'name'. */
+        ovs_assert(!strcmp(tc->columns[0].name, "name"));
+        for (const struct rdb_row *row = rdb_first(db, tc); row;
+             row = rdb_next(row)) {
+            const char *name = *(char *const *) ((const char *) row
+                                                 + tc->columns[0].offset);
+            if (!strcmp(name, marker)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Drops the rows of the tables 'db' gets only the initial contents of, as
+ * northd does once it has read them. */
+static void
+forget_initial_rows(struct rdb *db, const struct rdb_class *class)
+{
+    for (size_t i = 0; i < class->n_tables; i++) {
+        const struct rdb_table_class *tc = class->tables[i];
+        if (!(tc->select & (RDB_SELECT_INSERT | RDB_SELECT_MODIFY))) {
+            rdb_forget_rows(db, tc);
+        }
+    }
+}
+
+static void
+do_follow_check(const struct rdb_class *class, const char *remote,
+                const char *marker, bool forget, bool selftest)
+{
+    struct rdb *db = rdb_create(class, remote);
+    wait_synced(db);
+    rdb_track_clear(db);
+    if (forget) {
+        forget_initial_rows(db, class);
+    }
+
+    struct hmap old;
+    seen_capture(db, class, &old);
+    unsigned int seqno = rdb_get_seqno(db);
+    unsigned int reset_seqno = rdb_get_reset_seqno(db);
+    int errors = 0, changes = 0;
+    long long int deadline = time_msec() + 60000;
+    for (;;) {
+        rdb_run(db);
+        if (rdb_is_synced(db)) {
+            struct hmap new;
+            seen_capture(db, class, &new);
+            if (rdb_get_reset_seqno(db) == reset_seqno) {
+                /* After a fresh copy, every row is new: nothing to check. */
+                bool any = false;
+                errors += check_tracking(db, class, &old, &new,
+                                         rdb_get_seqno(db) != seqno, &any);
+                changes += any;
+            } else if (forget) {
+                forget_initial_rows(db, class);
+                seen_destroy(&new);
+                seen_capture(db, class, &new);
+            }
+            if (!selftest || !changes) {
+                rdb_track_clear(db);
+            }
+            hmap_swap(&old, &new);
+            seen_destroy(&new);
+            seqno = rdb_get_seqno(db);
+            reset_seqno = rdb_get_reset_seqno(db);
+            if (has_marker(db, class, marker)) {
+                break;
+            }
+        }
+        if (time_msec() > deadline) {
+            ovs_fatal(0, "no address set %s after 60 s", marker);
+        }
+        rdb_wait(db);
+        poll_timer_wait_until(deadline);
+        poll_block();
+    }
+    seen_destroy(&old);
+    printf("tracking errors: %d\n", errors);
+    printf("changes seen: %d\n", changes);
+    dump(db, class);
     rdb_destroy(db);
 }
 
@@ -380,10 +1195,13 @@ main(int argc, char *argv[])
     set_program_name(argv[0]);
     setvbuf(stdout, NULL, _IOLBF, 0);
     fatal_ignore_sigpipe();
-    vlog_set_levels(NULL, VLF_ANY_DESTINATION, getenv("TEST_RDB_DEBUG") ? VLL_DBG : VLL_WARN);
+    vlog_set_levels(NULL, VLF_ANY_DESTINATION,
+                    getenv("TEST_RDB_DEBUG") ? VLL_DBG : VLL_WARN);
     if (argc < 4) {
-        ovs_fatal(0, "usage: %s dump|follow|stats|txn nb|sb REMOTE [N]",
-                  argv[0]);
+        ovs_fatal(0, "usage: %s dump|follow|follow-resync|follow-check|"
+                  "stats|txn|txn-mutate|txn-lock|txn-strings|txn-started|"
+                  "txn-big|hashes nb|sb REMOTE "
+                  "[N|MARKER|LOCK FILE|FILE|N BATCH|REMOTE2]", argv[0]);
     }
     const char *cmd = argv[1];
     const struct rdb_class *class = class_by_name(argv[2]);
@@ -393,6 +1211,37 @@ main(int argc, char *argv[])
         do_stats(class, remote);
     } else if (!strcmp(cmd, "txn")) {
         do_txn(remote);
+    } else if (!strcmp(cmd, "txn-mutate")) {
+        do_txn_mutate(remote);
+    } else if (!strcmp(cmd, "txn-lock")) {
+        if (argc < 6) {
+            ovs_fatal(0, "txn-lock needs LOCK and FILE");
+        }
+        do_txn_lock(remote, argv[4], argv[5]);
+    } else if (!strcmp(cmd, "follow-check")) {
+        if (argc < 5) {
+            ovs_fatal(0, "follow-check needs MARKER");
+        }
+        bool forget = false, selftest = false;
+        for (int i = 5; i < argc; i++) {
+            forget |= !strcmp(argv[i], "forget");
+            selftest |= !strcmp(argv[i], "selftest");
+        }
+        do_follow_check(class, remote, argv[4], forget, selftest);
+    } else if (!strcmp(cmd, "txn-strings")) {
+        if (argc < 5) {
+            ovs_fatal(0, "txn-strings needs FILE");
+        }
+        do_txn_strings(remote, argv[4]);
+    } else if (!strcmp(cmd, "txn-started")) {
+        do_txn_started(remote, argc > 4 ? atoi(argv[4]) : 2000,
+                       argc > 5 ? atoi(argv[5]) : 500);
+    } else if (!strcmp(cmd, "txn-big")) {
+        do_txn_big(remote, argc > 4 ? atoi(argv[4]) : 10000);
+    } else if (!strcmp(cmd, "hashes")) {
+        do_hashes(remote, argc > 4 ? argv[4] : NULL);
+    } else if (!strcmp(cmd, "follow-resync")) {
+        do_follow_resync(class, remote, argc > 4 ? atoi(argv[4]) : 1);
     } else if (!strcmp(cmd, "dump") || !strcmp(cmd, "follow")) {
         struct rdb *db = rdb_create(class, remote);
         wait_synced(db);
@@ -400,9 +1249,15 @@ main(int argc, char *argv[])
         rdb_track_clear(db);
         int n = !strcmp(cmd, "follow") && argc > 4 ? atoi(argv[4]) : 0;
         for (int i = 0; i < n; i++) {
+            /* Checked between rdb_run() and poll_block(): an update that
+             * rdb_run() applied must not wait for the next one to be
+             * reported. */
             unsigned int seqno = rdb_get_seqno(db);
-            while (rdb_get_seqno(db) == seqno || !rdb_is_synced(db)) {
+            for (;;) {
                 rdb_run(db);
+                if (rdb_get_seqno(db) != seqno && rdb_is_synced(db)) {
+                    break;
+                }
                 rdb_wait(db);
                 poll_block();
             }
