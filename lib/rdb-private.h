@@ -27,6 +27,19 @@ struct rdb_table {
     size_t name_lens[64];           /* Of the columns' names. */
     bool on_server;                 /* The server's schema has it. */
     uint64_t server_columns;        /* Columns the server has. */
+    struct hmap set_deltas;         /* "struct rdb_set_delta"s of tracked
+                                     * rows, until rdb_track_clear(). */
+};
+
+/* What one update did to a modified row's set-of-references column. */
+struct rdb_set_delta {
+    struct hmap_node node;          /* In its table's 'set_deltas'. */
+    const struct rdb_row *row;
+    size_t col;
+    bool valid;                     /* False once a second update came. */
+    struct uuid *added, *removed;
+    size_t n_added, n_removed;
+    size_t allocated_added, allocated_removed;
 };
 
 /* A queued chunk of output. */

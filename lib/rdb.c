@@ -932,6 +932,75 @@ column_set(struct rdb_row *row, const struct rdb_column_class *c,
     }
 }
 
+/* The delta being recorded for column 'c' of 'row', or NULL if its
+ * elements are not references. */
+static struct rdb_set_delta *
+set_delta_begin(struct rdb_row *row, const struct rdb_column_class *c)
+{
+    if (c->type != RDB_UUID || !c->ref_table || c->value_type != RDB_VOID) {
+        return NULL;
+    }
+    size_t col = c - row->table->class->columns;
+    uint32_t hash = hash_pointer(row, col);
+    struct rdb_set_delta *sd;
+    HMAP_FOR_EACH_WITH_HASH (sd, node, hash, &row->table->set_deltas) {
+        if (sd->row == row && sd->col == col) {
+            sd->valid = false;      /* Two updates: no longer one delta. */
+            return NULL;
+        }
+    }
+    sd = xzalloc(sizeof *sd);
+    sd->row = row;
+    sd->col = col;
+    sd->valid = true;
+    hmap_insert(&row->table->set_deltas, &sd->node, hash);
+    return sd;
+}
+
+static void
+set_delta_add(struct uuid **array, size_t *n, size_t *allocated,
+              const void *elem)
+{
+    if (*n >= *allocated) {
+        *array = x2nrealloc(*array, allocated, sizeof **array);
+    }
+    (*array)[(*n)++] = (*(struct rdb_row *const *) elem)->uuid;
+}
+
+static void
+set_deltas_clear(struct rdb_table *t)
+{
+    struct rdb_set_delta *sd;
+    HMAP_FOR_EACH_POP (sd, node, &t->set_deltas) {
+        free(sd->added);
+        free(sd->removed);
+        free(sd);
+    }
+}
+
+bool
+rdb_row_get_set_delta(const struct rdb_row *row, size_t col,
+                      const struct uuid **added, size_t *n_added,
+                      const struct uuid **removed, size_t *n_removed)
+{
+    const struct rdb_set_delta *sd;
+    HMAP_FOR_EACH_WITH_HASH (sd, node, hash_pointer(row, col),
+                             &row->table->set_deltas) {
+        if (sd->row == row && sd->col == col) {
+            if (!sd->valid || row->state != RDB_ROW_LIVE
+                || row->track & RDB_TRACK_NEW) {
+                return false;
+            }
+            *added = sd->added;
+            *n_added = sd->n_added;
+            *removed = sd->removed;
+            *n_removed = sd->n_removed;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Applies the difference 'd' (RFC 7047's update2 "modify": the elements
  * added or removed) to set column 'c' of 'row'.  Returns true if it
  * changed. */
@@ -949,10 +1018,56 @@ column_apply_set_diff(struct rdb_row *row, const struct rdb_column_class *c,
         free(diff);
         return false;
     }
+    struct rdb_set_delta *sd = set_delta_begin(row, c);
 
-    /* Merge: what is in exactly one of the two. */
     char **old = member(row, c);
     size_t *old_n = member_n(row, c);
+    if (nd * 16 < *old_n) {
+        /* A few elements in a big set (a port joining a group of
+         * thousands): find each by binary search and move the rest. */
+        for (size_t j = 0; j < nd; j++) {
+            char *e = diff + j * sz;
+            size_t lo = 0, hi = *old_n;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (atom_compare(c, *old + mid * sz, e) < 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            char *at = *old + lo * sz;
+            size_t tail = (*old_n - lo) * sz;
+            if (lo < *old_n && !atom_compare(c, at, e)) {
+                if (sd) {
+                    set_delta_add(&sd->removed, &sd->n_removed,
+                                  &sd->allocated_removed, at);
+                }
+                elem_release(c, at);
+                memmove(at, at + sz, tail - sz);
+                (*old_n)--;
+                elem_release(c, e);
+            } else {
+                if (sd) {
+                    set_delta_add(&sd->added, &sd->n_added,
+                                  &sd->allocated_added, e);
+                }
+                *old = xrealloc(*old, (*old_n + 1) * sz);
+                at = *old + lo * sz;
+                memmove(at + sz, at, tail);
+                memcpy(at, e, sz);
+                (*old_n)++;
+            }
+        }
+        free(diff);
+        if (!*old_n) {
+            free(*old);
+            *old = NULL;
+        }
+        return true;
+    }
+
+    /* Merge: what is in exactly one of the two. */
     char *merged = xmalloc((*old_n + nd) * sz);
     size_t i = 0, j = 0, k = 0;
     while (i < *old_n || j < nd) {
@@ -961,8 +1076,16 @@ column_apply_set_diff(struct rdb_row *row, const struct rdb_column_class *c,
         if (cmp < 0) {
             memcpy(merged + k++ * sz, *old + i++ * sz, sz);
         } else if (cmp > 0) {
+            if (sd) {
+                set_delta_add(&sd->added, &sd->n_added,
+                              &sd->allocated_added, diff + j * sz);
+            }
             memcpy(merged + k++ * sz, diff + j++ * sz, sz);
         } else {
+            if (sd) {
+                set_delta_add(&sd->removed, &sd->n_removed,
+                              &sd->allocated_removed, *old + i * sz);
+            }
             elem_release(c, *old + i++ * sz);
             elem_release(c, diff + j++ * sz);
         }
@@ -1324,6 +1447,7 @@ rdb_reset(struct rdb *db)
         HMAP_FOR_EACH_POP (row, node, &t->rows) {
             ovs_list_push_back(&db->graveyard, &row->track_node);
         }
+        set_deltas_clear(t);
         t->n_live = 0;
     }
     db->reset_seqno++;
@@ -1337,6 +1461,7 @@ rdb_track_clear(struct rdb *db)
      * deleted together (a datapath and its port bindings) refer to each
      * other. */
     for (size_t i = 0; i < db->class->n_tables; i++) {
+        set_deltas_clear(&db->tables[i]);
         struct rdb_row *row;
         LIST_FOR_EACH (row, track_node, &db->tables[i].tracked) {
             if (row->state == RDB_ROW_DELETED) {
@@ -1472,6 +1597,7 @@ rdb_create(const struct rdb_class *class, const char *remote)
         t->db = db;
         hmap_init(&t->rows);
         ovs_list_init(&t->tracked);
+        hmap_init(&t->set_deltas);
     }
     ovs_list_init(&db->graveyard);
     ovs_list_init(&db->zombies);
@@ -1502,6 +1628,7 @@ rdb_destroy(struct rdb *db)
     }
     for (size_t i = 0; i < db->class->n_tables; i++) {
         hmap_destroy(&db->tables[i].rows);
+        hmap_destroy(&db->tables[i].set_deltas);
     }
     uuidset_destroy(&db->expected_deletes);
     free(db->tables);

@@ -291,6 +291,15 @@ rdb_row_hash(const struct rdb_row *row, const struct rdb_table_class *tc,
              ((const char *) row + tc->hash_offset))[group];
 }
 
+/* For a modified row's set-of-references column 'col': the UUIDs the
+ * server reported added and removed since the last rdb_track_clear().
+ * Returns false if that is not known (the row is new, or the column
+ * changed more than once): compare the whole column then.  Lets a user
+ * follow a port joining a group of thousands in O(1). */
+bool rdb_row_get_set_delta(const struct rdb_row *, size_t col,
+                           const struct uuid **added, size_t *n_added,
+                           const struct uuid **removed, size_t *n_removed);
+
 void rdb_get_memory_usage(const struct rdb *, struct simap *usage);
 
 /* A new random (version 4) UUID for a row to insert: as uuid_generate(),

@@ -633,6 +633,26 @@ pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
     return true;
 }
 
+/* The element of 'row''s ports (sorted by UUID, as the replica keeps
+ * sets) with UUID 'uuid', or NULL. */
+static const struct nb_logical_switch_port *
+find_port_ref(const struct nb_port_group *row, const struct uuid *uuid)
+{
+    size_t lo = 0, hi = row->n_ports;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int cmp = uuid_compare_3way(&row->ports[mid]->header_.uuid, uuid);
+        if (!cmp) {
+            return row->ports[mid];
+        } else if (cmp < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return NULL;
+}
+
 bool
 groups_handle_pg(struct groups *g, const struct nb_port_group *row,
                  struct hmapx *span_changed, struct sset *sets_changed,
@@ -663,8 +683,28 @@ groups_handle_pg(struct groups *g, const struct nb_port_group *row,
         return true;
     }
 
-    /* A port joins or leaves a group of thousands one at a time: find the
-     * difference without copying the list. */
+    /* A port joins or leaves a group of thousands one at a time: the
+     * replica usually knows which, otherwise find the difference without
+     * copying the list. */
+    const struct uuid *added, *removed;
+    size_t n_added, n_removed;
+    if (rdb_row_get_set_delta(&row->header_, NB_PORT_GROUP_COL_PORTS,
+                              &added, &n_added, &removed, &n_removed)) {
+        for (size_t i = 0; i < n_removed; i++) {
+            struct pg_member *mb = member_find(pg, &removed[i]);
+            if (mb) {
+                member_remove(g, pg, mb, span_changed, sets_changed);
+            }
+        }
+        for (size_t i = 0; i < n_added; i++) {
+            const struct nb_logical_switch_port *lsp
+                = find_port_ref(row, &added[i]);
+            if (lsp) {
+                member_add(g, pg, lsp, span_changed, sets_changed);
+            }
+        }
+        return true;
+    }
     static unsigned int generation;
     generation++;
     for (size_t i = 0; i < row->n_ports; i++) {

@@ -985,6 +985,63 @@ tracking_error(const struct rdb_table_class *tc, const struct uuid *uuid,
     return 1;
 }
 
+/* Set deltas check_set_deltas() looked at. */
+static int n_set_deltas;
+
+static size_t
+count_uuids(const char *value)
+{
+    size_t dashes = 0;
+    for (const char *p = value; *p; p++) {
+        dashes += *p == '-';
+    }
+    return dashes / 4;
+}
+
+/* Checks the set deltas the replica reports for modified row 'row' (see
+ * rdb_row_get_set_delta()) against its values before ('o') and after
+ * ('n'). */
+static int
+check_set_deltas(const struct rdb_row *row, const struct rdb_table_class *tc,
+                 const struct seen_row *o, const struct seen_row *n)
+{
+    int errors = 0;
+    for (size_t j = 0; j < tc->n_columns; j++) {
+        const struct uuid *added, *removed;
+        size_t n_added, n_removed;
+        if (!rdb_row_get_set_delta(row, j, &added, &n_added,
+                                   &removed, &n_removed)) {
+            continue;
+        }
+        const char *name = tc->columns[j].name;
+        n_set_deltas++;
+        if (!rdb_row_is_updated(row, j)) {
+            errors += tracking_error(tc, &row->uuid,
+                                     "set delta, not updated:", name);
+        }
+        for (size_t k = 0; k < n_added + n_removed; k++) {
+            bool is_added = k < n_added;
+            const struct uuid *u = is_added ? &added[k] : &removed[k - n_added];
+            char key[UUID_LEN + 1];
+            snprintf(key, sizeof key, UUID_FMT, UUID_ARGS(u));
+            bool before = strstr(o->values[j], key) != NULL;
+            bool after = strstr(n->values[j], key) != NULL;
+            if (before == is_added || after != is_added) {
+                errors += tracking_error(tc, &row->uuid,
+                                         is_added ? "set delta adds wrongly:"
+                                         : "set delta removes wrongly:",
+                                         name);
+            }
+        }
+        if (count_uuids(o->values[j]) + n_added - n_removed
+            != count_uuids(n->values[j])) {
+            errors += tracking_error(tc, &row->uuid, "set delta incomplete:",
+                                     name);
+        }
+    }
+    return errors;
+}
+
 /* Checks what 'db' tracked against what changed from 'old' to 'new' (its
  * contents before and after), as lib/rdb.h says it must: every row
  * inserted tracked as new, every row deleted as deleted, every column that
@@ -1031,6 +1088,8 @@ check_tracking(const struct rdb *db, const struct rdb_class *class,
             } else if (!o || !n) {
                 errors += tracking_error(tc, &row->uuid,
                                          "modified, but not there", NULL);
+            } else {
+                errors += check_set_deltas(row, tc, o, n);
             }
             for (size_t j = 0; !rdb_row_is_new(row) && j < tc->n_columns;
                  j++) {
@@ -1185,6 +1244,7 @@ do_follow_check(const struct rdb_class *class, const char *remote,
     seen_destroy(&old);
     printf("tracking errors: %d\n", errors);
     printf("changes seen: %d\n", changes);
+    printf("set deltas checked: %d\n", n_set_deltas);
     dump(db, class);
     rdb_destroy(db);
 }
