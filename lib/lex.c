@@ -357,23 +357,37 @@ set_error(struct lex_token *t, const char *format, ...)
     va_end(args);
 }
 
-static bool
-is_id_start(unsigned char c)
+/* Character classes, in the C locale whatever the process's locale is, and
+ * cheap: the lexer asks several per character of every ACL match. */
+static inline bool
+is_ascii_alpha(unsigned char c)
 {
-    return isascii(c) && (isalpha(c) || c == '_');
+    return (unsigned char) ((c | 0x20) - 'a') < 26;
 }
 
-static bool
+static inline bool
+is_ascii_digit(unsigned char c)
+{
+    return (unsigned char) (c - '0') < 10;
+}
+
+static inline bool
+is_id_start(unsigned char c)
+{
+    return is_ascii_alpha(c) || c == '_';
+}
+
+static inline bool
 is_id_char(unsigned char c)
 {
-    return is_id_start(c) || (isascii(c) && isdigit(c)) || c == '.';
+    return is_id_start(c) || is_ascii_digit(c) || c == '.';
 }
 
 /* Characters that may appear in a numeric constant's "word". */
-static bool
+static inline bool
 is_number_char(unsigned char c)
 {
-    return isascii(c) && (isalnum(c) || c == '.' || c == ':');
+    return is_ascii_alpha(c) || is_ascii_digit(c) || c == '.' || c == ':';
 }
 
 /* Returns the length of the word starting at 'p' made of number
@@ -926,7 +940,7 @@ lex_token_parse(struct lex_token *t, const char *p, const char *input)
         /* "::1" and the like. */
         /* fall through */
     default:
-        if (is_id_start(c) || (isascii(c) && isdigit(c)) || c == ':') {
+        if (is_id_start(c) || is_ascii_digit(c) || c == ':') {
             size_t n = number_word_len(p);
             if (is_id_start(c) && !memchr(p, ':', n)) {
                 /* An identifier: letters, digits, '_' and '.'. */

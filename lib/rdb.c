@@ -515,37 +515,76 @@ datum_add(struct rdb_datum *d, bool map OVS_UNUSED)
     return &d->keys[d->n++];
 }
 
+/* Eight hex digits in 'w' (the first digit in its lowest byte) as a
+ * number; clears '*ok' if any of the bytes is not a hex digit.  Works on all
+ * eight bytes at once: a replica parses a UUID for every row and reference,
+ * and a byte-at-a-time loop was 3% of a cold start. */
+static inline uint32_t
+hex8(uint64_t w, bool *ok)
+{
+    const uint64_t ones = 0x0101010101010101ULL;
+    const uint64_t highs = ones * 0x80;
+
+    /* For bytes below 0x80, the high bit of each byte of GT(x, n) is set
+     * iff that byte is greater than n (the sum cannot carry across). */
+#define GT(X, N) (((X) + ones * (0x7f - (N))) & highs)
+    uint64_t folded = w | ones * 0x20;
+    uint64_t digit = GT(w, '0' - 1) & ~GT(w, '9');
+    uint64_t alpha = GT(folded, 'a' - 1) & ~GT(folded, 'f');
+#undef GT
+    if ((w & highs) || (digit | alpha) != highs) {
+        *ok = false;
+    }
+
+    /* Digits have bit 6 clear, letters set: 'a' & 15 is 1, plus 9. */
+    uint64_t v = (w & ones * 0x0f) + 9 * ((w >> 6) & ones);
+    v = ((v & 0x000f000f000f000fULL) << 4) | ((v >> 8) & 0x000f000f000f000fULL);
+    v = ((v & 0x000000ff000000ffULL) << 8) | ((v >> 16) & 0x000000ff000000ffULL);
+    return ((v & 0xffff) << 16) | ((v >> 32) & 0xffff);
+}
+
+static inline uint64_t
+load_2x4(const char *a, const char *b)
+{
+    uint32_t x, y;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    return x | (uint64_t) y << 32;
+}
+
+static inline uint64_t
+load_8(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
 /* Parses the 36 characters at 's' as a UUID, faster than
- * uuid_from_string() (a replica parses one for every row and reference). */
+ * uuid_from_string(). */
 static bool
 parse_uuid36(const char *s, struct uuid *uuid)
 {
-    static int8_t hexval[256];
-    if (!hexval['1']) {
-        memset(hexval, -1, sizeof hexval);
-        for (int i = 0; i < 10; i++) {
-            hexval['0' + i] = i;
-        }
-        for (int i = 0; i < 6; i++) {
-            hexval['a' + i] = hexval['A' + i] = 10 + i;
-        }
-    }
     /* xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx */
-    static const uint8_t digits[32] = {
-        0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17,
-        19, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,
-    };
     if (s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-') {
         return false;
     }
-    uint32_t parts[4] = { 0, 0, 0, 0 };
-    int bad = 0;
-    for (int i = 0; i < 32; i++) {
-        int v = hexval[(unsigned char) s[digits[i]]];
-        bad |= v;
-        parts[i / 8] = (parts[i / 8] << 4) | (v & 15);
+    uint64_t w[4] = {
+        load_8(s), load_2x4(s + 9, s + 14), load_2x4(s + 19, s + 24),
+        load_8(s + 28),
+    };
+    bool ok = true;
+    uint32_t parts[4];
+    for (int i = 0; i < 4; i++) {
+#ifdef WORDS_BIGENDIAN
+        /* hex8() wants the first character in the lowest byte. */
+        w[i] = i == 0 || i == 3 ? __builtin_bswap64(w[i])
+               : (uint64_t) __builtin_bswap32(w[i]) | ((uint64_t)
+                  __builtin_bswap32(w[i] >> 32) << 32);
+#endif
+        parts[i] = hex8(w[i], &ok);
     }
-    if (bad < 0) {
+    if (!ok) {
         return false;
     }
     memcpy(uuid->parts, parts, sizeof parts);
