@@ -25,11 +25,11 @@ lsp_addresses_destroy(struct lsp_addresses *la)
     }
 }
 
-/* Returns true if the address part of 'tok' (before any "/") is four
- * decimal numbers 0..255, as inet_pton() requires.  ip_parse_cidr() scans
- * each number into a uint8_t and so takes "300.1.1.1" for 44.1.1.1. */
+/* Parses the address part of 'tok' (before any "/") into '*ip' if it is
+ * four decimal numbers 0..255, as inet_pton() requires.  ip_parse_cidr()
+ * scans each number into a uint8_t and so takes "300.1.1.1" for 44.1.1.1. */
 static bool
-ipv4_is_dotted_quad(const char *tok)
+parse_dotted_quad(const char *tok, ovs_be32 *ip)
 {
     char addr[INET_ADDRSTRLEN];
     size_t len = strcspn(tok, "/");
@@ -40,42 +40,32 @@ ipv4_is_dotted_quad(const char *tok)
     }
     memcpy(addr, tok, len);
     addr[len] = '\0';
-    return inet_pton(AF_INET, addr, &in) == 1;
-}
-
-/* Parses the common forms "A.B.C.D" and "A.B.C.D/N" of an IPv4 token
- * without scanf (northd parses every port's addresses on every full
- * recompute).  Returns false for anything else, which ip_parse_cidr()
- * then judges. */
-static bool
-parse_ipv4_fast(const char *tok, ovs_be32 *ip, unsigned int *plen)
-{
-    const char *slash = strchr(tok, '/');
-    size_t len = slash ? (size_t) (slash - tok) : strlen(tok);
-    char addr[INET_ADDRSTRLEN];
-    struct in_addr in;
-    if (len >= sizeof addr) {
-        return false;
-    }
-    memcpy(addr, tok, len);
-    addr[len] = '\0';
     if (inet_pton(AF_INET, addr, &in) != 1) {
         return false;
     }
-    *plen = 32;
-    if (slash) {
-        const char *p = slash + 1;
-        if (!isdigit((unsigned char) p[0])
-            || (p[1] && (!isdigit((unsigned char) p[1]) || p[2]))) {
-            return false;
-        }
-        *plen = atoi(p);
-        if (*plen > 32) {
-            return false;
-        }
-    }
     *ip = in.s_addr;
     return true;
+}
+
+/* Parses the prefix length of the common forms "A.B.C.D" and "A.B.C.D/N"
+ * without scanf (northd parses every port's addresses on every full
+ * recompute).  Returns false for anything else (e.g. a dotted mask), which
+ * ip_parse_cidr() then judges. */
+static bool
+parse_plen_fast(const char *tok, unsigned int *plen)
+{
+    const char *slash = strchr(tok, '/');
+    if (!slash) {
+        *plen = 32;
+        return true;
+    }
+    const char *p = slash + 1;
+    if (!isdigit((unsigned char) p[0])
+        || (p[1] && (!isdigit((unsigned char) p[1]) || p[2]))) {
+        return false;
+    }
+    *plen = atoi(p);
+    return *plen <= 32;
 }
 
 /* Parses one IP token ("10.0.0.1", "10.0.0.1/24", "fd00::1/64") into 'la'.
@@ -96,10 +86,10 @@ parse_ip_token(const char *tok, struct lsp_addresses *la)
     } else {
         ovs_be32 ip4;
         unsigned int plen;
-        char *error = (parse_ipv4_fast(tok, &ip4, &plen) ? NULL
-                       : ipv4_is_dotted_quad(tok) ? ip_parse_cidr(tok, &ip4,
-                                                                  &plen)
-                       : xstrdup("not a dotted quad"));
+        char *error = (!parse_dotted_quad(tok, &ip4)
+                       ? xstrdup("not a dotted quad")
+                       : parse_plen_fast(tok, &plen) ? NULL
+                       : ip_parse_cidr(tok, &ip4, &plen));
         if (error) {
             free(error);
             return xasprintf("\"%s\" is not a valid IPv4 address", tok);

@@ -138,7 +138,10 @@ put_char(struct ds *ds, char c)
     put_bytes(ds, &c, 1);
 }
 
-/* Appends 's' as a JSON string. */
+/* Appends 's' as a JSON string, escaped as json_string_escape() does, but
+ * finding the characters to escape eight bytes at a time (lib/jscan.h):
+ * json_string_escape() tests every byte, and many of the flows of a
+ * full recompute have quoted port names in them. */
 static void
 put_string(struct ds *ds, const char *s)
 {

@@ -496,7 +496,7 @@ datum_destroy(struct rdb_datum *d, const struct rdb_column_class *c)
 }
 
 static union rdb_atom *
-datum_add(struct rdb_datum *d, bool map OVS_UNUSED)
+datum_add(struct rdb_datum *d)
 {
     if (d->n >= d->allocated) {
         size_t n = d->allocated * 2;
@@ -674,7 +674,7 @@ parse_datum(struct jtext *t, struct ds *scratch,
             t->error = "map expected";
             return false;
         }
-        union rdb_atom *a = datum_add(d, false);
+        union rdb_atom *a = datum_add(d);
         if (!parse_atom(t, scratch, c->type, a)) {
             d->n--;
             return false;
@@ -688,7 +688,7 @@ parse_datum(struct jtext *t, struct ds *scratch,
         return false;
     }
     if (!strcmp(tag, "uuid") && !map && c->type == RDB_UUID) {
-        union rdb_atom *a = datum_add(d, false);
+        union rdb_atom *a = datum_add(d);
         if (!parse_uuid_tail(t, scratch, &a->uuid)) {
             d->n--;
             return false;
@@ -707,7 +707,7 @@ parse_datum(struct jtext *t, struct ds *scratch,
             if (map && !jtext_expect(t, '[')) {
                 return false;
             }
-            union rdb_atom *a = datum_add(d, map);
+            union rdb_atom *a = datum_add(d);
             if (!parse_atom(t, scratch, c->type, a)) {
                 d->n--;
                 return false;

@@ -665,6 +665,17 @@ users_update(struct shash *users_by_name, const struct sset *names,
 }
 
 static void
+users_destroy(struct shash *users_by_name)
+{
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, users_by_name) {
+        hmapx_destroy(node->data);
+        free(node->data);
+    }
+    shash_destroy(users_by_name);
+}
+
+static void
 set_users_update(struct acls *a, struct acl_state *s, bool add)
 {
     users_update(&a->set_users, &s->as_refs, s, add);
@@ -1090,17 +1101,8 @@ acls_destroy(struct acls *a)
         free(c);
     }
     hmap_destroy(&a->containers);
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, &a->set_users) {
-        hmapx_destroy(node->data);
-        free(node->data);
-    }
-    shash_destroy(&a->set_users);
-    SHASH_FOR_EACH (node, &a->pg_users) {
-        hmapx_destroy(node->data);
-        free(node->data);
-    }
-    shash_destroy(&a->pg_users);
+    users_destroy(&a->set_users);
+    users_destroy(&a->pg_users);
     for (size_t i = 0; i < a->dp_cap; i++) {
         hmapx_destroy(&a->dps[i].acls);
     }

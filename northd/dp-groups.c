@@ -158,6 +158,22 @@ dp_groups_new_pass(struct dp_groups *g)
     g->pass++;
 }
 
+/* Writes the 'n' datapaths in 'bitmap' as the "datapaths" of the group row
+ * being inserted or updated in 'txn'. */
+static void
+set_datapaths(struct rdb_txn *txn, const struct ls_model *m,
+              const unsigned long *bitmap, size_t n)
+{
+    struct uuid *dps = xmalloc(n * sizeof *dps);
+    size_t k = 0;
+    size_t idx;
+    BITMAP_FOR_EACH_1 (idx, m->dp_cap, bitmap) {
+        dps[k++] = m->dp_array[idx]->sb_uuid;
+    }
+    rdb_txn_set_refs(txn, SB_LOGICAL_DP_GROUP_COL_DATAPATHS, dps, k);
+    free(dps);
+}
+
 const struct uuid *
 dp_groups_get(struct dp_groups *g, struct rdb_txn *txn,
               const unsigned long *bitmap, size_t n)
@@ -181,18 +197,11 @@ dp_groups_get(struct dp_groups *g, struct rdb_txn *txn,
         hmap_insert(&g->groups, &dpg->node, hash);
     }
 
-    struct uuid *dps = xmalloc(n * sizeof *dps);
-    size_t k = 0;
-    size_t idx;
-    BITMAP_FOR_EACH_1 (idx, m->dp_cap, bitmap) {
-        dps[k++] = m->dp_array[idx]->sb_uuid;
-    }
     rdb_uuid_generate(&dpg->sb_uuid);
     dp_group_index_uuid(g, dpg);
     dpg->pass = g->pass;
     rdb_txn_insert(txn, &sb_table_logical_dp_group, &dpg->sb_uuid);
-    rdb_txn_set_refs(txn, SB_LOGICAL_DP_GROUP_COL_DATAPATHS, dps, k);
-    free(dps);
+    set_datapaths(txn, m, bitmap, n);
     return &dpg->sb_uuid;
 }
 
@@ -271,15 +280,8 @@ dp_groups_apply_moves(struct dp_groups *g, struct rdb_txn *txn)
             && dpg->pass != g->pass
             && sb_logical_dp_group_get_for_uuid(g->sb, &dpg->sb_uuid)
             && !dp_groups_find(g, dpg->move_to, hash)) {
-            struct uuid *dps = xmalloc(dpg->move_n * sizeof *dps);
-            size_t k = 0;
-            size_t idx;
-            BITMAP_FOR_EACH_1 (idx, m->dp_cap, dpg->move_to) {
-                dps[k++] = m->dp_array[idx]->sb_uuid;
-            }
             rdb_txn_update(txn, &sb_table_logical_dp_group, &dpg->sb_uuid);
-            rdb_txn_set_refs(txn, SB_LOGICAL_DP_GROUP_COL_DATAPATHS, dps, k);
-            free(dps);
+            set_datapaths(txn, m, dpg->move_to, dpg->move_n);
 
             hmap_remove(&g->groups, &dpg->node);
             bitmap_free(dpg->bitmap);

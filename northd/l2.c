@@ -93,7 +93,7 @@ put_ip4(struct ds *s, ovs_be32 addr)
 }
 
 static void
-put_inport(struct ds *s, const char *prefix, const char *name)
+put_port_ref(struct ds *s, const char *prefix, const char *name)
 {
     ds_put_cstr(s, prefix);
     ds_put_char(s, '"');
@@ -127,7 +127,7 @@ build_arp_nd_responder(struct lflow_table *t, const struct ls_port *p,
                     "output;");
         lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 50, ds_cstr(match),
                        ds_cstr(actions), hint);
-        put_inport(match, " && inport == ", p->nb->name);
+        put_port_ref(match, " && inport == ", p->nb->name);
         lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
                        "next;", hint);
     }
@@ -153,7 +153,7 @@ build_arp_nd_responder(struct lflow_table *t, const struct ls_port *p,
                       ETH_ADDR_ARGS(la->ea));
         lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 50, ds_cstr(match),
                        ds_cstr(actions), hint);
-        put_inport(match, " && inport == ", p->nb->name);
+        put_port_ref(match, " && inport == ", p->nb->name);
         lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
                        "next;", hint);
     }
@@ -204,7 +204,7 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
         ds_put_cstr(match, "eth.dst == ");
         put_mac(match, la->ea);
         ds_clear(actions);
-        put_inport(actions, "outport = ", name);
+        put_port_ref(actions, "outport = ", name);
         ds_put_cstr(actions, "; output;");
         lflow_add_hint(t, p->dp, S_IN_L2_LKUP, 50, ds_cstr(match),
                        ds_cstr(actions), hint);
