@@ -99,8 +99,7 @@ struct acl_state {
 /* Everything the flows of one switch depend on, with the counts that
  * decide it. */
 struct acl_dp {
-    struct hmapx acls;              /* "struct acl_state"s applied here. */
-    size_t n_acls;
+    size_t n_acls;                  /* ACLs applied here. */
     size_t n_stateful;
     size_t n_pass[N_ACL_STAGES];
     size_t n_tier[N_ACL_STAGES][ACL_MAX_TIER + 1];
@@ -289,8 +288,22 @@ put_match(struct ds *m, const struct acl_dp *ad, enum acl_stage_kind k,
     }
 }
 
+/* Where an ACL's flows go: switch 'dp', or every switch in 'dps' (whose
+ * counts classify them all as 'dp' is classified: the flows are the
+ * same). */
+struct acl_target {
+    const struct ls_datapath *dp;
+    const unsigned long *dps;       /* NULL: 'dp' only. */
+};
+
+#define acl_flow_add(T, TGT, STAGE, PRIO, MATCH, ACTIONS, HINT)           \
+    ((TGT)->dps                                                           \
+     ? lflow_add_dps_hint(T, (TGT)->dps, STAGE, PRIO, MATCH, ACTIONS,     \
+                          HINT)                                           \
+     : lflow_add_hint(T, (TGT)->dp, STAGE, PRIO, MATCH, ACTIONS, HINT))
+
 static void
-build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
+build_acl_flows(struct lflow_table *t, const struct acl_target *tgt,
                 const struct acl_dp *ad, const struct acl_ref *ref,
                 const struct acl_globals *g, struct ds *m, struct ds *a)
 {
@@ -313,7 +326,7 @@ build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
         ds_put_format(a, "%s = %d; next(pipeline=%s,table=%d);", tier_reg[k],
                       tier + 1, k == ACL_OUT ? "egress" : "ingress",
                       ls_stage_table(stage));
-        lflow_add_hint(t, dp, stage, prio, ds_cstr(m), ds_cstr(a), hint);
+        acl_flow_add(t, tgt, stage, prio, ds_cstr(m), ds_cstr(a), hint);
         return;
     }
 
@@ -324,8 +337,8 @@ build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
     if (is_stateless && ad->has_stateful) {
         /* Keep matching traffic away from conntrack altogether. */
         enum ls_stage pre = k == ACL_OUT ? S_OUT_PRE_ACL : S_IN_PRE_ACL;
-        lflow_add_hint(t, dp, pre, prio, user_match,
-                       REGBIT_ACL_STATELESS" = 1; next;", hint);
+        acl_flow_add(t, tgt, pre, prio, user_match,
+                     REGBIT_ACL_STATELESS" = 1; next;", hint);
     }
 
     if (!stateful || is_stateless) {
@@ -341,7 +354,7 @@ build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
             put_log(a, acl, "drop", g);
             ds_put_cstr(a, "/* drop */");
         }
-        lflow_add_hint(t, dp, stage, prio, ds_cstr(m), ds_cstr(a), hint);
+        acl_flow_add(t, tgt, stage, prio, ds_cstr(m), ds_cstr(a), hint);
         return;
     }
 
@@ -360,7 +373,7 @@ build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
         ds_put_format(a, REGBIT_CONNTRACK_COMMIT" = 1; %s", ds_cstr(&label));
         put_log(a, acl, "allow", g);
         ds_put_cstr(a, "next;");
-        lflow_add_hint(t, dp, stage, prio, ds_cstr(m), ds_cstr(a), hint);
+        acl_flow_add(t, tgt, stage, prio, ds_cstr(m), ds_cstr(a), hint);
 
         put_match(m, ad, k, tier, REGBIT_ACL_HINT_ALLOW" == 1", user_match);
         ds_clear(a);
@@ -370,7 +383,7 @@ build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
         }
         put_log(a, acl, "allow", g);
         ds_put_cstr(a, "next;");
-        lflow_add_hint(t, dp, stage, prio, ds_cstr(m), ds_cstr(a), hint);
+        acl_flow_add(t, tgt, stage, prio, ds_cstr(m), ds_cstr(a), hint);
         ds_destroy(&label);
         return;
     }
@@ -393,7 +406,7 @@ build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
         } else {
             ds_put_cstr(a, "/* drop */");
         }
-        lflow_add_hint(t, dp, stage, prio, ds_cstr(m), ds_cstr(a), hint);
+        acl_flow_add(t, tgt, stage, prio, ds_cstr(m), ds_cstr(a), hint);
     }
 }
 
@@ -401,7 +414,7 @@ build_acl_flows(struct lflow_table *t, const struct ls_datapath *dp,
  * logged in the opposite pipeline.  The flows sit above the fixed reply and
  * related flows, so they repeat what those do (23.03 only logged). */
 static void
-build_log_related(struct lflow_table *t, const struct ls_datapath *dp,
+build_log_related(struct lflow_table *t, const struct acl_target *tgt,
                   const struct acl_ref *ref, const struct acl_globals *g,
                   struct ds *m, struct ds *a)
 {
@@ -426,8 +439,8 @@ build_log_related(struct lflow_table *t, const struct ls_datapath *dp,
                    ? REGBIT_ACL_HINT_DROP" = 0; "REGBIT_ACL_HINT_BLOCK" = 0; "
                      REGBIT_ACL_HINT_ALLOW_REL" = 1; next;"
                    : "next;");
-    lflow_add_hint(t, dp, stage, PRI_ACL_LOG_RELATED, ds_cstr(m), ds_cstr(a),
-                   &acl->header_.uuid);
+    acl_flow_add(t, tgt, stage, PRI_ACL_LOG_RELATED, ds_cstr(m),
+                 ds_cstr(a), &acl->header_.uuid);
 
     ds_clear(m);
     ds_put_format(m, "!ct.est && ct.rel && !ct.new && %sct_mark.blocked == 0"
@@ -437,8 +450,8 @@ build_log_related(struct lflow_table *t, const struct ls_datapath *dp,
     ds_put_cstr(a, reply_in_ingress
                    ? REGBIT_ACL_HINT_ALLOW_REL" = 1; ct_commit_nat;"
                    : "ct_commit_nat;");
-    lflow_add_hint(t, dp, stage, PRI_ACL_LOG_RELATED, ds_cstr(m), ds_cstr(a),
-                   &acl->header_.uuid);
+    acl_flow_add(t, tgt, stage, PRI_ACL_LOG_RELATED, ds_cstr(m),
+                 ds_cstr(a), &acl->header_.uuid);
 }
 
 /* Pre-ACL: which traffic goes to conntrack for ACL purposes. */
@@ -696,11 +709,6 @@ static void
 count_on_dp(struct acls *a, struct acl_state *s, size_t dp, int delta)
 {
     struct acl_dp *ad = &a->dps[dp];
-    if (delta > 0) {
-        hmapx_add(&ad->acls, s);
-    } else {
-        hmapx_find_and_delete(&ad->acls, s);
-    }
     ad->n_acls += delta;
     ad->n_stateful += s->stateful ? delta : 0;
     ad->n_pass[s->k] += s->pass ? delta : 0;
@@ -908,19 +916,53 @@ acl_update_span(struct acls *a, struct lflow_table *t, struct acl_state *s)
     bitmap_free(lost);
 }
 
-/* Adds the flows of 's' on switch 'dp'. */
-static void
-compile_acl_dp(struct acls *a, struct lflow_table *t, struct acl_state *s,
-               size_t dp, struct ds *match, struct ds *actions)
+/* What, of a switch's classification, the flows of an ACL of kind 'k'
+ * depend on (see build_acl_flows()): 3 bits. */
+#define N_ACL_PROFILES 8
+static unsigned int
+acl_dp_profile(const struct acl_dp *ad, enum acl_stage_kind k)
 {
-    struct acl_ref ref = { s->nb, s->match, s->force_drop };
-    const struct acl_dp *ad = &a->dps[dp];
-    const struct ls_datapath *ls = a->model->dp_array[dp];
-    build_acl_flows(t, ls, ad, &ref, &a->g, match, actions);
-    if (ad->has_stateful || ad->has_lb) {
-        build_log_related(t, ls, &ref, &a->g, match, actions);
+    return (ad->has_stateful << 2) | (ad->has_lb << 1) | ad->tiered[k];
+}
+
+/* Adds the flows of 's' on the switches in 'dps'.  Switches that classify
+ * alike get the same flows, so they are built once for each such group
+ * (an ACL of a port group on 100 switches is one compile, not 100). */
+static void
+compile_acl_dps(struct acls *a, struct lflow_table *t, struct acl_state *s,
+                const unsigned long *dps)
+{
+    unsigned long *group[N_ACL_PROFILES] = { NULL };
+    size_t first[N_ACL_PROFILES] = { 0 };
+    size_t n[N_ACL_PROFILES] = { 0 };
+    size_t dp;
+    BITMAP_FOR_EACH_1 (dp, a->dp_cap, dps) {
+        unsigned int p = acl_dp_profile(&a->dps[dp], s->k);
+        if (!n[p]++) {
+            first[p] = dp;
+        } else {
+            if (!group[p]) {
+                group[p] = bitmap_allocate(a->dp_cap);
+                bitmap_set1(group[p], first[p]);
+            }
+            bitmap_set1(group[p], dp);
+        }
     }
-    COVERAGE_INC(acl_compiled);
+
+    struct acl_ref ref = { s->nb, s->match, s->force_drop };
+    for (unsigned int p = 0; p < N_ACL_PROFILES; p++) {
+        if (!n[p]) {
+            continue;
+        }
+        const struct acl_dp *ad = &a->dps[first[p]];
+        struct acl_target tgt = { a->model->dp_array[first[p]], group[p] };
+        build_acl_flows(t, &tgt, ad, &ref, &a->g, &a->match, &a->actions);
+        if (ad->has_stateful || ad->has_lb) {
+            build_log_related(t, &tgt, &ref, &a->g, &a->match, &a->actions);
+        }
+        bitmap_free(group[p]);
+        COVERAGE_INC(acl_compiled);
+    }
 }
 
 static void
@@ -931,10 +973,7 @@ compile_acl(struct acls *a, struct lflow_table *t, struct acl_state *s)
         return;
     }
     lflow_table_set_owner(t, &s->owner);
-    size_t dp;
-    BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps) {
-        compile_acl_dp(a, t, s, dp, &a->match, &a->actions);
-    }
+    compile_acl_dps(a, t, s, s->dps);
     lflow_table_set_owner(t, NULL);
 }
 
@@ -1046,7 +1085,6 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
     a->check = acl_check_create(&groups->sets, nb_db);
     a->dps = xcalloc(dp_cap, sizeof *a->dps);
     for (size_t i = 0; i < dp_cap; i++) {
-        hmapx_init(&a->dps[i].acls);
     }
     for (size_t i = 0; i < m->n_datapaths; i++) {
         a->dps[i].has_lb = lb_model_dp_has_vips(lm, i);
@@ -1104,7 +1142,6 @@ acls_destroy(struct acls *a)
     users_destroy(&a->set_users);
     users_destroy(&a->pg_users);
     for (size_t i = 0; i < a->dp_cap; i++) {
-        hmapx_destroy(&a->dps[i].acls);
     }
     free(a->dps);
     hmapx_destroy(&a->queue);
@@ -1214,6 +1251,39 @@ acls_dp_added(struct acls *a, const struct ls_datapath *dp)
     bitmap_set1(a->touched, dp->index);
 }
 
+/* True if bitmaps 'x' and 'y' of 'n' bits have a bit in common. */
+static bool
+bitmaps_intersect(const unsigned long *x, const unsigned long *y, size_t n)
+{
+    for (size_t i = 0; i < bitmap_n_longs(n); i++) {
+        if (x[i] & y[i]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Queues for compiling the ACLs applied on a switch in 'dps'.  Their
+ * containers say which: an applied ACL is on the switches its containers
+ * span, no other. */
+static void
+queue_dp_acls(struct acls *a, const unsigned long *dps)
+{
+    struct acl_container *c;
+    HMAP_FOR_EACH (c, node, &a->containers) {
+        if (c->pg ? !bitmaps_intersect(c->pg->dps, dps, a->dp_cap)
+                  : !bitmap_is_set(dps, c->dp)) {
+            continue;
+        }
+        for (size_t i = 0; i < c->n_acls; i++) {
+            struct acl_state *s = c->acls[i];
+            if (s->applied && bitmaps_intersect(s->dps, dps, a->dp_cap)) {
+                hmapx_add(&a->compile, s);
+            }
+        }
+    }
+}
+
 void
 acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
 {
@@ -1247,18 +1317,24 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
     hmapx_clear(&a->span);
 
     size_t dp;
+    unsigned long *reclassified = NULL;
     BITMAP_FOR_EACH_1 (dp, a->dp_cap, a->touched) {
         bool dp_changed = false;
         if (acl_dp_classify(&a->dps[dp], &dp_changed)) {
-            HMAPX_FOR_EACH (node, &a->dps[dp].acls) {
-                hmapx_add(&a->compile, node->data);
+            if (!reclassified) {
+                reclassified = bitmap_allocate(a->dp_cap);
             }
+            bitmap_set1(reclassified, dp);
         }
         if (dp_changed) {
             bitmap_set1(dp_dirty, dp);
         }
     }
     bitmap_set_multiple(a->touched, 0, a->dp_cap, false);
+    if (reclassified) {
+        queue_dp_acls(a, reclassified);
+        bitmap_free(reclassified);
+    }
 
     HMAPX_FOR_EACH (node, &a->compile) {
         compile_acl(a, t, node->data);
@@ -1267,9 +1343,7 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
         struct acl_state *s = node->data;
         if (!hmapx_contains(&a->compile, s)) {
             lflow_table_set_owner(t, &s->owner);
-            BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->new_dps) {
-                compile_acl_dp(a, t, s, dp, &a->match, &a->actions);
-            }
+            compile_acl_dps(a, t, s, s->new_dps);
             lflow_table_set_owner(t, NULL);
         }
         bitmap_set_multiple(s->new_dps, 0, a->dp_cap, false);

@@ -523,9 +523,13 @@ groups_pg_ref(struct groups *g, size_t dp, const char *name, int delta)
     struct simap_node *node = simap_find(refs, name);
     unsigned int old = node ? node->data : 0;
     unsigned int new = old + delta;
-    if (new) {
-        simap_put(refs, name, new);
-    } else if (node) {
+    if (!node) {
+        if (new) {
+            simap_put(refs, name, new);
+        }
+    } else if (new) {
+        node->data = new;
+    } else {
         simap_delete(refs, node);
     }
     if (!old != !new) {

@@ -136,6 +136,10 @@ lflow_owner_destroy(struct lflow_owner *o)
     if (o) {
         free(o->refs);
         free(o->hints);
+        for (size_t i = 0; i < o->n_sets; i++) {
+            bitmap_free(o->sets[i]);
+        }
+        free(o->sets);
         lflow_owner_init(o);
     }
 }
@@ -288,23 +292,48 @@ flow_remove_hint(struct lflow_table *t, struct lflow *f, const struct uuid *h)
     OVS_NOT_REACHED();
 }
 
-/* Takes back contribution 'r' of owner 'o'. */
+/* Takes back one contribution of flow 'f' on datapath 'dp'. */
 static void
-ref_remove(struct lflow_table *t, const struct lflow_owner *o,
-           const struct lflow_ref *r)
+dp_remove(struct lflow_table *t, struct lflow *f, size_t dp)
 {
-    struct lflow *f = r->flow;
     struct lflow_multi *lm = (hmap_is_empty(&t->multi) ? NULL
-                              : multi_find(t, f, r->dp));
+                              : multi_find(t, f, dp));
     if (lm) {
         if (!--lm->count) {
             hmap_remove(&t->multi, &lm->node);
             free(lm);
         }
     } else {
-        ovs_assert(dps_contains(f, r->dp));
-        dps_remove(f, r->dp);
+        ovs_assert(dps_contains(f, dp));
+        dps_remove(f, dp);
         mark_dirty(t, f);
+    }
+}
+
+/* The datapath set of set contribution 'r'. */
+static const unsigned long *
+ref_set(const struct lflow_owner *o, const struct lflow_ref *r)
+{
+    return o->sets[r->dp & ~LFLOW_REF_SET];
+}
+
+/* Takes back contribution 'r' of owner 'o' on the datapaths of 'dps', or
+ * on all of them if 'dps' is NULL. */
+static void
+ref_remove(struct lflow_table *t, const struct lflow_owner *o,
+           const struct lflow_ref *r, const unsigned long *dps)
+{
+    struct lflow *f = r->flow;
+    if (r->dp & LFLOW_REF_SET) {
+        const unsigned long *set = ref_set(o, r);
+        size_t dp;
+        BITMAP_FOR_EACH_1 (dp, t->dp_cap, set) {
+            if (!dps || bitmap_is_set(dps, dp)) {
+                dp_remove(t, f, dp);
+            }
+        }
+    } else {
+        dp_remove(t, f, r->dp);
     }
     if (r->hint) {
         flow_remove_hint(t, f, &o->hints[r->hint]);
@@ -312,13 +341,37 @@ ref_remove(struct lflow_table *t, const struct lflow_owner *o,
     f->n_refs--;
 }
 
+static void
+owner_clear_sets(struct lflow_owner *o)
+{
+    for (size_t i = 0; i < o->n_sets; i++) {
+        bitmap_free(o->sets[i]);
+    }
+    o->n_sets = 0;
+}
+
 void
 lflow_owner_clear(struct lflow_table *t, struct lflow_owner *o)
 {
     for (size_t i = 0; i < o->n_refs; i++) {
-        ref_remove(t, o, &o->refs[i]);
+        ref_remove(t, o, &o->refs[i], NULL);
     }
     o->n_refs = 0;
+    owner_clear_sets(o);
+}
+
+/* True if set contribution 'r' is on a datapath outside 'dps'. */
+static bool
+ref_set_outlives(const struct lflow_table *t, const struct lflow_owner *o,
+                 const struct lflow_ref *r, const unsigned long *dps)
+{
+    const unsigned long *set = ref_set(o, r);
+    for (size_t i = 0; i < bitmap_n_longs(t->dp_cap); i++) {
+        if (set[i] & ~dps[i]) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void
@@ -327,14 +380,56 @@ lflow_owner_clear_dps(struct lflow_table *t, struct lflow_owner *o,
 {
     size_t n = 0;
     for (size_t i = 0; i < o->n_refs; i++) {
-        const struct lflow_ref *r = &o->refs[i];
-        if (bitmap_is_set(dps, r->dp)) {
-            ref_remove(t, o, r);
+        struct lflow_ref *r = &o->refs[i];
+        if (r->dp & LFLOW_REF_SET) {
+            if (ref_set_outlives(t, o, r, dps)) {
+                /* Stays, for fewer datapaths: its flow is taken back from
+                 * the others here, its set shrinks below. */
+                const unsigned long *set = ref_set(o, r);
+                size_t dp;
+                BITMAP_FOR_EACH_1 (dp, t->dp_cap, set) {
+                    if (bitmap_is_set(dps, dp)) {
+                        dp_remove(t, r->flow, dp);
+                    }
+                }
+                o->refs[n++] = *r;
+            } else {
+                ref_remove(t, o, r, NULL);
+            }
+        } else if (bitmap_is_set(dps, r->dp)) {
+            ref_remove(t, o, r, NULL);
         } else {
             o->refs[n++] = *r;
         }
     }
     o->n_refs = n;
+
+    /* Only now: several contributions share a set.  Sets left empty have
+     * no contribution any more: drop them and renumber. */
+    size_t n_sets = 0;
+    uint32_t *renumber = xmalloc(MAX(o->n_sets, 1) * sizeof *renumber);
+    for (size_t i = 0; i < o->n_sets; i++) {
+        unsigned long *set = o->sets[i];
+        for (size_t j = 0; j < bitmap_n_longs(t->dp_cap); j++) {
+            set[j] &= ~dps[j];
+        }
+        if (bitmap_is_all_zeros(set, t->dp_cap)) {
+            bitmap_free(set);
+        } else {
+            renumber[i] = n_sets;
+            o->sets[n_sets++] = set;
+        }
+    }
+    if (n_sets != o->n_sets) {
+        for (size_t i = 0; i < o->n_refs; i++) {
+            struct lflow_ref *r = &o->refs[i];
+            if (r->dp & LFLOW_REF_SET) {
+                r->dp = LFLOW_REF_SET | renumber[r->dp & ~LFLOW_REF_SET];
+            }
+        }
+        o->n_sets = n_sets;
+    }
+    free(renumber);
 }
 
 static uint32_t
@@ -363,17 +458,13 @@ lflow_find(const struct lflow_table *t, uint32_t hash, enum ls_stage stage,
     return NULL;
 }
 
-void
-lflow_add_at(struct lflow_table *t, const struct ls_datapath *dp,
-             enum ls_stage stage, uint16_t priority, const char *match,
-             const char *actions, const char *ctrl_meter,
-             const struct uuid *hint, const char *where)
+/* Returns the flow with this content, adding it (on no datapath) if
+ * needed. */
+static struct lflow *
+lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
+          const char *match, const char *actions, const char *ctrl_meter,
+          const char *where)
 {
-    struct lflow_owner *o = t->owner;
-    ovs_assert(o && dp->index < t->dp_cap);
-    if (ctrl_meter && !ctrl_meter[0]) {
-        ctrl_meter = NULL;
-    }
     uint32_t hash = lflow_hash(stage, priority, match, actions, ctrl_meter);
     struct lflow *f = lflow_find(t, hash, stage, priority, match, actions,
                                  ctrl_meter);
@@ -390,21 +481,36 @@ lflow_add_at(struct lflow_table *t, const struct ls_datapath *dp,
         hmap_insert(&t->flows, &f->node, hash);
         mark_dirty(t, f);
     }
-    if (!dps_contains(f, dp->index)) {
-        dps_add(t, f, dp->index);
+    return f;
+}
+
+/* Adds one contribution of 'f' on datapath 'dp'. */
+static void
+dp_add(struct lflow_table *t, struct lflow *f, size_t dp)
+{
+    if (!dps_contains(f, dp)) {
+        dps_add(t, f, dp);
         mark_dirty(t, f);
     } else {
-        struct lflow_multi *lm = multi_find(t, f, dp->index);
+        struct lflow_multi *lm = multi_find(t, f, dp);
         if (!lm) {
             lm = xzalloc(sizeof *lm);
             lm->flow = f;
-            lm->dp = dp->index;
-            hmap_insert(&t->multi, &lm->node, multi_hash(f, dp->index));
+            lm->dp = dp;
+            hmap_insert(&t->multi, &lm->node, multi_hash(f, dp));
         }
         lm->count++;
     }
-    f->n_refs++;
+}
 
+/* Records contribution 'dp' (a datapath, or LFLOW_REF_SET and a set) of
+ * 'f' for the current owner. */
+static void
+owner_add_ref(struct lflow_table *t, struct lflow *f, uint32_t dp,
+              const struct uuid *hint)
+{
+    struct lflow_owner *o = t->owner;
+    f->n_refs++;
     uint32_t h = owner_hint(o, hint);
     if (h) {
         flow_add_hint(t, f, hint);
@@ -412,7 +518,57 @@ lflow_add_at(struct lflow_table *t, const struct ls_datapath *dp,
     if (o->n_refs >= o->allocated_refs) {
         o->refs = x2nrealloc(o->refs, &o->allocated_refs, sizeof *o->refs);
     }
-    o->refs[o->n_refs++] = (struct lflow_ref) { f, dp->index, h };
+    o->refs[o->n_refs++] = (struct lflow_ref) { f, dp, h };
+}
+
+void
+lflow_add_at(struct lflow_table *t, const struct ls_datapath *dp,
+             enum ls_stage stage, uint16_t priority, const char *match,
+             const char *actions, const char *ctrl_meter,
+             const struct uuid *hint, const char *where)
+{
+    ovs_assert(t->owner && dp->index < t->dp_cap);
+    if (ctrl_meter && !ctrl_meter[0]) {
+        ctrl_meter = NULL;
+    }
+    struct lflow *f = lflow_get(t, stage, priority, match, actions,
+                                ctrl_meter, where);
+    dp_add(t, f, dp->index);
+    owner_add_ref(t, f, dp->index, hint);
+}
+
+/* Returns the number of the current owner's set equal to 'dps', adding a
+ * copy if needed.  The flows of one compile share a set: only the newest
+ * is compared. */
+static uint32_t
+owner_set(struct lflow_table *t, const unsigned long *dps)
+{
+    struct lflow_owner *o = t->owner;
+    if (o->n_sets && bitmap_equal(o->sets[o->n_sets - 1], dps, t->dp_cap)) {
+        return o->n_sets - 1;
+    }
+    o->sets = xrealloc(o->sets, (o->n_sets + 1) * sizeof *o->sets);
+    o->sets[o->n_sets] = bitmap_clone(dps, t->dp_cap);
+    return o->n_sets++;
+}
+
+void
+lflow_add_dps_at(struct lflow_table *t, const unsigned long *dps,
+                 enum ls_stage stage, uint16_t priority, const char *match,
+                 const char *actions, const char *ctrl_meter,
+                 const struct uuid *hint, const char *where)
+{
+    ovs_assert(t->owner);
+    if (ctrl_meter && !ctrl_meter[0]) {
+        ctrl_meter = NULL;
+    }
+    struct lflow *f = lflow_get(t, stage, priority, match, actions,
+                                ctrl_meter, where);
+    size_t dp;
+    BITMAP_FOR_EACH_1 (dp, t->dp_cap, dps) {
+        dp_add(t, f, dp);
+    }
+    owner_add_ref(t, f, LFLOW_REF_SET | owner_set(t, dps), hint);
 }
 
 static const char *

@@ -34,20 +34,28 @@ struct dp_groups;
 struct lflow;
 
 /* One contribution: 'flow' on datapath index 'dp', naming hint number
- * 'hint' of the owner (0: none). */
+ * 'hint' of the owner (0: none).  With LFLOW_REF_SET in 'dp', the flow is
+ * on each datapath of the owner's set number 'dp & ~LFLOW_REF_SET'. */
 struct lflow_ref {
     struct lflow *flow;
     uint32_t dp;
     uint32_t hint;
 };
+#define LFLOW_REF_SET 0x80000000u
 
 /* What one owner contributed.  Embedded in the object that owns the flows;
- * lflow_owner_clear() takes them back from the table. */
+ * lflow_owner_clear() takes them back from the table.
+ *
+ * An owner that adds the same flows on many datapaths (an ACL of a port
+ * group that spans many switches) adds them once for the whole set with
+ * lflow_add_dps(): one contribution per flow, not one per datapath. */
 struct lflow_owner {
     struct lflow_ref *refs;
     size_t n_refs, allocated_refs;
     struct uuid *hints;             /* hints[0] unused. */
     size_t n_hints;
+    unsigned long **sets;           /* Owned datapath bitmaps. */
+    size_t n_sets;
 };
 
 void lflow_owner_init(struct lflow_owner *);
@@ -95,12 +103,24 @@ void lflow_add_at(struct lflow_table *, const struct ls_datapath *dp,
                   const char *actions, const char *ctrl_meter,
                   const struct uuid *hint, const char *where);
 
+/* The same, on each datapath in 'dps' (a bitmap of the table's 'dp_cap'
+ * bits, not empty): the flow must be one that does not depend on which of
+ * them it is on.  The owner keeps a copy of 'dps'. */
+void lflow_add_dps_at(struct lflow_table *, const unsigned long *dps,
+                      enum ls_stage, uint16_t priority, const char *match,
+                      const char *actions, const char *ctrl_meter,
+                      const struct uuid *hint, const char *where);
+
 #define lflow_add(TABLE, DP, STAGE, PRIORITY, MATCH, ACTIONS)             \
     lflow_add_at(TABLE, DP, STAGE, PRIORITY, MATCH, ACTIONS, NULL, NULL,  \
                  OVS_SOURCE_LOCATOR)
 #define lflow_add_hint(TABLE, DP, STAGE, PRIORITY, MATCH, ACTIONS, HINT)  \
     lflow_add_at(TABLE, DP, STAGE, PRIORITY, MATCH, ACTIONS, NULL, HINT,  \
                  OVS_SOURCE_LOCATOR)
+#define lflow_add_dps_hint(TABLE, DPS, STAGE, PRIORITY, MATCH, ACTIONS,  \
+                           HINT)                                          \
+    lflow_add_dps_at(TABLE, DPS, STAGE, PRIORITY, MATCH, ACTIONS, NULL,   \
+                     HINT, OVS_SOURCE_LOCATOR)
 
 /* The SB Logical_Flow rows that exist, for a full sync to reuse by
  * content: those of the replica's copy (right after it started over, the
