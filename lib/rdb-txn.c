@@ -60,6 +60,7 @@ struct rdb_txn {
 /* Once started, a transaction hands its text to the connection in pieces
  * of about this size. */
 #define RDB_TXN_CHUNK (64 * 1024)
+#define RDB_TXN_PRODUCE_RESERVE (512 * 1024)
 
 const char *
 rdb_txn_status_to_string(enum rdb_txn_status status)
@@ -728,6 +729,10 @@ rdb_txn_fill_output(struct rdb *db)
     while (txn && !txn->finished && rdb_conn_backlog(db) < 1024 * 1024) {
         if (txn->cur_producer < txn->n_producers) {
             struct rdb_txn_producer *p = &txn->producers[txn->cur_producer];
+            /* The buffer went out with the last chunk: a producer's call
+             * writes a few hundred kB, so start big rather than copy the
+             * text over and over while it doubles. */
+            ds_reserve(&txn->buf, RDB_TXN_PRODUCE_RESERVE);
             bool done = p->cb(txn, p->aux);
             end_op(txn);
             if (done) {

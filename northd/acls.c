@@ -86,12 +86,15 @@ struct acl_state {
     bool pass;
     int tier;
     bool force_drop;
-    char *match;                    /* Effective match (owned). */
+    bool skipped;                   /* Left out, counted in 'n_skipped'. */
+    char *drop_match;               /* With 'force_drop', the match of the
+                                     * drop that replaces nb->match (owned);
+                                     * else NULL: flows use nb->match. */
     char *error;                    /* Why the match is invalid, or NULL. */
     struct sset as_refs;            /* Address sets nb->match names. */
     struct sset pg_refs;            /* Port groups nb->match names. */
-    struct sset drop_pg_refs;       /* Those 'match' names, if force_drop:
-                                     * see acl_pg_refs(). */
+    struct sset drop_pg_refs;       /* Those 'drop_match' names, if
+                                     * force_drop: see acl_pg_refs(). */
     unsigned long *new_dps;         /* Switches gained by a span change,
                                      * not compiled yet. */
 };
@@ -731,15 +734,16 @@ acl_unapply(struct acls *a, struct lflow_table *t, struct acl_state *s)
         }
         bitmap_set_multiple(s->dps, 0, a->dp_cap, false);
         s->applied = false;
-    } else if (s->match) {
+    } else if (s->skipped) {
         a->n_skipped--;
+        s->skipped = false;
     }
     set_users_update(a, s, false);
     sset_clear(&s->as_refs);
     sset_clear(&s->pg_refs);
     sset_clear(&s->drop_pg_refs);
-    free(s->match);
-    s->match = NULL;
+    free(s->drop_match);
+    s->drop_match = NULL;
     lflow_owner_clear(t, &s->owner);
     acl_errors_forget(&s->uuid);
 }
@@ -760,7 +764,7 @@ acl_state_destroy(struct acls *a, struct acl_state *s)
     sset_destroy(&s->pg_refs);
     sset_destroy(&s->as_refs);
     sset_destroy(&s->drop_pg_refs);
-    free(s->match);
+    free(s->drop_match);
     free(s->refs);
     free(s);
 }
@@ -827,18 +831,16 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
         acl_errors_report(acl, home->owner, error, s->force_drop);
     }
     if (error && !s->force_drop) {
-        /* Left out; 'match' remembers that it was counted as skipped. */
-        s->match = xstrdup(acl->match);
+        s->skipped = true;
         a->n_skipped++;
         COVERAGE_INC(acl_skipped);
         return;
     }
     if (s->force_drop) {
         /* Stop everything the ACL could have been meant to stop. */
-        s->match = (home->pg && home->pg->nb
-                    ? pg_traffic_match(home->pg->nb, acl) : xstrdup("1"));
-    } else {
-        s->match = xstrdup(acl->match);
+        s->drop_match = (home->pg && home->pg->nb
+                         ? pg_traffic_match(home->pg->nb, acl)
+                         : xstrdup("1"));
     }
 
     s->k = acl_stage_of(acl);
@@ -846,7 +848,7 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
     s->pass = !strcmp(acl->action, "pass");
     s->tier = MAX(0, MIN(acl->tier, ACL_MAX_TIER));
     if (s->force_drop) {
-        groups_scan_refs(s->match, NULL, &s->drop_pg_refs);
+        groups_scan_refs(s->drop_match, NULL, &s->drop_pg_refs);
     }
 
     acl_current_dps(a, s, s->dps);
@@ -949,7 +951,11 @@ compile_acl_dps(struct acls *a, struct lflow_table *t, struct acl_state *s,
         }
     }
 
-    struct acl_ref ref = { s->nb, s->match, s->force_drop };
+    /* Every change to the row queued 's' for acl_evaluate() before this:
+     * its match is the one that was checked. */
+    struct acl_ref ref = { s->nb, s->force_drop ? s->drop_match
+                                                : s->nb->match,
+                           s->force_drop };
     for (unsigned int p = 0; p < N_ACL_PROFILES; p++) {
         if (!n[p]) {
             continue;

@@ -39,6 +39,14 @@ struct pg_member {
     unsigned int seen;              /* For groups_handle_pg(). */
 };
 
+/* True for the characters of a set's name after "$" or "@" (C locale). */
+static inline bool
+is_ref_char(unsigned char c)
+{
+    return ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9')
+           || c == '_' || c == '.';
+}
+
 void
 groups_scan_refs(const char *match, struct sset *addr_sets, struct sset *pgs)
 {
@@ -54,14 +62,19 @@ groups_scan_refs(const char *match, struct sset *addr_sets, struct sset *pgs)
             in_string = true;
         } else if (*p == '@' || *p == '$') {
             struct sset *names = *p == '@' ? pgs : addr_sets;
-            size_t n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz"
-                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.");
+            size_t n = 0;
+            while (is_ref_char(p[1 + n])) {
+                n++;
+            }
             if (n && names) {
-                char *name = xmemdup0(p + 1, n);
-                if (!sset_contains(names, name)) {
-                    sset_add(names, name);
+                char buf[128];
+                if (n < sizeof buf) {
+                    memcpy(buf, p + 1, n);
+                    buf[n] = '\0';
+                    sset_add(names, buf);
+                } else {
+                    sset_add_and_free(names, xmemdup0(p + 1, n));
                 }
-                free(name);
             }
             p += n;
         }
@@ -148,9 +161,13 @@ derived_count(struct groups *g, const char *name, const char *ip, int delta,
     struct simap_node *node = simap_find(counts, ip);
     unsigned int old = node ? node->data : 0;
     unsigned int new = old + delta;
-    if (new) {
-        simap_put(counts, ip, new);
-    } else if (node) {
+    if (!node) {
+        if (new) {
+            simap_put(counts, ip, new);
+        }
+    } else if (new) {
+        node->data = new;
+    } else {
         simap_delete(counts, node);
     }
     if (!old != !new) {
