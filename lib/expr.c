@@ -85,7 +85,7 @@ static void
 const_set_destroy(struct expr_const_set *set)
 {
     if (set) {
-        for (size_t i = 0; i < set->n; i++) {
+        for (size_t i = 0; set->values && i < set->n; i++) {
             expr_const_destroy(&set->values[i]);
         }
         free(set->values);
@@ -119,14 +119,15 @@ expr_refs_destroy(struct expr_refs *refs)
 /* Adds (or replaces) address set 'name' with the 'n' addresses in 'addrs'.
  * An address that does not parse as one constant is left out and reported
  * in the returned error (NULL if all parsed). */
-char *
-expr_refs_add_addr_set(struct expr_refs *refs, const char *name,
-                       const char *const *addrs, size_t n)
+static char *
+add_addr_set(struct expr_refs *refs, const char *name,
+             const char *const *addrs, size_t n, bool summary)
 {
     struct expr_const_set *set = xzalloc(sizeof *set);
     char *error = NULL;
 
-    set->values = xmalloc(MAX(n, 1) * sizeof *set->values);
+    set->summary = summary;
+    set->values = summary ? NULL : xmalloc(MAX(n, 1) * sizeof *set->values);
     for (size_t i = 0; i < n; i++) {
         struct lexer lexer;
 
@@ -135,9 +136,14 @@ expr_refs_add_addr_set(struct expr_refs *refs, const char *name,
         if ((lexer.token.type == LEX_T_INTEGER
              || lexer.token.type == LEX_T_MASKED_INTEGER)
             && lex_peek(&lexer) == LEX_T_END) {
-            const_from_token(&set->values[set->n], &lexer.token);
-            set->max_width = MAX(set->max_width,
-                                 const_width(&set->values[set->n]));
+            struct expr_const c;
+            const_from_token(&c, &lexer.token);
+            set->max_width = MAX(set->max_width, const_width(&c));
+            if (summary) {
+                expr_const_destroy(&c);
+            } else {
+                set->values[set->n] = c;
+            }
             set->n++;
         } else if (!error) {
             error = xasprintf("address set \"%s\": \"%s\" is not an address",
@@ -147,6 +153,20 @@ expr_refs_add_addr_set(struct expr_refs *refs, const char *name,
     }
     const_set_destroy(shash_replace(&refs->addr_sets, name, set));
     return error;
+}
+
+char *
+expr_refs_add_addr_set(struct expr_refs *refs, const char *name,
+                       const char *const *addrs, size_t n)
+{
+    return add_addr_set(refs, name, addrs, n, false);
+}
+
+char *
+expr_refs_add_addr_set_summary(struct expr_refs *refs, const char *name,
+                               const char *const *addrs, size_t n)
+{
+    return add_addr_set(refs, name, addrs, n, true);
 }
 
 static void
@@ -631,6 +651,11 @@ parse_ref(struct parse_ctx *ctx, struct expr_cmp *cmp)
         /* Every member fits: validation needs no copies.  (Otherwise the
          * loop below finds the member to blame.) */
         return true;
+    }
+    if (set->summary) {
+        set_error(ctx, lex_error(ctx->lexer, "address set $%s was added "
+                                 "without its addresses", t->s));
+        return false;
     }
     for (size_t i = 0; i < set->n; i++) {
         struct expr_const c;

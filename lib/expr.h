@@ -53,10 +53,11 @@ void expr_const_format(const struct expr_const *, struct ds *);
 
 /* A named set of constants: an address set or a port group. */
 struct expr_const_set {
-    struct expr_const *values;
+    struct expr_const *values;  /* NULL if 'summary'. */
     size_t n;
     bool is_string;             /* Port group (port names). */
     int max_width;              /* Widest value, in bits (integers). */
+    bool summary;               /* Only 'n' and 'max_width' are known. */
 };
 
 /* Address sets and port groups that "$name" and "@name" refer to.
@@ -70,6 +71,15 @@ void expr_refs_init(struct expr_refs *);
 void expr_refs_destroy(struct expr_refs *);
 char *expr_refs_add_addr_set(struct expr_refs *, const char *name,
                              const char *const *addrs, size_t n)
+    OVS_WARN_UNUSED_RESULT;
+/* The same, keeping only how many addresses parse and the widest: enough
+ * for expr_validate() to accept a match whose fields fit every address,
+ * which is the usual case, without a copy of every address.  Anything
+ * else about such a set (a member too wide for the field it is compared
+ * with, or a full parse) fails with an error that means only "add the set
+ * with its addresses and ask again". */
+char *expr_refs_add_addr_set_summary(struct expr_refs *, const char *name,
+                                     const char *const *addrs, size_t n)
     OVS_WARN_UNUSED_RESULT;
 /* Forgets address set or port group 'name', if 'refs' has it. */
 void expr_refs_remove_addr_set(struct expr_refs *, const char *name);

@@ -181,30 +181,47 @@ verdict_is_current(struct acl_check *c, const struct match_verdict *v)
     return true;
 }
 
+/* Adds address set 'name' ('set') to 'c->refs': with its addresses, or
+ * only their count and widest ('summary'). */
+static void
+add_addr_set(struct acl_check *c, const char *name, const struct sset *set,
+             bool summary)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+    /* Sorted, so errors name the same element every time. */
+    const char **addrs = sset_sort(set);
+    char *error = (summary
+                   ? expr_refs_add_addr_set_summary(&c->refs, name, addrs,
+                                                    sset_count(set))
+                   : expr_refs_add_addr_set(&c->refs, name, addrs,
+                                            sset_count(set)));
+    if (error) {
+        /* The bad entries are left out; ovn-controller does the same with
+         * entries it cannot parse.  (Said once, when first added.) */
+        if (summary) {
+            VLOG_WARN_RL(&rl, "address set %s: %s", name, error);
+        }
+        free(error);
+    }
+    free(addrs);
+}
+
 /* Makes sure 'c->refs' holds the address sets and port groups in
- * 'as_names' and 'pg_names'. */
+ * 'as_names' and 'pg_names'.  Address sets go in as summaries: most
+ * matches need no more (see expr_refs_add_addr_set_summary()), and a
+ * copy of every address of every set would cost more than the sets. */
 static void
 add_refs(struct acl_check *c, const struct sset *as_names,
          const struct sset *pg_names)
 {
-    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
     const char *name;
 
     SSET_FOR_EACH (name, as_names) {
         const struct sset *set = shash_find_data(c->addr_sets, name);
         if (set && !sset_contains(&c->in_sets, name)) {
             sset_add(&c->in_sets, name);
-            /* Sorted, so errors name the same element every time. */
-            const char **addrs = sset_sort(set);
-            char *error = expr_refs_add_addr_set(&c->refs, name, addrs,
-                                                 sset_count(set));
-            if (error) {
-                /* The bad entries are left out; ovn-controller does the
-                 * same with entries it cannot parse. */
-                VLOG_WARN_RL(&rl, "address set %s: %s", name, error);
-                free(error);
-            }
-            free(addrs);
+            add_addr_set(c, name, set, true);
         }
     }
     SSET_FOR_EACH (name, pg_names) {
@@ -215,6 +232,25 @@ add_refs(struct acl_check *c, const struct sset *as_names,
             expr_refs_add_port_group(&c->refs, name, NULL, 0);
         }
     }
+}
+
+/* Replaces the summaries among the address sets 'as_names' in 'c->refs'
+ * by the sets with their addresses.  Returns false if there were none. */
+static bool
+with_addresses(struct acl_check *c, const struct sset *as_names)
+{
+    bool any = false;
+    const char *name;
+    SSET_FOR_EACH (name, as_names) {
+        const struct expr_const_set *in = shash_find_data(
+            &c->refs.addr_sets, name);
+        const struct sset *set = shash_find_data(c->addr_sets, name);
+        if (in && in->summary && set) {
+            add_addr_set(c, name, set, false);
+            any = true;
+        }
+    }
+    return any;
 }
 
 const char *
@@ -241,6 +277,11 @@ acl_check_match(struct acl_check *c, const struct nb_acl *acl,
     v = xzalloc(sizeof *v);
     v->match = xstrdup(match);
     v->error = expr_validate(match, &symtab, &c->refs);
+    if (v->error && with_addresses(c, as_names)) {
+        /* A summary was not enough: ask again, with the addresses. */
+        free(v->error);
+        v->error = expr_validate(match, &symtab, &c->refs);
+    }
     v->deps = xmalloc((sset_count(as_names) + sset_count(pg_names) + 1)
                       * sizeof *v->deps);
     const char *name;

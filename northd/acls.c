@@ -96,7 +96,7 @@ struct acl_state {
     struct sset drop_pg_refs;       /* Those 'drop_match' names, if
                                      * force_drop: see acl_pg_refs(). */
     unsigned long *new_dps;         /* Switches gained by a span change,
-                                     * not compiled yet. */
+                                     * not compiled yet; NULL if none. */
 };
 
 /* Everything the flows of one switch depend on, with the counts that
@@ -632,7 +632,6 @@ acl_state_get(struct acls *a, const struct nb_acl *nb)
         s->uuid = nb->header_.uuid;
         lflow_owner_init(&s->owner);
         s->dps = bitmap_allocate(a->dp_cap);
-        s->new_dps = bitmap_allocate(a->dp_cap);
         sset_init(&s->pg_refs);
         sset_init(&s->as_refs);
         sset_init(&s->drop_pg_refs);
@@ -909,6 +908,9 @@ acl_update_span(struct acls *a, struct lflow_table *t, struct acl_state *s)
     BITMAP_FOR_EACH_1 (dp, a->dp_cap, now) {
         if (!bitmap_is_set(s->dps, dp)) {
             count_on_dp(a, s, dp, 1);
+            if (!s->new_dps) {
+                s->new_dps = bitmap_allocate(a->dp_cap);
+            }
             bitmap_set1(s->new_dps, dp);
             hmapx_add(&a->grown, s);
         }
@@ -1352,7 +1354,8 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
             compile_acl_dps(a, t, s, s->new_dps);
             lflow_table_set_owner(t, NULL);
         }
-        bitmap_set_multiple(s->new_dps, 0, a->dp_cap, false);
+        bitmap_free(s->new_dps);
+        s->new_dps = NULL;
     }
     hmapx_clear(&a->grown);
     hmapx_clear(&a->compile);
