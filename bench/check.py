@@ -49,7 +49,18 @@ def main():
             need(isinstance(r.get(k), (int, float)) and r[k] >= 0, p + k)
         need(r.get("first_lflows_s", 0) <= r.get("cold_start_s", 0) + 0.5,
              p + "first lflows after sync")
-        need(r.get("rss_peak_mb", 0) >= r.get("rss_peak_cold_mb", 1),
+        runs = r.get("cold_runs", [])
+        need(len(runs) == meta.get("cold_runs", 1),
+             p + "cold_runs: %d runs, not %s" % (len(runs),
+                                                  meta.get("cold_runs", 1)))
+        for k in ("cold_start_s", "compile_cpu_s", "rss_peak_cold_mb"):
+            vals = sorted(run.get(k, 0) for run in runs)
+            need(bool(vals) and vals[0] <= r.get(k, -1) <= vals[-1],
+                 p + k + " is not the median of cold_runs")
+        # The end's peak includes the last cold start's (the others ran
+        # on servers and a northd of their own).
+        last = runs[-1] if runs else r
+        need(r.get("rss_peak_mb", 0) >= last.get("rss_peak_cold_mb", 1),
              p + "rss_peak_mb < rss_peak_cold_mb")
         for t in SB_TABLES:
             need(r.get("sb_rows", {}).get(t, 0) > 0, p + "sb_rows." + t)

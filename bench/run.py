@@ -15,6 +15,9 @@ each northd, in the order given:
                   the CPU spent before the first lflow transaction was sent
                   (it includes reading the NB).
   peak RSS        VmHWM from /proc/PID/status after cold start and at end
+  --cold-runs N   N cold starts per northd, each on fresh servers (the
+                  extra ones first, alternating between the northds); the
+                  cold-start rows give the median, and the JSON every run
   SB rows         Logical_Flow, Logical_DP_Group and a few others
   SB size         the SB file after cold start, and after online compaction
                   at the end of the run
@@ -296,51 +299,111 @@ def change_plan(kinds, n):
 # ---------------------------------------------------------------------------
 # One northd.
 
-def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
-                 n_changes, want_dump):
-    d = os.path.join(work, name)
+# What one cold start measures; with --cold-runs N the report gives the
+# median of N cold starts for each.
+COLD_KEYS = ("cold_start_s", "first_lflows_s", "compile_cpu_s",
+             "cold_start_cpu_s", "rss_peak_cold_mb")
+
+
+def servers_for(d, nb_file, sb_schema_file):
+    """A copy of the NB and an empty SB in D, each with its server."""
     os.makedirs(d, exist_ok=True)
     nb_db, sb_db = os.path.join(d, "nb.db"), os.path.join(d, "sb.db")
     shutil.copyfile(nb_file, nb_db)
     subprocess.run([OVSDB_TOOL, "create", sb_db, sb_schema_file], check=True)
     nb = Server(d, "nb", nb_db)
-    sb = Server(d, "sb", sb_db)
-    ctl = os.path.join(d, "northd.ctl")
-    r = {"binary": path, "version": binary_version(path)}
-    proc = None
-    dump = None
     try:
-        sbc = ovsdbrpc.Connection(sb.remote)
+        sb = Server(d, "sb", sb_db)
+    except BaseException:
+        nb.stop()
+        raise
+    return nb, sb, sb_db
+
+
+def cold_start(name, path, d, nb, sb, a):
+    """Starts northd PATH on servers NB and SB (an empty SB) and waits
+    until "--wait=sb sync" returns.  Returns (process, {COLD_KEYS...}); the
+    process keeps running."""
+    sbc = ovsdbrpc.Connection(sb.remote)
+    try:
         wait_id = sbc.send("transact", [SB_DB, {
             "op": "wait", "table": "Logical_Flow", "where": [],
             "columns": [], "until": "!=", "rows": []}])
-
-        log("%s: cold start" % name)
         t0 = time.monotonic()
         proc = subprocess.Popen(
             [path, "-vconsole:off", "--no-chdir",
              "--pidfile=" + os.path.join(d, "northd.pid"),
              "--log-file=" + os.path.join(d, "northd.log"),
-             "--unixctl=" + ctl, "--ovnnb-db=" + nb.remote,
-             "--ovnsb-db=" + sb.remote],
+             "--unixctl=" + os.path.join(d, "northd.ctl"),
+             "--ovnnb-db=" + nb.remote, "--ovnsb-db=" + sb.remote],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=open(os.path.join(d, "northd.stderr"), "w"))
-        sync = subprocess.Popen([NBCTL, "--db=" + nb.remote,
-                                 "--timeout=%d" % a.timeout, "--wait=sb",
-                                 "sync"])
-        sbc.wait_reply(wait_id, timeout=a.timeout)
-        t_lflow = time.monotonic()
-        cpu_lflow = proc_cpu(proc.pid)
-        if sync.wait() != 0:
-            raise RuntimeError("%s: ovn-nbctl --wait=sb sync failed" % name)
-        t_sync = time.monotonic()
-        r["cold_start_s"] = t_sync - t0
-        r["first_lflows_s"] = t_lflow - t0
-        r["compile_cpu_s"] = cpu_lflow
-        r["cold_start_cpu_s"] = proc_cpu(proc.pid)
-        r["rss_peak_cold_mb"] = proc_status(proc.pid, "VmHWM") / 1024.0
-        log("%s: cold start %.2f s, compile CPU %.2f s"
-            % (name, r["cold_start_s"], r["compile_cpu_s"]))
+        try:
+            sync = subprocess.Popen([NBCTL, "--db=" + nb.remote,
+                                     "--timeout=%d" % a.timeout,
+                                     "--wait=sb", "sync"])
+            sbc.wait_reply(wait_id, timeout=a.timeout)
+            t_lflow = time.monotonic()
+            cpu_lflow = proc_cpu(proc.pid)
+            if sync.wait() != 0:
+                raise RuntimeError("%s: ovn-nbctl --wait=sb sync failed"
+                                   % name)
+            t_sync = time.monotonic()
+            c = {"cold_start_s": t_sync - t0,
+                 "first_lflows_s": t_lflow - t0,
+                 "compile_cpu_s": cpu_lflow,
+                 "cold_start_cpu_s": proc_cpu(proc.pid),
+                 "rss_peak_cold_mb": proc_status(proc.pid, "VmHWM") / 1024.0}
+        except BaseException:
+            kill(proc)
+            raise
+    finally:
+        sbc.close()
+    log("%s: cold start %.2f s, compile CPU %.2f s"
+        % (name, c["cold_start_s"], c["compile_cpu_s"]))
+    return proc, c
+
+
+def kill(proc):
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def extra_cold_start(name, path, work, k, nb_file, sb_schema_file, a):
+    """Cold start number K (from 1) of --cold-runs, on servers of its own,
+    which are stopped afterwards with northd."""
+    d = os.path.join(work, "%s-cold%d" % (name, k))
+    nb, sb, _ = servers_for(d, nb_file, sb_schema_file)
+    try:
+        proc, c = cold_start(name, path, d, nb, sb, a)
+        stop_northd(proc, os.path.join(d, "northd.ctl"))
+        kill(proc)
+    finally:
+        nb.stop()
+        sb.stop()
+    return c
+
+
+def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
+                 n_changes, want_dump, extra_colds=()):
+    d = os.path.join(work, name)
+    nb, sb, sb_db = servers_for(d, nb_file, sb_schema_file)
+    ctl = os.path.join(d, "northd.ctl")
+    r = {"binary": path, "version": binary_version(path)}
+    proc = None
+    dump = None
+    try:
+        log("%s: cold start" % name)
+        proc, c = cold_start(name, path, d, nb, sb, a)
+        # The extra cold starts ran first (see main()); this one counts too.
+        r["cold_runs"] = list(extra_colds) + [c]
+        for k in COLD_KEYS:
+            r[k] = statistics.median(run[k] for run in r["cold_runs"])
+        sbc = ovsdbrpc.Connection(sb.remote)
 
         r["sb_rows"] = sb_counts(sbc)
         r["sb_db_bytes"] = os.path.getsize(sb_db)
@@ -389,12 +452,8 @@ def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
         r["exit_status"] = proc.returncode
         r["log_warnings"] = count_log(os.path.join(d, "northd.log"))
     finally:
-        if proc is not None and proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        if proc is not None:
+            kill(proc)
         nb.stop()
         sb.stop()
     return r, dump
@@ -489,10 +548,13 @@ def markdown(res):
     out.append("### %s: %s" % (m["profile"], ", ".join(
         "%s %s" % (fmt(v), k) for k, v in res["nb"]["counts"].items())))
     out.append("")
+    runs = m.get("cold_runs", 1)
     out.append("seed %d, %s; %s; load average %s at start, %s at end; "
-               "NB file %s MB" % (
+               "NB file %s MB%s" % (
                    m["seed"], m["date"], m["host"], m["loadavg_start"],
-                   m["loadavg_end"], fmt(res["nb"]["db_bytes"] / 1e6)))
+                   m["loadavg_end"], fmt(res["nb"]["db_bytes"] / 1e6),
+                   "; cold-start rows: median of %d cold starts" % runs
+                   if runs > 1 else ""))
     out.append("")
     out.append("| " + " | ".join(hdr) + " |")
     out.append("|" + "---|" * len(hdr))
@@ -595,10 +657,15 @@ def main():
                    help="cold start timeout, seconds")
     p.add_argument("--change-timeout", type=float, default=120)
     p.add_argument("--out", help="write OUT.json and OUT.md")
+    p.add_argument("--cold-runs", type=int, default=1,
+                   help="cold starts per northd; the report gives the "
+                        "median of each cold-start metric (default 1)")
     p.add_argument("--no-floor", action="store_true",
                    help="skip the SB ingest floor (it holds the whole SB "
                    "in the runner's memory)")
     a = gen.resolve_sizes(p.parse_args())
+    if a.cold_runs < 1:
+        p.error("--cold-runs must be at least 1")
     a.kinds = [k for k in a.kinds.split(",") if k]
     for k in a.kinds:
         if k not in gen.CHANGE_KINDS:
@@ -620,6 +687,7 @@ def main():
         "sizes": {k: getattr(a, k) for k in ("ports", "switches",
                                              "port_groups", "acls")},
         "kinds": a.kinds, "changes": a.changes, "max_changes": caps,
+        "cold_runs": a.cold_runs,
         "date": datetime.datetime.now(datetime.timezone.utc)
                 .strftime("%Y-%m-%d %H:%M UTC"),
         "host": "%s, %d CPUs" % (platform.machine(), os.cpu_count()),
@@ -644,12 +712,23 @@ def main():
                      "generate_s": time.monotonic() - t0}
         log("NB: %s" % json.dumps(manifest["counts"]))
 
+        # Extra cold starts first, alternating between the northds so that
+        # a change of the VM's speed during the run affects them alike.
+        extra = {name: [] for name, _ in northds}
+        for k in range(1, a.cold_runs):
+            for name, path in northds:
+                log("%s: extra cold start %d of %d" % (name, k,
+                                                       a.cold_runs - 1))
+                extra[name].append(extra_cold_start(name, path, work, k,
+                                                    nb_file, a.sb_schema, a))
+
         dump = None
         for j, (name, path) in enumerate(northds):
             r, d = bench_northd(name, path, work, nb_file, a.sb_schema,
                                 manifest, a, min(a.changes,
                                                  caps.get(name, a.changes)),
-                                want_dump=(j == 0 and not a.no_floor))
+                                want_dump=(j == 0 and not a.no_floor),
+                                extra_colds=extra[name])
             res["northds"][name] = r
             if j == 0:
                 dump = d
