@@ -34,6 +34,8 @@ def main():
     floor = res.get("floor", {})
     need(floor.get("seconds", 0) > 0, "floor.seconds")
     need(floor.get("rows", 0) > 0, "floor.rows")
+    need(len(floor.get("runs", [])) == meta.get("cold_runs", 1),
+         "floor.runs: %d, not --cold-runs" % len(floor.get("runs", [])))
 
     for name, n in want.items():
         r = res.get("northds", {}).get(name)
