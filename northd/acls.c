@@ -1092,8 +1092,6 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
 
     a->check = acl_check_create(&groups->sets, nb_db);
     a->dps = xcalloc(dp_cap, sizeof *a->dps);
-    for (size_t i = 0; i < dp_cap; i++) {
-    }
     for (size_t i = 0; i < m->n_datapaths; i++) {
         a->dps[i].has_lb = lb_model_dp_has_vips(lm, i);
     }
@@ -1149,8 +1147,6 @@ acls_destroy(struct acls *a)
     hmap_destroy(&a->containers);
     users_destroy(&a->set_users);
     users_destroy(&a->pg_users);
-    for (size_t i = 0; i < a->dp_cap; i++) {
-    }
     free(a->dps);
     hmapx_destroy(&a->queue);
     hmapx_destroy(&a->revalidate);

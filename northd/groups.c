@@ -148,6 +148,27 @@ derived_name(const char *pg, int family)
     return xasprintf("%s_ip%d", pg, family ? 6 : 4);
 }
 
+/* Adds 'delta' to the count of 'name' in 'counts', where a name without a
+ * node counts 0 and a count that reaches 0 loses its node.  Returns the
+ * count before. */
+static unsigned int
+count_add(struct simap *counts, const char *name, int delta)
+{
+    struct simap_node *node = simap_find(counts, name);
+    unsigned int old = node ? node->data : 0;
+    unsigned int new = old + delta;
+    if (!node) {
+        if (new) {
+            simap_put(counts, name, new);
+        }
+    } else if (new) {
+        node->data = new;
+    } else {
+        simap_delete(counts, node);
+    }
+    return old;
+}
+
 /* Adds 'delta' to address 'ip' of derived set 'name'. */
 static void
 derived_count(struct groups *g, const char *name, const char *ip, int delta,
@@ -158,18 +179,8 @@ derived_count(struct groups *g, const char *name, const char *ip, int delta,
     if (!counts || !set) {
         return;                     /* An NB set took the name. */
     }
-    struct simap_node *node = simap_find(counts, ip);
-    unsigned int old = node ? node->data : 0;
+    unsigned int old = count_add(counts, ip, delta);
     unsigned int new = old + delta;
-    if (!node) {
-        if (new) {
-            simap_put(counts, ip, new);
-        }
-    } else if (new) {
-        node->data = new;
-    } else {
-        simap_delete(counts, node);
-    }
     if (!old != !new) {
         if (new) {
             sset_add(set, ip);
@@ -536,19 +547,8 @@ groups_destroy(struct groups *g)
 void
 groups_pg_ref(struct groups *g, size_t dp, const char *name, int delta)
 {
-    struct simap *refs = &g->dp_pg_refs[dp];
-    struct simap_node *node = simap_find(refs, name);
-    unsigned int old = node ? node->data : 0;
+    unsigned int old = count_add(&g->dp_pg_refs[dp], name, delta);
     unsigned int new = old + delta;
-    if (!node) {
-        if (new) {
-            simap_put(refs, name, new);
-        }
-    } else if (new) {
-        node->data = new;
-    } else {
-        simap_delete(refs, node);
-    }
     if (!old != !new) {
         mark_pg_dirty(g, dp, name);
     }

@@ -319,24 +319,33 @@ ref_set(const struct lflow_owner *o, const struct lflow_ref *r)
     return o->sets[r->dp & ~LFLOW_REF_SET];
 }
 
-/* Takes back contribution 'r' of owner 'o' on the datapaths of 'dps', or
- * on all of them if 'dps' is NULL. */
+/* Takes back what contribution 'r' of owner 'o' put on the datapaths of
+ * 'dps', or on all of them if 'dps' is NULL; the contribution itself
+ * stays recorded. */
 static void
-ref_remove(struct lflow_table *t, const struct lflow_owner *o,
-           const struct lflow_ref *r, const unsigned long *dps)
+ref_remove_dps(struct lflow_table *t, const struct lflow_owner *o,
+               const struct lflow_ref *r, const unsigned long *dps)
 {
-    struct lflow *f = r->flow;
     if (r->dp & LFLOW_REF_SET) {
         const unsigned long *set = ref_set(o, r);
         size_t dp;
         BITMAP_FOR_EACH_1 (dp, t->dp_cap, set) {
             if (!dps || bitmap_is_set(dps, dp)) {
-                dp_remove(t, f, dp);
+                dp_remove(t, r->flow, dp);
             }
         }
-    } else {
-        dp_remove(t, f, r->dp);
+    } else if (!dps || bitmap_is_set(dps, r->dp)) {
+        dp_remove(t, r->flow, r->dp);
     }
+}
+
+/* Takes back contribution 'r' of owner 'o'. */
+static void
+ref_remove(struct lflow_table *t, const struct lflow_owner *o,
+           const struct lflow_ref *r)
+{
+    struct lflow *f = r->flow;
+    ref_remove_dps(t, o, r, NULL);
     if (r->hint) {
         flow_remove_hint(t, f, &o->hints[r->hint]);
     }
@@ -356,24 +365,10 @@ void
 lflow_owner_clear(struct lflow_table *t, struct lflow_owner *o)
 {
     for (size_t i = 0; i < o->n_refs; i++) {
-        ref_remove(t, o, &o->refs[i], NULL);
+        ref_remove(t, o, &o->refs[i]);
     }
     o->n_refs = 0;
     owner_clear_sets(o);
-}
-
-/* True if set contribution 'r' is on a datapath outside 'dps'. */
-static bool
-ref_set_outlives(const struct lflow_table *t, const struct lflow_owner *o,
-                 const struct lflow_ref *r, const unsigned long *dps)
-{
-    const unsigned long *set = ref_set(o, r);
-    for (size_t i = 0; i < bitmap_n_longs(t->dp_cap); i++) {
-        if (set[i] & ~dps[i]) {
-            return true;
-        }
-    }
-    return false;
 }
 
 void
@@ -382,29 +377,23 @@ lflow_owner_clear_dps(struct lflow_table *t, struct lflow_owner *o,
 {
     size_t n = 0;
     for (size_t i = 0; i < o->n_refs; i++) {
-        struct lflow_ref *r = &o->refs[i];
-        if (r->dp & LFLOW_REF_SET) {
-            if (ref_set_outlives(t, o, r, dps)) {
-                /* Stays, for fewer datapaths: its flow is taken back from
-                 * the others here, its set shrinks below. */
-                const unsigned long *set = ref_set(o, r);
-                size_t dp;
-                BITMAP_FOR_EACH_1 (dp, t->dp_cap, set) {
-                    if (bitmap_is_set(dps, dp)) {
-                        dp_remove(t, r->flow, dp);
-                    }
-                }
-                o->refs[n++] = *r;
-            } else {
-                ref_remove(t, o, r, NULL);
-            }
-        } else if (bitmap_is_set(dps, r->dp)) {
-            ref_remove(t, o, r, NULL);
+        const struct lflow_ref *r = &o->refs[i];
+        bool gone = (r->dp & LFLOW_REF_SET
+                     ? bitmap_is_superset(dps, ref_set(o, r), t->dp_cap)
+                     : bitmap_is_set(dps, r->dp));
+        if (gone) {
+            ref_remove(t, o, r);
         } else {
+            /* Stays, maybe for fewer datapaths: its flow is taken back
+             * from those in 'dps' here, its set shrinks below. */
+            ref_remove_dps(t, o, r, dps);
             o->refs[n++] = *r;
         }
     }
     o->n_refs = n;
+    if (!o->n_sets) {
+        return;
+    }
 
     /* Only now: several contributions share a set.  Sets left empty have
      * no contribution any more: drop them and renumber. */
