@@ -23,6 +23,7 @@ COVERAGE_DEFINE(lflow_inserted);
 COVERAGE_DEFINE(lflow_deleted);
 COVERAGE_DEFINE(lflow_updated);
 COVERAGE_DEFINE(lflow_dp_group_moved);
+COVERAGE_DEFINE(lflow_inserts_deferred); /* A sync left inserts for the next. */
 
 struct lflow {
     struct hmap_node node;          /* In lflow_table 'flows'. */
@@ -179,6 +180,7 @@ lflow_table_init(struct lflow_table *t, size_t dp_cap)
     t->owner = NULL;
     t->dirty = NULL;
     t->n_dirty = t->allocated_dirty = 0;
+    t->n_unwritten = 0;
 }
 
 static void
@@ -956,7 +958,7 @@ lflow_sb_rows_destroy(struct lflow_sb_rows *r)
 void
 lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
                     struct lflow_sb_rows *existing, struct rdb_txn *txn,
-                    struct dp_groups *dpgs)
+                    struct dp_groups *dpgs, size_t max_inserts)
 {
     /* Flows nobody contributes any more have no place in a content
      * comparison. */
@@ -1012,6 +1014,26 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
         }
     }
 
+    /* More new rows than one transaction may carry: the incremental
+     * syncs that follow write them, a chunk each (lflow_table_sync_dirty()). */
+    t->n_unwritten = 0;
+    if (max_inserts && hmap_count(&t->flows) > max_inserts) {
+        size_t n_new = 0;
+        HMAP_FOR_EACH (f, node, &t->flows) {
+            n_new += !f->claimed;
+        }
+        if (n_new > max_inserts) {
+            HMAP_FOR_EACH (f, node, &t->flows) {
+                if (!f->claimed) {
+                    mark_dirty(t, f);
+                }
+            }
+            t->n_unwritten = n_new;
+            COVERAGE_INC(lflow_inserts_deferred);
+            return;
+        }
+    }
+
     /* New rows: at tens of thousands of flows, writing them all into the
      * transaction here would hold its whole text in memory at once. */
     t->insert_next = hmap_first(&t->flows);
@@ -1020,9 +1042,44 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
     rdb_txn_add_producer(txn, produce_inserts, t);
 }
 
+/* The order in which a pipeline too big for one transaction is written:
+ * back to front, the egress pipeline before the ingress one and each from
+ * its last table to its first.  Until the chunk with the first ingress
+ * tables lands, packets cannot enter the part already written, so
+ * ovn-controller never forwards through a half-written pipeline. */
+#define INSERT_RANKS 512
+
+static size_t
+insert_rank(const struct lflow *f)
+{
+    return ((ls_stage_pipeline(f->stage) == P_OUT ? 0 : 256)
+            + (255 - ls_stage_table(f->stage)));
+}
+
+/* Sorts 'flows' by insert_rank(), keeping the order within a rank. */
+static void
+order_back_to_front(struct lflow **flows, size_t n)
+{
+    size_t *start = xcalloc(INSERT_RANKS + 1, sizeof *start);
+    for (size_t i = 0; i < n; i++) {
+        start[insert_rank(flows[i]) + 1]++;
+    }
+    for (size_t r = 1; r <= INSERT_RANKS; r++) {
+        start[r] += start[r - 1];
+    }
+    struct lflow **sorted = xmalloc(n * sizeof *sorted);
+    for (size_t i = 0; i < n; i++) {
+        sorted[start[insert_rank(flows[i])]++] = flows[i];
+    }
+    memcpy(flows, sorted, n * sizeof *flows);
+    free(sorted);
+    free(start);
+}
+
 size_t
 lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
-                       struct rdb_txn *txn, struct dp_groups *dpgs)
+                       struct rdb_txn *txn, struct dp_groups *dpgs,
+                       size_t max_inserts)
 {
     size_t n = t->n_dirty;
 
@@ -1039,6 +1096,9 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
         COVERAGE_INC(lflow_dp_group_moved);
     }
 
+    /* Deletes and updates; the flows to insert move to the front of
+     * 'dirty'. */
+    size_t n_new = 0;
     for (size_t i = 0; i < t->n_dirty; i++) {
         struct lflow *f = t->dirty[i];
         if (!f->n_dps) {
@@ -1052,18 +1112,37 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
             }
             hmap_remove(&t->flows, &f->node);
             lflow_free(f);
-            t->dirty[i] = NULL;
         } else if (uuid_is_zero(&f->sb_uuid)) {
-            insert_sb_flow(t, f, m, txn, dpgs);
+            t->dirty[n_new++] = f;
         } else {
             update_sb_flow(t, f, m, txn, dpgs, true);
+            f->dirty = false;
         }
     }
-    for (size_t i = 0; i < t->n_dirty; i++) {
-        if (t->dirty[i]) {
-            t->dirty[i]->dirty = false;
-        }
+
+    /* Inserts, at most 'max_inserts' of them: the rest stay dirty for the
+     * next sync. */
+    size_t n_now = n_new;
+    if (max_inserts && n_new > max_inserts) {
+        order_back_to_front(t->dirty, n_new);
+        n_now = max_inserts;
     }
-    t->n_dirty = 0;
-    return n;
+    for (size_t i = 0; i < n_now; i++) {
+        struct lflow *f = t->dirty[i];
+        insert_sb_flow(t, f, m, txn, dpgs);
+        f->dirty = false;
+    }
+    t->n_dirty = n_new - n_now;
+    memmove(t->dirty, t->dirty + n_now, t->n_dirty * sizeof *t->dirty);
+    t->n_unwritten = t->n_dirty;
+    if (t->n_dirty) {
+        COVERAGE_INC(lflow_inserts_deferred);
+    }
+    return n - t->n_dirty;
+}
+
+size_t
+lflow_table_n_unwritten(const struct lflow_table *t)
+{
+    return t->n_unwritten;
 }

@@ -75,6 +75,9 @@ struct lflow_table {
     struct hmap_node *insert_next;
     const struct ls_model *insert_model;
     struct dp_groups *insert_dpgs;
+
+    size_t n_unwritten;             /* Flows the last sync left for the next
+                                     * (more than its 'max_inserts'). */
 };
 
 void lflow_table_init(struct lflow_table *, size_t dp_cap);
@@ -137,14 +140,26 @@ void lflow_sb_rows_destroy(struct lflow_sb_rows *);
 /* Writes the differences between 'table' and the SB rows 'existing'
  * (which it uses up), comparing by content.  New rows are written as the
  * server reads the transaction: 'table', the model and 'dp_groups' must
- * not change until it completes. */
+ * not change until it completes.
+ *
+ * If more than 'max_inserts' rows (0: no limit) would be new, none are
+ * written here: they are left to lflow_table_sync_dirty(), which writes
+ * them in chunks, and a stock ovsdb-server never has to take a whole
+ * large SB in one transaction. */
 void lflow_table_sync_sb(struct lflow_table *, const struct ls_model *,
                          struct lflow_sb_rows *existing,
-                         struct rdb_txn *sb_txn, struct dp_groups *);
+                         struct rdb_txn *sb_txn, struct dp_groups *,
+                         size_t max_inserts);
 
-/* Writes only the flows touched since the last sync.  Returns the number
- * of flows written. */
+/* Writes only the flows touched since the last sync, inserting at most
+ * 'max_inserts' new rows (0: no limit), back to front through the
+ * pipeline; the others wait for the next sync.  Returns the number of
+ * flows written. */
 size_t lflow_table_sync_dirty(struct lflow_table *, const struct ls_model *,
-                              struct rdb_txn *sb_txn, struct dp_groups *);
+                              struct rdb_txn *sb_txn, struct dp_groups *,
+                              size_t max_inserts);
+
+/* The number of flows the last sync left for the next one to insert. */
+size_t lflow_table_n_unwritten(const struct lflow_table *);
 
 #endif /* northd/lflow.h */

@@ -63,6 +63,7 @@ struct northd_stats {
     size_t n_ports;
     size_t n_bad_rows;
     size_t n_lflows;
+    size_t n_unwritten;
 };
 static struct northd_stats stats;
 
@@ -190,6 +191,8 @@ northd_format_stats(struct ds *out)
     ds_put_format(out, "ports: %"PRIuSIZE"\n", stats.n_ports);
     ds_put_format(out, "bad NB rows: %"PRIuSIZE"\n", stats.n_bad_rows);
     ds_put_format(out, "logical flows: %"PRIuSIZE"\n", stats.n_lflows);
+    ds_put_format(out, "logical flows not yet written: %"PRIuSIZE"\n",
+                  stats.n_unwritten);
     acls_format_stats(data.valid ? data.acls : NULL, out);
 }
 
@@ -207,11 +210,13 @@ get_nb_global(struct northd_ctx *ctx)
     return nb;
 }
 
-/* Copies NB_Global settings to SB_Global and passes nb_cfg on.  When the
- * SB transaction commits, the main loop makes 'ctx->sb_next_cfg' its
- * 'sb_cur_cfg': the nb_cfg whose results are now in the SB. */
+/* Copies NB_Global settings to SB_Global and, if 'pass_cfg', passes nb_cfg
+ * on.  When the SB transaction commits, the main loop makes
+ * 'ctx->sb_next_cfg' its 'sb_cur_cfg': the nb_cfg whose results are now in
+ * the SB. */
 static void
-sync_sb_global(struct northd_ctx *ctx, const struct nb_nb_global *nb)
+sync_sb_global(struct northd_ctx *ctx, const struct nb_nb_global *nb,
+               bool pass_cfg)
 {
     const struct sb_sb_global *sb = sb_sb_global_first(ctx->sb);
     if (!sb) {
@@ -230,6 +235,9 @@ sync_sb_global(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     }
     if (!sb || sb->ipsec != nb->ipsec) {
         rdb_txn_set_bool(ctx->sb_txn, SB_SB_GLOBAL_COL_IPSEC, nb->ipsec);
+    }
+    if (!pass_cfg) {
+        return;
     }
     if (!sb || sb->nb_cfg != nb->nb_cfg) {
         rdb_txn_set_integer(ctx->sb_txn, SB_SB_GLOBAL_COL_NB_CFG,
@@ -359,7 +367,7 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     dp_groups_init(&d->dpgs, &d->model, ctx->sb);
     lb_sync_sb(&d->lbs, &d->model, ctx->sb, ctx->sb_txn, &d->dpgs);
     lflow_table_sync_sb(&d->lflows, &d->model, existing, ctx->sb_txn,
-                        &d->dpgs);
+                        &d->dpgs, ctx->max_flow_inserts);
     lflow_sb_rows_destroy(existing);
     if (lflow_copy_fresh) {
         rdb_forget_rows(ctx->sb, &sb_table_logical_flow);
@@ -785,7 +793,7 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
         ls_model_sync_mc_groups(sb_db, ctx->sb_txn, node->data);
     }
     size_t n = lflow_table_sync_dirty(&d->lflows, &d->model, ctx->sb_txn,
-                                      &d->dpgs);
+                                      &d->dpgs, ctx->max_flow_inserts);
     groups_sync_sb_dirty(&d->groups, sb_db, ctx->sb_txn);
     if (meters_changed) {
         meters_sync_sb(nb_db, sb_db, ctx->sb_txn);
@@ -836,8 +844,6 @@ northd_run(struct northd_ctx *ctx, bool force_full)
     }
 
     const struct nb_nb_global *nb = get_nb_global(ctx);
-    sync_sb_global(ctx, nb);
-
     if (!full && !incremental_run(ctx, &reason)) {
         full = true;
     }
@@ -848,8 +854,20 @@ northd_run(struct northd_ctx *ctx, bool force_full)
         full_recompute(ctx, nb);
     }
 
+    /* nb_cfg is passed on only with the last of the flows. */
+    size_t n_unwritten = lflow_table_n_unwritten(&data.lflows);
+    ctx->flows_pending = n_unwritten > 0;
+    if (ctx->flows_pending) {
+        static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 10);
+        VLOG_INFO_RL(&rl, "%"PRIuSIZE" logical flows left for the next SB "
+                     "transaction (at most %"PRIuSIZE" new flows in each)",
+                     n_unwritten, ctx->max_flow_inserts);
+    }
+    sync_sb_global(ctx, nb, !ctx->flows_pending);
+
     stats.n_runs++;
     stats.n_lflows = lflow_table_count(&data.lflows);
+    stats.n_unwritten = n_unwritten;
     stats.n_datapaths = data.model.n_datapaths;
     stats.n_ports = hmap_count(&data.model.ports);
     stats.n_bad_rows = data.model.n_bad_rows;

@@ -7,6 +7,7 @@
 #define NORTHD_NORTHD_H 1
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct rdb;
@@ -24,6 +25,12 @@ struct northd_ctx {
                                      * SB (0 if none yet). */
     bool sb_reset;                  /* The SB replica started over since
                                      * the last pass (rdb_get_reset_seqno()). */
+    size_t max_flow_inserts;        /* New Logical_Flow rows one 'sb_txn'
+                                     * may carry (0: no limit). */
+    bool flows_pending;             /* Set by northd_run(): flows are left
+                                     * for the next pass, which the caller
+                                     * runs once 'sb_txn' commits; until
+                                     * then nb_cfg is not passed on. */
 };
 
 void northd_init(void);

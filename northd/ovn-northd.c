@@ -6,6 +6,8 @@
  * compile-and-reconcile work itself is northd.c's. */
 #include <config.h>
 
+#include <ctype.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -56,7 +58,16 @@ struct northd_state {
     int64_t sb_txn_cfg;         /* The nb_cfg 'sb_txn' carries. */
     struct rdb_txn *nb_txn;
     int64_t sb_cur_cfg;         /* The nb_cfg whose results are in the SB. */
+
+    size_t max_flow_inserts;    /* --sb-txn-max-flows. */
+    bool flows_pending;         /* The last pass left flows for the next. */
 };
+
+/* New Logical_Flow rows per SB transaction, by default.  One transaction
+ * with a whole large SB (millions of rows) is more than a stock
+ * ovsdb-server can hold in memory while it parses it; 100,000 rows is
+ * about 40 MB of JSON. */
+#define DEFAULT_MAX_FLOW_INSERTS 100000
 
 static const char *ovnnb_db;
 static const char *ovnsb_db;
@@ -107,9 +118,12 @@ Options:\n\
   --dry-run                 start paused: connect, but do not take the lock\n\
                             or write anything until \"resume\"\n\
   --unixctl=SOCKET          override the default control socket name\n\
+  --sb-txn-max-flows=N      insert at most N logical flows per SB transaction\n\
+                            (default: %d; 0: no limit)\n\
   -h, --help                display this help message\n\
   -V, --version             display version information\n",
-           program_name, program_name, nb_default, sb_default);
+           program_name, program_name, nb_default, sb_default,
+           DEFAULT_MAX_FLOW_INSERTS);
     free(nb_default);
     free(sb_default);
     daemon_usage();
@@ -124,6 +138,7 @@ parse_options(int argc, char *argv[], struct northd_state *state)
     enum {
         OPT_DRY_RUN = UCHAR_MAX + 1,
         OPT_UNIXCTL,
+        OPT_SB_TXN_MAX_FLOWS,
         DAEMON_OPTION_ENUMS,
         VLOG_OPTION_ENUMS,
         SSL_OPTION_ENUMS,
@@ -133,6 +148,7 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         {"ovnsb-db", required_argument, NULL, 'D'},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {"unixctl", required_argument, NULL, OPT_UNIXCTL},
+        {"sb-txn-max-flows", required_argument, NULL, OPT_SB_TXN_MAX_FLOWS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         DAEMON_LONG_OPTIONS,
@@ -168,6 +184,19 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         case OPT_UNIXCTL:
             unixctl_path = optarg;
             break;
+
+        case OPT_SB_TXN_MAX_FLOWS: {
+            unsigned long long int n;
+            if (!isdigit((unsigned char) optarg[0])
+                || !str_to_ullong(optarg, 10, &n) || n > SIZE_MAX) {
+                free(short_options);
+                fprintf(stderr, "%s: --sb-txn-max-flows: \"%s\" is not a "
+                        "number of flows\n", program_name, optarg);
+                exit(EXIT_FAILURE);
+            }
+            state->max_flow_inserts = n;
+            break;
+        }
 
         /* The cases that exit free 'short_options' first, so that
          * LeakSanitizer does not turn their exit status into 1. */
@@ -313,7 +342,7 @@ run_pass(struct northd_state *state, struct rdb *nb, struct rdb *sb,
     }
     bool reset = (rdb_get_reset_seqno(nb) != state->nb_reset
                   || rdb_get_reset_seqno(sb) != state->sb_reset);
-    if (!state->force_run && !reset
+    if (!state->force_run && !reset && !state->flows_pending
         && rdb_get_seqno(nb) == state->nb_seqno
         && rdb_get_seqno(sb) == state->sb_seqno) {
         return;
@@ -328,11 +357,13 @@ run_pass(struct northd_state *state, struct rdb *nb, struct rdb *sb,
         .sb_next_cfg = state->sb_cur_cfg,
         .sb_cur_cfg = state->sb_cur_cfg,
         .sb_reset = rdb_get_reset_seqno(sb) != state->sb_reset,
+        .max_flow_inserts = state->max_flow_inserts,
     };
     /* A replica that started over has new rows: nothing kept from the old
      * ones may be used. */
     northd_run(&ctx, state->force_run || reset);
     state->force_run = false;
+    state->flows_pending = ctx.flows_pending;
     state->nb_seqno = rdb_get_seqno(nb);
     state->sb_seqno = rdb_get_seqno(sb);
     state->nb_reset = rdb_get_reset_seqno(nb);
@@ -357,7 +388,10 @@ struct unixctl_aux {
 int
 main(int argc, char *argv[])
 {
-    struct northd_state state = { .force_run = true };
+    struct northd_state state = {
+        .force_run = true,
+        .max_flow_inserts = DEFAULT_MAX_FLOW_INSERTS,
+    };
 
     /* The OVS library puts default pidfiles and sockets in its own run
      * directory; ours belong with OVN's. */
@@ -457,6 +491,7 @@ main(int argc, char *argv[])
             rdb_track_clear(nb);
             rdb_track_clear(sb);
             northd_invalidate();
+            state.flows_pending = false;
         }
         if (nb_txn) {
             bool unchanged;
@@ -473,7 +508,7 @@ main(int argc, char *argv[])
             && rdb_is_synced(nb) && rdb_is_synced(sb)) {
             if (time_msec() < state.retry_msec) {
                 poll_timer_wait_until(state.retry_msec);
-            } else if (state.force_run) {
+            } else if (state.force_run || state.flows_pending) {
                 poll_immediate_wake();
             }
         }

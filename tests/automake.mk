@@ -33,7 +33,8 @@ EXTRA_DIST += $(TESTSUITE_AT) $(TESTSUITE) tests/atlocal.in \
 	tests/package.m4 tests/lang-matches.txt tests/lang-actions.txt \
 	tests/lang-oracle.py tests/nbctl-canon-dump.py \
 	tests/acl-validation.py tests/sb-canon.py tests/nb-random.py \
-	tests/rdb-canon.py tests/rdb-data.py tests/rdb-proxy.py
+	tests/rdb-canon.py tests/rdb-data.py tests/rdb-proxy.py \
+	tests/sb-txn-log.py
 DISTCLEANFILES = tests/atconfig tests/atlocal
 
 $(srcdir)/tests/package.m4: $(top_srcdir)/configure.ac
