@@ -157,13 +157,14 @@ dep_value(struct acl_check *c, const char *name, bool pg)
     const struct sset *set = shash_find_data(c->addr_sets, name);
     uint32_t hash = 0;
     if (set) {
-        const char **addrs = sset_sort(set);
+        /* A sum does not depend on the set's order, so it needs no sort;
+         * the sset already hashed each address. */
+        const struct sset_node *sn;
         hash = hash_int(sset_count(set), 1);
-        for (size_t i = 0; i < sset_count(set); i++) {
-            hash = hash_string(addrs[i], hash);
+        HMAP_FOR_EACH (sn, hmap_node, &set->map) {
+            hash += hash_int(sn->hmap_node.hash, 0);
         }
         hash |= 2;              /* Never 0, never 1. */
-        free(addrs);
     }
     shash_add(&c->set_hashes, name, (void *) (uintptr_t) hash);
     return hash;
@@ -189,13 +190,22 @@ add_addr_set(struct acl_check *c, const char *name, const struct sset *set,
 {
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
-    /* Sorted, so errors name the same element every time. */
-    const char **addrs = sset_sort(set);
+    /* Sorted, so errors name the same element every time; a summary
+     * (the count and widest address) does not depend on the order, so it
+     * is sorted only to report an error. */
+    const char **addrs = summary ? sset_array(set) : sset_sort(set);
     char *error = (summary
                    ? expr_refs_add_addr_set_summary(&c->refs, name, addrs,
                                                     sset_count(set))
                    : expr_refs_add_addr_set(&c->refs, name, addrs,
                                             sset_count(set)));
+    if (error && summary) {
+        free(error);
+        free(addrs);
+        addrs = sset_sort(set);
+        error = expr_refs_add_addr_set_summary(&c->refs, name, addrs,
+                                               sset_count(set));
+    }
     if (error) {
         /* The bad entries are left out; ovn-controller does the same with
          * entries it cannot parse.  (Said once, when first added.) */

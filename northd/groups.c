@@ -93,6 +93,29 @@ pg_dp_find(const struct pg_state *pg, size_t dp)
     return NULL;
 }
 
+/* The SB name of port group 'pg' on the switch with tunnel key 'key',
+ * "KEY_PG", as ovn-controller expects.  Made for every group on every
+ * switch it spans, so without printf, which would be most of the cost. */
+static char *
+sb_pg_name(uint32_t key, const char *pg)
+{
+    char digits[10];
+    int n = 0;
+    do {
+        digits[n++] = '0' + key % 10;
+        key /= 10;
+    } while (key);
+
+    size_t len = strlen(pg);
+    char *name = xmalloc(n + 1 + len + 1);
+    for (int i = 0; i < n; i++) {
+        name[i] = digits[n - 1 - i];
+    }
+    name[n] = '_';
+    memcpy(name + n + 1, pg, len + 1);
+    return name;
+}
+
 static void
 mark_pg_dirty(struct groups *g, size_t dp, const char *name)
 {
@@ -1051,9 +1074,9 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
         const struct pg_state *pg = node->data;
         const struct pg_dp *pd;
         HMAP_FOR_EACH (pd, node, &pg->per_dp) {
-            shash_add_nocopy(&want, xasprintf("%"PRIu32"_%s",
-                                              m->dp_array[pd->dp]->tunnel_key,
-                                              pg->name),
+            shash_add_nocopy(&want,
+                             sb_pg_name(m->dp_array[pd->dp]->tunnel_key,
+                                        pg->name),
                              CONST_CAST(struct sset *, &pd->ports));
         }
     }
@@ -1061,9 +1084,8 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
         const struct simap_node *ref;
         SIMAP_FOR_EACH (ref, &g->dp_pg_refs[i]) {
             if (shash_find(&g->pg_names, ref->name)) {
-                char *name = xasprintf("%"PRIu32"_%s",
-                                       m->dp_array[i]->tunnel_key,
-                                       ref->name);
+                char *name = sb_pg_name(m->dp_array[i]->tunnel_key,
+                                        ref->name);
                 if (!shash_find(&want, name)) {
                     shash_add_nocopy(&want, name, NULL);
                 } else {
@@ -1133,9 +1155,8 @@ groups_sync_sb_dirty(struct groups *g, struct rdb *sb_db,
         char *end;
         size_t dp = strtoul(key, &end, 10);
         const char *pg_name = end + 1;
-        char *sb_name = xasprintf("%"PRIu32"_%s",
-                                  g->model->dp_array[dp]->tunnel_key,
-                                  pg_name);
+        char *sb_name = sb_pg_name(g->model->dp_array[dp]->tunnel_key,
+                                   pg_name);
         const struct sset *ports;
         bool exists = desired_pg(g, dp, pg_name, &ports);
         const struct uuid *u = shash_find_data(&g->sb_pgs, sb_name);
