@@ -716,9 +716,9 @@ count_on_dp(struct acls *a, struct acl_state *s, size_t dp, int delta)
     ad->n_pass[s->k] += s->pass ? delta : 0;
     ad->n_tier[s->k][s->tier] += delta;
     a->n_compiled += delta;
-    const char *name;
-    SSET_FOR_EACH (name, acl_pg_refs(s)) {
-        groups_pg_ref(a->groups, dp, name, delta);
+    const struct sset_node *sn;
+    HMAP_FOR_EACH (sn, hmap_node, &acl_pg_refs(s)->map) {
+        groups_pg_ref(a->groups, dp, sn->name, sn->hmap_node.hash, delta);
     }
     bitmap_set1(a->touched, dp);
 }

@@ -171,6 +171,27 @@ derived_name(const char *pg, int family)
     return xasprintf("%s_ip%d", pg, family ? 6 : 4);
 }
 
+/* A count of ACLs on one datapath that refer to port group 'name'; in
+ * groups->dp_pg_refs[dp], by hash_string(name, 0).  Only nonzero counts
+ * have one. */
+struct pg_ref {
+    struct hmap_node node;
+    unsigned int n;
+    char name[];
+};
+
+static struct pg_ref *
+pg_ref_find(const struct hmap *refs, const char *name, uint32_t hash)
+{
+    struct pg_ref *r;
+    HMAP_FOR_EACH_WITH_HASH (r, node, hash, refs) {
+        if (!strcmp(r->name, name)) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
 /* Adds 'delta' to the count of 'name' in 'counts', where a name without a
  * node counts 0 and a count that reaches 0 loses its node.  Returns the
  * count before. */
@@ -471,7 +492,7 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     shash_init(&g->set_deltas);
     g->dp_pg_refs = xmalloc(dp_cap * sizeof *g->dp_pg_refs);
     for (size_t i = 0; i < dp_cap; i++) {
-        simap_init(&g->dp_pg_refs[i]);
+        hmap_init(&g->dp_pg_refs[i]);
     }
 
     const struct nb_address_set *as;
@@ -562,16 +583,34 @@ groups_destroy(struct groups *g)
     clear_deltas(g);
     shash_destroy(&g->set_deltas);
     for (size_t i = 0; i < g->dp_cap; i++) {
-        simap_destroy(&g->dp_pg_refs[i]);
+        struct pg_ref *r;
+        HMAP_FOR_EACH_POP (r, node, &g->dp_pg_refs[i]) {
+            free(r);
+        }
+        hmap_destroy(&g->dp_pg_refs[i]);
     }
     free(g->dp_pg_refs);
 }
 
 void
-groups_pg_ref(struct groups *g, size_t dp, const char *name, int delta)
+groups_pg_ref(struct groups *g, size_t dp, const char *name, uint32_t hash,
+              int delta)
 {
-    unsigned int old = count_add(&g->dp_pg_refs[dp], name, delta);
+    struct hmap *refs = &g->dp_pg_refs[dp];
+    struct pg_ref *r = pg_ref_find(refs, name, hash);
+    unsigned int old = r ? r->n : 0;
     unsigned int new = old + delta;
+    if (!r) {
+        size_t len = strlen(name);
+        r = xmalloc(sizeof *r + len + 1);
+        memcpy(r->name, name, len + 1);
+        hmap_insert(refs, &r->node, hash);
+    }
+    r->n = new;
+    if (!new) {
+        hmap_remove(refs, &r->node);
+        free(r);
+    }
     if (!old != !new) {
         mark_pg_dirty(g, dp, name);
     }
@@ -593,8 +632,9 @@ forget_delta(struct groups *g, const char *name)
 static void
 mark_referring_dps(struct groups *g, const char *name)
 {
+    uint32_t hash = hash_string(name, 0);
     for (size_t i = 0; i < g->model->n_datapaths; i++) {
-        if (simap_get(&g->dp_pg_refs[i], name)) {
+        if (pg_ref_find(&g->dp_pg_refs[i], name, hash)) {
             mark_pg_dirty(g, i, name);
         }
     }
@@ -924,7 +964,7 @@ desired_pg(const struct groups *g, size_t dp, const char *name,
         *ports = &pd->ports;
         return true;
     }
-    return simap_get(&g->dp_pg_refs[dp], name) > 0;
+    return pg_ref_find(&g->dp_pg_refs[dp], name, hash_string(name, 0));
 }
 
 static bool
@@ -1081,8 +1121,8 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
         }
     }
     for (size_t i = 0; i < m->n_datapaths; i++) {
-        const struct simap_node *ref;
-        SIMAP_FOR_EACH (ref, &g->dp_pg_refs[i]) {
+        const struct pg_ref *ref;
+        HMAP_FOR_EACH (ref, node, &g->dp_pg_refs[i]) {
             if (shash_find(&g->pg_names, ref->name)) {
                 char *name = sb_pg_name(m->dp_array[i]->tunnel_key,
                                         ref->name);

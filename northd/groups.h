@@ -57,8 +57,8 @@ struct groups {
     struct shash nb_sets;           /* NB set name -> its NB row. */
 
     /* ACL references to port groups, per datapath (array of 'dp_cap'
-     * struct simap: name -> count), maintained by acls.c. */
-    struct simap *dp_pg_refs;
+     * hmaps of struct pg_ref: name -> count), maintained by acls.c. */
+    struct hmap *dp_pg_refs;
 
     /* SB rows by name, as last written: name -> struct uuid *. */
     struct shash sb_sets;
@@ -89,8 +89,11 @@ void groups_scan_refs(const char *match, struct sset *addr_sets,
                       struct sset *pgs);
 
 /* Adds 'delta' to the count of ACLs on datapath 'dp' that refer to port
- * group 'name'. */
-void groups_pg_ref(struct groups *, size_t dp, const char *name, int delta);
+ * group 'name'.  'hash' is hash_string(name, 0), which is what an sset
+ * node of 'name' holds: an ACL applied to many switches hashes each name
+ * once, not once per switch. */
+void groups_pg_ref(struct groups *, size_t dp, const char *name,
+                   uint32_t hash, int delta);
 
 /* NB changes.  Each returns false if it cannot follow the change (the
  * caller then recomputes everything).  Port groups whose datapaths changed
