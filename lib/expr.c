@@ -1,5 +1,6 @@
 /* Match expressions of the OVN logical-flow language: see expr.h. */
 #include <config.h>
+#include <ctype.h>
 
 #include "lib/expr.h"
 
@@ -116,6 +117,33 @@ expr_refs_destroy(struct expr_refs *refs)
     }
 }
 
+/* True if 's' is a plain dotted-quad IPv4 address, "A.B.C.D" with each
+ * part 0 to 255 and no leading zeros: what the lexer reads as one IPv4
+ * constant.  Most addresses in sets are, and a summary needs only their
+ * width, so they are spared the lexer. */
+static bool
+is_plain_ipv4(const char *s)
+{
+    for (int part = 0; part < 4; part++) {
+        if (part && *s++ != '.') {
+            return false;
+        }
+        if (!isdigit((unsigned char) s[0])) {
+            return false;
+        }
+        int v = 0, n = 0;
+        while (isdigit((unsigned char) s[n]) && n < 4) {
+            v = v * 10 + (s[n] - '0');
+            n++;
+        }
+        if (n > 3 || v > 255 || (n > 1 && s[0] == '0')) {
+            return false;
+        }
+        s += n;
+    }
+    return !*s;
+}
+
 /* Adds (or replaces) address set 'name' with the 'n' addresses in 'addrs'.
  * An address that does not parse as one constant is left out and reported
  * in the returned error (NULL if all parsed). */
@@ -130,6 +158,12 @@ add_addr_set(struct expr_refs *refs, const char *name,
     set->values = summary ? NULL : xmalloc(MAX(n, 1) * sizeof *set->values);
     for (size_t i = 0; i < n; i++) {
         struct lexer lexer;
+
+        if (summary && is_plain_ipv4(addrs[i])) {
+            set->max_width = MAX(set->max_width, 32);
+            set->n++;
+            continue;
+        }
 
         lex_init(&lexer, addrs[i]);
         lex_next(&lexer);

@@ -17,6 +17,8 @@
  *   parse-actions    each action list, parsed and formatted back
  *   roundtrip-actions  checks parse/format/parse stability for actions
  *   validate-actions "OK" or the error for each action list
+ *   addr-set-summary for each address, what a full address set and a
+ *                    summary of it hold: count, widest value, error
  *   list-symbols     the symbol table
  *   validate-sb      checks every logical flow of a southbound database
  *                    dump (see do_validate_sb() for the input); prints
@@ -653,6 +655,31 @@ do_validate_sb(void)
     return status;
 }
 
+/* "addr-set-summary": each line is one address; prints what a full
+ * address set and a summary of it make of it (count, widest value,
+ * error), which must agree. */
+static void
+do_addr_set_summary(const char *line)
+{
+    struct expr_refs r;
+    const char *addrs[] = { line };
+    char *errors[2];
+    const struct expr_const_set *sets[2];
+
+    expr_refs_init(&r);
+    errors[0] = expr_refs_add_addr_set(&r, "full", addrs, 1);
+    errors[1] = expr_refs_add_addr_set_summary(&r, "summary", addrs, 1);
+    sets[0] = shash_find_data(&r.addr_sets, "full");
+    sets[1] = shash_find_data(&r.addr_sets, "summary");
+    for (int i = 0; i < 2; i++) {
+        printf("%s%"PRIuSIZE" %d %s", i ? " | " : "", sets[i]->n,
+               sets[i]->max_width, errors[i] ? "error" : "ok");
+        free(errors[i]);
+    }
+    printf("\n");
+    expr_refs_destroy(&r);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -670,6 +697,7 @@ main(int argc, char *argv[])
         { "parse-actions", do_parse_actions },
         { "roundtrip-actions", do_roundtrip_actions },
         { "validate-actions", do_validate_actions },
+        { "addr-set-summary", do_addr_set_summary },
     };
     void (*cb)(const char *) = NULL;
 
