@@ -180,6 +180,7 @@ lflow_table_init(struct lflow_table *t, size_t dp_cap)
     t->owner = NULL;
     t->dirty = NULL;
     t->n_dirty = t->allocated_dirty = 0;
+    t->n_sorted = 0;
     t->n_unwritten = 0;
 }
 
@@ -973,6 +974,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
         }
     }
     t->n_dirty = 0;
+    t->n_sorted = 0;
 
     /* Each desired flow takes the first existing row with its content;
      * rows nobody takes are deleted.  (Into an empty SB, as on a first
@@ -1076,6 +1078,23 @@ order_back_to_front(struct lflow **flows, size_t n)
     free(start);
 }
 
+/* Frees 'f', which no one contributes any more, deleting its SB row. */
+static void
+delete_flow(struct lflow_table *t, struct lflow *f, struct rdb_txn *txn,
+            struct dp_groups *dpgs)
+{
+    ovs_assert(!f->n_refs);
+    if (!uuid_is_zero(&f->sb_uuid)) {
+        rdb_txn_delete(txn, &sb_table_logical_flow, &f->sb_uuid);
+        COVERAGE_INC(lflow_deleted);
+        if (f->sb_group) {
+            dp_groups_unref_flow(dpgs, &f->sb_target);
+        }
+    }
+    hmap_remove(&t->flows, &f->node);
+    lflow_free(f);
+}
+
 size_t
 lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
                        struct rdb_txn *txn, struct dp_groups *dpgs,
@@ -1083,9 +1102,16 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
 {
     size_t n = t->n_dirty;
 
+    /* 'dirty' starts with the flows a previous sync left to insert, in
+     * order ('n_sorted' of them); the flows touched since follow.  Only
+     * those are looked at here unless they add inserts: at a million
+     * flows left, touching them all for each chunk would cost more than
+     * writing the chunk. */
+    size_t n_sorted = MIN(t->n_sorted, t->n_dirty);
+
     /* Groups whose flows all move the same way are updated in place
      * (dp-groups.h): then the flows' rows need no change. */
-    for (size_t i = 0; i < t->n_dirty; i++) {
+    for (size_t i = n_sorted; i < t->n_dirty; i++) {
         const struct lflow *f = t->dirty[i];
         if (f->sb_group && !uuid_is_zero(&f->sb_uuid)) {
             dp_groups_propose_move(dpgs, &f->sb_target,
@@ -1096,22 +1122,13 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
         COVERAGE_INC(lflow_dp_group_moved);
     }
 
-    /* Deletes and updates; the flows to insert move to the front of
-     * 'dirty'. */
-    size_t n_new = 0;
-    for (size_t i = 0; i < t->n_dirty; i++) {
+    /* Deletes and updates; the flows to insert stay in 'dirty', after the
+     * sorted ones. */
+    size_t n_new = n_sorted;
+    for (size_t i = n_sorted; i < t->n_dirty; i++) {
         struct lflow *f = t->dirty[i];
         if (!f->n_dps) {
-            ovs_assert(!f->n_refs);
-            if (!uuid_is_zero(&f->sb_uuid)) {
-                rdb_txn_delete(txn, &sb_table_logical_flow, &f->sb_uuid);
-                COVERAGE_INC(lflow_deleted);
-                if (f->sb_group) {
-                    dp_groups_unref_flow(dpgs, &f->sb_target);
-                }
-            }
-            hmap_remove(&t->flows, &f->node);
-            lflow_free(f);
+            delete_flow(t, f, txn, dpgs);
         } else if (uuid_is_zero(&f->sb_uuid)) {
             t->dirty[n_new++] = f;
         } else {
@@ -1120,20 +1137,39 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
         }
     }
 
-    /* Inserts, at most 'max_inserts' of them: the rest stay dirty for the
-     * next sync. */
-    size_t n_now = n_new;
-    if (max_inserts && n_new > max_inserts) {
+    /* Inserts, at most 'max_inserts' of them, back to front; the rest
+     * stay dirty for the next sync.  New ones among sorted ones mean
+     * sorting them all again. */
+    bool sorted = n_new == n_sorted;
+    if (max_inserts && n_new > max_inserts && !sorted) {
+        size_t n_live = 0;
+        for (size_t i = 0; i < n_new; i++) {
+            struct lflow *f = t->dirty[i];
+            if (f->n_dps) {
+                t->dirty[n_live++] = f;
+            } else {
+                delete_flow(t, f, txn, dpgs);
+            }
+        }
+        n_new = n_live;
         order_back_to_front(t->dirty, n_new);
-        n_now = max_inserts;
+        sorted = true;
     }
-    for (size_t i = 0; i < n_now; i++) {
+    size_t i = 0;
+    for (size_t n_ins = 0;
+         i < n_new && (!max_inserts || n_ins < max_inserts); i++) {
         struct lflow *f = t->dirty[i];
-        insert_sb_flow(t, f, m, txn, dpgs);
-        f->dirty = false;
+        if (!f->n_dps) {
+            delete_flow(t, f, txn, dpgs);   /* Went away while waiting. */
+        } else {
+            insert_sb_flow(t, f, m, txn, dpgs);
+            f->dirty = false;
+            n_ins++;
+        }
     }
-    t->n_dirty = n_new - n_now;
-    memmove(t->dirty, t->dirty + n_now, t->n_dirty * sizeof *t->dirty);
+    t->n_dirty = n_new - i;
+    memmove(t->dirty, t->dirty + i, t->n_dirty * sizeof *t->dirty);
+    t->n_sorted = sorted ? t->n_dirty : 0;
     t->n_unwritten = t->n_dirty;
     if (t->n_dirty) {
         COVERAGE_INC(lflow_inserts_deferred);

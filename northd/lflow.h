@@ -78,6 +78,8 @@ struct lflow_table {
 
     size_t n_unwritten;             /* Flows the last sync left for the next
                                      * (more than its 'max_inserts'). */
+    size_t n_sorted;                /* The first 'n_sorted' of 'dirty' are
+                                     * such flows, in the order to write. */
 };
 
 void lflow_table_init(struct lflow_table *, size_t dp_cap);
