@@ -182,6 +182,8 @@ lflow_table_init(struct lflow_table *t, size_t dp_cap)
     t->n_dirty = t->allocated_dirty = 0;
     t->n_sorted = 0;
     t->n_unwritten = 0;
+    t->chunk = NULL;
+    t->n_chunk = t->chunk_next = 0;
 }
 
 static void
@@ -210,6 +212,7 @@ lflow_table_destroy(struct lflow_table *t)
     }
     hmap_destroy(&t->multi);
     free(t->dirty);
+    free(t->chunk);
 }
 
 size_t
@@ -839,6 +842,26 @@ produce_inserts(struct rdb_txn *txn, void *t_)
     return false;
 }
 
+/* Produces the inserts of a chunk (lflow_table_sync_dirty()), a batch per
+ * call. */
+static bool
+produce_chunk(struct rdb_txn *txn, void *t_)
+{
+    struct lflow_table *t = t_;
+    size_t end = MIN(t->chunk_next + 1000, t->n_chunk);
+    for (; t->chunk_next < end; t->chunk_next++) {
+        insert_sb_flow(t, t->chunk[t->chunk_next], t->insert_model, txn,
+                       t->insert_dpgs);
+    }
+    if (t->chunk_next < t->n_chunk) {
+        return false;
+    }
+    free(t->chunk);
+    t->chunk = NULL;
+    t->n_chunk = t->chunk_next = 0;
+    return true;
+}
+
 /* Existing SB rows, as a full sync matches desired flows against them. */
 struct lflow_sb_row {
     struct hmap_node node;          /* In 'rows', by content hash. */
@@ -1109,6 +1132,17 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
      * writing the chunk. */
     size_t n_sorted = MIN(t->n_sorted, t->n_dirty);
 
+    /* A chunk whose transaction went away before all of it was written
+     * (normally a full recompute follows a failed transaction). */
+    if (t->chunk) {
+        for (size_t i = t->chunk_next; i < t->n_chunk; i++) {
+            mark_dirty(t, t->chunk[i]);
+        }
+        free(t->chunk);
+        t->chunk = NULL;
+        t->n_chunk = t->chunk_next = 0;
+    }
+
     /* Groups whose flows all move the same way are updated in place
      * (dp-groups.h): then the flows' rows need no change. */
     for (size_t i = n_sorted; i < t->n_dirty; i++) {
@@ -1155,17 +1189,35 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
         order_back_to_front(t->dirty, n_new);
         sorted = true;
     }
+    /* A chunk is written as the server reads it, like a full sync's
+     * inserts: at the default size its whole text would be about 40 MB. */
     size_t i = 0;
-    for (size_t n_ins = 0;
-         i < n_new && (!max_inserts || n_ins < max_inserts); i++) {
+    size_t n_ins = 0;
+    struct lflow **chunk = NULL;
+    if (max_inserts && n_new > max_inserts) {
+        chunk = xmalloc(max_inserts * sizeof *chunk);
+    }
+    for (; i < n_new && (!max_inserts || n_ins < max_inserts); i++) {
         struct lflow *f = t->dirty[i];
         if (!f->n_dps) {
             delete_flow(t, f, txn, dpgs);   /* Went away while waiting. */
+            continue;
+        }
+        f->dirty = false;
+        if (chunk) {
+            chunk[n_ins] = f;
         } else {
             insert_sb_flow(t, f, m, txn, dpgs);
-            f->dirty = false;
-            n_ins++;
         }
+        n_ins++;
+    }
+    if (chunk) {
+        t->chunk = chunk;
+        t->n_chunk = n_ins;
+        t->chunk_next = 0;
+        t->insert_model = m;
+        t->insert_dpgs = dpgs;
+        rdb_txn_add_producer(txn, produce_chunk, t);
     }
     t->n_dirty = n_new - i;
     memmove(t->dirty, t->dirty + i, t->n_dirty * sizeof *t->dirty);

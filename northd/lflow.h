@@ -70,9 +70,11 @@ struct lflow_table {
     struct lflow **dirty;           /* Touched since the last sync. */
     size_t n_dirty, allocated_dirty;
 
-    /* The inserts of a full sync, produced while the transaction is sent
-     * (see rdb_txn_add_producer()). */
+    /* The inserts of a full sync, or of a chunk, produced while the
+     * transaction is sent (see rdb_txn_add_producer()). */
     struct hmap_node *insert_next;
+    struct lflow **chunk;           /* A chunk's flows, 'n_chunk' of them. */
+    size_t n_chunk, chunk_next;
     const struct ls_model *insert_model;
     struct dp_groups *insert_dpgs;
 
