@@ -276,7 +276,14 @@ put_match(struct ds *m, const struct acl_dp *ad, enum acl_stage_kind k,
 {
     ds_clear(m);
     if (ad->tiered[k]) {
-        ds_put_format(m, "%s == %d && ", tier_reg[k], tier);
+        /* Once per ACL flow: without printf, which would be most of the
+         * cost.  Tiers are single digits (ACL_MAX_TIER). */
+        BUILD_ASSERT(ACL_MAX_TIER < 9);
+        ovs_assert(tier >= 0 && tier <= ACL_MAX_TIER + 1);
+        ds_put_cstr(m, tier_reg[k]);
+        ds_put_cstr(m, " == ");
+        ds_put_char(m, '0' + tier);
+        ds_put_cstr(m, " && ");
     }
     if (prefix) {
         ds_put_cstr(m, prefix);
@@ -315,7 +322,7 @@ build_acl_flows(struct lflow_table *t, const struct acl_target *tgt,
     enum acl_stage_kind k = acl_stage_of(acl);
     enum ls_stage stage = acl_stage[k];
     uint16_t prio = acl->priority + ACL_PRI_OFFSET;
-    int tier = MIN(acl->tier, ACL_MAX_TIER);
+    int tier = MAX(0, MIN(acl->tier, ACL_MAX_TIER));
     bool stateful = ad->has_stateful || ad->has_lb;
     const char *verb = ref->force_drop ? "drop" : acl->action;
     const char *user_match = ref->match;
@@ -373,7 +380,8 @@ build_acl_flows(struct lflow_table *t, const struct acl_target *tgt,
         put_match(m, ad, k, tier, REGBIT_ACL_HINT_ALLOW_NEW" == 1",
                   user_match);
         ds_clear(a);
-        ds_put_format(a, REGBIT_CONNTRACK_COMMIT" = 1; %s", ds_cstr(&label));
+        ds_put_cstr(a, REGBIT_CONNTRACK_COMMIT" = 1; ");
+        ds_put_cstr(a, ds_cstr(&label));
         put_log(a, acl, "allow", g);
         ds_put_cstr(a, "next;");
         acl_flow_add(t, tgt, stage, prio, ds_cstr(m), ds_cstr(a), hint);
@@ -381,8 +389,8 @@ build_acl_flows(struct lflow_table *t, const struct acl_target *tgt,
         put_match(m, ad, k, tier, REGBIT_ACL_HINT_ALLOW" == 1", user_match);
         ds_clear(a);
         if (acl->label) {
-            ds_put_format(a, REGBIT_CONNTRACK_COMMIT" = 1; %s",
-                          ds_cstr(&label));
+            ds_put_cstr(a, REGBIT_CONNTRACK_COMMIT" = 1; ");
+            ds_put_cstr(a, ds_cstr(&label));
         }
         put_log(a, acl, "allow", g);
         ds_put_cstr(a, "next;");
