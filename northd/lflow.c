@@ -1220,10 +1220,11 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
         rdb_txn_add_producer(txn, produce_chunk, t);
     }
     t->n_dirty = n_new - i;
-    memmove(t->dirty, t->dirty + i, t->n_dirty * sizeof *t->dirty);
     t->n_sorted = sorted ? t->n_dirty : 0;
     t->n_unwritten = t->n_dirty;
     if (t->n_dirty) {
+        /* (Not with nothing to move: 'dirty' may still be NULL.) */
+        memmove(t->dirty, t->dirty + i, t->n_dirty * sizeof *t->dirty);
         COVERAGE_INC(lflow_inserts_deferred);
     }
     return n - t->n_dirty;
