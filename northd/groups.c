@@ -14,7 +14,6 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "packets.h"
-#include "simap.h"
 #include "util.h"
 #include "uuid.h"
 
@@ -171,46 +170,61 @@ derived_name(const char *pg, int family)
     return xasprintf("%s_ip%d", pg, family ? 6 : 4);
 }
 
-/* A count of ACLs on one datapath that refer to port group 'name'; in
- * groups->dp_pg_refs[dp], by hash_string(name, 0).  Only nonzero counts
- * have one. */
-struct pg_ref {
+/* A counted name: in a struct hmap by hash_string(name, 0), which is also
+ * the hash an sset keeps for it.  Only nonzero counts have a node.  Used
+ * for the addresses of derived sets (how many member ports have each) and
+ * for the port groups ACLs refer to on each datapath. */
+struct name_count {
     struct hmap_node node;
     unsigned int n;
     char name[];
 };
 
-static struct pg_ref *
-pg_ref_find(const struct hmap *refs, const char *name, uint32_t hash)
+static struct name_count *
+name_count_find(const struct hmap *counts, const char *name, uint32_t hash)
 {
-    struct pg_ref *r;
-    HMAP_FOR_EACH_WITH_HASH (r, node, hash, refs) {
-        if (!strcmp(r->name, name)) {
-            return r;
+    struct name_count *c;
+    HMAP_FOR_EACH_WITH_HASH (c, node, hash, counts) {
+        if (!strcmp(c->name, name)) {
+            return c;
         }
     }
     return NULL;
 }
 
-/* Adds 'delta' to the count of 'name' in 'counts', where a name without a
- * node counts 0 and a count that reaches 0 loses its node.  Returns the
- * count before. */
+/* Adds 'delta' to the count of 'name' (hashed as 'hash') in 'counts'.
+ * Returns the count before. */
 static unsigned int
-count_add(struct simap *counts, const char *name, int delta)
+name_count_add(struct hmap *counts, const char *name, uint32_t hash,
+               int delta)
 {
-    struct simap_node *node = simap_find(counts, name);
-    unsigned int old = node ? node->data : 0;
+    struct name_count *c = name_count_find(counts, name, hash);
+    unsigned int old = c ? c->n : 0;
     unsigned int new = old + delta;
-    if (!node) {
-        if (new) {
-            simap_put(counts, name, new);
+    if (!c && new) {
+        size_t len = strlen(name);
+        c = xmalloc(sizeof *c + len + 1);
+        memcpy(c->name, name, len + 1);
+        hmap_insert(counts, &c->node, hash);
+    }
+    if (c) {
+        c->n = new;
+        if (!new) {
+            hmap_remove(counts, &c->node);
+            free(c);
         }
-    } else if (new) {
-        node->data = new;
-    } else {
-        simap_delete(counts, node);
     }
     return old;
+}
+
+static void
+name_counts_destroy(struct hmap *counts)
+{
+    struct name_count *c;
+    HMAP_FOR_EACH_POP (c, node, counts) {
+        free(c);
+    }
+    hmap_destroy(counts);
 }
 
 /* Adds 'delta' to address 'ip' of derived set 'name'. */
@@ -218,12 +232,12 @@ static void
 derived_count(struct groups *g, const char *name, const char *ip, int delta,
               struct sset *sets_changed)
 {
-    struct simap *counts = shash_find_data(&g->derived, name);
+    struct hmap *counts = shash_find_data(&g->derived, name);
     struct sset *set = shash_find_data(&g->sets, name);
     if (!counts || !set) {
         return;                     /* An NB set took the name. */
     }
-    unsigned int old = count_add(counts, ip, delta);
+    unsigned int old = name_count_add(counts, ip, hash_string(ip, 0), delta);
     unsigned int new = old + delta;
     if (!old != !new) {
         if (new) {
@@ -440,8 +454,8 @@ add_derived_sets(struct groups *g, const struct pg_state *pg)
             continue;
         }
         shash_add(&g->sets, name, new_sset());
-        struct simap *counts = xmalloc(sizeof *counts);
-        simap_init(counts);
+        struct hmap *counts = xmalloc(sizeof *counts);
+        hmap_init(counts);
         shash_add_nocopy(&g->derived, name, counts);
     }
 }
@@ -571,7 +585,7 @@ groups_destroy(struct groups *g)
     }
     shash_destroy(&g->sets);
     SHASH_FOR_EACH (node, &g->derived) {
-        simap_destroy(node->data);
+        name_counts_destroy(node->data);
         free(node->data);
     }
     shash_destroy(&g->derived);
@@ -583,11 +597,7 @@ groups_destroy(struct groups *g)
     clear_deltas(g);
     shash_destroy(&g->set_deltas);
     for (size_t i = 0; i < g->dp_cap; i++) {
-        struct pg_ref *r;
-        HMAP_FOR_EACH_POP (r, node, &g->dp_pg_refs[i]) {
-            free(r);
-        }
-        hmap_destroy(&g->dp_pg_refs[i]);
+        name_counts_destroy(&g->dp_pg_refs[i]);
     }
     free(g->dp_pg_refs);
 }
@@ -596,21 +606,8 @@ void
 groups_pg_ref(struct groups *g, size_t dp, const char *name, uint32_t hash,
               int delta)
 {
-    struct hmap *refs = &g->dp_pg_refs[dp];
-    struct pg_ref *r = pg_ref_find(refs, name, hash);
-    unsigned int old = r ? r->n : 0;
+    unsigned int old = name_count_add(&g->dp_pg_refs[dp], name, hash, delta);
     unsigned int new = old + delta;
-    if (!r) {
-        size_t len = strlen(name);
-        r = xmalloc(sizeof *r + len + 1);
-        memcpy(r->name, name, len + 1);
-        hmap_insert(refs, &r->node, hash);
-    }
-    r->n = new;
-    if (!new) {
-        hmap_remove(refs, &r->node);
-        free(r);
-    }
     if (!old != !new) {
         mark_pg_dirty(g, dp, name);
     }
@@ -634,7 +631,7 @@ mark_referring_dps(struct groups *g, const char *name)
 {
     uint32_t hash = hash_string(name, 0);
     for (size_t i = 0; i < g->model->n_datapaths; i++) {
-        if (pg_ref_find(&g->dp_pg_refs[i], name, hash)) {
+        if (name_count_find(&g->dp_pg_refs[i], name, hash)) {
             mark_pg_dirty(g, i, name);
         }
     }
@@ -692,9 +689,9 @@ pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
     }
     for (int f = 0; f < 2; f++) {
         char *name = derived_name(pg->name, f);
-        struct simap *counts = shash_find_and_delete(&g->derived, name);
+        struct hmap *counts = shash_find_and_delete(&g->derived, name);
         if (counts) {
-            simap_destroy(counts);
+            name_counts_destroy(counts);
             free(counts);
             struct sset *set = shash_find_and_delete(&g->sets, name);
             sset_destroy(set);
@@ -964,7 +961,7 @@ desired_pg(const struct groups *g, size_t dp, const char *name,
         *ports = &pd->ports;
         return true;
     }
-    return pg_ref_find(&g->dp_pg_refs[dp], name, hash_string(name, 0));
+    return name_count_find(&g->dp_pg_refs[dp], name, hash_string(name, 0));
 }
 
 static bool
@@ -1121,7 +1118,7 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
         }
     }
     for (size_t i = 0; i < m->n_datapaths; i++) {
-        const struct pg_ref *ref;
+        const struct name_count *ref;
         HMAP_FOR_EACH (ref, node, &g->dp_pg_refs[i]) {
             if (shash_find(&g->pg_names, ref->name)) {
                 char *name = sb_pg_name(m->dp_array[i]->tunnel_key,

@@ -51,13 +51,14 @@ struct groups {
 
     /* Desired SB address sets: name -> struct sset * of addresses.
      * Derived "<pg>_ip4/6" sets also count each address's members in
-     * 'derived' (name -> struct simap *), since members may share one. */
+     * 'derived' (name -> struct hmap * of counted names, see groups.c),
+     * since members may share one. */
     struct shash sets;
     struct shash derived;
     struct shash nb_sets;           /* NB set name -> its NB row. */
 
     /* ACL references to port groups, per datapath (array of 'dp_cap'
-     * hmaps of struct pg_ref: name -> count), maintained by acls.c. */
+     * hmaps of counted names, see groups.c), maintained by acls.c. */
     struct hmap *dp_pg_refs;
 
     /* SB rows by name, as last written: name -> struct uuid *. */
