@@ -181,7 +181,6 @@ lflow_table_init(struct lflow_table *t, size_t dp_cap)
     t->dirty = NULL;
     t->n_dirty = t->allocated_dirty = 0;
     t->n_sorted = 0;
-    t->n_unwritten = 0;
     t->chunk = NULL;
     t->n_chunk = t->chunk_next = 0;
 }
@@ -1041,7 +1040,6 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
 
     /* More new rows than one transaction may carry: the incremental
      * syncs that follow write them, a chunk each (lflow_table_sync_dirty()). */
-    t->n_unwritten = 0;
     if (max_inserts && hmap_count(&t->flows) > max_inserts) {
         size_t n_new = 0;
         HMAP_FOR_EACH (f, node, &t->flows) {
@@ -1053,7 +1051,6 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
                     mark_dirty(t, f);
                 }
             }
-            t->n_unwritten = n_new;
             COVERAGE_INC(lflow_inserts_deferred);
             return;
         }
@@ -1132,16 +1129,10 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
      * writing the chunk. */
     size_t n_sorted = MIN(t->n_sorted, t->n_dirty);
 
-    /* A chunk whose transaction went away before all of it was written
-     * (normally a full recompute follows a failed transaction). */
-    if (t->chunk) {
-        for (size_t i = t->chunk_next; i < t->n_chunk; i++) {
-            mark_dirty(t, t->chunk[i]);
-        }
-        free(t->chunk);
-        t->chunk = NULL;
-        t->n_chunk = t->chunk_next = 0;
-    }
+    /* The last chunk was written out whole: a transaction that fails or
+     * goes away before that is followed by a full recompute on a new
+     * table, never by another sync of this one. */
+    ovs_assert(!t->chunk);
 
     /* Groups whose flows all move the same way are updated in place
      * (dp-groups.h): then the flows' rows need no change. */
@@ -1221,7 +1212,6 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
     }
     t->n_dirty = n_new - i;
     t->n_sorted = sorted ? t->n_dirty : 0;
-    t->n_unwritten = t->n_dirty;
     if (t->n_dirty) {
         /* (Not with nothing to move: 'dirty' may still be NULL.) */
         memmove(t->dirty, t->dirty + i, t->n_dirty * sizeof *t->dirty);
@@ -1233,5 +1223,6 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
 size_t
 lflow_table_n_unwritten(const struct lflow_table *t)
 {
-    return t->n_unwritten;
+    /* Right after a sync, every flow still dirty is one it left. */
+    return t->n_dirty;
 }

@@ -78,10 +78,10 @@ struct lflow_table {
     const struct ls_model *insert_model;
     struct dp_groups *insert_dpgs;
 
-    size_t n_unwritten;             /* Flows the last sync left for the next
-                                     * (more than its 'max_inserts'). */
     size_t n_sorted;                /* The first 'n_sorted' of 'dirty' are
-                                     * such flows, in the order to write. */
+                                     * flows the last sync left to insert
+                                     * (more than its 'max_inserts'), in the
+                                     * order to write them. */
 };
 
 void lflow_table_init(struct lflow_table *, size_t dp_cap);
@@ -163,7 +163,8 @@ size_t lflow_table_sync_dirty(struct lflow_table *, const struct ls_model *,
                               struct rdb_txn *sb_txn, struct dp_groups *,
                               size_t max_inserts);
 
-/* The number of flows the last sync left for the next one to insert. */
+/* The number of flows the last sync left for the next one to insert (to
+ * be called right after a sync, before flows are touched again). */
 size_t lflow_table_n_unwritten(const struct lflow_table *);
 
 #endif /* northd/lflow.h */

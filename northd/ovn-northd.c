@@ -7,7 +7,6 @@
 #include <config.h>
 
 #include <ctype.h>
-
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
