@@ -557,6 +557,8 @@ struct parse_ctx {
     int depth;
     bool check_only;            /* Only to validate: the tree need not
                                  * hold the members of "$x" and "@x". */
+    bool summary_failed;        /* 'error' is that a summary of a set was
+                                 * not enough. */
 };
 
 static struct expr *parse_or_and(struct parse_ctx *);
@@ -687,6 +689,7 @@ parse_ref(struct parse_ctx *ctx, struct expr_cmp *cmp)
         return true;
     }
     if (set->summary) {
+        ctx->summary_failed |= !ctx->error;
         set_error(ctx, lex_error(ctx->lexer, "address set $%s was added "
                                  "without its addresses", t->s));
         return false;
@@ -1105,7 +1108,8 @@ parse_or_and(struct parse_ctx *ctx)
  * stores NULL. */
 static char *
 parse__(struct lexer *lexer, const struct symtab *symtab,
-        const struct expr_refs *refs, bool check_only, struct expr **exprp)
+        const struct expr_refs *refs, bool check_only, struct expr **exprp,
+        bool *summary_failed)
 {
     struct parse_ctx ctx = { .lexer = lexer, .symtab = symtab,
                              .refs = refs, .check_only = check_only };
@@ -1114,6 +1118,9 @@ parse__(struct lexer *lexer, const struct symtab *symtab,
     if (ctx.error) {
         expr_destroy(e);
         *exprp = NULL;
+        if (summary_failed) {
+            *summary_failed = ctx.summary_failed;
+        }
         return ctx.error;
     }
     *exprp = e;
@@ -1124,13 +1131,13 @@ char *
 expr_parse(struct lexer *lexer, const struct symtab *symtab,
            const struct expr_refs *refs, struct expr **exprp)
 {
-    return parse__(lexer, symtab, refs, false, exprp);
+    return parse__(lexer, symtab, refs, false, exprp, NULL);
 }
 
 static char *
 parse_string__(const char *s, const struct symtab *symtab,
                const struct expr_refs *refs, bool check_only,
-               struct expr **exprp)
+               struct expr **exprp, bool *summary_failed)
 {
     struct lexer lexer;
     char *error;
@@ -1141,7 +1148,8 @@ parse_string__(const char *s, const struct symtab *symtab,
         error = xstrdup("empty match (use 1 to match everything)");
         *exprp = NULL;
     } else {
-        error = parse__(&lexer, symtab, refs, check_only, exprp);
+        error = parse__(&lexer, symtab, refs, check_only, exprp,
+                        summary_failed);
         if (!error && lexer.token.type != LEX_T_END) {
             error = lex_syntax_error(&lexer, "end of input");
             expr_destroy(*exprp);
@@ -1157,7 +1165,7 @@ char *
 expr_parse_string(const char *s, const struct symtab *symtab,
                   const struct expr_refs *refs, struct expr **exprp)
 {
-    return parse_string__(s, symtab, refs, false, exprp);
+    return parse_string__(s, symtab, refs, false, exprp, NULL);
 }
 
 /* Annotation. */
@@ -1501,8 +1509,19 @@ char *
 expr_validate(const char *match, const struct symtab *symtab,
               const struct expr_refs *refs)
 {
+    return expr_validate_summaries(match, symtab, refs, NULL);
+}
+
+char *
+expr_validate_summaries(const char *match, const struct symtab *symtab,
+                        const struct expr_refs *refs, bool *summary_failed)
+{
     struct expr *e, *a;
-    char *error = parse_string__(match, symtab, refs, true, &e);
+    if (summary_failed) {
+        *summary_failed = false;
+    }
+    char *error = parse_string__(match, symtab, refs, true, &e,
+                                 summary_failed);
     if (error) {
         return error;
     }
@@ -1519,6 +1538,57 @@ expr_validate(const char *match, const struct symtab *symtab,
         expr_destroy(a);
     }
     return error;
+}
+
+bool
+expr_validation_key(const char *match, const struct expr_refs *refs,
+                    struct ds *key)
+{
+    ds_clear(key);
+    struct lex_ref ref;
+    const char *p = match;
+    for (;;) {
+        enum lex_ref_scan scan = lex_find_ref(p, &ref);
+        if (scan == LEX_REF_NONE) {
+            ds_put_cstr(key, p);
+            return true;
+        } else if (scan == LEX_REF_UNSURE) {
+            return false;
+        }
+
+        /* The text up to the sigil, then what parse_ref() reads of the set
+         * in place of its name: whether it exists, its kind, and for an
+         * address set the widest member.  Each ends in ';', which a name
+         * cannot hold, so no two matches share a key by accident. */
+        ds_put_buffer(key, p, ref.sigil + 1 - p);
+        const struct shash *sets = (*ref.sigil == '$' ? &refs->addr_sets
+                                    : &refs->port_groups);
+        const struct shash_node *node = shash_find_len(sets, ref.sigil + 1,
+                                                       ref.len);
+        const struct expr_const_set *set = node ? node->data : NULL;
+        if (!set) {
+            ds_put_cstr(key, "-;");
+        } else if (set->is_string) {
+            ds_put_cstr(key, "s;");
+        } else if (set->summary) {
+            /* By hand: printf would cost more than the rest of the key. */
+            int w = set->max_width;
+            ds_put_char(key, 'w');
+            if (w >= 100) {
+                ds_put_char(key, '0' + w / 100);
+            }
+            if (w >= 10) {
+                ds_put_char(key, '0' + w / 10 % 10);
+            }
+            ds_put_char(key, '0' + w % 10);
+            ds_put_char(key, ';');
+        } else {
+            /* Compared with a predicate, each member would be checked:
+             * its verdict depends on more than the width. */
+            return false;
+        }
+        p = ref.sigil + 1 + ref.len;
+    }
 }
 
 /* Normalization. */

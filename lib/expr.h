@@ -159,6 +159,23 @@ struct expr *expr_normalize(struct expr *);
  * ovn-controller would accept it, otherwise an error. */
 char *expr_validate(const char *match, const struct symtab *,
                     const struct expr_refs *) OVS_WARN_UNUSED_RESULT;
+/* The same, and sets '*summary_failed' if the error is only that an
+ * address set held as a summary must be added with its addresses (see
+ * expr_refs_add_addr_set_summary()) before the match can be judged. */
+char *expr_validate_summaries(const char *match, const struct symtab *,
+                              const struct expr_refs *, bool *summary_failed)
+    OVS_WARN_UNUSED_RESULT;
+
+/* Writes to 'key' the match's "shape": 'match' with each "$name" and
+ * "@name" replaced by all that expr_validate() reads of that set in
+ * 'refs' (whether it exists, whether it holds strings, its widest member).
+ * Two matches with the same key get the same verdict from expr_validate()
+ * (not the same message: errors name sets and positions), so a valid key
+ * stands for every match that has it.  Returns false, with 'key'
+ * meaningless, for a match whose verdict could depend on more: one with a
+ * comment, or naming an address set held with its members. */
+bool expr_validation_key(const char *match, const struct expr_refs *,
+                         struct ds *key);
 
 /* A concrete packet and its metadata, for evaluation: values of base
  * fields by name.  Fields not set are zero (strings: empty). */

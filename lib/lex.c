@@ -786,6 +786,43 @@ parse_ref(const char *p, enum lex_type type, struct lex_token *t)
     return p;
 }
 
+enum lex_ref_scan
+lex_find_ref(const char *p, struct lex_ref *ref)
+{
+    for (;; p++) {
+        /* strcspn() looks at many bytes at a time. */
+        p += strcspn(p, "\"/$@");
+        switch (*p) {
+        case '\0':
+            return LEX_REF_NONE;
+        case '"':
+            /* Skipped whole, escapes included, as parse_string() reads it;
+             * what is inside cannot be a reference. */
+            for (p++; *(p += strcspn(p, "\"\\")) != '"'; p += 2) {
+                if (*p == '\0' || p[1] == '\0') {
+                    return LEX_REF_UNSURE;
+                }
+            }
+            break;
+        case '/':
+            if (p[1] == '*' || p[1] == '/') {
+                return LEX_REF_UNSURE;
+            }
+            break;
+        default:
+            if (!is_id_start(p[1])) {
+                return LEX_REF_UNSURE;
+            }
+            ref->sigil = p;
+            ref->len = 1;
+            while (is_id_char(p[1 + ref->len])) {
+                ref->len++;
+            }
+            return LEX_REF_FOUND;
+        }
+    }
+}
+
 /* Skips white space and comments.  Returns NULL, with an error in 't', if
  * a comment does not end. */
 static const char *

@@ -106,6 +106,23 @@ char *lex_syntax_error(const struct lexer *, const char *expecting)
     OVS_WARN_UNUSED_RESULT;
 void lex_format_where(const struct lexer *, struct ds *);
 
+/* The "$name" and "@name" references of a match, found as the lexer would
+ * read them but without lexing: for callers that index matches by their
+ * references.  lex_find_ref() looks from 'p' on, outside quoted strings.
+ * It returns LEX_REF_FOUND with 'ref' set, LEX_REF_NONE if there is no
+ * other reference, or LEX_REF_UNSURE where reading it takes the lexer: a
+ * comment, a '$' or '@' with no name, or a string that does not end. */
+struct lex_ref {
+    const char *sigil;          /* The '$' or '@'; the name follows it. */
+    size_t len;                 /* Length of the name. */
+};
+enum lex_ref_scan {
+    LEX_REF_FOUND,
+    LEX_REF_NONE,
+    LEX_REF_UNSURE,
+};
+enum lex_ref_scan lex_find_ref(const char *p, struct lex_ref *ref);
+
 /* 128-bit helpers on host-order ovs_u128. */
 ovs_u128 lex_u128_from_u64(uint64_t);
 ovs_u128 lex_u128_and(ovs_u128, ovs_u128);

@@ -24,6 +24,7 @@ VLOG_DEFINE_THIS_MODULE(acl_check);
 
 COVERAGE_DEFINE(acl_validated);
 COVERAGE_DEFINE(acl_invalid);
+COVERAGE_DEFINE(acl_valid_by_shape);
 
 /* The fields ovn-controller 23.03 knows never change: built once. */
 static struct symtab symtab;
@@ -58,6 +59,14 @@ struct acl_check {
     struct expr_refs refs;          /* What validations needed so far. */
     struct sset in_sets;            /* Address sets already in 'refs'... */
     struct sset in_pgs;             /* ...and port groups. */
+
+    /* Keys (expr_validation_key()) of matches found valid: most ACLs
+     * differ from another only in the sets they name, and a match whose
+     * key is here is valid without a parse.  A key holds all a verdict
+     * depends on, so none goes stale; the map is only kept from growing
+     * without bound. */
+    struct sset valid_shapes;
+    struct ds key;                  /* Scratch for the key of a match. */
 };
 
 struct acl_check *
@@ -75,6 +84,8 @@ acl_check_create(const struct shash *addr_sets, struct rdb *nb_db)
     expr_refs_init(&c->refs);
     sset_init(&c->in_sets);
     sset_init(&c->in_pgs);
+    sset_init(&c->valid_shapes);
+    ds_init(&c->key);
 
     const struct nb_port_group *pg;
     NB_PORT_GROUP_FOR_EACH (pg, nb_db) {
@@ -113,6 +124,8 @@ acl_check_destroy(struct acl_check *c)
     }
     sset_destroy(&c->in_sets);
     sset_destroy(&c->in_pgs);
+    sset_destroy(&c->valid_shapes);
+    ds_destroy(&c->key);
     expr_refs_destroy(&c->refs);
     shash_destroy(&c->set_hashes);
     sset_destroy(&c->pgs);
@@ -286,11 +299,25 @@ acl_check_match(struct acl_check *c, const struct nb_acl *acl,
 
     v = xzalloc(sizeof *v);
     v->match = xstrdup(match);
-    v->error = expr_validate(match, &symtab, &c->refs);
-    if (v->error && with_addresses(c, as_names)) {
-        /* A summary was not enough: ask again, with the addresses. */
-        free(v->error);
-        v->error = expr_validate(match, &symtab, &c->refs);
+    bool keyed = expr_validation_key(match, &c->refs, &c->key);
+    if (keyed && sset_contains(&c->valid_shapes, ds_cstr(&c->key))) {
+        COVERAGE_INC(acl_valid_by_shape);
+    } else {
+        bool summary_failed;
+        v->error = expr_validate_summaries(match, &symtab, &c->refs,
+                                           &summary_failed);
+        if (!v->error && keyed) {
+            if (sset_count(&c->valid_shapes) >= 2 * hmap_count(&verdicts)
+                + 1024) {
+                sset_clear(&c->valid_shapes);
+            }
+            sset_add(&c->valid_shapes, ds_cstr(&c->key));
+        } else if (summary_failed && with_addresses(c, as_names)) {
+            /* A summary was not enough: ask again, with the addresses.
+             * (The key made above does not hold for these.) */
+            free(v->error);
+            v->error = expr_validate(match, &symtab, &c->refs);
+        }
     }
     v->deps = xmalloc((sset_count(as_names) + sset_count(pg_names) + 1)
                       * sizeof *v->deps);

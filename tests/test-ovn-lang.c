@@ -19,6 +19,11 @@
  *   validate-actions "OK" or the error for each action list
  *   addr-set-summary for each address, what a full address set and a
  *                    summary of it hold: count, widest value, error
+ *   validation-keys  each match, with its references replaced by every
+ *                    set of a second collection (address sets held as
+ *                    summaries, as northd holds them): checks that
+ *                    variants with the same expr_validation_key() get the
+ *                    same verdict, and prints how many keys they had
  *   list-symbols     the symbol table
  *   validate-sb      checks every logical flow of a southbound database
  *                    dump (see do_validate_sb() for the input); prints
@@ -655,6 +660,123 @@ do_validate_sb(void)
     return status;
 }
 
+/* What "validation-keys" substitutes for each "$name" and "@name": sets
+ * held as summaries, as northd's checker holds them, with some sharing a
+ * width, and names that exist nowhere. */
+static struct expr_refs summary_refs;
+static const char *const key_addr_sets[] = {
+    "s4", "s4b", "s6", "smac", "smixed", "sempty", "ssmall", "nope",
+};
+static const char *const key_port_groups[] = { "pg1", "pgempty", "nope" };
+
+static void
+setup_summary_refs(void)
+{
+    static const char *s4[] = { "10.0.0.1" };
+    static const char *s4b[] = { "10.0.0.2", "10.1.0.0/16" };
+    static const char *s6[] = { "fe80::1" };
+    static const char *smac[] = { "00:00:00:00:00:01" };
+    static const char *smixed[] = { "10.0.0.1", "fe80::1" };
+    static const char *ssmall[] = { "7", "3" };
+    static const char *pg1[] = { "p1", "p2" };
+
+    expr_refs_init(&summary_refs);
+    ovs_assert(!expr_refs_add_addr_set_summary(&summary_refs, "s4", s4, 1));
+    ovs_assert(!expr_refs_add_addr_set_summary(&summary_refs, "s4b", s4b,
+                                               2));
+    ovs_assert(!expr_refs_add_addr_set_summary(&summary_refs, "s6", s6, 1));
+    ovs_assert(!expr_refs_add_addr_set_summary(&summary_refs, "smac", smac,
+                                               1));
+    ovs_assert(!expr_refs_add_addr_set_summary(&summary_refs, "smixed",
+                                               smixed, 2));
+    ovs_assert(!expr_refs_add_addr_set_summary(&summary_refs, "sempty",
+                                               NULL, 0));
+    ovs_assert(!expr_refs_add_addr_set_summary(&summary_refs, "ssmall",
+                                               ssmall, 2));
+    expr_refs_add_port_group(&summary_refs, "pg1", pg1, 2);
+    expr_refs_add_port_group(&summary_refs, "pgempty", NULL, 0);
+}
+
+/* "validation-keys": for each match, every variant with its first three
+ * references replaced by the names above.  A key stands for a verdict in
+ * northd, so two variants with one key and different verdicts are a bug:
+ * printed as "disagree".  Otherwise prints "N variants, K keys, V valid",
+ * or "no key" for a match expr_validation_key() declines. */
+static void
+do_validation_keys(const char *line)
+{
+    enum { MAX_REFS = 3 };
+    struct lex_ref refs_found[MAX_REFS];
+    size_t n_refs = 0;
+    struct lex_ref ref;
+    for (const char *p = line;
+         n_refs < MAX_REFS && lex_find_ref(p, &ref) == LEX_REF_FOUND;
+         p = ref.sigil + 1 + ref.len) {
+        refs_found[n_refs++] = ref;
+    }
+
+    size_t n_variants = 1;
+    for (size_t i = 0; i < n_refs; i++) {
+        n_variants *= (*refs_found[i].sigil == '$'
+                       ? ARRAY_SIZE(key_addr_sets)
+                       : ARRAY_SIZE(key_port_groups));
+    }
+
+    struct shash verdicts = SHASH_INITIALIZER(&verdicts);
+    struct ds variant = DS_EMPTY_INITIALIZER;
+    struct ds key = DS_EMPTY_INITIALIZER;
+    size_t n_valid = 0;
+    bool keyed = true, agree = true;
+    for (size_t v = 0; v < n_variants && keyed && agree; v++) {
+        ds_clear(&variant);
+        const char *p = line;
+        size_t rest = v;
+        for (size_t i = 0; i < n_refs; i++) {
+            bool as = *refs_found[i].sigil == '$';
+            size_t n = as ? ARRAY_SIZE(key_addr_sets)
+                          : ARRAY_SIZE(key_port_groups);
+            ds_put_buffer(&variant, p, refs_found[i].sigil + 1 - p);
+            ds_put_cstr(&variant, (as ? key_addr_sets
+                                   : key_port_groups)[rest % n]);
+            rest /= n;
+            p = refs_found[i].sigil + 1 + refs_found[i].len;
+        }
+        ds_put_cstr(&variant, p);
+
+        const char *match = ds_cstr(&variant);
+        char *error = expr_validate(match, &symtab, &summary_refs);
+        n_valid += !error;
+        if (!expr_validation_key(match, &summary_refs, &key)) {
+            keyed = false;
+        } else {
+            struct shash_node *node = shash_find(&verdicts, ds_cstr(&key));
+            if (!node) {
+                shash_add(&verdicts, ds_cstr(&key), xstrdup(match));
+            } else {
+                char *other = expr_validate(node->data, &symtab,
+                                            &summary_refs);
+                if (!other != !error) {
+                    printf("disagree: \"%s\" is %s, \"%s\" is %s\n",
+                           (char *) node->data, other ? "invalid" : "valid",
+                           match, error ? "invalid" : "valid");
+                    agree = false;
+                }
+                free(other);
+            }
+        }
+        free(error);
+    }
+    if (!keyed) {
+        printf("no key\n");
+    } else if (agree) {
+        printf("%"PRIuSIZE" variants, %"PRIuSIZE" keys, %"PRIuSIZE" valid\n",
+               n_variants, shash_count(&verdicts), n_valid);
+    }
+    shash_destroy_free_data(&verdicts);
+    ds_destroy(&variant);
+    ds_destroy(&key);
+}
+
 /* "addr-set-summary": each line is one address; prints what a full
  * address set and a summary of it make of it (count, widest value,
  * error), which must agree. */
@@ -698,6 +820,7 @@ main(int argc, char *argv[])
         { "roundtrip-actions", do_roundtrip_actions },
         { "validate-actions", do_validate_actions },
         { "addr-set-summary", do_addr_set_summary },
+        { "validation-keys", do_validation_keys },
     };
     void (*cb)(const char *) = NULL;
 
@@ -707,6 +830,7 @@ main(int argc, char *argv[])
     }
     symtab_init_ovn(&symtab);
     setup_refs();
+    setup_summary_refs();
     expr_flow_init(&flow);
 
     int status = 0;
@@ -748,6 +872,7 @@ main(int argc, char *argv[])
 out:
     expr_flow_destroy(&flow);
     expr_refs_destroy(&refs);
+    expr_refs_destroy(&summary_refs);
     symtab_destroy(&symtab);
     return status;
 }
