@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "coverage.h"
-#include "hash.h"
 #include "lib/expr.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
@@ -30,43 +29,21 @@ COVERAGE_DEFINE(acl_valid_by_shape);
 static struct symtab symtab;
 static bool symtab_ready;
 
-/* What a verdict on a match depended on: an address set's content, or
- * whether a port group exists. */
-struct ref_dep {
-    char *name;
-    bool pg;
-    uint32_t hash;                  /* Set content hash, or 1 if the group
-                                     * exists; 0 if absent. */
-};
-
-/* A verdict on one match string, kept across passes while nothing it
- * depends on changes, so that an unchanged ACL is not parsed again. */
-struct match_verdict {
-    struct hmap_node node;          /* In 'verdicts', by hash of 'match'. */
-    char *match;
-    char *error;                    /* NULL if valid. */
-    struct ref_dep *deps;
-    size_t n_deps;
-    bool used;                      /* Looked up during this pass. */
-};
-
-static struct hmap verdicts = HMAP_INITIALIZER(&verdicts);
+/* Keys (expr_validation_key()) of matches found valid, across passes:
+ * most ACLs differ from another only in the sets they name, and a match
+ * whose key is here is valid without a parse.  A key holds all that a
+ * verdict depends on, so none goes stale, and a match whose sets change
+ * is simply keyed again.  Kept from growing without bound by starting
+ * over past twice the NB's ACLs. */
+static struct sset valid_shapes = SSET_INITIALIZER(&valid_shapes);
+static size_t max_shapes;
 
 struct acl_check {
     const struct shash *addr_sets;  /* Borrowed: name -> struct sset *. */
     struct sset pgs;                /* Names of NB port groups. */
-    struct shash set_hashes;        /* name -> content hash, as needed. */
     struct expr_refs refs;          /* What validations needed so far. */
-    struct sset in_sets;            /* Address sets already in 'refs'... */
-    struct sset in_pgs;             /* ...and port groups. */
-
-    /* Keys (expr_validation_key()) of matches found valid: most ACLs
-     * differ from another only in the sets they name, and a match whose
-     * key is here is valid without a parse.  A key holds all a verdict
-     * depends on, so none goes stale; the map is only kept from growing
-     * without bound. */
-    struct sset valid_shapes;
     struct ds key;                  /* Scratch for the key of a match. */
+    char *error;                    /* The last acl_check_match() error. */
 };
 
 struct acl_check *
@@ -76,16 +53,14 @@ acl_check_create(const struct shash *addr_sets, struct rdb *nb_db)
         symtab_init_ovn(&symtab);
         symtab_ready = true;
     }
+    max_shapes = 2 * nb_acl_count(nb_db) + 1024;
 
     struct acl_check *c = xmalloc(sizeof *c);
     c->addr_sets = addr_sets;
     sset_init(&c->pgs);
-    shash_init(&c->set_hashes);
     expr_refs_init(&c->refs);
-    sset_init(&c->in_sets);
-    sset_init(&c->in_pgs);
-    sset_init(&c->valid_shapes);
     ds_init(&c->key);
+    c->error = NULL;
 
     const struct nb_port_group *pg;
     NB_PORT_GROUP_FOR_EACH (pg, nb_db) {
@@ -94,40 +69,15 @@ acl_check_create(const struct shash *addr_sets, struct rdb *nb_db)
     return c;
 }
 
-static void
-match_verdict_destroy(struct match_verdict *v)
-{
-    for (size_t i = 0; i < v->n_deps; i++) {
-        free(v->deps[i].name);
-    }
-    free(v->deps);
-    free(v->match);
-    free(v->error);
-    free(v);
-}
-
 void
 acl_check_destroy(struct acl_check *c)
 {
     if (!c) {
         return;
     }
-    /* Forget verdicts on matches no ACL has any more. */
-    struct match_verdict *v;
-    HMAP_FOR_EACH_SAFE (v, node, &verdicts) {
-        if (!v->used) {
-            hmap_remove(&verdicts, &v->node);
-            match_verdict_destroy(v);
-        } else {
-            v->used = false;
-        }
-    }
-    sset_destroy(&c->in_sets);
-    sset_destroy(&c->in_pgs);
-    sset_destroy(&c->valid_shapes);
     ds_destroy(&c->key);
+    free(c->error);
     expr_refs_destroy(&c->refs);
-    shash_destroy(&c->set_hashes);
     sset_destroy(&c->pgs);
     free(c);
 }
@@ -135,8 +85,6 @@ acl_check_destroy(struct acl_check *c)
 void
 acl_check_set_changed(struct acl_check *c, const char *name)
 {
-    shash_find_and_delete(&c->set_hashes, name);
-    sset_find_and_delete(&c->in_sets, name);
     /* Gone, or to be added again with its new content when next needed. */
     expr_refs_remove_addr_set(&c->refs, name);
 }
@@ -149,50 +97,9 @@ acl_check_set_pg(struct acl_check *c, const char *name, bool exists)
     } else {
         sset_find_and_delete(&c->pgs, name);
     }
-    sset_find_and_delete(&c->in_pgs, name);
     if (!exists) {
         expr_refs_remove_port_group(&c->refs, name);
     }
-}
-
-/* Returns the current dependency value of address set or port group
- * 'name'. */
-static uint32_t
-dep_value(struct acl_check *c, const char *name, bool pg)
-{
-    if (pg) {
-        return sset_contains(&c->pgs, name);
-    }
-    struct shash_node *node = shash_find(&c->set_hashes, name);
-    if (node) {
-        return (uintptr_t) node->data;
-    }
-    const struct sset *set = shash_find_data(c->addr_sets, name);
-    uint32_t hash = 0;
-    if (set) {
-        /* A sum does not depend on the set's order, so it needs no sort;
-         * the sset already hashed each address. */
-        const struct sset_node *sn;
-        hash = hash_int(sset_count(set), 1);
-        HMAP_FOR_EACH (sn, hmap_node, &set->map) {
-            hash += hash_int(sn->hmap_node.hash, 0);
-        }
-        hash |= 2;              /* Never 0, never 1. */
-    }
-    shash_add(&c->set_hashes, name, (void *) (uintptr_t) hash);
-    return hash;
-}
-
-static bool
-verdict_is_current(struct acl_check *c, const struct match_verdict *v)
-{
-    for (size_t i = 0; i < v->n_deps; i++) {
-        if (dep_value(c, v->deps[i].name, v->deps[i].pg)
-            != v->deps[i].hash) {
-            return false;
-        }
-    }
-    return true;
 }
 
 /* Adds address set 'name' ('set') to 'c->refs': with its addresses, or
@@ -230,6 +137,20 @@ add_addr_set(struct acl_check *c, const char *name, const struct sset *set,
     free(addrs);
 }
 
+/* True if 'sets' (of 'c->refs') has the name in 'sn'.  An sset and an
+ * shash hash names alike, so the sset's hash serves. */
+static bool
+in_refs(const struct shash *sets, const struct sset_node *sn)
+{
+    const struct shash_node *node;
+    HMAP_FOR_EACH_WITH_HASH (node, node, sn->hmap_node.hash, &sets->map) {
+        if (!strcmp(node->name, sn->name)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Makes sure 'c->refs' holds the address sets and port groups in
  * 'as_names' and 'pg_names'.  Address sets go in as summaries: most
  * matches need no more (see expr_refs_add_addr_set_summary()), and a
@@ -238,20 +159,21 @@ static void
 add_refs(struct acl_check *c, const struct sset *as_names,
          const struct sset *pg_names)
 {
-    const char *name;
-
-    SSET_FOR_EACH (name, as_names) {
-        const struct sset *set = shash_find_data(c->addr_sets, name);
-        if (set && !sset_contains(&c->in_sets, name)) {
-            sset_add(&c->in_sets, name);
-            add_addr_set(c, name, set, true);
+    const struct sset_node *sn;
+    HMAP_FOR_EACH (sn, hmap_node, &as_names->map) {
+        if (!in_refs(&c->refs.addr_sets, sn)) {
+            const struct sset *set = shash_find_data(c->addr_sets, sn->name);
+            if (set) {
+                add_addr_set(c, sn->name, set, true);
+            }
         }
     }
-    SSET_FOR_EACH (name, pg_names) {
-        if (sset_contains(&c->pgs, name) && !sset_contains(&c->in_pgs, name)) {
+    HMAP_FOR_EACH (sn, hmap_node, &pg_names->map) {
+        const char *name = sn->name;
+        if (!in_refs(&c->refs.port_groups, sn)
+            && sset_contains(&c->pgs, name)) {
             /* Only whether the group exists matters to a match's
              * validity, not its members. */
-            sset_add(&c->in_pgs, name);
             expr_refs_add_port_group(&c->refs, name, NULL, 0);
         }
     }
@@ -281,65 +203,35 @@ acl_check_match(struct acl_check *c, const struct nb_acl *acl,
                 const struct sset *as_names, const struct sset *pg_names)
 {
     const char *match = acl->match;
-    uint32_t hash = hash_string(match, 0);
-    struct match_verdict *v;
-    HMAP_FOR_EACH_WITH_HASH (v, node, hash, &verdicts) {
-        if (!strcmp(v->match, match)) {
-            if (verdict_is_current(c, v)) {
-                v->used = true;
-                return v->error;
-            }
-            hmap_remove(&verdicts, &v->node);
-            match_verdict_destroy(v);
-            break;
-        }
-    }
 
+    free(c->error);
+    c->error = NULL;
     add_refs(c, as_names, pg_names);
-
-    v = xzalloc(sizeof *v);
-    v->match = xstrdup(match);
     bool keyed = expr_validation_key(match, &c->refs, &c->key);
-    if (keyed && sset_contains(&c->valid_shapes, ds_cstr(&c->key))) {
+    if (keyed && sset_contains(&valid_shapes, ds_cstr(&c->key))) {
         COVERAGE_INC(acl_valid_by_shape);
-    } else {
-        bool summary_failed;
-        v->error = expr_validate_summaries(match, &symtab, &c->refs,
-                                           &summary_failed);
-        if (!v->error && keyed) {
-            if (sset_count(&c->valid_shapes) >= 2 * hmap_count(&verdicts)
-                + 1024) {
-                sset_clear(&c->valid_shapes);
-            }
-            sset_add(&c->valid_shapes, ds_cstr(&c->key));
-        } else if (summary_failed && with_addresses(c, as_names)) {
-            /* A summary was not enough: ask again, with the addresses.
-             * (The key made above does not hold for these.) */
-            free(v->error);
-            v->error = expr_validate(match, &symtab, &c->refs);
-        }
+        return NULL;
     }
-    v->deps = xmalloc((sset_count(as_names) + sset_count(pg_names) + 1)
-                      * sizeof *v->deps);
-    const char *name;
-    SSET_FOR_EACH (name, as_names) {
-        v->deps[v->n_deps++] = (struct ref_dep) {
-            xstrdup(name), false, dep_value(c, name, false),
-        };
-    }
-    SSET_FOR_EACH (name, pg_names) {
-        v->deps[v->n_deps++] = (struct ref_dep) {
-            xstrdup(name), true, dep_value(c, name, true),
-        };
-    }
-    v->used = true;
-    hmap_insert(&verdicts, &v->node, hash);
 
+    bool summary_failed;
+    c->error = expr_validate_summaries(match, &symtab, &c->refs,
+                                       &summary_failed);
+    if (!c->error && keyed) {
+        if (sset_count(&valid_shapes) >= max_shapes) {
+            sset_clear(&valid_shapes);
+        }
+        sset_add(&valid_shapes, ds_cstr(&c->key));
+    } else if (summary_failed && with_addresses(c, as_names)) {
+        /* A summary was not enough: ask again, with the addresses.  (The
+         * key made above does not hold for these.) */
+        free(c->error);
+        c->error = expr_validate(match, &symtab, &c->refs);
+    }
     COVERAGE_INC(acl_validated);
-    if (v->error) {
+    if (c->error) {
         COVERAGE_INC(acl_invalid);
     }
-    return v->error;
+    return c->error;
 }
 
 /* The registry of invalid ACLs. */
@@ -623,11 +515,8 @@ acl_errors_clear(void)
     }
     hmap_destroy(&errors);
     hmap_destroy(&new_errors);
-    struct match_verdict *v;
-    HMAP_FOR_EACH_POP (v, node, &verdicts) {
-        match_verdict_destroy(v);
-    }
-    hmap_destroy(&verdicts);
+    sset_destroy(&valid_shapes);
+    sset_init(&valid_shapes);
     if (symtab_ready) {
         symtab_destroy(&symtab);
         symtab_ready = false;

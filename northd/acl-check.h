@@ -24,9 +24,11 @@ struct rdb_txn;
 
 /* The checker, from one full recompute to the next, over the address sets
  * the SB will get ('addr_sets', struct groups 'sets', borrowed until
- * acl_check_destroy()) and the NB's port groups.  Verdicts are kept across
- * passes, by match, while the address sets and port groups a match names
- * stay the same, so a pass parses only new or affected matches. */
+ * acl_check_destroy()) and the NB's port groups.  A match is parsed only if
+ * no valid match had its validation key (expr_validation_key(): the match
+ * with what validation reads of each set it names in place of the name),
+ * so a pass parses a few matches of each shape, and keys found valid are
+ * kept across passes. */
 struct acl_check;
 
 struct shash;
@@ -40,7 +42,7 @@ void acl_check_set_changed(struct acl_check *, const char *name);
 void acl_check_set_pg(struct acl_check *, const char *name, bool exists);
 
 /* Returns NULL if 'acl''s match is valid, otherwise the reason (valid
- * until acl_check_destroy()).  'as_names' and 'pg_names' are the address
+ * until the next call or acl_check_destroy()).  'as_names' and 'pg_names' are the address
  * sets and port groups the match names (groups_scan_refs()). */
 struct sset;
 const char *acl_check_match(struct acl_check *, const struct nb_acl *,

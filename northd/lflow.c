@@ -185,6 +185,15 @@ lflow_table_init(struct lflow_table *t, size_t dp_cap)
     t->n_chunk = t->chunk_next = 0;
 }
 
+/* Makes room for 'n_flows' flows at once: growing a table of tens of
+ * thousands a doubling at a time rehashes every flow each time, each a
+ * cache miss. */
+void
+lflow_table_reserve(struct lflow_table *t, size_t n_flows)
+{
+    hmap_reserve(&t->flows, n_flows);
+}
+
 static void
 lflow_free(struct lflow *f)
 {

@@ -85,6 +85,7 @@ struct lflow_table {
 };
 
 void lflow_table_init(struct lflow_table *, size_t dp_cap);
+void lflow_table_reserve(struct lflow_table *, size_t n_flows);
 void lflow_table_destroy(struct lflow_table *);
 size_t lflow_table_count(const struct lflow_table *);
 

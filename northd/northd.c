@@ -319,6 +319,13 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
         existing = lflow_sb_rows_from_table(&d->lflows, &gone);
         uuidset_destroy(&gone);
     }
+    /* About as many flows as the last pass made; on a first pass, an
+     * estimate from the NB (the flows per ACL, port and switch of the
+     * Neutron and ovn-kubernetes benchmark profiles, bench/gen.py). */
+    size_t n_flows = (d->valid ? lflow_table_count(&d->lflows)
+                      : (2 * nb_acl_count(ctx->nb)
+                         + 4 * nb_logical_switch_port_count(ctx->nb)
+                         + 64 * nb_logical_switch_count(ctx->nb)));
     northd_data_destroy(d);
     d->valid = true;
     uuidset_init(&d->own_pb_deletes);
@@ -340,6 +347,7 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
 
     /* Compile. */
     lflow_table_init(&d->lflows, d->model.dp_cap);
+    lflow_table_reserve(&d->lflows, n_flows);
     acl_errors_begin();
     d->acls = acls_create(&d->model, &d->lbs, &d->groups, ctx->nb, nb,
                           d->model.dp_cap);
