@@ -20,6 +20,7 @@ lib_libovnls_a_SOURCES = \
 	lib/rdb-conn.c \
 	lib/rdb-private.h \
 	lib/rdb-txn.c \
+	lib/sset-shash.h \
 	lib/symtab.c \
 	lib/symtab.h \
 	lib/tnlid.c \

@@ -8,6 +8,7 @@
 #include "lib/expr.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
+#include "lib/sset-shash.h"
 #include "lib/symtab.h"
 #include "northd/datapaths.h"
 #include "northd/groups.h"
@@ -137,20 +138,6 @@ add_addr_set(struct acl_check *c, const char *name, const struct sset *set,
     free(addrs);
 }
 
-/* True if 'sets' (of 'c->refs') has the name in 'sn'.  An sset and an
- * shash hash names alike, so the sset's hash serves. */
-static bool
-in_refs(const struct shash *sets, const struct sset_node *sn)
-{
-    const struct shash_node *node;
-    HMAP_FOR_EACH_WITH_HASH (node, node, sn->hmap_node.hash, &sets->map) {
-        if (!strcmp(node->name, sn->name)) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Makes sure 'c->refs' holds the address sets and port groups in
  * 'as_names' and 'pg_names'.  Address sets go in as summaries: most
  * matches need no more (see expr_refs_add_addr_set_summary()), and a
@@ -161,7 +148,7 @@ add_refs(struct acl_check *c, const struct sset *as_names,
 {
     const struct sset_node *sn;
     HMAP_FOR_EACH (sn, hmap_node, &as_names->map) {
-        if (!in_refs(&c->refs.addr_sets, sn)) {
+        if (!sset_shash_find(&c->refs.addr_sets, sn)) {
             const struct sset *set = shash_find_data(c->addr_sets, sn->name);
             if (set) {
                 add_addr_set(c, sn->name, set, true);
@@ -170,7 +157,7 @@ add_refs(struct acl_check *c, const struct sset *as_names,
     }
     HMAP_FOR_EACH (sn, hmap_node, &pg_names->map) {
         const char *name = sn->name;
-        if (!in_refs(&c->refs.port_groups, sn)
+        if (!sset_shash_find(&c->refs.port_groups, sn)
             && sset_contains(&c->pgs, name)) {
             /* Only whether the group exists matters to a match's
              * validity, not its members. */

@@ -15,6 +15,7 @@
 #include "hmapx.h"
 #include "lib/lex.h"
 #include "lib/nb-rdb.h"
+#include "lib/sset-shash.h"
 #include "northd/acl-check.h"
 #include "northd/datapaths.h"
 #include "northd/groups.h"
@@ -666,14 +667,15 @@ static void
 users_update(struct shash *users_by_name, const struct sset *names,
              struct acl_state *s, bool add)
 {
-    const char *name;
-    SSET_FOR_EACH (name, names) {
-        struct hmapx *users = shash_find_data(users_by_name, name);
+    const struct sset_node *sn;
+    HMAP_FOR_EACH (sn, hmap_node, &names->map) {
+        struct shash_node *node = sset_shash_find(users_by_name, sn);
+        struct hmapx *users = node ? node->data : NULL;
         if (add) {
             if (!users) {
                 users = xmalloc(sizeof *users);
                 hmapx_init(users);
-                shash_add(users_by_name, name, users);
+                shash_add(users_by_name, sn->name, users);
             }
             hmapx_add(users, s);
         } else if (users) {
@@ -681,7 +683,7 @@ users_update(struct shash *users_by_name, const struct sset *names,
             if (hmapx_is_empty(users)) {
                 hmapx_destroy(users);
                 free(users);
-                shash_find_and_delete(users_by_name, name);
+                shash_delete(users_by_name, node);
             }
         }
     }

@@ -1,0 +1,29 @@
+/* Looking up an sset's names in an shash without hashing them again.
+ *
+ * OVS's sset and shash hash a name the same way (hash_string(name, 0)), so
+ * the hash an sset node already holds finds the same name in any shash.
+ * northd walks the address set and port group names of every ACL (an
+ * sset per ACL) against several maps by name; hashing each name once per
+ * map would be most of the cost of those lookups. */
+#ifndef LIB_SSET_SHASH_H
+#define LIB_SSET_SHASH_H 1
+
+#include <string.h>
+
+#include "openvswitch/shash.h"
+#include "sset.h"
+
+/* Returns the node of 'sh' named as 'sn', or NULL. */
+static inline struct shash_node *
+sset_shash_find(const struct shash *sh, const struct sset_node *sn)
+{
+    struct shash_node *node;
+    HMAP_FOR_EACH_WITH_HASH (node, node, sn->hmap_node.hash, &sh->map) {
+        if (!strcmp(node->name, sn->name)) {
+            return node;
+        }
+    }
+    return NULL;
+}
+
+#endif /* lib/sset-shash.h */
