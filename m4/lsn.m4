@@ -107,3 +107,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     CFLAGS=$lsn_save_CFLAGS])
   AM_CONDITIONAL([HAVE_LIBFUZZER], [test "$lsn_cv_libfuzzer" = yes])
 ])
+
+dnl LSN_WITH_MIMALLOC: links northd with mimalloc when it is there (Debian:
+dnl libmimalloc-dev), which then serves every malloc() of the daemon.
+dnl northd makes millions of small allocations on a cold start, and
+dnl mimalloc serves them in about 15% less CPU than glibc's malloc (see
+dnl docs/performance.md).  Never with the sanitizers, which bring their
+dnl own allocator.
+AC_DEFUN([LSN_WITH_MIMALLOC], [
+  AC_ARG_WITH([mimalloc],
+    [AS_HELP_STRING([--with-mimalloc],
+                    [link northd with mimalloc (default: if it is
+                     installed, and not with --enable-sanitizers)])],
+    [], [with_mimalloc=check])
+  MIMALLOC_LIBS=
+  if test "$with_mimalloc" != no && test "$enable_sanitizers" != yes; then
+    AC_CHECK_LIB([mimalloc], [mi_malloc], [MIMALLOC_LIBS=-lmimalloc],
+      [if test "$with_mimalloc" = yes; then
+         AC_MSG_ERROR([--with-mimalloc: libmimalloc not found])
+       fi])
+  elif test "$with_mimalloc" = yes; then
+    AC_MSG_ERROR([--with-mimalloc cannot go with --enable-sanitizers])
+  fi
+  AC_SUBST([MIMALLOC_LIBS])
+])

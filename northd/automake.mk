@@ -23,4 +23,4 @@ northd_ovn_northd_SOURCES = \
 	northd/northd.h \
 	northd/ovn-northd.c \
 	northd/pipeline.h
-northd_ovn_northd_LDADD = $(LSN_LDADD)
+northd_ovn_northd_LDADD = $(MIMALLOC_LIBS) $(LSN_LDADD)

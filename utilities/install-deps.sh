@@ -8,7 +8,7 @@ PKGS="gcc make autoconf automake libtool pkg-config python3 \
 libssl-dev libunbound-dev libcap-ng-dev \
 openvswitch-source openvswitch-common openvswitch-switch \
 ovn-common ovn-central ovn-host \
-tcpdump valgrind"
+tcpdump valgrind libmimalloc-dev"
 
 missing=""
 for p in $PKGS; do
