@@ -60,9 +60,11 @@ def main():
             need(bool(vals) and vals[0] <= r.get(k, -1) <= vals[-1],
                  p + k + " is not the median of cold_runs")
         # The end's peak includes the last cold start's (the others ran
-        # on servers and a northd of their own).
+        # on servers and a northd of their own), give or take the kernel's
+        # per-CPU batching of RSS counters (Linux 6.2 and later), which
+        # can make an early VmHWM read a few dozen pages high.
         last = runs[-1] if runs else r
-        need(r.get("rss_peak_mb", 0) >= last.get("rss_peak_cold_mb", 1),
+        need(r.get("rss_peak_mb", 0) >= last.get("rss_peak_cold_mb", 1) - 0.5,
              p + "rss_peak_mb < rss_peak_cold_mb")
         for t in SB_TABLES:
             need(r.get("sb_rows", {}).get(t, 0) > 0, p + "sb_rows." + t)
