@@ -12,6 +12,7 @@
 #include <config.h>
 #include "lib/rdb-private.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@
 #include "stream.h"
 #include "timeval.h"
 #include "util.h"
+#include "uuid.h"
 
 VLOG_DEFINE_THIS_MODULE(rdb_conn);
 
@@ -729,6 +731,38 @@ msg_start(void *db_, const struct jsplit *js, char c)
     return JSPLIT_SKIP;
 }
 
+/* True if 's' (of 'n' bytes) is, exactly as ovsdb-server writes them, the
+ * result of a successful insert, {"uuid":["uuid","UUID"]}, or of a
+ * successful update, mutate or delete, {"count":N}, which can hold no
+ * error.  A cold start's transaction has one result per row it inserts,
+ * and this is cheaper than searching each for "error". */
+static bool
+is_plain_result(const char *s, size_t n)
+{
+    static const char uuid_prefix[] = "{\"uuid\":[\"uuid\",\"";
+    static const char count_prefix[] = "{\"count\":";
+    size_t up = sizeof uuid_prefix - 1, cp = sizeof count_prefix - 1;
+
+    if (n == up + UUID_LEN + 3 && !memcmp(s, uuid_prefix, up)
+        && !memcmp(s + up + UUID_LEN, "\"]}", 3)) {
+        for (size_t i = up; i < up + UUID_LEN; i++) {
+            if (!isxdigit((unsigned char) s[i]) && s[i] != '-') {
+                return false;
+            }
+        }
+        return true;
+    }
+    if (n > cp + 1 && !memcmp(s, count_prefix, cp) && s[n - 1] == '}') {
+        for (size_t i = cp; i < n - 1; i++) {
+            if (!isdigit((unsigned char) s[i])) {
+                return false;
+            }
+        }
+        return true;
+    }
+    return false;
+}
+
 /* Records the error in one result of a transaction reply, if any. */
 static void
 txn_op_result(struct rdb *db, const char *s, size_t n)
@@ -736,7 +770,7 @@ txn_op_result(struct rdb *db, const char *s, size_t n)
     struct rdb_msg *m = &db->msg;
     /* Most results are a "uuid" or a "count": look closer only at those
      * that may name an "error" (spelled plainly or with escapes). */
-    if (m->txn_error
+    if (m->txn_error || is_plain_result(s, n)
         || (!memmem(s, n, "\"error\"", 7) && !memchr(s, '\\', n))) {
         return;
     }
