@@ -5,6 +5,7 @@ lib_libovnls_a_SOURCES = \
 	lib/actions.h \
 	lib/expr.c \
 	lib/expr.h \
+	lib/jscan.h \
 	lib/jsplit.c \
 	lib/jsplit.h \
 	lib/jtext.c \
