@@ -3,6 +3,7 @@ noinst_LIBRARIES += lib/libovnls.a
 lib_libovnls_a_SOURCES = \
 	lib/actions.c \
 	lib/actions.h \
+	lib/decimal.h \
 	lib/expr.c \
 	lib/expr.h \
 	lib/jscan.h \

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "lib/decimal.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/util.h"
 #include "util.h"
@@ -1571,16 +1572,8 @@ expr_validation_key(const char *match, const struct expr_refs *refs,
         } else if (set->is_string) {
             ds_put_cstr(key, "s;");
         } else if (set->summary) {
-            /* By hand: printf would cost more than the rest of the key. */
-            int w = set->max_width;
             ds_put_char(key, 'w');
-            if (w >= 100) {
-                ds_put_char(key, '0' + w / 100);
-            }
-            if (w >= 10) {
-                ds_put_char(key, '0' + w / 10 % 10);
-            }
-            ds_put_char(key, '0' + w % 10);
+            decimal_put(key, set->max_width);
             ds_put_char(key, ';');
         } else {
             /* Compared with a predicate, each member would be checked:

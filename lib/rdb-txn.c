@@ -4,6 +4,7 @@
 #include <config.h>
 #include "lib/rdb-private.h"
 
+#include "lib/decimal.h"
 #include "lib/jscan.h"
 
 #include <inttypes.h>
@@ -235,22 +236,6 @@ put_table(struct ds *ds, const char *op, const struct rdb_table_class *tc)
     put_cstr(ds, tc->json_name);
 }
 
-static void
-put_integer(struct ds *ds, int64_t v)
-{
-    char buf[24];
-    char *p = buf + sizeof buf;
-    uint64_t u = v < 0 ? -(uint64_t) v : (uint64_t) v;
-    do {
-        *--p = '0' + u % 10;
-        u /= 10;
-    } while (u);
-    if (v < 0) {
-        *--p = '-';
-    }
-    ds_put_buffer(ds, p, buf + sizeof buf - p);
-}
-
 static bool
 is_local_table(const struct rdb_table_class *tc)
 {
@@ -457,7 +442,7 @@ void
 rdb_txn_set_integer(struct rdb_txn *txn, size_t col, int64_t v)
 {
     if (put_col(txn, col)) {
-        put_integer(&txn->buf, v);
+        decimal_put(&txn->buf, v);
     }
 }
 
@@ -473,7 +458,7 @@ rdb_txn_set_integers(struct rdb_txn *txn, size_t col, const int64_t *v,
         if (i) {
             put_char(&txn->buf, ',');
         }
-        put_integer(&txn->buf, v[i]);
+        decimal_put(&txn->buf, v[i]);
     }
     put_cstr(&txn->buf, "]]");
 }

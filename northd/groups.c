@@ -7,6 +7,7 @@
 #include "bitmap.h"
 #include "hash.h"
 #include "hmapx.h"
+#include "lib/decimal.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
@@ -98,21 +99,13 @@ pg_dp_find(const struct pg_state *pg, size_t dp)
 static char *
 sb_pg_name(uint32_t key, const char *pg)
 {
-    char digits[10];
-    int n = 0;
-    do {
-        digits[n++] = '0' + key % 10;
-        key /= 10;
-    } while (key);
-
     size_t len = strlen(pg);
-    char *name = xmalloc(n + 1 + len + 1);
-    for (int i = 0; i < n; i++) {
-        name[i] = digits[n - 1 - i];
-    }
-    name[n] = '_';
-    memcpy(name + n + 1, pg, len + 1);
-    return name;
+    struct ds name = DS_EMPTY_INITIALIZER;
+    ds_reserve(&name, 10 + 1 + len);
+    decimal_put(&name, key);
+    ds_put_char(&name, '_');
+    ds_put_buffer(&name, pg, len);
+    return ds_steal_cstr(&name);
 }
 
 static void
