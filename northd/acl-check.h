@@ -42,8 +42,9 @@ void acl_check_set_changed(struct acl_check *, const char *name);
 void acl_check_set_pg(struct acl_check *, const char *name, bool exists);
 
 /* Returns NULL if 'acl''s match is valid, otherwise the reason (valid
- * until the next call or acl_check_destroy()).  'as_names' and 'pg_names' are the address
- * sets and port groups the match names (groups_scan_refs()). */
+ * until the next call or acl_check_destroy()).  'as_names' and 'pg_names'
+ * are the address sets and port groups the match names
+ * (groups_scan_refs()). */
 struct sset;
 const char *acl_check_match(struct acl_check *, const struct nb_acl *,
                             const struct sset *as_names,

@@ -319,9 +319,9 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
         existing = lflow_sb_rows_from_table(&d->lflows, &gone);
         uuidset_destroy(&gone);
     }
-    /* About as many flows as the last pass made; on a first pass, an
-     * estimate from the NB (the flows per ACL, port and switch of the
-     * Neutron and ovn-kubernetes benchmark profiles, bench/gen.py). */
+    /* About as many flows as the last pass made; on a first pass, a rough
+     * estimate from the NB's row counts (on the benchmark profiles of
+     * bench/gen.py, about a third above the real count). */
     size_t n_flows = (d->valid ? lflow_table_count(&d->lflows)
                       : (2 * nb_acl_count(ctx->nb)
                          + 4 * nb_logical_switch_port_count(ctx->nb)
