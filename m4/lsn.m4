@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 dnl LSN_WITH_MIMALLOC: links northd with mimalloc when it is there (Debian:
 dnl libmimalloc-dev), which then serves every malloc() of the daemon.
 dnl northd makes millions of small allocations on a cold start, and
-dnl mimalloc serves them in about 15% less CPU than glibc's malloc (see
+dnl mimalloc serves them in about a fifth less CPU than glibc's malloc (see
 dnl docs/performance.md).  Never with the sanitizers, which bring their
 dnl own allocator.
 AC_DEFUN([LSN_WITH_MIMALLOC], [
