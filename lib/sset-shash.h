@@ -13,17 +13,25 @@
 #include "openvswitch/shash.h"
 #include "sset.h"
 
-/* Returns the node of 'sh' named as 'sn', or NULL. */
+/* Returns the node of 'sh' named 'name', whose hash_string(name, 0) is
+ * 'hash', or NULL. */
 static inline struct shash_node *
-sset_shash_find(const struct shash *sh, const struct sset_node *sn)
+shash_find_hashed(const struct shash *sh, const char *name, uint32_t hash)
 {
     struct shash_node *node;
-    HMAP_FOR_EACH_WITH_HASH (node, node, sn->hmap_node.hash, &sh->map) {
-        if (!strcmp(node->name, sn->name)) {
+    HMAP_FOR_EACH_WITH_HASH (node, node, hash, &sh->map) {
+        if (!strcmp(node->name, name)) {
             return node;
         }
     }
     return NULL;
+}
+
+/* Returns the node of 'sh' named as 'sn', or NULL. */
+static inline struct shash_node *
+sset_shash_find(const struct shash *sh, const struct sset_node *sn)
+{
+    return shash_find_hashed(sh, sn->name, sn->hmap_node.hash);
 }
 
 #endif /* lib/sset-shash.h */

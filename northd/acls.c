@@ -18,6 +18,8 @@
 #include "lib/sset-shash.h"
 #include "northd/acl-check.h"
 #include "northd/datapaths.h"
+#include "northd/dpset.h"
+#include "northd/strpool.h"
 #include "northd/groups.h"
 #include "northd/lb.h"
 #include "northd/lflow.h"
@@ -70,6 +72,17 @@ struct acl_container {
     size_t n_acls;
 };
 
+/* The sets an ACL's match names, and the port groups of the drop that
+ * replaces an invalid one ('force_drop'), as strings of the strpool: a
+ * million ACLs name a few thousand distinct sets, and an sset each cost
+ * more than the rest of the ACL's state. */
+struct acl_names {
+    uint16_t n_as;                  /* names[0 .. n_as - 1]. */
+    uint16_t n_pg;                  /* The next 'n_pg'. */
+    uint16_t n_drop_pg;             /* The next 'n_drop_pg'. */
+    const char *names[];
+};
+
 /* One NB ACL, as last compiled. */
 struct acl_state {
     struct hmap_node node;          /* In acls 'states', by NB UUID. */
@@ -81,7 +94,7 @@ struct acl_state {
 
     /* What it contributes while applied. */
     bool applied;                   /* Counted on the datapaths in 'dps'. */
-    unsigned long *dps;
+    const struct dpset *dps;        /* While applied (dpset.h). */
     enum acl_stage_kind k;
     bool stateful;                  /* allow-related (and not forced). */
     bool pass;
@@ -92,10 +105,7 @@ struct acl_state {
                                      * drop that replaces nb->match (owned);
                                      * else NULL: flows use nb->match. */
     char *error;                    /* Why the match is invalid, or NULL. */
-    struct sset as_refs;            /* Address sets nb->match names. */
-    struct sset pg_refs;            /* Port groups nb->match names. */
-    struct sset drop_pg_refs;       /* Those 'drop_match' names, if
-                                     * force_drop: see acl_pg_refs(). */
+    struct acl_names *names;        /* What the match names, or NULL. */
     unsigned long *new_dps;         /* Switches gained by a span change,
                                      * not compiled yet; NULL if none. */
 };
@@ -145,6 +155,9 @@ struct acls {
     struct hmapx grown;             /* States with flows to add on
                                      * 'new_dps' only. */
     unsigned long *touched;         /* Datapaths whose counts changed. */
+    struct sset scratch_as;         /* Scratch for acl_evaluate(). */
+    struct sset scratch_pg;
+    struct sset scratch_drop_pg;
     struct ds match, actions;       /* Scratch for compile_acl_dp(): kept
                                      * so that 10,000s of ACLs do not each
                                      * grow their own. */
@@ -640,10 +653,6 @@ acl_state_get(struct acls *a, const struct nb_acl *nb)
         s = xzalloc(sizeof *s);
         s->uuid = nb->header_.uuid;
         lflow_owner_init(&s->owner);
-        s->dps = bitmap_allocate(a->dp_cap);
-        sset_init(&s->pg_refs);
-        sset_init(&s->as_refs);
-        sset_init(&s->drop_pg_refs);
         hmap_insert(&a->states, &s->node, uuid_hash(&s->uuid));
     }
     s->nb = nb;
@@ -662,20 +671,111 @@ container_find(const struct acls *a, const struct uuid *uuid)
     return NULL;
 }
 
-/* Adds 's' to, or removes it from, the users of each name in 'names'. */
-static void
-users_update(struct shash *users_by_name, const struct sset *names,
-             struct acl_state *s, bool add)
+/* Interns the names of 'as', 'pg' and 'drop_pg' (may be NULL); NULL if
+ * there are none. */
+static struct acl_names *
+acl_names_create(const struct sset *as, const struct sset *pg,
+                 const struct sset *drop_pg)
 {
-    const struct sset_node *sn;
-    HMAP_FOR_EACH (sn, hmap_node, &names->map) {
-        struct shash_node *node = sset_shash_find(users_by_name, sn);
+    size_t n_as = sset_count(as), n_pg = sset_count(pg);
+    size_t n_drop = drop_pg ? sset_count(drop_pg) : 0;
+    size_t n = n_as + n_pg + n_drop;
+    if (!n) {
+        return NULL;
+    }
+    /* A match is at most a few kB: its names fit in 16 bits. */
+    ovs_assert(n <= UINT16_MAX);
+    struct acl_names *names = xmalloc(sizeof *names + n * sizeof *names->names);
+    names->n_as = n_as;
+    names->n_pg = n_pg;
+    names->n_drop_pg = n_drop;
+    size_t i = 0;
+    const char *name;
+    SSET_FOR_EACH (name, as) {
+        names->names[i++] = strpool_get(name);
+    }
+    SSET_FOR_EACH (name, pg) {
+        names->names[i++] = strpool_get(name);
+    }
+    if (drop_pg) {
+        SSET_FOR_EACH (name, drop_pg) {
+            names->names[i++] = strpool_get(name);
+        }
+    }
+    return names;
+}
+
+static void
+acl_names_destroy(struct acl_names *names)
+{
+    if (names) {
+        size_t n = names->n_as + names->n_pg + names->n_drop_pg;
+        for (size_t i = 0; i < n; i++) {
+            strpool_put(names->names[i]);
+        }
+        free(names);
+    }
+}
+
+/* The address sets, port groups, and port groups of the drop match of
+ * 's', as '*n' names. */
+static const char *const *
+acl_as_names(const struct acl_state *s, size_t *n)
+{
+    *n = s->names ? s->names->n_as : 0;
+    return s->names ? s->names->names : NULL;
+}
+
+static const char *const *
+acl_pg_names(const struct acl_state *s, size_t *n)
+{
+    *n = s->names ? s->names->n_pg : 0;
+    return s->names ? s->names->names + s->names->n_as : NULL;
+}
+
+static const char *const *
+acl_drop_pg_names(const struct acl_state *s, size_t *n)
+{
+    *n = s->names ? s->names->n_drop_pg : 0;
+    return (s->names ? s->names->names + s->names->n_as + s->names->n_pg
+            : NULL);
+}
+
+/* Sets 'as' and 'pg' to the address sets and port groups the match of 's'
+ * names. */
+static void
+acl_names_to_ssets(const struct acl_state *s, struct sset *as,
+                   struct sset *pg)
+{
+    size_t n;
+    const char *const *names = acl_as_names(s, &n);
+    sset_clear(as);
+    for (size_t i = 0; i < n; i++) {
+        sset_add(as, names[i]);
+    }
+    names = acl_pg_names(s, &n);
+    sset_clear(pg);
+    for (size_t i = 0; i < n; i++) {
+        sset_add(pg, names[i]);
+    }
+}
+
+/* Adds 's' to, or removes it from, the users of each of the 'n' 'names'
+ * (strpool strings). */
+static void
+users_update(struct shash *users_by_name, const char *const *names,
+             size_t n, struct acl_state *s, bool add)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *name = names[i];
+        struct shash_node *node = shash_find_hashed(users_by_name, name,
+                                                    strpool_hash(name));
         struct hmapx *users = node ? node->data : NULL;
         if (add) {
             if (!users) {
                 users = xmalloc(sizeof *users);
                 hmapx_init(users);
-                shash_add(users_by_name, sn->name, users);
+                shash_add(users_by_name, name, users);
             }
             hmapx_add(users, s);
         } else if (users) {
@@ -703,16 +803,19 @@ users_destroy(struct shash *users_by_name)
 static void
 set_users_update(struct acls *a, struct acl_state *s, bool add)
 {
-    users_update(&a->set_users, &s->as_refs, s, add);
-    users_update(&a->pg_users, &s->pg_refs, s, add);
+    size_t n;
+    const char *const *names = acl_as_names(s, &n);
+    users_update(&a->set_users, names, n, s, add);
+    names = acl_pg_names(s, &n);
+    users_update(&a->pg_users, names, n, s, add);
 }
 
 /* The port groups the flows of 's' name: those of its match, or of the
  * drop that replaces an invalid one. */
-static const struct sset *
-acl_pg_refs(const struct acl_state *s)
+static const char *const *
+acl_flow_pg_names(const struct acl_state *s, size_t *n)
 {
-    return s->force_drop ? &s->drop_pg_refs : &s->pg_refs;
+    return s->force_drop ? acl_drop_pg_names(s, n) : acl_pg_names(s, n);
 }
 
 /* Adds (delta 1) or takes back (delta -1) what 's' contributes to the
@@ -726,9 +829,11 @@ count_on_dp(struct acls *a, struct acl_state *s, size_t dp, int delta)
     ad->n_pass[s->k] += s->pass ? delta : 0;
     ad->n_tier[s->k][s->tier] += delta;
     a->n_compiled += delta;
-    const struct sset_node *sn;
-    HMAP_FOR_EACH (sn, hmap_node, &acl_pg_refs(s)->map) {
-        groups_pg_ref(a->groups, dp, sn->name, sn->hmap_node.hash, delta);
+    size_t n;
+    const char *const *names = acl_flow_pg_names(s, &n);
+    for (size_t i = 0; i < n; i++) {
+        groups_pg_ref(a->groups, dp, names[i], strpool_hash(names[i]),
+                      delta);
     }
     bitmap_set1(a->touched, dp);
 }
@@ -738,19 +843,19 @@ acl_unapply(struct acls *a, struct lflow_table *t, struct acl_state *s)
 {
     if (s->applied) {
         size_t dp;
-        BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps) {
+        BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps->map) {
             count_on_dp(a, s, dp, -1);
         }
-        bitmap_set_multiple(s->dps, 0, a->dp_cap, false);
+        dpset_unref(s->dps);
+        s->dps = NULL;
         s->applied = false;
     } else if (s->skipped) {
         a->n_skipped--;
         s->skipped = false;
     }
     set_users_update(a, s, false);
-    sset_clear(&s->as_refs);
-    sset_clear(&s->pg_refs);
-    sset_clear(&s->drop_pg_refs);
+    acl_names_destroy(s->names);
+    s->names = NULL;
     free(s->drop_match);
     s->drop_match = NULL;
     lflow_owner_clear(t, &s->owner);
@@ -769,10 +874,8 @@ acl_state_destroy(struct acls *a, struct acl_state *s)
     bitmap_free(s->new_dps);
     free(s->error);
     lflow_owner_destroy(&s->owner);
-    bitmap_free(s->dps);
-    sset_destroy(&s->pg_refs);
-    sset_destroy(&s->as_refs);
-    sset_destroy(&s->drop_pg_refs);
+    dpset_unref(s->dps);
+    acl_names_destroy(s->names);
     free(s->drop_match);
     free(s->refs);
     free(s);
@@ -824,12 +927,12 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
 
     const struct nb_acl *acl = s->nb;
     const struct acl_container *home = primary_container(s);
-    /* A port group's appearance changes the verdict too. */
-    groups_scan_refs(acl->match, &s->as_refs, &s->pg_refs);
-    set_users_update(a, s, true);
+    struct sset *as = &a->scratch_as, *pg = &a->scratch_pg;
+    sset_clear(as);
+    sset_clear(pg);
+    groups_scan_refs(acl->match, as, pg);
 
-    const char *error = acl_check_match(a->check, acl, &s->as_refs,
-                                        &s->pg_refs);
+    const char *error = acl_check_match(a->check, acl, as, pg);
     free(s->error);
     s->error = nullable_xstrdup(error);
     s->force_drop = false;
@@ -839,30 +942,38 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
         s->force_drop = a->g.fail_closed && blocks;
         acl_errors_report(acl, home->owner, error, s->force_drop);
     }
+    struct sset *drop_pg = NULL;
+    if (s->force_drop) {
+        /* Stop everything the ACL could have been meant to stop. */
+        s->drop_match = (home->pg && home->pg->nb
+                         ? pg_traffic_match(home->pg->nb, acl)
+                         : xstrdup("1"));
+        drop_pg = &a->scratch_drop_pg;
+        sset_clear(drop_pg);
+        groups_scan_refs(s->drop_match, NULL, drop_pg);
+    }
+    s->names = acl_names_create(as, pg, drop_pg);
+    /* Even a left-out ACL is a user: a port group's appearance changes
+     * the verdict too. */
+    set_users_update(a, s, true);
     if (error && !s->force_drop) {
         s->skipped = true;
         a->n_skipped++;
         COVERAGE_INC(acl_skipped);
         return;
     }
-    if (s->force_drop) {
-        /* Stop everything the ACL could have been meant to stop. */
-        s->drop_match = (home->pg && home->pg->nb
-                         ? pg_traffic_match(home->pg->nb, acl)
-                         : xstrdup("1"));
-    }
 
     s->k = acl_stage_of(acl);
     s->stateful = !s->force_drop && !strcmp(acl->action, "allow-related");
     s->pass = !strcmp(acl->action, "pass");
     s->tier = MAX(0, MIN(acl->tier, ACL_MAX_TIER));
-    if (s->force_drop) {
-        groups_scan_refs(s->drop_match, NULL, &s->drop_pg_refs);
-    }
 
-    acl_current_dps(a, s, s->dps);
+    unsigned long *dps = bitmap_allocate(a->dp_cap);
+    acl_current_dps(a, s, dps);
+    s->dps = dpset_intern(dps, a->dp_cap);
+    bitmap_free(dps);
     size_t dp;
-    BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps) {
+    BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps->map) {
         count_on_dp(a, s, dp, 1);
     }
     s->applied = true;
@@ -906,7 +1017,7 @@ acl_update_span(struct acls *a, struct lflow_table *t, struct acl_state *s)
     acl_current_dps(a, s, now);
     unsigned long *lost = bitmap_allocate(a->dp_cap);
     size_t dp;
-    BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps) {
+    BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps->map) {
         if (!bitmap_is_set(now, dp)) {
             bitmap_set1(lost, dp);
             count_on_dp(a, s, dp, -1);
@@ -916,7 +1027,7 @@ acl_update_span(struct acls *a, struct lflow_table *t, struct acl_state *s)
         lflow_owner_clear_dps(t, &s->owner, lost);
     }
     BITMAP_FOR_EACH_1 (dp, a->dp_cap, now) {
-        if (!bitmap_is_set(s->dps, dp)) {
+        if (!bitmap_is_set(s->dps->map, dp)) {
             count_on_dp(a, s, dp, 1);
             if (!s->new_dps) {
                 s->new_dps = bitmap_allocate(a->dp_cap);
@@ -925,8 +1036,9 @@ acl_update_span(struct acls *a, struct lflow_table *t, struct acl_state *s)
             hmapx_add(&a->grown, s);
         }
     }
-    bitmap_free(s->dps);
-    s->dps = now;
+    dpset_unref(s->dps);
+    s->dps = dpset_intern(now, a->dp_cap);
+    bitmap_free(now);
     bitmap_free(lost);
 }
 
@@ -991,7 +1103,7 @@ compile_acl(struct acls *a, struct lflow_table *t, struct acl_state *s)
         return;
     }
     lflow_table_set_owner(t, &s->owner);
-    compile_acl_dps(a, t, s, s->dps);
+    compile_acl_dps(a, t, s, s->dps->map);
     lflow_table_set_owner(t, NULL);
 }
 
@@ -1115,6 +1227,9 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
     hmapx_init(&a->span);
     hmapx_init(&a->grown);
     a->touched = bitmap_allocate(dp_cap);
+    sset_init(&a->scratch_as);
+    sset_init(&a->scratch_pg);
+    sset_init(&a->scratch_drop_pg);
     ds_init(&a->match);
     ds_init(&a->actions);
     /* Every datapath is classified on the first run. */
@@ -1164,6 +1279,9 @@ acls_destroy(struct acls *a)
     hmapx_destroy(&a->span);
     hmapx_destroy(&a->grown);
     bitmap_free(a->touched);
+    sset_destroy(&a->scratch_as);
+    sset_destroy(&a->scratch_pg);
+    sset_destroy(&a->scratch_drop_pg);
     ds_destroy(&a->match);
     ds_destroy(&a->actions);
     acl_check_destroy(a->check);
@@ -1291,7 +1409,8 @@ queue_dp_acls(struct acls *a, const unsigned long *dps)
         }
         for (size_t i = 0; i < c->n_acls; i++) {
             struct acl_state *s = c->acls[i];
-            if (s->applied && bitmaps_intersect(s->dps, dps, a->dp_cap)) {
+            if (s->applied
+                && bitmaps_intersect(s->dps->map, dps, a->dp_cap)) {
                 hmapx_add(&a->compile, s);
             }
         }
@@ -1310,8 +1429,9 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
         if (!s->nb || hmapx_contains(&a->queue, s)) {
             continue;
         }
-        const char *error = acl_check_match(a->check, s->nb, &s->as_refs,
-                                            &s->pg_refs);
+        acl_names_to_ssets(s, &a->scratch_as, &a->scratch_pg);
+        const char *error = acl_check_match(a->check, s->nb, &a->scratch_as,
+                                            &a->scratch_pg);
         if (!nullable_string_is_equal(error, s->error)) {
             hmapx_add(&a->queue, s);
         }

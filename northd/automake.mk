@@ -9,6 +9,8 @@ northd_ovn_northd_SOURCES = \
 	northd/datapaths.h \
 	northd/dp-groups.c \
 	northd/dp-groups.h \
+	northd/dpset.c \
+	northd/dpset.h \
 	northd/groups.c \
 	northd/groups.h \
 	northd/l2.c \
@@ -22,5 +24,7 @@ northd_ovn_northd_SOURCES = \
 	northd/northd.c \
 	northd/northd.h \
 	northd/ovn-northd.c \
-	northd/pipeline.h
+	northd/pipeline.h \
+	northd/strpool.c \
+	northd/strpool.h
 northd_ovn_northd_LDADD = $(MIMALLOC_LIBS) $(LSN_LDADD)

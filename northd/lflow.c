@@ -12,6 +12,8 @@
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
+#include "northd/dpset.h"
+#include "northd/strpool.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
 #include "uuid.h"
@@ -27,61 +29,66 @@ COVERAGE_DEFINE(lflow_inserts_deferred); /* A sync left inserts for the next. */
 
 struct lflow {
     struct hmap_node node;          /* In lflow_table 'flows'. */
-    const char *match;              /* In 'text'. */
-    const char *actions;            /* In 'text', after 'match'. */
-    char *ctrl_meter;               /* NULL if none. */
+    const char *actions;            /* A reference in the strpool. */
+    const char *ctrl_meter;         /* Likewise; NULL if none. */
     const char *where;
 
     /* The datapaths the flow is on.  Most flows are on one: 'dps' is
-     * allocated only once a flow is on a second. */
-    unsigned long *dps;             /* Bitmap over datapath indexes. */
+     * taken only once a flow is on a second, and is then usually the very
+     * set its owner compiled it for (dpset.h). */
+    const struct dpset *dps;        /* Counted reference, or NULL. */
     uint32_t dp;                    /* Without 'dps', the one datapath. */
     uint32_t n_dps;
 
     uint32_t n_refs;                /* Contributions, all owners. */
-    uint16_t priority;
-    uint16_t stage;                 /* enum ls_stage. */
-    bool dirty;                     /* In the table's 'dirty' array. */
-    bool claimed;                   /* Matched to an SB row by the sync. */
 
     /* "stage-hint" names the lowest UUID among the contributing rows, so
      * it does not depend on the order they were compiled in. */
-    struct uuid hint;               /* Zero if none. */
-    struct uuid *more_hints;        /* The other contributions' hints. */
     uint32_t n_more_hints;
+    uint32_t *more_hints;           /* The other contributions' hints. */
+    uint32_t hint;                  /* First 32 bits of that UUID. */
 
     /* What its SB row holds, as northd last wrote or found it: the replica
      * does not keep northd's own Logical_Flow rows (lib/sb.rdb). */
-    bool sb_group;                  /* 'sb_target' is a Logical_DP_Group. */
-    bool sb_hint_set;               /* external_ids has a "stage-hint"... */
-    uint32_t sb_hint;               /* ...of these 32 bits. */
+    uint32_t sb_hint;               /* "stage-hint" of these 32 bits... */
+
+    uint16_t priority;
+    uint16_t stage;                 /* enum ls_stage. */
+    bool dirty : 1;                 /* In the table's 'dirty' array. */
+    bool claimed : 1;               /* Matched to an SB row by the sync. */
+    bool hint_set : 1;              /* 'hint' is valid. */
+    bool sb_hint_set : 1;           /* ...if external_ids has one. */
+    bool sb_group : 1;              /* 'sb_target' is a Logical_DP_Group. */
+
     struct uuid sb_uuid;            /* The row; zero if none yet. */
     struct uuid sb_target;          /* Its datapath or group; zero if it
                                      * is not known to be one of ours. */
 
-    char text[];                    /* 'match' and 'actions', allocated
-                                     * with the flow: one block per flow. */
+    char match[];                   /* Allocated with the flow. */
 };
+
 
 /* The flow's datapaths. */
 
 static bool
 dps_contains(const struct lflow *f, size_t dp)
 {
-    return f->dps ? bitmap_is_set(f->dps, dp) : f->n_dps && f->dp == dp;
+    return f->dps ? bitmap_is_set(f->dps->map, dp) : f->n_dps && f->dp == dp;
 }
 
 static void
 dps_add(const struct lflow_table *t, struct lflow *f, size_t dp)
 {
     if (f->dps) {
-        bitmap_set1(f->dps, dp);
+        f->dps = dpset_with(f->dps, dp, true);
     } else if (!f->n_dps) {
         f->dp = dp;
     } else {
-        f->dps = bitmap_allocate(t->dp_cap);
-        bitmap_set1(f->dps, f->dp);
-        bitmap_set1(f->dps, dp);
+        unsigned long *map = bitmap_allocate(t->dp_cap);
+        bitmap_set1(map, f->dp);
+        bitmap_set1(map, dp);
+        f->dps = dpset_intern(map, t->dp_cap);
+        bitmap_free(map);
     }
     f->n_dps++;
 }
@@ -90,7 +97,12 @@ static void
 dps_remove(struct lflow *f, size_t dp)
 {
     if (f->dps) {
-        bitmap_set0(f->dps, dp);
+        if (f->n_dps == 1) {
+            dpset_unref(f->dps);
+            f->dps = NULL;
+        } else {
+            f->dps = dpset_with(f->dps, dp, false);
+        }
     }
     f->n_dps--;
 }
@@ -99,7 +111,7 @@ dps_remove(struct lflow *f, size_t dp)
 static size_t
 dps_single(const struct lflow_table *t, const struct lflow *f)
 {
-    return f->dps ? bitmap_scan(f->dps, true, 0, t->dp_cap) : f->dp;
+    return f->dps ? bitmap_scan(f->dps->map, true, 0, t->dp_cap) : f->dp;
 }
 
 /* A (flow, datapath) pair contributed more than once. */
@@ -139,36 +151,12 @@ lflow_owner_destroy(struct lflow_owner *o)
 {
     if (o) {
         free(o->refs);
-        free(o->hints);
         for (size_t i = 0; i < o->n_sets; i++) {
-            bitmap_free(o->sets[i]);
+            dpset_unref(o->sets[i]);
         }
         free(o->sets);
         lflow_owner_init(o);
     }
-}
-
-/* Returns the owner's number for 'hint' (0 for none), adding it. */
-static uint32_t
-owner_hint(struct lflow_owner *o, const struct uuid *hint)
-{
-    if (!hint || uuid_is_zero(hint)) {
-        return 0;
-    }
-    for (size_t i = 1; i < o->n_hints; i++) {
-        if (uuid_equals(&o->hints[i], hint)) {
-            return i;
-        }
-    }
-    if (!o->n_hints) {
-        o->hints = xmalloc(2 * sizeof *o->hints);
-        uuid_zero(&o->hints[0]);
-        o->n_hints = 1;
-    } else {
-        o->hints = xrealloc(o->hints, (o->n_hints + 1) * sizeof *o->hints);
-    }
-    o->hints[o->n_hints] = *hint;
-    return o->n_hints++;
 }
 
 void
@@ -197,9 +185,10 @@ lflow_table_reserve(struct lflow_table *t, size_t n_flows)
 static void
 lflow_free(struct lflow *f)
 {
-    free(f->ctrl_meter);
+    strpool_put(f->actions);
+    strpool_put(f->ctrl_meter);
     free(f->more_hints);
-    bitmap_free(f->dps);
+    dpset_unref(f->dps);
     free(f);
 }
 
@@ -260,47 +249,52 @@ multi_find(const struct lflow_table *t, const struct lflow *f, uint32_t dp)
     return NULL;
 }
 
+/* Hints are compared by their first 32 bits only: the lowest UUID among
+ * a flow's contributors starts with the lowest first 32 bits, and those
+ * are all its "stage-hint" shows. */
 static void
-flow_add_hint(struct lflow_table *t, struct lflow *f, const struct uuid *h)
+flow_add_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
 {
-    if (uuid_is_zero(&f->hint)) {
-        f->hint = *h;
+    if (!f->hint_set) {
+        f->hint_set = true;
+        f->hint = h;
         mark_dirty(t, f);
         return;
     }
     f->more_hints = xrealloc(f->more_hints,
                              (f->n_more_hints + 1) * sizeof *f->more_hints);
-    if (uuid_compare_3way(h, &f->hint) < 0) {
+    if (h < f->hint) {
         f->more_hints[f->n_more_hints++] = f->hint;
-        f->hint = *h;
+        f->hint = h;
         mark_dirty(t, f);
     } else {
-        f->more_hints[f->n_more_hints++] = *h;
+        f->more_hints[f->n_more_hints++] = h;
     }
 }
 
 static void
-flow_remove_hint(struct lflow_table *t, struct lflow *f, const struct uuid *h)
+flow_remove_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
 {
-    if (uuid_equals(&f->hint, h)) {
-        mark_dirty(t, f);
+    ovs_assert(f->hint_set);
+    if (f->hint == h) {
         if (!f->n_more_hints) {
-            uuid_zero(&f->hint);
+            f->hint_set = false;
+            mark_dirty(t, f);
             return;
         }
         size_t min = 0;
         for (size_t i = 1; i < f->n_more_hints; i++) {
-            if (uuid_compare_3way(&f->more_hints[i],
-                                  &f->more_hints[min]) < 0) {
+            if (f->more_hints[i] < f->more_hints[min]) {
                 min = i;
             }
         }
+        mark_dirty(t, f);
         f->hint = f->more_hints[min];
         f->more_hints[min] = f->more_hints[--f->n_more_hints];
         return;
     }
     for (size_t i = 0; i < f->n_more_hints; i++) {
-        if (uuid_equals(&f->more_hints[i], h)) {
+        if (f->more_hints[i] == h) {
             f->more_hints[i] = f->more_hints[--f->n_more_hints];
             return;
         }
@@ -330,7 +324,7 @@ dp_remove(struct lflow_table *t, struct lflow *f, size_t dp)
 static const unsigned long *
 ref_set(const struct lflow_owner *o, const struct lflow_ref *r)
 {
-    return o->sets[r->dp & ~LFLOW_REF_SET];
+    return o->sets[r->dp & LFLOW_REF_INDEX]->map;
 }
 
 /* Takes back what contribution 'r' of owner 'o' put on the datapaths of
@@ -348,8 +342,8 @@ ref_remove_dps(struct lflow_table *t, const struct lflow_owner *o,
                 dp_remove(t, r->flow, dp);
             }
         }
-    } else if (!dps || bitmap_is_set(dps, r->dp)) {
-        dp_remove(t, r->flow, r->dp);
+    } else if (!dps || bitmap_is_set(dps, r->dp & LFLOW_REF_INDEX)) {
+        dp_remove(t, r->flow, r->dp & LFLOW_REF_INDEX);
     }
 }
 
@@ -360,8 +354,8 @@ ref_remove(struct lflow_table *t, const struct lflow_owner *o,
 {
     struct lflow *f = r->flow;
     ref_remove_dps(t, o, r, NULL);
-    if (r->hint) {
-        flow_remove_hint(t, f, &o->hints[r->hint]);
+    if (r->dp & LFLOW_REF_HINT) {
+        flow_remove_hint(t, f, r->hint);
     }
     f->n_refs--;
 }
@@ -370,7 +364,7 @@ static void
 owner_clear_sets(struct lflow_owner *o)
 {
     for (size_t i = 0; i < o->n_sets; i++) {
-        bitmap_free(o->sets[i]);
+        dpset_unref(o->sets[i]);
     }
     o->n_sets = 0;
 }
@@ -394,7 +388,7 @@ lflow_owner_clear_dps(struct lflow_table *t, struct lflow_owner *o,
         const struct lflow_ref *r = &o->refs[i];
         bool gone = (r->dp & LFLOW_REF_SET
                      ? bitmap_is_superset(dps, ref_set(o, r), t->dp_cap)
-                     : bitmap_is_set(dps, r->dp));
+                     : bitmap_is_set(dps, r->dp & LFLOW_REF_INDEX));
         if (gone) {
             ref_remove(t, o, r);
         } else {
@@ -414,13 +408,8 @@ lflow_owner_clear_dps(struct lflow_table *t, struct lflow_owner *o,
     size_t n_sets = 0;
     uint32_t *renumber = xmalloc(MAX(o->n_sets, 1) * sizeof *renumber);
     for (size_t i = 0; i < o->n_sets; i++) {
-        unsigned long *set = o->sets[i];
-        for (size_t j = 0; j < bitmap_n_longs(t->dp_cap); j++) {
-            set[j] &= ~dps[j];
-        }
-        if (bitmap_is_all_zeros(set, t->dp_cap)) {
-            bitmap_free(set);
-        } else {
+        const struct dpset *set = dpset_minus(o->sets[i], dps);
+        if (set) {
             renumber[i] = n_sets;
             o->sets[n_sets++] = set;
         }
@@ -429,7 +418,8 @@ lflow_owner_clear_dps(struct lflow_table *t, struct lflow_owner *o,
         for (size_t i = 0; i < o->n_refs; i++) {
             struct lflow_ref *r = &o->refs[i];
             if (r->dp & LFLOW_REF_SET) {
-                r->dp = LFLOW_REF_SET | renumber[r->dp & ~LFLOW_REF_SET];
+                r->dp = ((r->dp & ~LFLOW_REF_INDEX)
+                         | renumber[r->dp & LFLOW_REF_INDEX]);
             }
         }
         o->n_sets = n_sets;
@@ -501,13 +491,13 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
     struct lflow *f = lflow_find(t, hash, stage, priority, match, actions,
                                  ctrl_meter);
     if (!f) {
-        f = xmalloc(sizeof *f + ml + al + 2);
+        f = xmalloc(sizeof *f + ml + 1);
         memset(f, 0, sizeof *f);
         f->stage = stage;
         f->priority = priority;
-        f->match = memcpy(f->text, match, ml + 1);
-        f->actions = memcpy(f->text + ml + 1, actions, al + 1);
-        f->ctrl_meter = nullable_xstrdup(ctrl_meter);
+        memcpy(f->match, match, ml + 1);
+        f->actions = strpool_get(actions);
+        f->ctrl_meter = strpool_get(ctrl_meter);
         f->where = where;
         hmap_insert(&t->flows, &f->node, hash);
         mark_dirty(t, f);
@@ -542,9 +532,11 @@ owner_add_ref(struct lflow_table *t, struct lflow *f, uint32_t dp,
 {
     struct lflow_owner *o = t->owner;
     f->n_refs++;
-    uint32_t h = owner_hint(o, hint);
-    if (h) {
-        flow_add_hint(t, f, hint);
+    uint32_t h = 0;
+    if (hint && !uuid_is_zero(hint)) {
+        h = hint->parts[0];
+        dp |= LFLOW_REF_HINT;
+        flow_add_hint(t, f, h);
     }
     if (o->n_refs >= o->allocated_refs) {
         /* Most owners contribute one or two flows. */
@@ -571,17 +563,18 @@ lflow_add_at(struct lflow_table *t, const struct ls_datapath *dp,
 }
 
 /* Returns the number of the current owner's set equal to 'dps', adding a
- * copy if needed.  The flows of one compile share a set: only the newest
- * is compared. */
+ * reference if needed.  The flows of one compile share a set: only the
+ * newest is compared. */
 static uint32_t
 owner_set(struct lflow_table *t, const unsigned long *dps)
 {
     struct lflow_owner *o = t->owner;
-    if (o->n_sets && bitmap_equal(o->sets[o->n_sets - 1], dps, t->dp_cap)) {
+    if (o->n_sets
+        && bitmap_equal(o->sets[o->n_sets - 1]->map, dps, t->dp_cap)) {
         return o->n_sets - 1;
     }
     o->sets = xrealloc(o->sets, (o->n_sets + 1) * sizeof *o->sets);
-    o->sets[o->n_sets] = bitmap_clone(dps, t->dp_cap);
+    o->sets[o->n_sets] = dpset_intern(dps, t->dp_cap);
     return o->n_sets++;
 }
 
@@ -597,11 +590,20 @@ lflow_add_dps_at(struct lflow_table *t, const unsigned long *dps,
     }
     struct lflow *f = lflow_get(t, stage, priority, match, actions,
                                 ctrl_meter, where);
-    size_t dp;
-    BITMAP_FOR_EACH_1 (dp, t->dp_cap, dps) {
-        dp_add(t, f, dp);
+    uint32_t set = owner_set(t, dps);
+    const struct dpset *ds = t->owner->sets[set];
+    if (!f->n_dps && !f->dps && ds->n >= 2) {
+        /* The usual case: a new flow, on the owner's set exactly. */
+        f->dps = dpset_ref(ds);
+        f->n_dps = ds->n;
+        mark_dirty(t, f);
+    } else {
+        size_t dp;
+        BITMAP_FOR_EACH_1 (dp, t->dp_cap, dps) {
+            dp_add(t, f, dp);
+        }
     }
-    owner_add_ref(t, f, LFLOW_REF_SET | owner_set(t, dps), hint);
+    owner_add_ref(t, f, LFLOW_REF_SET | set, hint);
 }
 
 static const char *
@@ -661,9 +663,8 @@ lflow_ids_hash(const struct lflow *f, bool hint_set, uint32_t hint)
 static bool
 hint_is_written(const struct lflow *f)
 {
-    bool set = !uuid_is_zero(&f->hint);
-    return (set == f->sb_hint_set
-            && (!set || f->sb_hint == f->hint.parts[0]));
+    return (f->hint_set == f->sb_hint_set
+            && (!f->hint_set || f->sb_hint == f->hint));
 }
 
 /* Appends the 'n' bytes of 's' to 'p' if they fit before 'end' and need no
@@ -691,8 +692,8 @@ static void
 set_lflow_ids(struct lflow *f, struct rdb_txn *txn)
 {
     struct lflow_ids ids;
-    f->sb_hint_set = !uuid_is_zero(&f->hint);
-    f->sb_hint = f->hint.parts[0];
+    f->sb_hint_set = f->hint_set;
+    f->sb_hint = f->hint;
     lflow_ids_init(f, f->sb_hint_set, f->sb_hint, &ids);
 
     /* Every flow gets one: its JSON is built from the known keys and values
@@ -759,7 +760,7 @@ lflow_target(const struct lflow_table *t, const struct lflow *f,
         };
     }
     return (struct lflow_target) {
-        dp_groups_get(dpgs, txn, f->dps, f->n_dps), true,
+        dp_groups_get(dpgs, txn, f->dps->map, f->n_dps), true,
     };
 }
 
@@ -1031,12 +1032,11 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
             if (row->group) {
                 dp_groups_ref_flow(dpgs, &row->target);
             }
-            struct rdb_hash ids = lflow_ids_hash(f, !uuid_is_zero(&f->hint),
-                                                 f->hint.parts[0]);
+            struct rdb_hash ids = lflow_ids_hash(f, f->hint_set, f->hint);
             bool ids_ok = rdb_hash_equals(&ids, &row->ids);
             if (ids_ok) {
-                f->sb_hint_set = !uuid_is_zero(&f->hint);
-                f->sb_hint = f->hint.parts[0];
+                f->sb_hint_set = f->hint_set;
+                f->sb_hint = f->hint;
             }
             update_sb_flow(t, f, m, txn, dpgs, ids_ok);
         }
@@ -1149,7 +1149,8 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
         const struct lflow *f = t->dirty[i];
         if (f->sb_group && !uuid_is_zero(&f->sb_uuid)) {
             dp_groups_propose_move(dpgs, &f->sb_target,
-                                   f->n_dps >= 2 ? f->dps : NULL, f->n_dps);
+                                   f->n_dps >= 2 ? f->dps->map : NULL,
+                                   f->n_dps);
         }
     }
     if (dp_groups_apply_moves(dpgs, txn)) {
@@ -1189,13 +1190,16 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
         order_back_to_front(t->dirty, n_new);
         sorted = true;
     }
-    /* A chunk is written as the server reads it, like a full sync's
-     * inserts: at the default size its whole text would be about 40 MB. */
+    /* Many inserts (a chunk, or the last of them) are written as the
+     * server reads them, like a full sync's: the whole text of a chunk of
+     * the default size would be about 20 MB, at the peak of a cold
+     * start. */
     size_t i = 0;
     size_t n_ins = 0;
     struct lflow **chunk = NULL;
-    if (max_inserts && n_new > max_inserts) {
-        chunk = xmalloc(max_inserts * sizeof *chunk);
+    size_t n_want = max_inserts ? MIN(n_new, max_inserts) : n_new;
+    if (n_want > 1000) {
+        chunk = xmalloc(n_want * sizeof *chunk);
     }
     for (; i < n_new && (!max_inserts || n_ins < max_inserts); i++) {
         struct lflow *f = t->dirty[i];

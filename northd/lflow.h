@@ -32,16 +32,20 @@ struct rdb;
 struct rdb_txn;
 struct dp_groups;
 struct lflow;
+struct dpset;
 
-/* One contribution: 'flow' on datapath index 'dp', naming hint number
- * 'hint' of the owner (0: none).  With LFLOW_REF_SET in 'dp', the flow is
- * on each datapath of the owner's set number 'dp & ~LFLOW_REF_SET'. */
+/* One contribution: 'flow' on datapath index 'dp'.  With LFLOW_REF_SET in
+ * 'dp', the flow is on each datapath of the owner's set number
+ * 'dp & LFLOW_REF_INDEX'.  With LFLOW_REF_HINT, it names the NB row whose
+ * UUID starts with the 32 bits 'hint' (all that "stage-hint" shows). */
 struct lflow_ref {
     struct lflow *flow;
     uint32_t dp;
     uint32_t hint;
 };
 #define LFLOW_REF_SET 0x80000000u
+#define LFLOW_REF_HINT 0x40000000u
+#define LFLOW_REF_INDEX 0x3fffffffu
 
 /* What one owner contributed.  Embedded in the object that owns the flows;
  * lflow_owner_clear() takes them back from the table.
@@ -52,9 +56,7 @@ struct lflow_ref {
 struct lflow_owner {
     struct lflow_ref *refs;
     size_t n_refs, allocated_refs;
-    struct uuid *hints;             /* hints[0] unused. */
-    size_t n_hints;
-    unsigned long **sets;           /* Owned datapath bitmaps. */
+    const struct dpset **sets;      /* Datapath sets, a reference each. */
     size_t n_sets;
 };
 

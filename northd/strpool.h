@@ -1,0 +1,25 @@
+/* Interned, counted strings: one copy of each distinct string.
+ *
+ * Logical flows repeat a few action strings ("next;", "reg0[1] = 1;
+ * next;") hundreds of thousands of times; a flow holds a reference to the
+ * pool's copy instead of its own. */
+
+#ifndef NORTHD_STRPOOL_H
+#define NORTHD_STRPOOL_H 1
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Returns the pool's copy of 's', taking a reference ('s' NULL: NULL). */
+const char *strpool_get(const char *s);
+
+/* Gives back a reference taken by strpool_get() ('s' may be NULL). */
+void strpool_put(const char *s);
+
+/* The hash_string('s', 0) of a string strpool_get() returned. */
+uint32_t strpool_hash(const char *s);
+
+/* The distinct strings held, for memory reports. */
+size_t strpool_count(void);
+
+#endif /* northd/strpool.h */
