@@ -14,6 +14,7 @@
 #include "northd/dp-groups.h"
 #include "northd/dpset.h"
 #include "northd/strpool.h"
+#include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
 #include "uuid.h"
@@ -29,6 +30,11 @@ COVERAGE_DEFINE(lflow_inserts_deferred); /* A sync left inserts for the next. */
 
 struct lflow {
     struct hmap_node node;          /* In lflow_table 'flows'. */
+
+    /* The match is 'match_head' followed by 'match_body' (if nonnull),
+     * both strpool references: see split_match(). */
+    const char *match_head;
+    const char *match_body;
     const char *actions;            /* A reference in the strpool. */
     const char *ctrl_meter;         /* Likewise; NULL if none. */
     const char *where;
@@ -63,9 +69,52 @@ struct lflow {
     struct uuid sb_uuid;            /* The row; zero if none yet. */
     struct uuid sb_target;          /* Its datapath or group; zero if it
                                      * is not known to be one of ours. */
-
-    char match[];                   /* Allocated with the flow. */
 };
+
+/* Where 'match' splits into a head and a body: just after the first '(',
+ * if " && " comes right before it.  The flows of an ACL match
+ * "<registers> && (<the ACL's match>)", and its 2-3 flows differ in the
+ * registers only: they share the body, the biggest part of a flow's
+ * memory.  Returns 0 for a match not to split. */
+static size_t
+split_match(const char *match)
+{
+    const char *paren = strchr(match, '(');
+    if (paren && paren - match >= 4 && !memcmp(paren - 4, " && ", 4)
+        && paren[1]) {
+        return paren + 1 - match;
+    }
+    return 0;
+}
+
+/* Where lflow_match() puts matches together (freed with the last table). */
+static struct ds match_scratch = DS_EMPTY_INITIALIZER;
+
+/* The match of 'f', in 'scratch' if it has to be put together. */
+static const char *
+lflow_match(const struct lflow *f, struct ds *scratch)
+{
+    if (!f->match_body) {
+        return f->match_head;
+    }
+    ds_clear(scratch);
+    ds_put_cstr(scratch, f->match_head);
+    ds_put_cstr(scratch, f->match_body);
+    return ds_cstr(scratch);
+}
+
+/* Whether 'match' is the match of 'f'. */
+static bool
+lflow_match_equals(const struct lflow *f, const char *match)
+{
+    const char *p = f->match_head;
+    for (; *p; p++, match++) {
+        if (*p != *match) {
+            return false;
+        }
+    }
+    return !strcmp(f->match_body ? f->match_body : "", match);
+}
 
 
 /* The flow's datapaths. */
@@ -185,6 +234,8 @@ lflow_table_reserve(struct lflow_table *t, size_t n_flows)
 static void
 lflow_free(struct lflow *f)
 {
+    strpool_put(f->match_head);
+    strpool_put(f->match_body);
     strpool_put(f->actions);
     strpool_put(f->ctrl_meter);
     free(f->more_hints);
@@ -210,6 +261,8 @@ lflow_table_destroy(struct lflow_table *t)
     hmap_destroy(&t->multi);
     free(t->dirty);
     free(t->chunk);
+    ds_destroy(&match_scratch);
+    ds_init(&match_scratch);
 }
 
 size_t
@@ -470,7 +523,7 @@ lflow_find(const struct lflow_table *t, uint32_t hash, enum ls_stage stage,
     struct lflow *f;
     HMAP_FOR_EACH_WITH_HASH (f, node, hash, &t->flows) {
         if (f->stage == stage && f->priority == priority
-            && !strcmp(f->match, match) && !strcmp(f->actions, actions)
+            && lflow_match_equals(f, match) && !strcmp(f->actions, actions)
             && nullable_string_is_equal(f->ctrl_meter, ctrl_meter)) {
             return f;
         }
@@ -491,11 +544,16 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
     struct lflow *f = lflow_find(t, hash, stage, priority, match, actions,
                                  ctrl_meter);
     if (!f) {
-        f = xmalloc(sizeof *f + ml + 1);
-        memset(f, 0, sizeof *f);
+        f = xzalloc(sizeof *f);
         f->stage = stage;
         f->priority = priority;
-        memcpy(f->match, match, ml + 1);
+        size_t head = split_match(match);
+        if (head) {
+            f->match_head = strpool_get_len(match, head);
+            f->match_body = strpool_get(match + head);
+        } else {
+            f->match_head = strpool_get(match);
+        }
         f->actions = strpool_get(actions);
         f->ctrl_meter = strpool_get(ctrl_meter);
         f->where = where;
@@ -730,7 +788,8 @@ lflow_content_hash(const struct lflow *f)
         rdb_hash_integer_col(tc, SB_LOGICAL_FLOW_COL_TABLE_ID,
                              ls_stage_table(f->stage)),
         rdb_hash_integer_col(tc, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority),
-        rdb_hash_string_col(tc, SB_LOGICAL_FLOW_COL_MATCH, f->match),
+        rdb_hash_string_col(tc, SB_LOGICAL_FLOW_COL_MATCH,
+                            lflow_match(f, &match_scratch)),
         rdb_hash_string_col(tc, SB_LOGICAL_FLOW_COL_ACTIONS, f->actions),
         rdb_hash_string_col(tc, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
                             f->ctrl_meter),
@@ -812,7 +871,8 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
     rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_TABLE_ID,
                         ls_stage_table(f->stage));
     rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority);
-    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_MATCH, f->match);
+    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_MATCH,
+                       lflow_match(f, &match_scratch));
     rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_ACTIONS, f->actions);
     if (f->ctrl_meter) {
         rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,

@@ -19,21 +19,24 @@ static struct hmap pool = HMAP_INITIALIZER(&pool);
 const char *
 strpool_get(const char *s)
 {
-    if (!s) {
-        return NULL;
-    }
-    uint32_t hash = hash_string(s, 0);
+    return s ? strpool_get_len(s, strlen(s)) : NULL;
+}
+
+const char *
+strpool_get_len(const char *s, size_t n)
+{
+    uint32_t hash = hash_bytes(s, n, 0);
     struct pooled *p;
     HMAP_FOR_EACH_WITH_HASH (p, node, hash, &pool) {
-        if (!strcmp(p->s, s)) {
+        if (!strncmp(p->s, s, n) && !p->s[n]) {
             p->refcount++;
             return p->s;
         }
     }
-    size_t n = strlen(s) + 1;
-    p = xmalloc(sizeof *p + n);
+    p = xmalloc(sizeof *p + n + 1);
     p->refcount = 1;
     memcpy(p->s, s, n);
+    p->s[n] = '\0';
     hmap_insert(&pool, &p->node, hash);
     return p->s;
 }

@@ -13,6 +13,9 @@
 /* Returns the pool's copy of 's', taking a reference ('s' NULL: NULL). */
 const char *strpool_get(const char *s);
 
+/* The same for the 'n' bytes at 's' (without a null byte among them). */
+const char *strpool_get_len(const char *s, size_t n);
+
 /* Gives back a reference taken by strpool_get() ('s' may be NULL). */
 void strpool_put(const char *s);
 
