@@ -83,32 +83,33 @@ struct acl_names {
     const char *names[];
 };
 
-/* One NB ACL, as last compiled. */
+/* One NB ACL, as last compiled.  (128 bytes: a million of them.) */
 struct acl_state {
     struct hmap_node node;          /* In acls 'states', by NB UUID. */
     struct uuid uuid;
-    const struct nb_acl *nb;     /* NULL once deleted. */
+    const struct nb_acl *nb;        /* NULL once deleted. */
     struct lflow_owner owner;
     struct acl_container **refs;    /* Containers that list it. */
-    size_t n_refs;
 
     /* What it contributes while applied. */
-    bool applied;                   /* Counted on the datapaths in 'dps'. */
     const struct dpset *dps;        /* While applied (dpset.h). */
-    enum acl_stage_kind k;
-    bool stateful;                  /* allow-related (and not forced). */
-    bool pass;
-    int tier;
-    bool force_drop;
-    bool skipped;                   /* Left out, counted in 'n_skipped'. */
+    struct acl_names *names;        /* What the match names, or NULL. */
     char *drop_match;               /* With 'force_drop', the match of the
                                      * drop that replaces nb->match (owned);
                                      * else NULL: flows use nb->match. */
     char *error;                    /* Why the match is invalid, or NULL. */
-    struct acl_names *names;        /* What the match names, or NULL. */
     unsigned long *new_dps;         /* Switches gained by a span change,
                                      * not compiled yet; NULL if none. */
+    uint32_t n_refs;
+    uint8_t k;                      /* enum acl_stage_kind. */
+    uint8_t tier;
+    bool applied : 1;               /* Counted on the datapaths in 'dps'. */
+    bool stateful : 1;              /* allow-related (and not forced). */
+    bool pass : 1;
+    bool force_drop : 1;
+    bool skipped : 1;               /* Left out, counted in 'n_skipped'. */
 };
+BUILD_ASSERT_DECL(sizeof(struct acl_state) <= 128);
 
 /* Everything the flows of one switch depend on, with the counts that
  * decide it. */

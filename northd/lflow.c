@@ -37,22 +37,21 @@ struct lflow {
     const char *match_body;
     const char *actions;            /* A reference in the strpool. */
     const char *ctrl_meter;         /* Likewise; NULL if none. */
-    const char *where;
 
     /* The datapaths the flow is on.  Most flows are on one: 'dps' is
      * taken only once a flow is on a second, and is then usually the very
      * set its owner compiled it for (dpset.h). */
     const struct dpset *dps;        /* Counted reference, or NULL. */
-    uint32_t dp;                    /* Without 'dps', the one datapath. */
-    uint32_t n_dps;
-
-    uint32_t n_refs;                /* Contributions, all owners. */
 
     /* "stage-hint" names the lowest UUID among the contributing rows, so
      * it does not depend on the order they were compiled in. */
-    uint32_t n_more_hints;
-    uint32_t *more_hints;           /* The other contributions' hints. */
+    uint32_t *more_hints;           /* The other contributions' hints,
+                                     * after their count: NULL if none. */
     uint32_t hint;                  /* First 32 bits of that UUID. */
+
+    uint32_t dp;                    /* Without 'dps', the one datapath. */
+    uint32_t n_dps;
+    uint32_t n_refs;                /* Contributions, all owners. */
 
     /* What its SB row holds, as northd last wrote or found it: the replica
      * does not keep northd's own Logical_Flow rows (lib/sb.rdb). */
@@ -60,6 +59,7 @@ struct lflow {
 
     uint16_t priority;
     uint16_t stage;                 /* enum ls_stage. */
+    uint16_t where;                 /* See where_intern(). */
     bool dirty : 1;                 /* In the table's 'dirty' array. */
     bool claimed : 1;               /* Matched to an SB row by the sync. */
     bool hint_set : 1;              /* 'hint' is valid. */
@@ -70,6 +70,57 @@ struct lflow {
     struct uuid sb_target;          /* Its datapath or group; zero if it
                                      * is not known to be one of ours. */
 };
+
+/* A million flows: 128 bytes is an allocator size class, 136 is not. */
+BUILD_ASSERT_DECL(sizeof(struct lflow) <= 128);
+
+/* The source locations flows were added from ("northd/acls.c:123"), by
+ * number: a few hundred, named by a 16-bit 'where' in each flow. */
+static const char **wheres;
+static size_t n_wheres, allocated_wheres;
+static struct hmap where_index = HMAP_INITIALIZER(&where_index);
+
+struct where_node {
+    struct hmap_node node;          /* In 'where_index', by pointer. */
+    const char *where;
+    uint16_t n;
+};
+
+static uint16_t
+where_intern(const char *where)
+{
+    static const char *last;
+    static uint16_t last_n;
+    if (where == last && last) {
+        return last_n;
+    }
+    uint32_t hash = hash_pointer(where, 0);
+    struct where_node *wn;
+    HMAP_FOR_EACH_WITH_HASH (wn, node, hash, &where_index) {
+        if (wn->where == where) {
+            goto found;
+        }
+    }
+    ovs_assert(n_wheres < UINT16_MAX);
+    if (n_wheres >= allocated_wheres) {
+        wheres = x2nrealloc(wheres, &allocated_wheres, sizeof *wheres);
+    }
+    wheres[n_wheres] = where;
+    wn = xmalloc(sizeof *wn);
+    wn->where = where;
+    wn->n = n_wheres++;
+    hmap_insert(&where_index, &wn->node, hash);
+found:
+    last = where;
+    last_n = wn->n;
+    return wn->n;
+}
+
+static uint32_t
+n_more_hints(const struct lflow *f)
+{
+    return f->more_hints ? f->more_hints[0] : 0;
+}
 
 /* Where 'match' splits into a head and a body: just after the first '(',
  * if " && " comes right before it.  The flows of an ACL match
@@ -314,45 +365,54 @@ flow_add_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
         mark_dirty(t, f);
         return;
     }
+    uint32_t n = n_more_hints(f);
     f->more_hints = xrealloc(f->more_hints,
-                             (f->n_more_hints + 1) * sizeof *f->more_hints);
+                             (n + 2) * sizeof *f->more_hints);
+    f->more_hints[0] = n + 1;
+    uint32_t *more = f->more_hints + 1;
     if (h < f->hint) {
-        f->more_hints[f->n_more_hints++] = f->hint;
+        more[n] = f->hint;
         f->hint = h;
         mark_dirty(t, f);
     } else {
-        f->more_hints[f->n_more_hints++] = h;
+        more[n] = h;
     }
 }
 
+/* Takes back one of the hints of 'f': one of its values 'h'. */
 static void
 flow_remove_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
 {
     ovs_assert(f->hint_set);
+    uint32_t n = n_more_hints(f);
+    uint32_t *more = f->more_hints ? f->more_hints + 1 : NULL;
+    size_t i;
     if (f->hint == h) {
-        if (!f->n_more_hints) {
+        mark_dirty(t, f);
+        if (!n) {
             f->hint_set = false;
-            mark_dirty(t, f);
             return;
         }
-        size_t min = 0;
-        for (size_t i = 1; i < f->n_more_hints; i++) {
-            if (f->more_hints[i] < f->more_hints[min]) {
-                min = i;
+        i = 0;
+        for (size_t j = 1; j < n; j++) {
+            if (more[j] < more[i]) {
+                i = j;
             }
         }
-        mark_dirty(t, f);
-        f->hint = f->more_hints[min];
-        f->more_hints[min] = f->more_hints[--f->n_more_hints];
-        return;
-    }
-    for (size_t i = 0; i < f->n_more_hints; i++) {
-        if (f->more_hints[i] == h) {
-            f->more_hints[i] = f->more_hints[--f->n_more_hints];
-            return;
+        f->hint = more[i];
+    } else {
+        for (i = 0; i < n && more[i] != h; i++) {
+            continue;
         }
+        ovs_assert(i < n);
     }
-    OVS_NOT_REACHED();
+    more[i] = more[n - 1];
+    if (n == 1) {
+        free(f->more_hints);
+        f->more_hints = NULL;
+    } else {
+        f->more_hints[0] = n - 1;
+    }
 }
 
 /* Takes back one contribution of flow 'f' on datapath 'dp'. */
@@ -556,7 +616,7 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
         }
         f->actions = strpool_get(actions);
         f->ctrl_meter = strpool_get(ctrl_meter);
-        f->where = where;
+        f->where = where_intern(where);
         hmap_insert(&t->flows, &f->node, hash);
         mark_dirty(t, f);
     }
@@ -668,8 +728,9 @@ static const char *
 lflow_source(const struct lflow *f)
 {
     /* "northd/acls.c:123" -> "acls.c:123", as operators expect. */
-    const char *slash = strrchr(f->where, '/');
-    return slash ? slash + 1 : f->where;
+    const char *where = wheres[f->where];
+    const char *slash = strrchr(where, '/');
+    return slash ? slash + 1 : where;
 }
 
 /* A flow's external_ids: "stage-name", "stage-hint" (the first 8 hex

@@ -55,9 +55,9 @@ struct lflow_ref {
  * lflow_add_dps(): one contribution per flow, not one per datapath. */
 struct lflow_owner {
     struct lflow_ref *refs;
-    size_t n_refs, allocated_refs;
     const struct dpset **sets;      /* Datapath sets, a reference each. */
-    size_t n_sets;
+    uint32_t n_refs, allocated_refs;
+    uint32_t n_sets;
 };
 
 void lflow_owner_init(struct lflow_owner *);
