@@ -14,7 +14,8 @@ TESTSUITE_AT = \
 	tests/acl-validation.at \
 	tests/bench.at \
 	tests/incremental.at \
-	tests/rdb.at
+	tests/rdb.at \
+	tests/pools.at
 
 # Drives the replica (lib/rdb.h) against a real ovsdb-server.
 noinst_PROGRAMS += tests/test-rdb
@@ -25,6 +26,12 @@ tests_test_rdb_LDADD = $(LSN_LDADD)
 noinst_PROGRAMS += tests/test-ovn-lang
 tests_test_ovn_lang_SOURCES = tests/test-ovn-lang.c
 tests_test_ovn_lang_LDADD = $(LSN_LDADD)
+
+# Unit tests of northd's shared pools (datapath sets, strings).
+noinst_PROGRAMS += tests/test-northd-pools
+tests_test_northd_pools_SOURCES = tests/test-northd-pools.c \
+	northd/dpset.c northd/dpset.h northd/strpool.c northd/strpool.h
+tests_test_northd_pools_LDADD = $(LSN_LDADD)
 
 TESTSUITE = $(srcdir)/tests/testsuite
 AUTOTEST = $(AUTOM4TE) -l autotest

@@ -1,0 +1,271 @@
+/* Unit tests of northd's shared pools: datapath sets (northd/dpset.h) and
+ * interned strings (northd/strpool.h).
+ *
+ *   test-northd-pools dpset [SEED [OPS]]
+ *   test-northd-pools strpool [SEED [OPS]]
+ *
+ * Each runs OPS random operations on a few dozen holders, each holding a
+ * reference (or nothing), against a plain model of what each should hold,
+ * and checks after every operation that a holder's object has the model's
+ * content, that holders of equal content share one object, and that the
+ * pool holds exactly the distinct contents held.  At the end every
+ * reference is given back and the pool must be empty.  Prints one summary
+ * line; exits with a message and status 1 at the first disagreement. */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitmap.h"
+#include "hash.h"
+#include "northd/dpset.h"
+#include "northd/strpool.h"
+#include "random.h"
+#include "util.h"
+
+#define N_HOLDERS 40
+
+static void
+fail(const char *what, int op)
+{
+    fprintf(stderr, "operation %d: %s\n", op, what);
+    exit(1);
+}
+
+/* Datapath sets. */
+
+struct dp_holder {
+    const struct dpset *set;        /* NULL: holds nothing. */
+    unsigned long *model;           /* What 'set' should be. */
+};
+
+static size_t
+count_bits(const unsigned long *map, size_t n_bits)
+{
+    return bitmap_count1(map, n_bits);
+}
+
+static void
+random_map(unsigned long *map, size_t n_bits)
+{
+    /* Few distinct values, so that holders often share. */
+    bitmap_set_multiple(map, 0, n_bits, false);
+    int n = random_range(4);
+    for (int i = 0; i < n; i++) {
+        bitmap_set1(map, random_range(n_bits));
+    }
+}
+
+static void
+check_dpsets(struct dp_holder *h, size_t n_bits, int op)
+{
+    size_t n_longs = bitmap_n_longs(n_bits);
+    size_t distinct = 0;
+    for (int i = 0; i < N_HOLDERS; i++) {
+        if (!h[i].set) {
+            continue;
+        }
+        const struct dpset *s = h[i].set;
+        if (s->n_longs != n_longs
+            || memcmp(s->map, h[i].model, n_longs * sizeof *s->map)) {
+            fail("a set's content differs from the model", op);
+        }
+        if (s->n != count_bits(h[i].model, n_bits)) {
+            fail("a set's count differs from its bits", op);
+        }
+        bool first = true;
+        for (int j = 0; j < i; j++) {
+            if (!h[j].set) {
+                continue;
+            }
+            bool same = bitmap_equal(h[j].model, h[i].model, n_bits);
+            if (same != (h[j].set == s)) {
+                fail(same ? "equal sets are not shared"
+                     : "different sets share an object", op);
+            }
+            first &= !same;
+        }
+        distinct += first;
+    }
+    if (dpset_pool_count() != distinct) {
+        fail("the pool does not hold exactly the distinct sets held", op);
+    }
+}
+
+static void
+test_dpset(int ops)
+{
+    const size_t n_bits = 130;      /* Three longs, the last one partial. */
+    struct dp_holder h[N_HOLDERS];
+    for (int i = 0; i < N_HOLDERS; i++) {
+        h[i].set = NULL;
+        h[i].model = bitmap_allocate(n_bits);
+    }
+    unsigned long *map = bitmap_allocate(n_bits);
+    int n_shared = 0;
+
+    for (int op = 0; op < ops; op++) {
+        struct dp_holder *a = &h[random_range(N_HOLDERS)];
+        struct dp_holder *b = &h[random_range(N_HOLDERS)];
+        switch (random_range(5)) {
+        case 0:                     /* Intern a new value. */
+            dpset_unref(a->set);
+            random_map(a->model, n_bits);
+            a->set = dpset_intern(a->model, n_bits);
+            break;
+        case 1:                     /* Take another reference. */
+            if (a != b) {
+                dpset_unref(a->set);
+                a->set = dpset_ref(b->set);
+                bitmap_set_multiple(a->model, 0, n_bits, false);
+                bitmap_or(a->model, b->model, n_bits);
+                n_shared += b->set != NULL;
+            }
+            break;
+        case 2:                     /* Add or remove one datapath. */
+            if (a->set) {
+                size_t dp = random_range(n_bits);
+                bool value = random_range(2);
+                a->set = dpset_with(a->set, dp, value);
+                bitmap_set(a->model, dp, value);
+            }
+            break;
+        case 3:                     /* Take some datapaths away. */
+            if (a->set) {
+                random_map(map, n_bits);
+                if (random_range(4) == 0) {
+                    bitmap_or(map, a->model, n_bits);   /* All of them. */
+                }
+                a->set = dpset_minus(a->set, map);
+                for (size_t i = 0; i < n_bits; i++) {
+                    if (bitmap_is_set(map, i)) {
+                        bitmap_set0(a->model, i);
+                    }
+                }
+                if (!a->set != bitmap_is_all_zeros(a->model, n_bits)) {
+                    fail("dpset_minus() and emptiness disagree", op);
+                }
+            }
+            break;
+        case 4:                     /* Let go. */
+            dpset_unref(a->set);
+            a->set = NULL;
+            bitmap_set_multiple(a->model, 0, n_bits, false);
+            break;
+        }
+        check_dpsets(h, n_bits, op);
+    }
+    for (int i = 0; i < N_HOLDERS; i++) {
+        dpset_unref(h[i].set);
+        bitmap_free(h[i].model);
+    }
+    bitmap_free(map);
+    if (dpset_pool_count() || dpset_pool_bytes()) {
+        fail("the pool is not empty at the end", ops);
+    }
+    printf("dpset: %d operations, %d references shared, pool empty\n",
+           ops, n_shared);
+}
+
+/* Strings. */
+
+struct str_holder {
+    const char *s;                  /* NULL: holds nothing. */
+    char model[16];
+};
+
+static void
+test_strpool(int ops)
+{
+    struct str_holder h[N_HOLDERS];
+    memset(h, 0, sizeof h);
+    int n_shared = 0;
+
+    for (int op = 0; op < ops; op++) {
+        struct str_holder *a = &h[random_range(N_HOLDERS)];
+        int choice = random_range(3);
+        if (choice == 0) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "s%"PRIu32"%s", random_range(25),
+                     random_range(2) ? "_ip4" : "");
+            strpool_put(a->s);
+            if (random_range(2)) {
+                a->s = strpool_get(buf);
+            } else {
+                /* Only the first bytes of a longer text. */
+                char longer[40];
+                snprintf(longer, sizeof longer, "%s(tail)", buf);
+                a->s = strpool_get_len(longer, strlen(buf));
+            }
+            ovs_strlcpy(a->model, buf, sizeof a->model);
+        } else if (choice == 1) {
+            struct str_holder *b = &h[random_range(N_HOLDERS)];
+            if (a != b && b->s) {
+                strpool_put(a->s);
+                a->s = strpool_get(b->s);
+                memcpy(a->model, b->model, sizeof a->model);
+                n_shared++;
+            }
+        } else {
+            strpool_put(a->s);
+            a->s = NULL;
+        }
+
+        size_t distinct = 0;
+        for (int i = 0; i < N_HOLDERS; i++) {
+            if (!h[i].s) {
+                continue;
+            }
+            if (strcmp(h[i].s, h[i].model)) {
+                fail("a string differs from the model", op);
+            }
+            if (strpool_hash(h[i].s) != hash_string(h[i].model, 0)) {
+                fail("strpool_hash() is not hash_string()", op);
+            }
+            bool first = true;
+            for (int j = 0; j < i; j++) {
+                if (h[j].s) {
+                    bool same = !strcmp(h[j].model, h[i].model);
+                    if (same != (h[j].s == h[i].s)) {
+                        fail(same ? "equal strings are not shared"
+                             : "different strings share a copy", op);
+                    }
+                    first &= !same;
+                }
+            }
+            distinct += first;
+        }
+        if (strpool_count() != distinct) {
+            fail("the pool does not hold exactly the strings held", op);
+        }
+    }
+    for (int i = 0; i < N_HOLDERS; i++) {
+        strpool_put(h[i].s);
+    }
+    if (strpool_count()) {
+        fail("the pool is not empty at the end", ops);
+    }
+    if (strpool_get(NULL) || strpool_count()) {
+        fail("strpool_get(NULL) took something", ops);
+    }
+    printf("strpool: %d operations, %d references shared, pool empty\n",
+           ops, n_shared);
+}
+
+int
+main(int argc, char *argv[])
+{
+    if (argc < 2 || (strcmp(argv[1], "dpset") && strcmp(argv[1], "strpool"))) {
+        fprintf(stderr, "usage: %s dpset|strpool [SEED [OPS]]\n", argv[0]);
+        return 2;
+    }
+    random_set_seed(argc > 2 ? atoi(argv[2]) : 1);
+    int ops = argc > 3 ? atoi(argv[3]) : 20000;
+    if (!strcmp(argv[1], "dpset")) {
+        test_dpset(ops);
+    } else {
+        test_strpool(ops);
+    }
+    return 0;
+}
