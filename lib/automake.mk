@@ -23,6 +23,8 @@ lib_libovnls_a_SOURCES = \
 	lib/rdb-private.h \
 	lib/rdb-txn.c \
 	lib/sset-shash.h \
+	lib/strpool.c \
+	lib/strpool.h \
 	lib/symtab.c \
 	lib/symtab.h \
 	lib/tnlid.c \

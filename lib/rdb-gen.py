@@ -6,7 +6,7 @@ usage: rdb-gen.py header|source SCHEMA SPEC PREFIX
 SPEC names the tables and columns to replicate, one table per paragraph:
 
     table NAME [count] [quiet] [select=initial,insert,modify,delete]
-        COLUMN [quiet] [keys=K1,K2] [hash=GROUP]
+        COLUMN [quiet] [keys=K1,K2] [hash=GROUP] [pooled]
 
 "count" replicates a table's rows without columns (to count them);
 "select" narrows the changes the server reports (default: all).  A
@@ -14,7 +14,9 @@ SPEC names the tables and columns to replicate, one table per paragraph:
 applied but neither tracked nor wake the user up; in a "quiet" table,
 rows coming and going are tracked but do not wake the user up either.  "keys" keeps only the
 named keys of a string map.  "hash" keeps no value, only a content hash
-per GROUP (see rdb_hash in lib/rdb.h).
+per GROUP (see rdb_hash in lib/rdb.h).  A "pooled" string column keeps
+its values in lib/strpool.h, shared with whatever else holds the same
+string (northd's flows hold an ACL's match that way).
 
 The output is C: one struct per table (members named and typed as in
 OVS's IDL: 'char *name', 'struct X **ports' with 'size_t n_ports', 'struct
@@ -58,7 +60,7 @@ def parse_spec(path):
                 if cur is None:
                     die("%s:%d: column outside a table" % (path, lineno))
                 col = {"name": words[0], "quiet": False, "keys": None,
-                       "hash": None}
+                       "hash": None, "pooled": False}
                 for w in words[1:]:
                     if w == "quiet":
                         col["quiet"] = True
@@ -66,6 +68,8 @@ def parse_spec(path):
                         col["keys"] = w[5:].split(",")
                     elif w.startswith("hash="):
                         col["hash"] = w[5:]
+                    elif w == "pooled":
+                        col["pooled"] = True
                     else:
                         die("%s:%d: unknown column flag %s"
                             % (path, lineno, w))
@@ -303,6 +307,11 @@ class Gen:
                     w("        .hash_group = %d," % t["groups"].index(c["hash"]))
                 if c["quiet"]:
                     w("        .quiet = true,")
+                if c["pooled"]:
+                    if key != "string" or enum or c["hash"] or value:
+                        die("%s.%s: only a string column without enums "
+                            "can be pooled" % (t["name"], c["name"]))
+                    w("        .pooled = true,")
                 w("    },")
             if t["columns"]:
                 w("};")

@@ -11,6 +11,7 @@
 #include "coverage.h"
 #include "entropy.h"
 #include "lib/jtext.h"
+#include "lib/strpool.h"
 #include "openvswitch/json.h"
 #include "openvswitch/vlog.h"
 #include "random.h"
@@ -231,7 +232,11 @@ is_enum_string(const struct rdb_column_class *c, const char *s)
 static void
 free_string(const struct rdb_column_class *c, char *s)
 {
-    if (s != empty_string && !is_enum_string(c, s)) {
+    if (s == empty_string || is_enum_string(c, s)) {
+        return;
+    } else if (c->pooled) {
+        strpool_put(s);
+    } else {
         free(s);
     }
 }
@@ -241,6 +246,11 @@ free_string(const struct rdb_column_class *c, char *s)
 static char *
 intern_string(const struct rdb_column_class *c, char *s)
 {
+    if (c->pooled) {
+        char *p = CONST_CAST(char *, strpool_get(s));
+        free(s);
+        return p;
+    }
     if (c->enums) {
         for (const char *const *e = c->enums; *e; e++) {
             if (!strcmp(*e, s)) {

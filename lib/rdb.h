@@ -99,6 +99,8 @@ struct rdb_column_class {
                                      * to keep every key. */
     int hash_group;                 /* RDB_S_HASHED: which hash. */
     bool quiet;                     /* Not tracked; see above. */
+    bool pooled;                    /* Strings are lib/strpool.h
+                                     * references. */
 };
 
 enum {

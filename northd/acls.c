@@ -19,7 +19,7 @@
 #include "northd/acl-check.h"
 #include "northd/datapaths.h"
 #include "northd/dpset.h"
-#include "northd/strpool.h"
+#include "lib/strpool.h"
 #include "northd/groups.h"
 #include "northd/lb.h"
 #include "northd/lflow.h"

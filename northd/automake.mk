@@ -24,7 +24,5 @@ northd_ovn_northd_SOURCES = \
 	northd/northd.c \
 	northd/northd.h \
 	northd/ovn-northd.c \
-	northd/pipeline.h \
-	northd/strpool.c \
-	northd/strpool.h
+	northd/pipeline.h
 northd_ovn_northd_LDADD = $(MIMALLOC_LIBS) $(LSN_LDADD)

@@ -13,7 +13,7 @@
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
 #include "northd/dpset.h"
-#include "northd/strpool.h"
+#include "lib/strpool.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
@@ -31,8 +31,9 @@ COVERAGE_DEFINE(lflow_inserts_deferred); /* A sync left inserts for the next. */
 struct lflow {
     struct hmap_node node;          /* In lflow_table 'flows'. */
 
-    /* The match is 'match_head' followed by 'match_body' (if nonnull),
-     * both strpool references: see split_match(). */
+    /* The match is 'match_head' followed by 'match_body' (if nonnull)
+     * and, with 'match_paren', a ")": strpool references, see
+     * split_match(). */
     const char *match_head;
     const char *match_body;
     const char *actions;            /* A reference in the strpool. */
@@ -65,6 +66,8 @@ struct lflow {
     bool hint_set : 1;              /* 'hint' is valid. */
     bool sb_hint_set : 1;           /* ...if external_ids has one. */
     bool sb_group : 1;              /* 'sb_target' is a Logical_DP_Group. */
+    bool match_paren : 1;           /* The match ends in ")" after the
+                                     * body. */
 
     struct uuid sb_uuid;            /* The row; zero if none yet. */
     struct uuid sb_target;          /* Its datapath or group; zero if it
@@ -124,16 +127,21 @@ n_more_hints(const struct lflow *f)
 
 /* Where 'match' splits into a head and a body: just after the first '(',
  * if " && " comes right before it.  The flows of an ACL match
- * "<registers> && (<the ACL's match>)", and its 2-3 flows differ in the
- * registers only: they share the body, the biggest part of a flow's
- * memory.  Returns 0 for a match not to split. */
+ * "<registers> && (<the ACL's match>)" and differ in the registers only:
+ * they share the body, the biggest part of a flow's memory, and since the
+ * replica pools the NB ACL's match (lib/nb.rdb), so does the NB row.  So
+ * that the body is the ACL's match exactly, a closing ")" is left out of
+ * it ('*paren').  Returns 0 for a match not to split. */
 static size_t
-split_match(const char *match)
+split_match(const char *match, size_t len, bool *paren)
 {
-    const char *paren = strchr(match, '(');
-    if (paren && paren - match >= 4 && !memcmp(paren - 4, " && ", 4)
-        && paren[1]) {
-        return paren + 1 - match;
+    const char *open = strchr(match, '(');
+    *paren = false;
+    if (open && open - match >= 4 && !memcmp(open - 4, " && ", 4)
+        && open[1]) {
+        size_t head = open + 1 - match;
+        *paren = len > head + 1 && match[len - 1] == ')';
+        return head;
     }
     return 0;
 }
@@ -151,6 +159,9 @@ lflow_match(const struct lflow *f, struct ds *scratch)
     ds_clear(scratch);
     ds_put_cstr(scratch, f->match_head);
     ds_put_cstr(scratch, f->match_body);
+    if (f->match_paren) {
+        ds_put_char(scratch, ')');
+    }
     return ds_cstr(scratch);
 }
 
@@ -158,13 +169,19 @@ lflow_match(const struct lflow *f, struct ds *scratch)
 static bool
 lflow_match_equals(const struct lflow *f, const char *match)
 {
-    const char *p = f->match_head;
-    for (; *p; p++, match++) {
+    for (const char *p = f->match_head; *p; p++, match++) {
         if (*p != *match) {
             return false;
         }
     }
-    return !strcmp(f->match_body ? f->match_body : "", match);
+    if (f->match_body) {
+        for (const char *p = f->match_body; *p; p++, match++) {
+            if (*p != *match) {
+                return false;
+            }
+        }
+    }
+    return !strcmp(match, f->match_paren ? ")" : "");
 }
 
 
@@ -607,10 +624,13 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
         f = xzalloc(sizeof *f);
         f->stage = stage;
         f->priority = priority;
-        size_t head = split_match(match);
+        bool paren;
+        size_t head = split_match(match, ml, &paren);
         if (head) {
             f->match_head = strpool_get_len(match, head);
-            f->match_body = strpool_get(match + head);
+            f->match_body = strpool_get_len(match + head,
+                                            ml - head - paren);
+            f->match_paren = paren;
         } else {
             f->match_head = strpool_get(match);
         }

@@ -21,7 +21,9 @@
 #include "lib/sb-rdb.h"
 #include "memory.h"
 #include "northd/acl-check.h"
+#include "northd/dpset.h"
 #include "northd/northd.h"
+#include "lib/strpool.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
@@ -457,6 +459,9 @@ main(int argc, char *argv[])
             struct simap usage = SIMAP_INITIALIZER(&usage);
             rdb_get_memory_usage(nb, &usage);
             rdb_get_memory_usage(sb, &usage);
+            simap_increase(&usage, "dpsets", dpset_pool_count());
+            simap_increase(&usage, "dpset-kB", dpset_pool_bytes() / 1024);
+            simap_increase(&usage, "strings", strpool_count());
             memory_report(&usage);
             simap_destroy(&usage);
         }

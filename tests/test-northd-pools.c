@@ -20,7 +20,7 @@
 #include "bitmap.h"
 #include "hash.h"
 #include "northd/dpset.h"
-#include "northd/strpool.h"
+#include "lib/strpool.h"
 #include "random.h"
 #include "util.h"
 

@@ -4,8 +4,8 @@
  * next;") hundreds of thousands of times; a flow holds a reference to the
  * pool's copy instead of its own. */
 
-#ifndef NORTHD_STRPOOL_H
-#define NORTHD_STRPOOL_H 1
+#ifndef LIB_STRPOOL_H
+#define LIB_STRPOOL_H 1
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,4 +25,4 @@ uint32_t strpool_hash(const char *s);
 /* The distinct strings held, for memory reports. */
 size_t strpool_count(void);
 
-#endif /* northd/strpool.h */
+#endif /* lib/strpool.h */

@@ -1,6 +1,6 @@
 /* Interned strings; see strpool.h. */
 #include <config.h>
-#include "northd/strpool.h"
+#include "lib/strpool.h"
 
 #include <string.h>
 
