@@ -11,6 +11,7 @@
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
+#include "lib/strpool.h"
 #include "northd/datapaths.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
@@ -32,12 +33,53 @@ struct pg_dp {
 /* One member of a port group, and what it contributed when applied. */
 struct pg_member {
     struct hmap_node node;          /* In pg_state 'members', by 'row'. */
-    char *name;
+    const char *name;               /* A strpool reference. */
     struct uuid row;                /* The NB port row the group lists. */
     size_t dp;                      /* SIZE_MAX: not in the model. */
-    struct sset ips[2];             /* IPv4, IPv6 addresses contributed. */
+
+    /* The distinct addresses contributed, strpool references: n_ips[0]
+     * IPv4 ones, then n_ips[1] IPv6 ones.  (A port is in several groups:
+     * its name and addresses are held once, not once per group.) */
+    const char **ips;
+    uint16_t n_ips[2];
     unsigned int seen;              /* For groups_handle_pg(). */
 };
+
+/* The addresses of family 'f' (0: IPv4, 1: IPv6) 'mb' contributes, as
+ * '*n' strings. */
+static const char *const *
+member_ips(const struct pg_member *mb, int f, size_t *n)
+{
+    *n = mb->n_ips[f];
+    return *n ? mb->ips + (f ? mb->n_ips[0] : 0) : NULL;
+}
+
+/* Appends 'ip' to the addresses of 'mb' unless it has it (of either
+ * family: the two never share a spelling).  'mb->ips' has room. */
+static void
+member_add_ip(struct pg_member *mb, int f, const char *ip)
+{
+    size_t n = mb->n_ips[0] + mb->n_ips[1];
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(mb->ips[i], ip)) {
+            return;
+        }
+    }
+    mb->ips[n] = strpool_get(ip);
+    mb->n_ips[f]++;
+}
+
+static void
+member_clear_ips(struct pg_member *mb)
+{
+    size_t n = mb->n_ips[0] + mb->n_ips[1];
+    for (size_t i = 0; i < n; i++) {
+        strpool_put(mb->ips[i]);
+    }
+    free(mb->ips);
+    mb->ips = NULL;
+    mb->n_ips[0] = mb->n_ips[1] = 0;
+}
 
 /* True for the characters of a set's name after "$" or "@" (C locale). */
 static inline bool
@@ -273,26 +315,40 @@ member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
     sset_add(&pd->ports, mb->name);
     mark_pg_dirty(g, mb->dp, pg->name);
 
+    member_clear_ips(mb);
+    size_t n_ips = 0;
     for (size_t j = 0; j < p->n_addrs; j++) {
-        const struct lsp_addresses *la = &p->addrs[j];
-        for (size_t k = 0; k < la->n_ipv4; k++) {
-            char buf[INET_ADDRSTRLEN];
-            lsp_ip4_format(la->ipv4[k].addr, buf);
-            sset_add(&mb->ips[0], buf);
-        }
-        for (size_t k = 0; k < la->n_ipv6; k++) {
-            char buf[INET6_ADDRSTRLEN];
-            inet_ntop(AF_INET6, &la->ipv6[k].addr, buf, sizeof buf);
-            sset_add(&mb->ips[1], buf);
+        n_ips += p->addrs[j].n_ipv4 + p->addrs[j].n_ipv6;
+    }
+    /* A port's addresses fit in 16 bits each way by far: stop there. */
+    n_ips = MIN(n_ips, UINT16_MAX);
+    mb->ips = n_ips ? xmalloc(n_ips * sizeof *mb->ips) : NULL;
+    for (int f = 0; f < 2; f++) {
+        for (size_t j = 0; j < p->n_addrs; j++) {
+            const struct lsp_addresses *la = &p->addrs[j];
+            size_t n = f ? la->n_ipv6 : la->n_ipv4;
+            for (size_t k = 0; k < n; k++) {
+                if (mb->n_ips[0] + mb->n_ips[1] >= n_ips) {
+                    break;
+                }
+                char buf[INET6_ADDRSTRLEN];
+                if (f) {
+                    inet_ntop(AF_INET6, &la->ipv6[k].addr, buf, sizeof buf);
+                } else {
+                    lsp_ip4_format(la->ipv4[k].addr, buf);
+                }
+                member_add_ip(mb, f, buf);
+            }
         }
     }
     if (shash_find_data(&g->pg_names, pg->name) != pg) {
         return;                     /* Another group has the name. */
     }
     for (int f = 0; f < 2; f++) {
-        const char *ip;
-        SSET_FOR_EACH (ip, &mb->ips[f]) {
-            derived_count(g, pg->derived[f], ip, 1, sets_changed);
+        size_t n;
+        const char *const *ips = member_ips(mb, f, &n);
+        for (size_t i = 0; i < n; i++) {
+            derived_count(g, pg->derived[f], ips[i], 1, sets_changed);
         }
     }
 }
@@ -317,16 +373,16 @@ member_unapply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
             hmapx_add(span_changed, pg);
         }
     }
-    bool derives = shash_find_data(&g->pg_names, pg->name) == pg;
-    for (int f = 0; f < 2; f++) {
-        const char *ip;
-        SSET_FOR_EACH (ip, &mb->ips[f]) {
-            if (derives) {
-                derived_count(g, pg->derived[f], ip, -1, sets_changed);
+    if (shash_find_data(&g->pg_names, pg->name) == pg) {
+        for (int f = 0; f < 2; f++) {
+            size_t n;
+            const char *const *ips = member_ips(mb, f, &n);
+            for (size_t i = 0; i < n; i++) {
+                derived_count(g, pg->derived[f], ips[i], -1, sets_changed);
             }
         }
-        sset_clear(&mb->ips[f]);
     }
+    member_clear_ips(mb);
     mb->dp = SIZE_MAX;
 }
 
@@ -352,10 +408,8 @@ member_add(struct groups *g, struct pg_state *pg,
         return;
     }
     mb = xzalloc(sizeof *mb);
-    mb->name = xstrdup(row->name);
+    mb->name = strpool_get(row->name);
     mb->row = row->header_.uuid;
-    sset_init(&mb->ips[0]);
-    sset_init(&mb->ips[1]);
     hmap_insert(&pg->members, &mb->node, uuid_hash(&mb->row));
 
     struct hmapx *pgs = shash_find_data(&g->port_pgs, mb->name);
@@ -384,9 +438,8 @@ member_remove(struct groups *g, struct pg_state *pg, struct pg_member *mb,
         }
     }
     hmap_remove(&pg->members, &mb->node);
-    sset_destroy(&mb->ips[0]);
-    sset_destroy(&mb->ips[1]);
-    free(mb->name);
+    member_clear_ips(mb);
+    strpool_put(mb->name);
     free(mb);
 }
 
@@ -395,9 +448,8 @@ pg_state_destroy(struct pg_state *pg)
 {
     struct pg_member *mb;
     HMAP_FOR_EACH_POP (mb, node, &pg->members) {
-        sset_destroy(&mb->ips[0]);
-        sset_destroy(&mb->ips[1]);
-        free(mb->name);
+        member_clear_ips(mb);
+        strpool_put(mb->name);
         free(mb);
     }
     hmap_destroy(&pg->members);
