@@ -1106,6 +1106,7 @@ compile_acl(struct acls *a, struct lflow_table *t, struct acl_state *s)
     lflow_table_set_owner(t, &s->owner);
     compile_acl_dps(a, t, s, s->dps->map);
     lflow_table_set_owner(t, NULL);
+    lflow_owner_shrink(&s->owner);
 }
 
 static void

@@ -370,6 +370,19 @@ multi_find(const struct lflow_table *t, const struct lflow *f, uint32_t dp)
     return NULL;
 }
 
+void
+lflow_owner_shrink(struct lflow_owner *o)
+{
+    if (!o->n_refs) {
+        free(o->refs);
+        o->refs = NULL;
+        o->allocated_refs = 0;
+    } else if (o->allocated_refs > o->n_refs) {
+        o->allocated_refs = o->n_refs;
+        o->refs = xrealloc(o->refs, o->n_refs * sizeof *o->refs);
+    }
+}
+
 /* Hints are compared by their first 32 bits only: the lowest UUID among
  * a flow's contributors starts with the lowest first 32 bits, and those
  * are all its "stage-hint" shows. */

@@ -98,6 +98,10 @@ lflow_table_set_owner(struct lflow_table *t, struct lflow_owner *owner)
     t->owner = owner;
 }
 
+/* Gives back the room 'owner' keeps for more contributions: for an owner
+ * that is done (an ACL after its compile), of which there are a million. */
+void lflow_owner_shrink(struct lflow_owner *);
+
 /* Takes back every flow 'owner' contributed (it stays usable), or only
  * those on the datapaths set in 'dps' ('dp_cap' bits). */
 void lflow_owner_clear(struct lflow_table *, struct lflow_owner *);
