@@ -25,6 +25,7 @@ lib_libovnls_a_SOURCES = \
 	lib/sset-shash.h \
 	lib/strpool.c \
 	lib/strpool.h \
+	lib/text-hash.h \
 	lib/symtab.c \
 	lib/symtab.h \
 	lib/tnlid.c \

@@ -5,12 +5,15 @@
 #include <string.h>
 
 #include "hash.h"
+#include "lib/text-hash.h"
 #include "openvswitch/hmap.h"
 #include "util.h"
 
 struct pooled {
-    struct hmap_node node;          /* In 'pool', by hash_string(). */
-    size_t refcount;
+    struct hmap_node node;          /* In 'pool', by text_hash(). */
+    uint32_t refcount;
+    uint32_t name_hash;             /* hash_string(s, 0), once asked for;
+                                     * 0 until then (or if it is 0). */
     char s[];
 };
 
@@ -25,28 +28,35 @@ strpool_get(const char *s)
 const char *
 strpool_get_len(const char *s, size_t n)
 {
-    uint32_t hash = hash_bytes(s, n, 0);
+    uint32_t hash = text_hash_fold(text_hash(s, n, n));
     struct pooled *p;
     HMAP_FOR_EACH_WITH_HASH (p, node, hash, &pool) {
         if (!strncmp(p->s, s, n) && !p->s[n]) {
+            ovs_assert(p->refcount < UINT32_MAX);
             p->refcount++;
             return p->s;
         }
     }
     p = xmalloc(sizeof *p + n + 1);
     p->refcount = 1;
+    p->name_hash = 0;
     memcpy(p->s, s, n);
     p->s[n] = '\0';
     hmap_insert(&pool, &p->node, hash);
     return p->s;
 }
 
+static struct pooled *
+pooled_of(const char *s)
+{
+    return CONTAINER_OF(CONST_CAST(char *, s), struct pooled, s);
+}
+
 void
 strpool_put(const char *s)
 {
     if (s) {
-        struct pooled *p = CONTAINER_OF(CONST_CAST(char *, s), struct pooled,
-                                         s);
+        struct pooled *p = pooled_of(s);
         if (!--p->refcount) {
             hmap_remove(&pool, &p->node);
             free(p);
@@ -57,7 +67,12 @@ strpool_put(const char *s)
 uint32_t
 strpool_hash(const char *s)
 {
-    return CONTAINER_OF(CONST_CAST(char *, s), struct pooled, s)->node.hash;
+    /* Most pooled strings are never looked up by name: hash on demand. */
+    struct pooled *p = pooled_of(s);
+    if (!p->name_hash) {
+        p->name_hash = hash_string(p->s, 0);
+    }
+    return p->name_hash;
 }
 
 size_t

@@ -6,7 +6,7 @@
 
 #include "bitmap.h"
 #include "coverage.h"
-#include "hash.h"
+#include "lib/text-hash.h"
 #include "util.h"
 
 COVERAGE_DEFINE(dpset_created);
@@ -19,7 +19,7 @@ static size_t pool_bytes;
 static uint32_t
 map_hash(const unsigned long *map, size_t n_longs)
 {
-    return hash_bytes(map, n_longs * sizeof *map, n_longs);
+    return text_hash_fold(text_hash(map, n_longs * sizeof *map, n_longs));
 }
 
 static struct dpset *

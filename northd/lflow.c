@@ -10,6 +10,7 @@
 #include "lib/jscan.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
+#include "lib/text-hash.h"
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
 #include "northd/dpset.h"
@@ -33,7 +34,9 @@ struct lflow {
 
     /* The match is 'match_head' followed by 'match_body' (if nonnull)
      * and, with 'match_paren', a ")": strpool references, see
-     * split_match(). */
+     * split_match().  A match that does not split (a port's ARP responder,
+     * most often unique) is only 'match_head', owned: pooling it would
+     * cost a lookup and gain nothing. */
     const char *match_head;
     const char *match_body;
     const char *actions;            /* A reference in the strpool. */
@@ -169,19 +172,19 @@ lflow_match(const struct lflow *f, struct ds *scratch)
 static bool
 lflow_match_equals(const struct lflow *f, const char *match)
 {
-    for (const char *p = f->match_head; *p; p++, match++) {
-        if (*p != *match) {
-            return false;
-        }
+    if (!f->match_body) {
+        return !strcmp(f->match_head, match);
     }
-    if (f->match_body) {
-        for (const char *p = f->match_body; *p; p++, match++) {
-            if (*p != *match) {
-                return false;
-            }
-        }
+    size_t n = strlen(f->match_head);
+    if (strncmp(f->match_head, match, n)) {
+        return false;
     }
-    return !strcmp(match, f->match_paren ? ")" : "");
+    match += n;
+    n = strlen(f->match_body);
+    if (strncmp(f->match_body, match, n)) {
+        return false;
+    }
+    return !strcmp(match + n, f->match_paren ? ")" : "");
 }
 
 
@@ -302,8 +305,12 @@ lflow_table_reserve(struct lflow_table *t, size_t n_flows)
 static void
 lflow_free(struct lflow *f)
 {
-    strpool_put(f->match_head);
-    strpool_put(f->match_body);
+    if (f->match_body) {
+        strpool_put(f->match_head);
+        strpool_put(f->match_body);
+    } else {
+        free(CONST_CAST(char *, f->match_head));
+    }
     strpool_put(f->actions);
     strpool_put(f->ctrl_meter);
     free(f->more_hints);
@@ -570,27 +577,7 @@ lflow_owner_clear_dps(struct lflow_table *t, struct lflow_owner *o,
     free(renumber);
 }
 
-/* Adds the 'n' bytes of 's' to 'h'.  Every lflow_add() hashes its match
- * and actions, often 200 bytes together: this takes them eight bytes and
- * one multiplication at a time, where hash_string() takes four and a
- * murmur round.  The hash only places flows in the table's hmap; it is
- * never stored or compared between processes. */
-static uint64_t
-text_hash(const char *s, size_t n, uint64_t h)
-{
-    const uint64_t k = UINT64_C(0x9e3779b97f4a7c15);
-    for (; n >= 8; s += 8, n -= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * k;
-        h ^= h >> 29;
-    }
-    uint64_t w = (uint64_t) n << 56;
-    memcpy(&w, s, n);
-    h = (h ^ w) * k;
-    return h ^ (h >> 29);
-}
-
+/* The hash of a flow's content, to place it in the table. */
 static uint32_t
 lflow_hash(enum ls_stage stage, uint16_t priority, const char *match,
            size_t match_len, const char *actions, size_t actions_len,
@@ -602,7 +589,7 @@ lflow_hash(enum ls_stage stage, uint16_t priority, const char *match,
     if (ctrl_meter) {
         h = text_hash(ctrl_meter, strlen(ctrl_meter), h);
     }
-    return h ^ (h >> 32);
+    return text_hash_fold(h);
 }
 
 static struct lflow *
@@ -645,7 +632,7 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
                                             ml - head - paren);
             f->match_paren = paren;
         } else {
-            f->match_head = strpool_get(match);
+            f->match_head = xmemdup0(match, ml);
         }
         f->actions = strpool_get(actions);
         f->ctrl_meter = strpool_get(ctrl_meter);
