@@ -16,10 +16,10 @@
 #include "lib/lex.h"
 #include "lib/nb-rdb.h"
 #include "lib/sset-shash.h"
+#include "lib/strpool.h"
 #include "northd/acl-check.h"
 #include "northd/datapaths.h"
 #include "northd/dpset.h"
-#include "lib/strpool.h"
 #include "northd/groups.h"
 #include "northd/lb.h"
 #include "northd/lflow.h"
@@ -156,6 +156,7 @@ struct acls {
     struct hmapx grown;             /* States with flows to add on
                                      * 'new_dps' only. */
     unsigned long *touched;         /* Datapaths whose counts changed. */
+    unsigned long *scratch_dps;     /* For acl_current_dps(). */
     struct sset scratch_as;         /* Scratch for acl_evaluate(). */
     struct sset scratch_pg;
     struct sset scratch_drop_pg;
@@ -898,11 +899,12 @@ primary_container(const struct acl_state *s)
     return best;
 }
 
-/* The switches 's' applies to now, from its containers, into 'dps'. */
-static void
-acl_current_dps(const struct acls *a, const struct acl_state *s,
-                unsigned long *dps)
+/* The switches 's' applies to now, from its containers (a new
+ * reference). */
+static const struct dpset *
+acl_current_dps(struct acls *a, const struct acl_state *s)
 {
+    unsigned long *dps = a->scratch_dps;
     bitmap_set_multiple(dps, 0, a->dp_cap, false);
     for (size_t i = 0; i < s->n_refs; i++) {
         const struct acl_container *c = s->refs[i];
@@ -912,6 +914,7 @@ acl_current_dps(const struct acls *a, const struct acl_state *s,
             bitmap_set1(dps, c->dp);
         }
     }
+    return dpset_intern(dps, a->dp_cap);
 }
 
 /* Re-evaluates 's' after its row, containers or dependencies changed:
@@ -969,10 +972,7 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
     s->pass = !strcmp(acl->action, "pass");
     s->tier = MAX(0, MIN(acl->tier, ACL_MAX_TIER));
 
-    unsigned long *dps = bitmap_allocate(a->dp_cap);
-    acl_current_dps(a, s, dps);
-    s->dps = dpset_intern(dps, a->dp_cap);
-    bitmap_free(dps);
+    s->dps = acl_current_dps(a, s);
     size_t dp;
     BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps->map) {
         count_on_dp(a, s, dp, 1);
@@ -1014,12 +1014,11 @@ acl_update_span(struct acls *a, struct lflow_table *t, struct acl_state *s)
     if (!s->applied) {
         return;                     /* Left out: it applies nowhere. */
     }
-    unsigned long *now = bitmap_allocate(a->dp_cap);
-    acl_current_dps(a, s, now);
+    const struct dpset *now = acl_current_dps(a, s);
     unsigned long *lost = bitmap_allocate(a->dp_cap);
     size_t dp;
     BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps->map) {
-        if (!bitmap_is_set(now, dp)) {
+        if (!bitmap_is_set(now->map, dp)) {
             bitmap_set1(lost, dp);
             count_on_dp(a, s, dp, -1);
         }
@@ -1027,7 +1026,7 @@ acl_update_span(struct acls *a, struct lflow_table *t, struct acl_state *s)
     if (!bitmap_is_all_zeros(lost, a->dp_cap)) {
         lflow_owner_clear_dps(t, &s->owner, lost);
     }
-    BITMAP_FOR_EACH_1 (dp, a->dp_cap, now) {
+    BITMAP_FOR_EACH_1 (dp, a->dp_cap, now->map) {
         if (!bitmap_is_set(s->dps->map, dp)) {
             count_on_dp(a, s, dp, 1);
             if (!s->new_dps) {
@@ -1038,8 +1037,7 @@ acl_update_span(struct acls *a, struct lflow_table *t, struct acl_state *s)
         }
     }
     dpset_unref(s->dps);
-    s->dps = dpset_intern(now, a->dp_cap);
-    bitmap_free(now);
+    s->dps = now;
     bitmap_free(lost);
 }
 
@@ -1229,6 +1227,7 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
     hmapx_init(&a->span);
     hmapx_init(&a->grown);
     a->touched = bitmap_allocate(dp_cap);
+    a->scratch_dps = bitmap_allocate(dp_cap);
     sset_init(&a->scratch_as);
     sset_init(&a->scratch_pg);
     sset_init(&a->scratch_drop_pg);
@@ -1281,6 +1280,7 @@ acls_destroy(struct acls *a)
     hmapx_destroy(&a->span);
     hmapx_destroy(&a->grown);
     bitmap_free(a->touched);
+    bitmap_free(a->scratch_dps);
     sset_destroy(&a->scratch_as);
     sset_destroy(&a->scratch_pg);
     sset_destroy(&a->scratch_drop_pg);
