@@ -35,15 +35,17 @@ struct pg_member {
     struct hmap_node node;          /* In pg_state 'members', by 'row'. */
     const char *name;               /* A strpool reference. */
     struct uuid row;                /* The NB port row the group lists. */
-    size_t dp;                      /* SIZE_MAX: not in the model. */
 
     /* The distinct addresses contributed, strpool references: n_ips[0]
      * IPv4 ones, then n_ips[1] IPv6 ones.  (A port is in several groups:
      * its name and addresses are held once, not once per group.) */
     const char **ips;
-    uint16_t n_ips[2];
+    uint32_t n_ips[2];
+    uint32_t dp;                    /* NO_DP: not in the model. */
     unsigned int seen;              /* For groups_handle_pg(). */
 };
+#define NO_DP UINT32_MAX
+BUILD_ASSERT_DECL(sizeof(struct pg_member) <= 64);
 
 /* The addresses of family 'f' (0: IPv4, 1: IPv6) 'mb' contributes, as
  * '*n' strings. */
@@ -290,6 +292,25 @@ derived_count(struct groups *g, const char *name, const char *ip, int delta,
     }
 }
 
+/* Adds (delta 1) or takes back (-1) the addresses of 'mb' in the derived
+ * sets of 'pg', unless another group has the name. */
+static void
+member_count_ips(struct groups *g, const struct pg_state *pg,
+                 const struct pg_member *mb, int delta,
+                 struct sset *sets_changed)
+{
+    if (shash_find_data(&g->pg_names, pg->name) != pg) {
+        return;
+    }
+    for (int f = 0; f < 2; f++) {
+        size_t n;
+        const char *const *ips = member_ips(mb, f, &n);
+        for (size_t i = 0; i < n; i++) {
+            derived_count(g, pg->derived[f], ips[i], delta, sets_changed);
+        }
+    }
+}
+
 /* Applies member 'mb' of 'pg' if its port is in the model. */
 static void
 member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
@@ -297,7 +318,7 @@ member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
 {
     const struct ls_port *p = ls_model_find_port(g->model, mb->name);
     if (!p || !uuid_equals(&p->nb->header_.uuid, &mb->row)) {
-        mb->dp = SIZE_MAX;
+        mb->dp = NO_DP;
         return;
     }
     mb->dp = p->dp->index;
@@ -320,17 +341,12 @@ member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
     for (size_t j = 0; j < p->n_addrs; j++) {
         n_ips += p->addrs[j].n_ipv4 + p->addrs[j].n_ipv6;
     }
-    /* A port's addresses fit in 16 bits each way by far: stop there. */
-    n_ips = MIN(n_ips, UINT16_MAX);
     mb->ips = n_ips ? xmalloc(n_ips * sizeof *mb->ips) : NULL;
     for (int f = 0; f < 2; f++) {
         for (size_t j = 0; j < p->n_addrs; j++) {
             const struct lsp_addresses *la = &p->addrs[j];
             size_t n = f ? la->n_ipv6 : la->n_ipv4;
             for (size_t k = 0; k < n; k++) {
-                if (mb->n_ips[0] + mb->n_ips[1] >= n_ips) {
-                    break;
-                }
                 char buf[INET6_ADDRSTRLEN];
                 if (f) {
                     inet_ntop(AF_INET6, &la->ipv6[k].addr, buf, sizeof buf);
@@ -341,23 +357,14 @@ member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
             }
         }
     }
-    if (shash_find_data(&g->pg_names, pg->name) != pg) {
-        return;                     /* Another group has the name. */
-    }
-    for (int f = 0; f < 2; f++) {
-        size_t n;
-        const char *const *ips = member_ips(mb, f, &n);
-        for (size_t i = 0; i < n; i++) {
-            derived_count(g, pg->derived[f], ips[i], 1, sets_changed);
-        }
-    }
+    member_count_ips(g, pg, mb, 1, sets_changed);
 }
 
 static void
 member_unapply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
                struct hmapx *span_changed, struct sset *sets_changed)
 {
-    if (mb->dp == SIZE_MAX) {
+    if (mb->dp == NO_DP) {
         return;
     }
     struct pg_dp *pd = pg_dp_find(pg, mb->dp);
@@ -373,17 +380,9 @@ member_unapply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
             hmapx_add(span_changed, pg);
         }
     }
-    if (shash_find_data(&g->pg_names, pg->name) == pg) {
-        for (int f = 0; f < 2; f++) {
-            size_t n;
-            const char *const *ips = member_ips(mb, f, &n);
-            for (size_t i = 0; i < n; i++) {
-                derived_count(g, pg->derived[f], ips[i], -1, sets_changed);
-            }
-        }
-    }
+    member_count_ips(g, pg, mb, -1, sets_changed);
     member_clear_ips(mb);
-    mb->dp = SIZE_MAX;
+    mb->dp = NO_DP;
 }
 
 static struct pg_member *
@@ -970,7 +969,7 @@ port_memberships(struct groups *g, const struct ls_port *p, bool apply,
         }
         if (!apply) {
             member_unapply(g, pg, mb, span_changed, sets_changed);
-        } else if (mb->dp == SIZE_MAX) {
+        } else if (mb->dp == NO_DP) {
             member_apply(g, pg, mb, span_changed, sets_changed);
         }
     }
