@@ -10,11 +10,11 @@
 #include "lib/jscan.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
+#include "lib/strpool.h"
 #include "lib/text-hash.h"
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
 #include "northd/dpset.h"
-#include "lib/strpool.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
@@ -149,7 +149,8 @@ split_match(const char *match, size_t len, bool *paren)
     return 0;
 }
 
-/* Where lflow_match() puts matches together (freed with the last table). */
+/* Where lflow_match() puts matches together: one for the process, freed
+ * whenever a table is (so that nothing is left at exit). */
 static struct ds match_scratch = DS_EMPTY_INITIALIZER;
 
 /* The match of 'f', in 'scratch' if it has to be put together. */
@@ -186,7 +187,6 @@ lflow_match_equals(const struct lflow *f, const char *match)
     }
     return !strcmp(match + n, f->match_paren ? ")" : "");
 }
-
 
 /* The flow's datapaths. */
 
