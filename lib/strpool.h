@@ -1,8 +1,13 @@
-/* Interned, counted strings: one copy of each distinct string.
+/* Interned, counted strings: one process-wide copy of each distinct
+ * string.
  *
  * Logical flows repeat a few action strings ("next;", "reg0[1] = 1;
- * next;") hundreds of thousands of times; a flow holds a reference to the
- * pool's copy instead of its own. */
+ * next;") hundreds of thousands of times, an ACL's 2-3 flows and its NB
+ * row hold the same match (the replica's "pooled" columns, lib/rdb.h),
+ * and many ACLs and port groups name the same sets and ports.  Each holder
+ * keeps a reference to the pool's copy instead of its own, and gives it
+ * back with strpool_put(); the pool frees a string with its last
+ * reference.  Not thread-safe, like the rest of northd. */
 
 #ifndef LIB_STRPOOL_H
 #define LIB_STRPOOL_H 1

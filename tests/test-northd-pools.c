@@ -1,5 +1,5 @@
 /* Unit tests of northd's shared pools: datapath sets (northd/dpset.h) and
- * interned strings (northd/strpool.h).
+ * interned strings (lib/strpool.h).
  *
  *   test-northd-pools dpset [SEED [OPS]]
  *   test-northd-pools strpool [SEED [OPS]]
