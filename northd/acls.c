@@ -75,12 +75,25 @@ struct acl_container {
 /* The sets an ACL's match names, and the port groups of the drop that
  * replaces an invalid one ('force_drop'), as strings of the strpool: a
  * million ACLs name a few thousand distinct sets, and an sset each cost
- * more than the rest of the ACL's state. */
+ * more than the rest of the ACL's state.
+ *
+ * The ACL is a user of each of its first n_as + n_pg names (see struct
+ * acl_users): 'names' is followed by that many uint32_t, the ACL's
+ * position in each name's array of users (acl_names_pos()). */
 struct acl_names {
     uint16_t n_as;                  /* names[0 .. n_as - 1]. */
     uint16_t n_pg;                  /* The next 'n_pg'. */
     uint16_t n_drop_pg;             /* The next 'n_drop_pg'. */
     const char *names[];
+};
+
+/* The ACLs whose match names one address set or port group: an array
+ * rather than a set, so that a user costs 12 bytes (its pointer here and
+ * its position in its struct acl_names) where an hmapx node cost 32.  A
+ * user leaves by moving the last one into its place. */
+struct acl_users {
+    struct acl_state **v;
+    size_t n, allocated;
 };
 
 /* One NB ACL, as last compiled.  (128 bytes: a million of them.) */
@@ -142,9 +155,9 @@ struct acls {
     struct acl_dp *dps;             /* By datapath index. */
     struct hmap states;
     struct hmap containers;
-    struct shash set_users;         /* Address set name -> struct hmapx of
-                                     * the acl_states whose match names
-                                     * it. */
+    struct shash set_users;         /* Address set name -> struct
+                                     * acl_users: the acl_states whose
+                                     * match names it. */
     struct shash pg_users;          /* The same for port groups. */
     struct hmapx queue;             /* States to re-evaluate. */
     struct hmapx revalidate;        /* States whose match may have changed
@@ -675,6 +688,16 @@ container_find(const struct acls *a, const struct uuid *uuid)
 
 /* Interns the names of 'as', 'pg' and 'drop_pg' (may be NULL); NULL if
  * there are none. */
+static uint32_t *
+acl_names_pos(const struct acl_names *names)
+{
+    size_t n = names->n_as + names->n_pg + names->n_drop_pg;
+    return ALIGNED_CAST(uint32_t *,
+                        CONST_CAST(const char **, names->names + n));
+}
+
+/* Interns the names of 'as', 'pg' and 'drop_pg' (may be NULL); NULL if
+ * there are none. */
 static struct acl_names *
 acl_names_create(const struct sset *as, const struct sset *pg,
                  const struct sset *drop_pg)
@@ -687,7 +710,9 @@ acl_names_create(const struct sset *as, const struct sset *pg,
     }
     /* A match is at most a few kB: its names fit in 16 bits. */
     ovs_assert(n <= UINT16_MAX);
-    struct acl_names *names = xmalloc(sizeof *names + n * sizeof *names->names);
+    struct acl_names *names = xmalloc(sizeof *names
+                                      + n * sizeof *names->names
+                                      + (n_as + n_pg) * sizeof(uint32_t));
     names->n_as = n_as;
     names->n_pg = n_pg;
     names->n_drop_pg = n_drop;
@@ -762,28 +787,66 @@ acl_names_to_ssets(const struct acl_state *s, struct sset *as,
     }
 }
 
-/* Adds 's' to, or removes it from, the users of each of the 'n' 'names'
- * (strpool strings). */
+/* The names of 's' that make it a user in 'pg_users' (if 'pg') or else in
+ * 'set_users': names[*first .. *first + *n - 1]. */
 static void
-users_update(struct shash *users_by_name, const char *const *names,
-             size_t n, struct acl_state *s, bool add)
+user_names(const struct acl_state *s, bool pg, size_t *first, size_t *n)
 {
-    for (size_t i = 0; i < n; i++) {
-        const char *name = names[i];
+    const struct acl_names *an = s->names;
+    *first = an && pg ? an->n_as : 0;
+    *n = !an ? 0 : pg ? an->n_pg : an->n_as;
+}
+
+/* Where 's' is in the users of 'name' (a strpool string, which 's' names
+ * once among those user_names() gives). */
+static uint32_t *
+user_pos(const struct acl_state *s, bool pg, const char *name)
+{
+    size_t first, n;
+    user_names(s, pg, &first, &n);
+    for (size_t i = first; i < first + n; i++) {
+        if (s->names->names[i] == name) {
+            return &acl_names_pos(s->names)[i];
+        }
+    }
+    OVS_NOT_REACHED();
+}
+
+/* Adds 's' to, or removes it from, the users of each of its names in
+ * 'users_by_name' ('pg' says which of the two tables that is). */
+static void
+users_update(struct shash *users_by_name, bool pg, struct acl_state *s,
+             bool add)
+{
+    size_t first, n;
+    user_names(s, pg, &first, &n);
+    for (size_t i = first; i < first + n; i++) {
+        const char *name = s->names->names[i];
+        uint32_t *pos = &acl_names_pos(s->names)[i];
         struct shash_node *node = shash_find_hashed(users_by_name, name,
                                                     strpool_hash(name));
-        struct hmapx *users = node ? node->data : NULL;
+        struct acl_users *users = node ? node->data : NULL;
         if (add) {
             if (!users) {
-                users = xmalloc(sizeof *users);
-                hmapx_init(users);
+                users = xzalloc(sizeof *users);
                 shash_add(users_by_name, name, users);
             }
-            hmapx_add(users, s);
-        } else if (users) {
-            hmapx_find_and_delete(users, s);
-            if (hmapx_is_empty(users)) {
-                hmapx_destroy(users);
+            if (users->n >= users->allocated) {
+                users->v = x2nrealloc(users->v, &users->allocated,
+                                      sizeof *users->v);
+            }
+            ovs_assert(users->n < UINT32_MAX);
+            *pos = users->n;
+            users->v[users->n++] = s;
+        } else {
+            ovs_assert(users && *pos < users->n && users->v[*pos] == s);
+            struct acl_state *last = users->v[--users->n];
+            if (last != s) {
+                users->v[*pos] = last;
+                *user_pos(last, pg, name) = *pos;
+            }
+            if (!users->n) {
+                free(users->v);
                 free(users);
                 shash_delete(users_by_name, node);
             }
@@ -796,8 +859,9 @@ users_destroy(struct shash *users_by_name)
 {
     struct shash_node *node;
     SHASH_FOR_EACH (node, users_by_name) {
-        hmapx_destroy(node->data);
-        free(node->data);
+        struct acl_users *users = node->data;
+        free(users->v);
+        free(users);
     }
     shash_destroy(users_by_name);
 }
@@ -805,11 +869,8 @@ users_destroy(struct shash *users_by_name)
 static void
 set_users_update(struct acls *a, struct acl_state *s, bool add)
 {
-    size_t n;
-    const char *const *names = acl_as_names(s, &n);
-    users_update(&a->set_users, names, n, s, add);
-    names = acl_pg_names(s, &n);
-    users_update(&a->pg_users, names, n, s, add);
+    users_update(&a->set_users, false, s, add);
+    users_update(&a->pg_users, true, s, add);
 }
 
 /* The port groups the flows of 's' name: those of its match, or of the
@@ -1353,12 +1414,9 @@ void
 acls_pg_exists(struct acls *a, const char *name, bool exists)
 {
     acl_check_set_pg(a->check, name, exists);
-    const struct hmapx *users = shash_find_data(&a->pg_users, name);
-    if (users) {
-        struct hmapx_node *node;
-        HMAPX_FOR_EACH (node, users) {
-            hmapx_add(&a->revalidate, node->data);
-        }
+    const struct acl_users *users = shash_find_data(&a->pg_users, name);
+    for (size_t i = 0; users && i < users->n; i++) {
+        hmapx_add(&a->revalidate, users->v[i]);
     }
 }
 
@@ -1368,12 +1426,10 @@ acls_sets_changed(struct acls *a, const struct sset *names)
     const char *name;
     SSET_FOR_EACH (name, names) {
         acl_check_set_changed(a->check, name);
-        const struct hmapx *users = shash_find_data(&a->set_users, name);
-        if (users) {
-            struct hmapx_node *node;
-            HMAPX_FOR_EACH (node, users) {
-                hmapx_add(&a->revalidate, node->data);
-            }
+        const struct acl_users *users = shash_find_data(&a->set_users,
+                                                        name);
+        for (size_t i = 0; users && i < users->n; i++) {
+            hmapx_add(&a->revalidate, users->v[i]);
         }
     }
 }
