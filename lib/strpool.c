@@ -52,6 +52,15 @@ pooled_of(const char *s)
     return CONTAINER_OF(CONST_CAST(char *, s), struct pooled, s);
 }
 
+const char *
+strpool_ref(const char *s)
+{
+    struct pooled *p = pooled_of(s);
+    ovs_assert(p->refcount < UINT32_MAX);
+    p->refcount++;
+    return s;
+}
+
 void
 strpool_put(const char *s)
 {

@@ -21,6 +21,10 @@ const char *strpool_get(const char *s);
 /* The same for the 'n' bytes at 's' (without a null byte among them). */
 const char *strpool_get_len(const char *s, size_t n);
 
+/* Takes another reference to 's', a string strpool_get() returned,
+ * without looking it up.  Returns 's'. */
+const char *strpool_ref(const char *s);
+
 /* Gives back a reference taken by strpool_get() ('s' may be NULL). */
 void strpool_put(const char *s);
 

@@ -96,6 +96,17 @@ struct acl_users {
     size_t n, allocated;
 };
 
+/* How many applied ACLs with datapath set 'set' name port group 'name' in
+ * their flows.  Most ACLs of a port group share both, so the per-switch
+ * reference counts (groups_pg_ref()) change only when such a count goes
+ * from or to zero, not once per ACL and switch. */
+struct acl_pg_ref {
+    struct hmap_node node;          /* In acls 'pg_refs'. */
+    const struct dpset *set;        /* A counted reference. */
+    const char *name;               /* A strpool reference. */
+    unsigned int n;
+};
+
 /* One NB ACL, as last compiled.  (128 bytes: a million of them.) */
 struct acl_state {
     struct hmap_node node;          /* In acls 'states', by NB UUID. */
@@ -159,6 +170,7 @@ struct acls {
                                      * acl_users: the acl_states whose
                                      * match names it. */
     struct shash pg_users;          /* The same for port groups. */
+    struct hmap pg_refs;            /* struct acl_pg_ref. */
     struct hmapx queue;             /* States to re-evaluate. */
     struct hmapx revalidate;        /* States whose match may have changed
                                      * validity (an address set it names
@@ -881,6 +893,14 @@ acl_flow_pg_names(const struct acl_state *s, size_t *n)
     return s->force_drop ? acl_drop_pg_names(s, n) : acl_pg_names(s, n);
 }
 
+static void
+pg_ref_free(struct acl_pg_ref *r)
+{
+    dpset_unref(r->set);
+    strpool_put(r->name);
+    free(r);
+}
+
 /* Adds (delta 1) or takes back (delta -1) what 's' contributes to the
  * counts of datapath 'dp'. */
 static void
@@ -892,13 +912,48 @@ count_on_dp(struct acls *a, struct acl_state *s, size_t dp, int delta)
     ad->n_pass[s->k] += s->pass ? delta : 0;
     ad->n_tier[s->k][s->tier] += delta;
     a->n_compiled += delta;
+    bitmap_set1(a->touched, dp);
+}
+
+/* Adds (delta 1) or takes back (delta -1) the references the flows of 's'
+ * make to port groups on the datapaths of 'set'. */
+static void
+pg_refs_update(struct acls *a, const struct acl_state *s,
+               const struct dpset *set, int delta)
+{
     size_t n;
     const char *const *names = acl_flow_pg_names(s, &n);
     for (size_t i = 0; i < n; i++) {
-        groups_pg_ref(a->groups, dp, names[i], strpool_hash(names[i]),
-                      delta);
+        const char *name = names[i];
+        uint32_t name_hash = strpool_hash(name);
+        uint32_t hash = hash_pointer(set, name_hash);
+        struct acl_pg_ref *r;
+        HMAP_FOR_EACH_WITH_HASH (r, node, hash, &a->pg_refs) {
+            if (r->set == set && r->name == name) {
+                break;
+            }
+        }
+        if (!r) {
+            ovs_assert(delta > 0);
+            r = xmalloc(sizeof *r);
+            r->set = dpset_ref(set);
+            r->name = strpool_ref(name);
+            r->n = 0;
+            hmap_insert(&a->pg_refs, &r->node, hash);
+        }
+        unsigned int old = r->n;
+        r->n += delta;
+        if (!old || !r->n) {
+            size_t dp;
+            BITMAP_FOR_EACH_1 (dp, a->dp_cap, set->map) {
+                groups_pg_ref(a->groups, dp, name, name_hash, delta);
+            }
+        }
+        if (!r->n) {
+            hmap_remove(&a->pg_refs, &r->node);
+            pg_ref_free(r);
+        }
     }
-    bitmap_set1(a->touched, dp);
 }
 
 static void
@@ -909,6 +964,7 @@ acl_unapply(struct acls *a, struct lflow_table *t, struct acl_state *s)
         BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps->map) {
             count_on_dp(a, s, dp, -1);
         }
+        pg_refs_update(a, s, s->dps, -1);
         dpset_unref(s->dps);
         s->dps = NULL;
         s->applied = false;
@@ -1038,6 +1094,7 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
     BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps->map) {
         count_on_dp(a, s, dp, 1);
     }
+    pg_refs_update(a, s, s->dps, 1);
     s->applied = true;
     hmapx_add(&a->compile, s);
 }
@@ -1076,6 +1133,13 @@ acl_update_span(struct acls *a, struct lflow_table *t, struct acl_state *s)
         return;                     /* Left out: it applies nowhere. */
     }
     const struct dpset *now = acl_current_dps(a, s);
+    if (now == s->dps) {
+        dpset_unref(now);
+        return;
+    }
+    /* Gains first, so that a switch in both sets keeps its references. */
+    pg_refs_update(a, s, now, 1);
+    pg_refs_update(a, s, s->dps, -1);
     unsigned long *lost = bitmap_allocate(a->dp_cap);
     size_t dp;
     BITMAP_FOR_EACH_1 (dp, a->dp_cap, s->dps->map) {
@@ -1282,6 +1346,7 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
     hmap_init(&a->containers);
     shash_init(&a->set_users);
     shash_init(&a->pg_users);
+    hmap_init(&a->pg_refs);
     hmapx_init(&a->queue);
     hmapx_init(&a->revalidate);
     hmapx_init(&a->compile);
@@ -1334,6 +1399,11 @@ acls_destroy(struct acls *a)
     hmap_destroy(&a->containers);
     users_destroy(&a->set_users);
     users_destroy(&a->pg_users);
+    struct acl_pg_ref *r;
+    HMAP_FOR_EACH_POP (r, node, &a->pg_refs) {
+        pg_ref_free(r);
+    }
+    hmap_destroy(&a->pg_refs);
     free(a->dps);
     hmapx_destroy(&a->queue);
     hmapx_destroy(&a->revalidate);
