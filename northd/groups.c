@@ -94,9 +94,14 @@ is_ref_char(unsigned char c)
 void
 groups_scan_refs(const char *match, struct sset *addr_sets, struct sset *pgs)
 {
+    /* strcspn() skips to the next byte that matters many bytes at a time:
+     * every ACL's match is scanned on every evaluation. */
     bool in_string = false;
     for (const char *p = match; *p; p++) {
-        if (in_string) {
+        p += strcspn(p, in_string ? "\\\"" : "\"@$");
+        if (!*p) {
+            break;
+        } else if (in_string) {
             if (*p == '\\' && p[1]) {
                 p++;
             } else if (*p == '"') {
