@@ -1,15 +1,20 @@
-/* Finding the characters that matter in JSON text, eight bytes at a time.
+/* Finding the characters that matter in JSON text, 16 or 8 bytes at a
+ * time.
  *
  * Most of a JSON-RPC message is string contents, which end only at '"'
  * and have to be looked at only for '\\' (and, when writing, for control
- * characters).  Testing a 64-bit word for those bytes at once is several
- * times faster than a loop over bytes. */
+ * characters).  Testing 16 bytes with SSE2 (every x86-64 has it), or a
+ * 64-bit word elsewhere, for those bytes at once is several times faster
+ * than a loop over bytes. */
 #ifndef LIB_JSCAN_H
 #define LIB_JSCAN_H 1
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define JSCAN_ONES UINT64_C(0x0101010101010101)
 #define JSCAN_HIGHS UINT64_C(0x8080808080808080)
@@ -53,6 +58,19 @@ jscan_load(const char *p)
 static inline const char *
 jscan_quote_or_escape(const char *p, const char *end)
 {
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i escape = _mm_set1_epi8('\\');
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *) p);
+        int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+                                               _mm_cmpeq_epi8(v, escape)));
+        if (m) {
+            return p + __builtin_ctz(m);
+        }
+        p += 16;
+    }
+#endif
     while (end - p >= 8) {
         uint64_t v = jscan_load(p);
         uint64_t m = jscan_eq(v, '"') | jscan_eq(v, '\\');
@@ -73,6 +91,22 @@ static inline size_t
 jscan_plain_prefix(const char *s, size_t n)
 {
     size_t i = 0;
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i escape = _mm_set1_epi8('\\');
+    const __m128i control = _mm_set1_epi8(0x1f);
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *) (s + i));
+        /* max(v, 0x1f) == 0x1f, unsigned, for bytes 0x00...0x1f only. */
+        __m128i ctl = _mm_cmpeq_epi8(_mm_max_epu8(v, control), control);
+        int m = _mm_movemask_epi8(
+            _mm_or_si128(ctl, _mm_or_si128(_mm_cmpeq_epi8(v, quote),
+                                           _mm_cmpeq_epi8(v, escape))));
+        if (m) {
+            return i + __builtin_ctz(m);
+        }
+    }
+#endif
     for (; i + 8 <= n; i += 8) {
         uint64_t v = jscan_load(s + i);
         uint64_t m = jscan_lt(v, 0x20) | jscan_eq(v, '"') | jscan_eq(v, '\\');

@@ -27,6 +27,10 @@
  *       transaction the server refuses.  Prints the status of each
  *       transaction, the changes the replica tracked and its rows after
  *       it, and the flows a fresh replica of the server gets.
+ *   test-rdb jscan SEED N
+ *       Checks lib/jscan.h's scans, the vector paths and the word paths
+ *       after them, against loops over bytes: N random buffers, from every
+ *       start offset.  Prints the number of checks and of differences.
  *   test-rdb follow-resync nb|sb REMOTE N
  *       Like dump, then follows the server until the replica has started
  *       over from a fresh copy N times (each time it reconnects): after
@@ -75,12 +79,14 @@
 
 #include "command-line.h"
 #include "fatal-signal.h"
+#include "lib/jscan.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
+#include "random.h"
 #include "smap.h"
 #include "sset.h"
 #include "timeval.h"
@@ -1249,6 +1255,51 @@ do_follow_check(const struct rdb_class *class, const char *remote,
     rdb_destroy(db);
 }
 
+/* Random bytes that are mostly plain, with quotes, escapes, control
+ * characters and bytes above 0x7f among them. */
+static uint8_t
+jscan_random_byte(void)
+{
+    static const uint8_t special[] = { '"', '\\', 0x00, 0x1f, 0x20, 0x7f,
+                                       0x80, 0x9f, 0xa2, 0xdc, 0xff };
+    return (random_range(8)
+            ? 'a' + random_range(26)
+            : special[random_range(ARRAY_SIZE(special))]);
+}
+
+static void
+do_jscan(uint32_t seed, int n)
+{
+    random_set_seed(seed);
+    long long int checks = 0, differences = 0;
+    char buf[200];
+    for (int k = 0; k < n; k++) {
+        size_t len = random_range(sizeof buf);
+        for (size_t i = 0; i < len; i++) {
+            buf[i] = jscan_random_byte();
+        }
+        for (size_t start = 0; start <= len; start++) {
+            const char *p = buf + start, *end = buf + len;
+            const char *q = p;
+            while (q < end && *q != '"' && *q != '\\') {
+                q++;
+            }
+            size_t plain = 0;
+            while (p + plain < end) {
+                uint8_t c = p[plain];
+                if (c < 0x20 || c == '"' || c == '\\') {
+                    break;
+                }
+                plain++;
+            }
+            differences += jscan_quote_or_escape(p, end) != q;
+            differences += jscan_plain_prefix(p, end - p) != plain;
+            checks += 2;
+        }
+    }
+    printf("jscan: %lld checks, %lld differences\n", checks, differences);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1257,11 +1308,16 @@ main(int argc, char *argv[])
     fatal_ignore_sigpipe();
     vlog_set_levels(NULL, VLF_ANY_DESTINATION,
                     getenv("TEST_RDB_DEBUG") ? VLL_DBG : VLL_WARN);
+    if (argc == 4 && !strcmp(argv[1], "jscan")) {
+        do_jscan(atoi(argv[2]), atoi(argv[3]));
+        return 0;
+    }
     if (argc < 4) {
         ovs_fatal(0, "usage: %s dump|follow|follow-resync|follow-check|"
                   "stats|txn|txn-mutate|txn-lock|txn-strings|txn-started|"
                   "txn-big|hashes nb|sb REMOTE "
-                  "[N|MARKER|LOCK FILE|FILE|N BATCH|REMOTE2]", argv[0]);
+                  "[N|MARKER|LOCK FILE|FILE|N BATCH|REMOTE2], "
+                  "or jscan SEED N", argv[0]);
     }
     const char *cmd = argv[1];
     const struct rdb_class *class = class_by_name(argv[2]);
