@@ -269,16 +269,13 @@ name_counts_destroy(struct hmap *counts)
     hmap_destroy(counts);
 }
 
-/* Adds 'delta' to address 'ip' of derived set 'name'. */
+/* Adds 'delta' to address 'ip' of derived set 'name', whose counts and
+ * desired addresses are 'counts' and 'set'. */
 static void
-derived_count(struct groups *g, const char *name, const char *ip, int delta,
+derived_count(struct groups *g, const char *name, struct hmap *counts,
+              struct sset *set, const char *ip, int delta,
               struct sset *sets_changed)
 {
-    struct hmap *counts = shash_find_data(&g->derived, name);
-    struct sset *set = shash_find_data(&g->sets, name);
-    if (!counts || !set) {
-        return;                     /* An NB set took the name. */
-    }
     unsigned int old = name_count_add(counts, ip, hash_string(ip, 0), delta);
     unsigned int new = old + delta;
     if (!old != !new) {
@@ -304,14 +301,27 @@ member_count_ips(struct groups *g, const struct pg_state *pg,
                  const struct pg_member *mb, int delta,
                  struct sset *sets_changed)
 {
+    if (!mb->n_ips[0] && !mb->n_ips[1]) {
+        return;
+    }
     if (shash_find_data(&g->pg_names, pg->name) != pg) {
         return;
     }
     for (int f = 0; f < 2; f++) {
         size_t n;
         const char *const *ips = member_ips(mb, f, &n);
+        if (!n) {
+            continue;
+        }
+        /* Looked up once per family, not once per address. */
+        const char *name = pg->derived[f];
+        struct hmap *counts = shash_find_data(&g->derived, name);
+        struct sset *set = shash_find_data(&g->sets, name);
+        if (!counts || !set) {
+            continue;               /* An NB set took the name. */
+        }
         for (size_t i = 0; i < n; i++) {
-            derived_count(g, pg->derived[f], ips[i], delta, sets_changed);
+            derived_count(g, name, counts, set, ips[i], delta, sets_changed);
         }
     }
 }
