@@ -698,8 +698,8 @@ container_find(const struct acls *a, const struct uuid *uuid)
     return NULL;
 }
 
-/* Interns the names of 'as', 'pg' and 'drop_pg' (may be NULL); NULL if
- * there are none. */
+/* The positions of the ACL in the users of each of its first n_as + n_pg
+ * names, which follow the names (see struct acl_names). */
 static uint32_t *
 acl_names_pos(const struct acl_names *names)
 {
