@@ -54,17 +54,24 @@ jscan_load(const char *p)
     return v;
 }
 
+#ifdef __SSE2__
+/* The bytes of 'v' that are '"' or '\\', as a _mm_cmpeq_epi8() mask. */
+static inline __m128i
+jscan_sse_quote_or_escape(__m128i v)
+{
+    return _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                        _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+}
+#endif
+
 /* Returns the first of 'p'...'end' that is '"' or '\\', or 'end'. */
 static inline const char *
 jscan_quote_or_escape(const char *p, const char *end)
 {
 #ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i escape = _mm_set1_epi8('\\');
     while (end - p >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *) p);
-        int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
-                                               _mm_cmpeq_epi8(v, escape)));
+        int m = _mm_movemask_epi8(jscan_sse_quote_or_escape(v));
         if (m) {
             return p + __builtin_ctz(m);
         }
@@ -92,16 +99,13 @@ jscan_plain_prefix(const char *s, size_t n)
 {
     size_t i = 0;
 #ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i escape = _mm_set1_epi8('\\');
     const __m128i control = _mm_set1_epi8(0x1f);
     for (; i + 16 <= n; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *) (s + i));
         /* max(v, 0x1f) == 0x1f, unsigned, for bytes 0x00...0x1f only. */
         __m128i ctl = _mm_cmpeq_epi8(_mm_max_epu8(v, control), control);
-        int m = _mm_movemask_epi8(
-            _mm_or_si128(ctl, _mm_or_si128(_mm_cmpeq_epi8(v, quote),
-                                           _mm_cmpeq_epi8(v, escape))));
+        int m = _mm_movemask_epi8(_mm_or_si128(ctl,
+                                               jscan_sse_quote_or_escape(v)));
         if (m) {
             return i + __builtin_ctz(m);
         }

@@ -19,33 +19,6 @@ struct pooled {
 
 static struct hmap pool = HMAP_INITIALIZER(&pool);
 
-const char *
-strpool_get(const char *s)
-{
-    return s ? strpool_get_len(s, strlen(s)) : NULL;
-}
-
-const char *
-strpool_get_len(const char *s, size_t n)
-{
-    uint32_t hash = text_hash_fold(text_hash(s, n, n));
-    struct pooled *p;
-    HMAP_FOR_EACH_WITH_HASH (p, node, hash, &pool) {
-        if (!strncmp(p->s, s, n) && !p->s[n]) {
-            ovs_assert(p->refcount < UINT32_MAX);
-            p->refcount++;
-            return p->s;
-        }
-    }
-    p = xmalloc(sizeof *p + n + 1);
-    p->refcount = 1;
-    p->name_hash = 0;
-    memcpy(p->s, s, n);
-    p->s[n] = '\0';
-    hmap_insert(&pool, &p->node, hash);
-    return p->s;
-}
-
 static struct pooled *
 pooled_of(const char *s)
 {
@@ -59,6 +32,31 @@ strpool_ref(const char *s)
     ovs_assert(p->refcount < UINT32_MAX);
     p->refcount++;
     return s;
+}
+
+const char *
+strpool_get(const char *s)
+{
+    return s ? strpool_get_len(s, strlen(s)) : NULL;
+}
+
+const char *
+strpool_get_len(const char *s, size_t n)
+{
+    uint32_t hash = text_hash_fold(text_hash(s, n, n));
+    struct pooled *p;
+    HMAP_FOR_EACH_WITH_HASH (p, node, hash, &pool) {
+        if (!strncmp(p->s, s, n) && !p->s[n]) {
+            return strpool_ref(p->s);
+        }
+    }
+    p = xmalloc(sizeof *p + n + 1);
+    p->refcount = 1;
+    p->name_hash = 0;
+    memcpy(p->s, s, n);
+    p->s[n] = '\0';
+    hmap_insert(&pool, &p->node, hash);
+    return p->s;
 }
 
 void
