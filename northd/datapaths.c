@@ -29,6 +29,7 @@ COVERAGE_DEFINE(datapath_deleted);
 COVERAGE_DEFINE(port_binding_created);
 COVERAGE_DEFINE(port_binding_deleted);
 COVERAGE_DEFINE(bad_nb_row);
+COVERAGE_DEFINE(mc_group_mutated);
 
 /* Problems with NB rows found on the previous pass.  A bad row stays bad
  * on every pass until someone fixes it, and a pass runs on every database
@@ -786,8 +787,20 @@ compare_uuid_ptrs(const void *a_, const void *b_)
     return uuid_compare_3way(*a, *b);
 }
 
-/* Sets 'sb_mg' (creating it if NULL) to the given ports; deletes it if
- * there are none. */
+static void
+set_mc_ports(struct rdb_txn *sb_txn, const struct uuid **ports,
+             size_t n_ports)
+{
+    struct uuid *uuids = xmalloc(n_ports * sizeof *uuids);
+    for (size_t i = 0; i < n_ports; i++) {
+        uuids[i] = *ports[i];
+    }
+    rdb_txn_set_refs(sb_txn, SB_MULTICAST_GROUP_COL_PORTS, uuids, n_ports);
+    free(uuids);
+}
+
+/* Sets 'sb_mg' (creating it if NULL) to the given ports, which it sorts;
+ * deletes it if there are none. */
 static void
 sync_mc_group(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
               const struct sb_multicast_group *sb_mg, const char *name,
@@ -803,10 +816,6 @@ sync_mc_group(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
 
     /* The replica keeps references in UUID order. */
     qsort(ports, n_ports, sizeof *ports, compare_uuid_ptrs);
-    bool same = sb_mg && sb_mg->n_ports == n_ports;
-    for (size_t i = 0; same && i < n_ports; i++) {
-        same = RDB_ROW_IS(sb_mg->ports[i], ports[i]);
-    }
 
     if (!sb_mg) {
         struct uuid uuid;
@@ -815,22 +824,57 @@ sync_mc_group(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
         rdb_txn_set_ref(sb_txn, SB_MULTICAST_GROUP_COL_DATAPATH,
                         &dp->sb_uuid);
         rdb_txn_set_string(sb_txn, SB_MULTICAST_GROUP_COL_NAME, name);
-    } else {
+        rdb_txn_set_integer(sb_txn, SB_MULTICAST_GROUP_COL_TUNNEL_KEY, key);
+        set_mc_ports(sb_txn, ports, n_ports);
+        return;
+    }
+
+    /* A port that comes or goes changes a flood group of hundreds by one:
+     * that goes as a mutation, not as the whole new set, since the SB
+     * server's cost is in parsing what it is sent. */
+    struct uuid *added = xmalloc(n_ports * sizeof *added);
+    struct uuid *removed = xmalloc(sb_mg->n_ports * sizeof *removed);
+    size_t n_added = 0, n_removed = 0;
+    size_t i = 0, j = 0;
+    while (i < sb_mg->n_ports || j < n_ports) {
+        int cmp = (i >= sb_mg->n_ports ? 1
+                   : j >= n_ports ? -1
+                   : uuid_compare_3way(&sb_mg->ports[i]->header_.uuid,
+                                       ports[j]));
+        if (cmp < 0) {
+            removed[n_removed++] = sb_mg->ports[i++]->header_.uuid;
+        } else if (cmp > 0) {
+            added[n_added++] = *ports[j++];
+        } else {
+            i++;
+            j++;
+        }
+    }
+    bool whole = (n_added + n_removed) * 2 >= n_ports;
+    if (sb_mg->tunnel_key != key || (whole && (n_added || n_removed))) {
         rdb_txn_update(sb_txn, &sb_table_multicast_group,
                        &sb_mg->header_.uuid);
-    }
-    if (!sb_mg || sb_mg->tunnel_key != key) {
-        rdb_txn_set_integer(sb_txn, SB_MULTICAST_GROUP_COL_TUNNEL_KEY, key);
-    }
-    if (!same) {
-        struct uuid *uuids = xmalloc(n_ports * sizeof *uuids);
-        for (size_t i = 0; i < n_ports; i++) {
-            uuids[i] = *ports[i];
+        if (sb_mg->tunnel_key != key) {
+            rdb_txn_set_integer(sb_txn, SB_MULTICAST_GROUP_COL_TUNNEL_KEY,
+                                key);
         }
-        rdb_txn_set_refs(sb_txn, SB_MULTICAST_GROUP_COL_PORTS, uuids,
-                         n_ports);
-        free(uuids);
+        if (whole && (n_added || n_removed)) {
+            set_mc_ports(sb_txn, ports, n_ports);
+        }
     }
+    if (!whole) {
+        COVERAGE_INC(mc_group_mutated);
+        rdb_txn_mutate_refs(sb_txn, &sb_table_multicast_group,
+                            &sb_mg->header_.uuid,
+                            SB_MULTICAST_GROUP_COL_PORTS, false,
+                            removed, n_removed);
+        rdb_txn_mutate_refs(sb_txn, &sb_table_multicast_group,
+                            &sb_mg->header_.uuid,
+                            SB_MULTICAST_GROUP_COL_PORTS, true,
+                            added, n_added);
+    }
+    free(added);
+    free(removed);
 }
 
 /* Brings the three multicast groups of 'dp' in line, taking the rows that

@@ -3,11 +3,14 @@
 #include "northd/dp-groups.h"
 
 #include "bitmap.h"
+#include "coverage.h"
 #include "hash.h"
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
 #include "util.h"
 #include "uuid.h"
+
+COVERAGE_DEFINE(dp_group_mutated);
 
 struct dp_group {
     struct hmap_node node;          /* In 'groups', by datapath set. */
@@ -174,6 +177,51 @@ set_datapaths(struct rdb_txn *txn, const struct ls_model *m,
     free(dps);
 }
 
+/* Changes group row 'uuid' from datapaths 'from' to 'to'.  A switch that
+ * comes or goes changes a group of hundreds by one, and the SB server's
+ * cost is in parsing what it is sent, so a small change is sent as a
+ * mutation rather than as the whole new set. */
+static void
+move_datapaths(struct rdb_txn *txn, const struct ls_model *m,
+               const struct uuid *uuid,
+               const unsigned long *from, const unsigned long *to,
+               size_t n_to)
+{
+    size_t n_changed = 0;
+    for (size_t i = 0; i < bitmap_n_longs(m->dp_cap); i++) {
+        n_changed += count_1bits(from[i] ^ to[i]);
+    }
+    if (n_changed * 2 >= n_to) {
+        rdb_txn_update(txn, &sb_table_logical_dp_group, uuid);
+        set_datapaths(txn, m, to, n_to);
+        return;
+    }
+
+    struct uuid *added = xmalloc(n_changed * sizeof *added);
+    struct uuid *removed = xmalloc(n_changed * sizeof *removed);
+    size_t n_added = 0, n_removed = 0;
+    size_t idx;
+    BITMAP_FOR_EACH_1 (idx, m->dp_cap, to) {
+        if (!bitmap_is_set(from, idx)) {
+            added[n_added++] = m->dp_array[idx]->sb_uuid;
+        }
+    }
+    BITMAP_FOR_EACH_1 (idx, m->dp_cap, from) {
+        if (!bitmap_is_set(to, idx)) {
+            removed[n_removed++] = m->dp_array[idx]->sb_uuid;
+        }
+    }
+    COVERAGE_INC(dp_group_mutated);
+    rdb_txn_mutate_refs(txn, &sb_table_logical_dp_group, uuid,
+                        SB_LOGICAL_DP_GROUP_COL_DATAPATHS, false,
+                        removed, n_removed);
+    rdb_txn_mutate_refs(txn, &sb_table_logical_dp_group, uuid,
+                        SB_LOGICAL_DP_GROUP_COL_DATAPATHS, true,
+                        added, n_added);
+    free(added);
+    free(removed);
+}
+
 const struct uuid *
 dp_groups_get(struct dp_groups *g, struct rdb_txn *txn,
               const unsigned long *bitmap, size_t n)
@@ -280,8 +328,8 @@ dp_groups_apply_moves(struct dp_groups *g, struct rdb_txn *txn)
             && dpg->pass != g->pass
             && sb_logical_dp_group_get_for_uuid(g->sb, &dpg->sb_uuid)
             && !dp_groups_find(g, dpg->move_to, hash)) {
-            rdb_txn_update(txn, &sb_table_logical_dp_group, &dpg->sb_uuid);
-            set_datapaths(txn, m, dpg->move_to, dpg->move_n);
+            move_datapaths(txn, m, &dpg->sb_uuid, dpg->bitmap,
+                           dpg->move_to, dpg->move_n);
 
             hmap_remove(&g->groups, &dpg->node);
             bitmap_free(dpg->bitmap);

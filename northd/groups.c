@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bitmap.h"
+#include "coverage.h"
 #include "hash.h"
 #include "hmapx.h"
 #include "lib/decimal.h"
@@ -22,6 +23,8 @@
 VLOG_DEFINE_THIS_MODULE(groups);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+COVERAGE_DEFINE(sb_group_mutated);
 
 /* The members of one port group on one datapath. */
 struct pg_dp {
@@ -1023,20 +1026,6 @@ desired_pg(const struct groups *g, size_t dp, const char *name,
     return name_count_find(&g->dp_pg_refs[dp], name, hash_string(name, 0));
 }
 
-static bool
-sets_equal(char **a, size_t n_a, const struct sset *b)
-{
-    if (n_a != (b ? sset_count(b) : 0)) {
-        return false;
-    }
-    for (size_t i = 0; i < n_a; i++) {
-        if (!sset_contains(b, a[i])) {
-            return false;
-        }
-    }
-    return true;
-}
-
 static void
 remember_uuid(struct shash *map, const char *name, const struct uuid *uuid)
 {
@@ -1076,13 +1065,6 @@ insert_pg(struct groups *g, struct rdb_txn *txn, const char *sb_name,
     remember_uuid(&g->sb_pgs, sb_name, &uuid);
 }
 
-static void
-update_pg(struct rdb_txn *txn, const struct sb_port_group *sb,
-          const struct sset *ports)
-{
-    rdb_txn_update(txn, &sb_table_port_group, &sb->header_.uuid);
-    write_pg_ports(txn, ports);
-}
 
 static void
 insert_set(struct groups *g, struct rdb_txn *txn, const char *name,
@@ -1111,32 +1093,83 @@ mutate_set(struct rdb_txn *txn, const struct sb_address_set *sb,
     free(v);
 }
 
-/* Changes only the addresses that differ: a derived set of a big port
- * group has thousands, and a port joins one at a time. */
+/* Brings string set column 'col' of row 'uuid' from 'have' to 'want',
+ * sending only the strings that differ when they are fewer than the set:
+ * a derived address set or a switch's share of a port group has
+ * thousands, a port joins one at a time, and the SB server's cost is in
+ * parsing what it is sent.  Returns true if 'have' and 'want' differed. */
+static bool
+update_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
+               const struct uuid *uuid, size_t col,
+               char **have, size_t n_have, const struct sset *want)
+{
+    static const struct sset empty = SSET_INITIALIZER(&empty);
+    if (!want) {
+        want = &empty;
+    }
+
+    const char **del = xmalloc(n_have * sizeof *del);
+    size_t n_del = 0;
+    size_t n_kept = 0;
+    for (size_t i = 0; i < n_have; i++) {
+        if (sset_contains(want, have[i])) {
+            n_kept++;
+        } else {
+            del[n_del++] = have[i];
+        }
+    }
+    size_t n_want = sset_count(want);
+    size_t n_add = n_want - n_kept;
+    if (!n_del && !n_add) {
+        free(del);
+        return false;
+    }
+
+    if ((n_del + n_add) * 2 >= n_want) {
+        const char **v = sset_array(want);
+        rdb_txn_update(txn, tc, uuid);
+        rdb_txn_set_strings(txn, col, v, n_want);
+        free(v);
+    } else {
+        /* 'have' holds each string once, so its strings in 'want' are all
+         * of 'want' but the 'n_add' new ones. */
+        struct sset have_set = SSET_INITIALIZER(&have_set);
+        for (size_t i = 0; i < n_have; i++) {
+            sset_add(&have_set, have[i]);
+        }
+        const char **add = xmalloc(n_add * sizeof *add);
+        size_t k = 0;
+        const char *a;
+        SSET_FOR_EACH (a, want) {
+            if (!sset_contains(&have_set, a)) {
+                add[k++] = a;
+            }
+        }
+        COVERAGE_INC(sb_group_mutated);
+        rdb_txn_mutate_strings(txn, tc, uuid, col, false, del, n_del);
+        rdb_txn_mutate_strings(txn, tc, uuid, col, true, add, k);
+        free(add);
+        sset_destroy(&have_set);
+    }
+    free(del);
+    return true;
+}
+
 static void
 update_set(struct rdb_txn *txn, const struct sb_address_set *sb,
            const struct sset *want)
 {
-    struct sset have = SSET_INITIALIZER(&have);
-    struct sset del = SSET_INITIALIZER(&del);
-    struct sset add = SSET_INITIALIZER(&add);
-    for (size_t i = 0; i < sb->n_addresses; i++) {
-        if (!sset_contains(want, sb->addresses[i])) {
-            sset_add(&del, sb->addresses[i]);
-        }
-        sset_add(&have, sb->addresses[i]);
-    }
-    const char *a;
-    SSET_FOR_EACH (a, want) {
-        if (!sset_contains(&have, a)) {
-            sset_add(&add, a);
-        }
-    }
-    mutate_set(txn, sb, &del, false);
-    mutate_set(txn, sb, &add, true);
-    sset_destroy(&have);
-    sset_destroy(&del);
-    sset_destroy(&add);
+    update_strings(txn, &sb_table_address_set, &sb->header_.uuid,
+                   SB_ADDRESS_SET_COL_ADDRESSES, sb->addresses,
+                   sb->n_addresses, want);
+}
+
+static void
+update_pg(struct rdb_txn *txn, const struct sb_port_group *sb,
+          const struct sset *ports)
+{
+    update_strings(txn, &sb_table_port_group, &sb->header_.uuid,
+                   SB_PORT_GROUP_COL_PORTS, sb->ports, sb->n_ports, ports);
 }
 
 void
@@ -1152,9 +1185,7 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
             rdb_txn_delete(txn, &sb_table_address_set, &sb_as->header_.uuid);
             continue;
         }
-        if (!sets_equal(sb_as->addresses, sb_as->n_addresses, want)) {
-            update_set(txn, sb_as, want);
-        }
+        update_set(txn, sb_as, want);
         remember_uuid(&g->sb_sets, sb_as->name, &sb_as->header_.uuid);
     }
     struct shash_node *node;
@@ -1199,10 +1230,7 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
             rdb_txn_delete(txn, &sb_table_port_group, &sb->header_.uuid);
             continue;
         }
-        const struct sset *ports = w->data;
-        if (!sets_equal(sb->ports, sb->n_ports, ports)) {
-            update_pg(txn, sb, ports);
-        }
+        update_pg(txn, sb, w->data);
         remember_uuid(&g->sb_pgs, sb->name, &sb->header_.uuid);
         shash_delete(&want, w);
     }
@@ -1238,7 +1266,7 @@ groups_sync_sb_dirty(struct groups *g, struct rdb *sb_db,
             if (d) {
                 mutate_set(txn, sb, &d->del, false);
                 mutate_set(txn, sb, &d->add, true);
-            } else if (!sets_equal(sb->addresses, sb->n_addresses, want)) {
+            } else {
                 update_set(txn, sb, want);
             }
         }
@@ -1265,7 +1293,7 @@ groups_sync_sb_dirty(struct groups *g, struct rdb *sb_db,
             forget_uuid(&g->sb_pgs, sb_name);
         } else if (!sb) {
             insert_pg(g, txn, sb_name, ports);
-        } else if (!sets_equal(sb->ports, sb->n_ports, ports)) {
+        } else {
             update_pg(txn, sb, ports);
         }
         free(sb_name);
