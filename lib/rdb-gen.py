@@ -225,6 +225,12 @@ class Gen:
                     w("    %s_%s_COL_%s," % (P, T, c_ident(c["name"]).upper()))
                 w("    %s_%s_N_COLUMNS" % (P, T))
                 w("};")
+                # Lets code that takes references to a column's strings
+                # without a lookup (strpool_ref()) check that it may.
+                for c in t["columns"]:
+                    if c["pooled"]:
+                        w("#define %s_%s_COL_%s_POOLED 1"
+                          % (P, T, c_ident(c["name"]).upper()))
             if t["groups"]:
                 w("enum {")
                 for g in t["groups"]:

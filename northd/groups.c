@@ -12,6 +12,7 @@
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
+#include "lib/sset-shash.h"
 #include "lib/strpool.h"
 #include "northd/datapaths.h"
 #include "openvswitch/dynamic-string.h"
@@ -279,7 +280,7 @@ derived_count(struct groups *g, const char *name, struct hmap *counts,
               struct sset *set, const char *ip, int delta,
               struct sset *sets_changed)
 {
-    unsigned int old = name_count_add(counts, ip, hash_string(ip, 0), delta);
+    unsigned int old = name_count_add(counts, ip, strpool_hash(ip), delta);
     unsigned int new = old + delta;
     if (!old != !new) {
         if (new) {
@@ -297,8 +298,18 @@ derived_count(struct groups *g, const char *name, struct hmap *counts,
     }
 }
 
+/* True if 'pg' owns its name: another group may have taken it. */
+static bool
+pg_owns_name(const struct groups *g, const struct pg_state *pg)
+{
+    struct shash_node *node = shash_find_hashed(&g->pg_names, pg->name,
+                                                pg->name_hash);
+    return node && node->data == pg;
+}
+
 /* Adds (delta 1) or takes back (-1) the addresses of 'mb' in the derived
- * sets of 'pg', unless another group has the name. */
+ * sets of 'pg', unless another group has the name.  Runs for every member
+ * of every group: the names' hashes are the group's own. */
 static void
 member_count_ips(struct groups *g, const struct pg_state *pg,
                  const struct pg_member *mb, int delta,
@@ -307,7 +318,7 @@ member_count_ips(struct groups *g, const struct pg_state *pg,
     if (!mb->n_ips[0] && !mb->n_ips[1]) {
         return;
     }
-    if (shash_find_data(&g->pg_names, pg->name) != pg) {
+    if (!pg_owns_name(g, pg)) {
         return;
     }
     for (int f = 0; f < 2; f++) {
@@ -318,8 +329,12 @@ member_count_ips(struct groups *g, const struct pg_state *pg,
         }
         /* Looked up once per family, not once per address. */
         const char *name = pg->derived[f];
-        struct hmap *counts = shash_find_data(&g->derived, name);
-        struct sset *set = shash_find_data(&g->sets, name);
+        struct shash_node *cn = shash_find_hashed(&g->derived, name,
+                                                  pg->derived_hash[f]);
+        struct shash_node *sn = shash_find_hashed(&g->sets, name,
+                                                  pg->derived_hash[f]);
+        struct hmap *counts = cn ? cn->data : NULL;
+        struct sset *set = sn ? sn->data : NULL;
         if (!counts || !set) {
             continue;               /* An NB set took the name. */
         }
@@ -425,7 +440,8 @@ member_add(struct groups *g, struct pg_state *pg,
         return;
     }
     mb = xzalloc(sizeof *mb);
-    mb->name = strpool_get(row->name);
+    BUILD_ASSERT(NB_LOGICAL_SWITCH_PORT_COL_NAME_POOLED);
+    mb->name = strpool_ref(row->name);
     mb->row = row->header_.uuid;
     hmap_insert(&pg->members, &mb->node, uuid_hash(&mb->row));
 
@@ -494,6 +510,10 @@ pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
     pg->name = xstrdup(nb_pg->name);
     pg->derived[0] = derived_name(pg->name, 0);
     pg->derived[1] = derived_name(pg->name, 1);
+    pg->name_hash = hash_string(pg->name, 0);
+    for (int f = 0; f < 2; f++) {
+        pg->derived_hash[f] = hash_string(pg->derived[f], 0);
+    }
     pg->dps = bitmap_allocate(g->dp_cap);
     hmap_init(&pg->per_dp);
     hmap_init(&pg->members);
@@ -736,7 +756,7 @@ static bool
 pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
            struct sset *sets_changed, struct sset *pgs_changed)
 {
-    if (shash_find_data(&g->pg_names, pg->name) != pg) {
+    if (!pg_owns_name(g, pg)) {
         return false;               /* Shadowed by a group with the name. */
     }
     const struct pg_state *other;
@@ -817,7 +837,7 @@ groups_handle_pg(struct groups *g, const struct nb_port_group *row,
         return pg_deleted(g, pg, span_changed, sets_changed, pgs_changed);
     }
     if (strcmp(pg->name, row->name)
-        || shash_find_data(&g->pg_names, pg->name) != pg) {
+        || !pg_owns_name(g, pg)) {
         /* Renamed or shadowed groups: recompute. */
         return false;
     }

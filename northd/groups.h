@@ -37,6 +37,8 @@ struct pg_state {
     struct hmap per_dp;             /* "struct pg_dp"s: members by dp. */
     struct hmap members;            /* "struct pg_member"s, by port row. */
     char *derived[2];               /* "<name>_ip4", "<name>_ip6". */
+    uint32_t name_hash;             /* hash_string() of 'name'... */
+    uint32_t derived_hash[2];       /* ...and of 'derived'. */
 };
 
 struct groups {
