@@ -308,8 +308,8 @@ pg_owns_name(const struct groups *g, const struct pg_state *pg)
 }
 
 /* Adds (delta 1) or takes back (-1) the addresses of 'mb' in the derived
- * sets of 'pg', unless another group has the name.  Runs for every member
- * of every group: the names' hashes are the group's own. */
+ * sets of 'pg', unless another group has the name.  It runs for every
+ * member of every group, so it finds the names by the hashes 'pg' keeps. */
 static void
 member_count_ips(struct groups *g, const struct pg_state *pg,
                  const struct pg_member *mb, int delta,
