@@ -435,6 +435,17 @@ void rdb_txn_mutate_refs(struct rdb_txn *, const struct rdb_table_class *,
                          const struct uuid *, size_t col, bool insert,
                          const struct uuid *, size_t n);
 
+/* True if a set column that becomes 'n_new' values, 'n_changed' of them
+ * added or removed, is better sent as mutations of those than as the
+ * whole new set: an ovsdb-server spends most of a transaction parsing
+ * and freeing what it is sent, and a switch or port that comes or goes
+ * changes sets of hundreds by one. */
+static inline bool
+rdb_txn_prefers_mutation(size_t n_changed, size_t n_new)
+{
+    return n_changed && n_changed * 2 < n_new;
+}
+
 /* A producer adds ops when called, a batch at a time, while the
  * transaction is being sent: rdb_txn_commit() calls it whenever the
  * server has taken what it produced so far, until it returns true

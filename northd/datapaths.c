@@ -830,8 +830,7 @@ sync_mc_group(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
     }
 
     /* A port that comes or goes changes a flood group of hundreds by one:
-     * that goes as a mutation, not as the whole new set, since the SB
-     * server's cost is in parsing what it is sent. */
+     * that goes as a mutation. */
     struct uuid *added = xmalloc(n_ports * sizeof *added);
     struct uuid *removed = xmalloc(sb_mg->n_ports * sizeof *removed);
     size_t n_added = 0, n_removed = 0;
@@ -850,19 +849,21 @@ sync_mc_group(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
             j++;
         }
     }
-    bool whole = (n_added + n_removed) * 2 >= n_ports;
-    if (sb_mg->tunnel_key != key || (whole && (n_added || n_removed))) {
+    size_t n_changed = n_added + n_removed;
+    bool mutate = rdb_txn_prefers_mutation(n_changed, n_ports);
+    bool whole = n_changed && !mutate;
+    if (sb_mg->tunnel_key != key || whole) {
         rdb_txn_update(sb_txn, &sb_table_multicast_group,
                        &sb_mg->header_.uuid);
         if (sb_mg->tunnel_key != key) {
             rdb_txn_set_integer(sb_txn, SB_MULTICAST_GROUP_COL_TUNNEL_KEY,
                                 key);
         }
-        if (whole && (n_added || n_removed)) {
+        if (whole) {
             set_mc_ports(sb_txn, ports, n_ports);
         }
     }
-    if (!whole) {
+    if (mutate) {
         COVERAGE_INC(mc_group_mutated);
         rdb_txn_mutate_refs(sb_txn, &sb_table_multicast_group,
                             &sb_mg->header_.uuid,

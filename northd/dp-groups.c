@@ -177,10 +177,8 @@ set_datapaths(struct rdb_txn *txn, const struct ls_model *m,
     free(dps);
 }
 
-/* Changes group row 'uuid' from datapaths 'from' to 'to'.  A switch that
- * comes or goes changes a group of hundreds by one, and the SB server's
- * cost is in parsing what it is sent, so a small change is sent as a
- * mutation rather than as the whole new set. */
+/* Changes group row 'uuid' from datapaths 'from' to 'to', as mutations if
+ * only a few differ (a switch that comes or goes). */
 static void
 move_datapaths(struct rdb_txn *txn, const struct ls_model *m,
                const struct uuid *uuid,
@@ -191,7 +189,7 @@ move_datapaths(struct rdb_txn *txn, const struct ls_model *m,
     for (size_t i = 0; i < bitmap_n_longs(m->dp_cap); i++) {
         n_changed += count_1bits(from[i] ^ to[i]);
     }
-    if (n_changed * 2 >= n_to) {
+    if (!rdb_txn_prefers_mutation(n_changed, n_to)) {
         rdb_txn_update(txn, &sb_table_logical_dp_group, uuid);
         set_datapaths(txn, m, to, n_to);
         return;

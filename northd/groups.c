@@ -273,8 +273,8 @@ name_counts_destroy(struct hmap *counts)
     hmap_destroy(counts);
 }
 
-/* Adds 'delta' to address 'ip' of derived set 'name', whose counts and
- * desired addresses are 'counts' and 'set'. */
+/* Adds 'delta' to address 'ip' (a pooled string) of derived set 'name',
+ * whose counts and desired addresses are 'counts' and 'set'. */
 static void
 derived_count(struct groups *g, const char *name, struct hmap *counts,
               struct sset *set, const char *ip, int delta,
@@ -1085,7 +1085,6 @@ insert_pg(struct groups *g, struct rdb_txn *txn, const char *sb_name,
     remember_uuid(&g->sb_pgs, sb_name, &uuid);
 }
 
-
 static void
 insert_set(struct groups *g, struct rdb_txn *txn, const char *name,
            const struct sset *want)
@@ -1113,12 +1112,11 @@ mutate_set(struct rdb_txn *txn, const struct sb_address_set *sb,
     free(v);
 }
 
-/* Brings string set column 'col' of row 'uuid' from 'have' to 'want',
- * sending only the strings that differ when they are fewer than the set:
- * a derived address set or a switch's share of a port group has
- * thousands, a port joins one at a time, and the SB server's cost is in
- * parsing what it is sent.  Returns true if 'have' and 'want' differed. */
-static bool
+/* Brings string set column 'col' of row 'uuid' from 'have' to 'want'
+ * (NULL: empty), as mutations if only a few differ: a derived address set
+ * or a switch's share of a port group has thousands, and a port joins one
+ * at a time. */
+static void
 update_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
                const struct uuid *uuid, size_t col,
                char **have, size_t n_have, const struct sset *want)
@@ -1142,10 +1140,10 @@ update_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
     size_t n_add = n_want - n_kept;
     if (!n_del && !n_add) {
         free(del);
-        return false;
+        return;
     }
 
-    if ((n_del + n_add) * 2 >= n_want) {
+    if (!rdb_txn_prefers_mutation(n_del + n_add, n_want)) {
         const char **v = sset_array(want);
         rdb_txn_update(txn, tc, uuid);
         rdb_txn_set_strings(txn, col, v, n_want);
@@ -1172,7 +1170,6 @@ update_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
         sset_destroy(&have_set);
     }
     free(del);
-    return true;
 }
 
 static void
