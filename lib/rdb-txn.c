@@ -140,19 +140,17 @@ put_char(struct ds *ds, char c)
     put_bytes(ds, &c, 1);
 }
 
-/* Appends 's' as a JSON string, escaped as json_string_escape() does, but
+/* Appends the 'n' bytes at 's', escaped as json_string_escape() does, but
  * finding the characters to escape eight bytes at a time (lib/jscan.h):
  * json_string_escape() tests every byte, and many of the flows of a
  * full recompute have quoted port names in them. */
 static void
-put_string(struct ds *ds, const char *s)
+put_escaped(struct ds *ds, const char *s, size_t n)
 {
-    size_t n = strlen(s);
     size_t plain = jscan_plain_prefix(s, n);
     if (ds->allocated - ds->length < n + 2 || !ds->string) {
         ds_reserve(ds, ds->length + n + 2);
     }
-    ds->string[ds->length++] = '"';
     memcpy(&ds->string[ds->length], s, plain);
     ds->length += plain;
     for (const char *p = s + plain, *end = s + n; p < end; ) {
@@ -171,6 +169,14 @@ put_string(struct ds *ds, const char *s)
         ds_put_buffer(ds, p, k);
         p += k;
     }
+}
+
+/* Appends 's' as a JSON string. */
+static void
+put_string(struct ds *ds, const char *s)
+{
+    put_char(ds, '"');
+    put_escaped(ds, s, strlen(s));
     put_char(ds, '"');
 }
 
@@ -419,6 +425,21 @@ rdb_txn_set_string(struct rdb_txn *txn, size_t col, const char *s)
     } else {
         put_cstr(&txn->buf, "[\"set\",[]]");
     }
+}
+
+void
+rdb_txn_set_string_parts(struct rdb_txn *txn, size_t col,
+                         const char *const parts[], const size_t lens[],
+                         size_t n)
+{
+    if (!put_col(txn, col)) {
+        return;
+    }
+    put_char(&txn->buf, '"');
+    for (size_t i = 0; i < n; i++) {
+        put_escaped(&txn->buf, parts[i], lens[i]);
+    }
+    put_char(&txn->buf, '"');
 }
 
 void

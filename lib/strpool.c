@@ -2,6 +2,7 @@
 #include <config.h>
 #include "lib/strpool.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "hash.h"
@@ -14,6 +15,9 @@ struct pooled {
     uint32_t refcount;
     uint32_t name_hash;             /* hash_string(s, 0), once asked for;
                                      * 0 until then (or if it is 0). */
+    uint32_t len;                   /* strlen(s): writers of the SB copy
+                                     * the string without scanning for its
+                                     * end, a cache miss on a cold one. */
     char s[];
 };
 
@@ -50,9 +54,11 @@ strpool_get_len(const char *s, size_t n)
             return strpool_ref(p->s);
         }
     }
-    p = xmalloc(sizeof *p + n + 1);
+    ovs_assert(n < UINT32_MAX);
+    p = xmalloc(offsetof(struct pooled, s) + n + 1);
     p->refcount = 1;
     p->name_hash = 0;
+    p->len = n;
     memcpy(p->s, s, n);
     p->s[n] = '\0';
     hmap_insert(&pool, &p->node, hash);
@@ -80,6 +86,12 @@ strpool_hash(const char *s)
         p->name_hash = hash_string(p->s, 0);
     }
     return p->name_hash;
+}
+
+size_t
+strpool_len(const char *s)
+{
+    return pooled_of(s)->len;
 }
 
 size_t

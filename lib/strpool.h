@@ -31,6 +31,9 @@ void strpool_put(const char *s);
 /* The hash_string('s', 0) of a string strpool_get() returned. */
 uint32_t strpool_hash(const char *s);
 
+/* strlen('s') of a string strpool_get() returned, without reading it. */
+size_t strpool_len(const char *s);
+
 /* The distinct strings held, for memory reports. */
 size_t strpool_count(void);
 

@@ -169,23 +169,19 @@ lflow_match(const struct lflow *f, struct ds *scratch)
     return ds_cstr(scratch);
 }
 
-/* Whether 'match' is the match of 'f'. */
+/* Whether 'match', of 'n' bytes, is the match of 'f'. */
 static bool
-lflow_match_equals(const struct lflow *f, const char *match)
+lflow_match_equals(const struct lflow *f, const char *match, size_t n)
 {
     if (!f->match_body) {
         return !strcmp(f->match_head, match);
     }
-    size_t n = strlen(f->match_head);
-    if (strncmp(f->match_head, match, n)) {
-        return false;
-    }
-    match += n;
-    n = strlen(f->match_body);
-    if (strncmp(f->match_body, match, n)) {
-        return false;
-    }
-    return !strcmp(match + n, f->match_paren ? ")" : "");
+    size_t hl = strpool_len(f->match_head);
+    size_t bl = strpool_len(f->match_body);
+    return (n == hl + bl + f->match_paren
+            && !memcmp(f->match_head, match, hl)
+            && !memcmp(f->match_body, match + hl, bl)
+            && (!f->match_paren || match[n - 1] == ')'));
 }
 
 /* The flow's datapaths. */
@@ -594,13 +590,15 @@ lflow_hash(enum ls_stage stage, uint16_t priority, const char *match,
 
 static struct lflow *
 lflow_find(const struct lflow_table *t, uint32_t hash, enum ls_stage stage,
-           uint16_t priority, const char *match, const char *actions,
-           const char *ctrl_meter)
+           uint16_t priority, const char *match, size_t match_len,
+           const char *actions, size_t actions_len, const char *ctrl_meter)
 {
     struct lflow *f;
     HMAP_FOR_EACH_WITH_HASH (f, node, hash, &t->flows) {
         if (f->stage == stage && f->priority == priority
-            && lflow_match_equals(f, match) && !strcmp(f->actions, actions)
+            && strpool_len(f->actions) == actions_len
+            && lflow_match_equals(f, match, match_len)
+            && !memcmp(f->actions, actions, actions_len)
             && nullable_string_is_equal(f->ctrl_meter, ctrl_meter)) {
             return f;
         }
@@ -618,8 +616,8 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
     size_t ml = strlen(match), al = strlen(actions);
     uint32_t hash = lflow_hash(stage, priority, match, ml, actions, al,
                                ctrl_meter);
-    struct lflow *f = lflow_find(t, hash, stage, priority, match, actions,
-                                 ctrl_meter);
+    struct lflow *f = lflow_find(t, hash, stage, priority, match, ml,
+                                 actions, al, ctrl_meter);
     if (!f) {
         f = xzalloc(sizeof *f);
         f->stage = stage;
@@ -634,7 +632,7 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
         } else {
             f->match_head = xmemdup0(match, ml);
         }
-        f->actions = strpool_get(actions);
+        f->actions = strpool_get_len(actions, al);
         f->ctrl_meter = strpool_get(ctrl_meter);
         f->where = where_intern(where);
         hmap_insert(&t->flows, &f->node, hash);
@@ -937,6 +935,23 @@ update_sb_flow(const struct lflow_table *t, struct lflow *f,
     }
 }
 
+/* Writes the match of 'f' from its pieces, without putting it together:
+ * the pooled ones know their lengths. */
+static void
+put_lflow_match(const struct lflow *f, struct rdb_txn *txn)
+{
+    if (!f->match_body) {
+        rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_MATCH, f->match_head);
+        return;
+    }
+    const char *parts[] = { f->match_head, f->match_body, ")" };
+    size_t lens[] = {
+        strpool_len(f->match_head), strpool_len(f->match_body), 1
+    };
+    rdb_txn_set_string_parts(txn, SB_LOGICAL_FLOW_COL_MATCH, parts, lens,
+                             f->match_paren ? 3 : 2);
+}
+
 /* Inserts the SB row for 'f', with a UUID of our choosing so that later
  * passes can find it without comparing content. */
 static void
@@ -952,9 +967,9 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
     rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_TABLE_ID,
                         ls_stage_table(f->stage));
     rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority);
-    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_MATCH,
-                       lflow_match(f, &match_scratch));
-    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_ACTIONS, f->actions);
+    put_lflow_match(f, txn);
+    rdb_txn_set_string_parts(txn, SB_LOGICAL_FLOW_COL_ACTIONS, &f->actions,
+                             (size_t[]) { strpool_len(f->actions) }, 1);
     if (f->ctrl_meter) {
         rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
                            f->ctrl_meter);
