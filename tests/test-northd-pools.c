@@ -223,6 +223,9 @@ test_strpool(int ops)
             if (strpool_hash(h[i].s) != hash_string(h[i].model, 0)) {
                 fail("strpool_hash() is not hash_string()", op);
             }
+            if (strpool_len(h[i].s) != strlen(h[i].model)) {
+                fail("strpool_len() is not strlen()", op);
+            }
             bool first = true;
             for (int j = 0; j < i; j++) {
                 if (h[j].s) {
