@@ -1,7 +1,9 @@
 #! /usr/bin/env python3
 """rdb-gen.py: typed replica classes for lib/rdb.h from an OVSDB schema.
 
-usage: rdb-gen.py header|source SCHEMA SPEC PREFIX
+usage: rdb-gen.py header|source SCHEMA SPEC PREFIX [HEADER]
+
+HEADER is what the source includes (default: lib/PREFIX-rdb.h).
 
 SPEC names the tables and columns to replicate, one table per paragraph:
 
@@ -359,13 +361,16 @@ class Gen:
 
 
 def main():
-    if len(sys.argv) != 5 or sys.argv[1] not in ("header", "source"):
-        die("usage: rdb-gen.py header|source SCHEMA SPEC PREFIX")
+    if (len(sys.argv) not in (5, 6)
+            or sys.argv[1] not in ("header", "source")):
+        die("usage: rdb-gen.py header|source SCHEMA SPEC PREFIX [HEADER]")
     g = Gen(sys.argv[2], sys.argv[3], sys.argv[4])
     if sys.argv[1] == "header":
         sys.stdout.write(g.header())
     else:
-        sys.stdout.write(g.source("lib/%s-rdb.h" % sys.argv[4]))
+        header = (sys.argv[5] if len(sys.argv) == 6
+                  else "lib/%s-rdb.h" % sys.argv[4])
+        sys.stdout.write(g.source(header))
 
 
 if __name__ == "__main__":

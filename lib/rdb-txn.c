@@ -351,7 +351,8 @@ rdb_txn_mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
     if (!n) {
         return;
     }
-    ovs_assert(col < tc->n_columns && !is_local_table(tc));
+    ovs_assert(col < tc->n_columns);
+    txn->touched_local |= is_local_table(tc);
     txn->n_ops++;
     put_table(&txn->buf, "mutate", tc);
     put_char(&txn->buf, ',');

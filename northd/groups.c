@@ -20,6 +20,7 @@
 #include "packets.h"
 #include "util.h"
 #include "uuid.h"
+#include "uuidset.h"
 
 VLOG_DEFINE_THIS_MODULE(groups);
 
@@ -161,53 +162,112 @@ sb_pg_name(uint32_t key, const char *pg)
     return ds_steal_cstr(&name);
 }
 
-static void
-mark_pg_dirty(struct groups *g, size_t dp, const char *name)
-{
-    if (!g->building) {
-        sset_add_and_free(&g->dirty_pgs,
-                          xasprintf("%"PRIuSIZE" %s", dp, name));
-    }
-}
-
-/* Addresses added to and removed from a set since its SB row was last
- * written, so that a big set is updated without being compared. */
+/* What joined and left a set since its SB row was last written, so that
+ * a big set is updated without being compared (the replica has no copy of
+ * the row to compare with).  'whole': the set was replaced, not changed
+ * member by member: write all of it. */
 struct set_delta {
     struct sset add;
     struct sset del;
+    bool whole;
 };
 
-static void
-record_delta(struct groups *g, const char *name, const char *addr, bool add)
+static struct set_delta *
+delta_get(struct shash *deltas, const char *key)
 {
-    if (g->building) {
-        return;
-    }
-    struct set_delta *d = shash_find_data(&g->set_deltas, name);
+    struct set_delta *d = shash_find_data(deltas, key);
     if (!d) {
         d = xmalloc(sizeof *d);
         sset_init(&d->add);
         sset_init(&d->del);
-        shash_add(&g->set_deltas, name, d);
+        d->whole = false;
+        shash_add(deltas, key, d);
+    }
+    return d;
+}
+
+static void
+delta_record(struct shash *deltas, const char *key, const char *s, bool add)
+{
+    struct set_delta *d = delta_get(deltas, key);
+    if (d->whole) {
+        return;
     }
     struct sset *to = add ? &d->add : &d->del;
     struct sset *from = add ? &d->del : &d->add;
-    if (!sset_find_and_delete(from, addr)) {
-        sset_add(to, addr);
+    if (!sset_find_and_delete(from, s)) {
+        sset_add(to, s);
     }
 }
 
 static void
-clear_deltas(struct groups *g)
+delta_set_whole(struct shash *deltas, const char *key)
+{
+    struct set_delta *d = delta_get(deltas, key);
+    d->whole = true;
+    sset_clear(&d->add);
+    sset_clear(&d->del);
+}
+
+static void
+deltas_clear(struct shash *deltas)
 {
     struct shash_node *node;
-    SHASH_FOR_EACH (node, &g->set_deltas) {
+    SHASH_FOR_EACH (node, deltas) {
         struct set_delta *d = node->data;
         sset_destroy(&d->add);
         sset_destroy(&d->del);
         free(d);
     }
-    shash_clear(&g->set_deltas);
+    shash_clear(deltas);
+}
+
+static void
+record_delta(struct groups *g, const char *name, const char *addr, bool add)
+{
+    if (!g->building) {
+        delta_record(&g->set_deltas, name, addr, add);
+    }
+}
+
+/* Address set 'name' was replaced or went away. */
+static void
+forget_delta(struct groups *g, const char *name)
+{
+    if (!g->building) {
+        delta_set_whole(&g->set_deltas, name);
+    }
+}
+
+static char *
+pg_key(size_t dp, const char *name)
+{
+    return xasprintf("%"PRIuSIZE" %s", dp, name);
+}
+
+static void
+mark_pg_dirty(struct groups *g, size_t dp, const char *name)
+{
+    if (!g->building) {
+        sset_add_and_free(&g->dirty_pgs, pg_key(dp, name));
+    }
+}
+
+static bool pg_owns_name(const struct groups *, const struct pg_state *);
+
+/* Port 'port' joined ('add') or left 'pg' on datapath 'dp'.  Only the
+ * group that owns the name decides what the SB row holds. */
+static void
+pg_member_changed(struct groups *g, const struct pg_state *pg, size_t dp,
+                  const char *port, bool add)
+{
+    if (!g->building) {
+        char *key = pg_key(dp, pg->name);
+        if (pg_owns_name(g, pg)) {
+            delta_record(&g->pg_deltas, key, port, add);
+        }
+        sset_add_and_free(&g->dirty_pgs, key);
+    }
 }
 
 static char *
@@ -366,8 +426,9 @@ member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
             hmapx_add(span_changed, pg);
         }
     }
-    sset_add(&pd->ports, mb->name);
-    mark_pg_dirty(g, mb->dp, pg->name);
+    if (sset_add(&pd->ports, mb->name)) {
+        pg_member_changed(g, pg, mb->dp, mb->name, true);
+    }
 
     member_clear_ips(mb);
     size_t n_ips = 0;
@@ -402,8 +463,9 @@ member_unapply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
     }
     struct pg_dp *pd = pg_dp_find(pg, mb->dp);
     ovs_assert(pd);
-    sset_find_and_delete(&pd->ports, mb->name);
-    mark_pg_dirty(g, mb->dp, pg->name);
+    if (sset_find_and_delete(&pd->ports, mb->name)) {
+        pg_member_changed(g, pg, mb->dp, mb->name, false);
+    }
     if (sset_is_empty(&pd->ports)) {
         hmap_remove(&pg->per_dp, &pd->node);
         sset_destroy(&pd->ports);
@@ -586,6 +648,7 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     sset_init(&g->dirty_sets);
     sset_init(&g->dirty_pgs);
     shash_init(&g->set_deltas);
+    shash_init(&g->pg_deltas);
     g->dp_pg_refs = xmalloc(dp_cap * sizeof *g->dp_pg_refs);
     for (size_t i = 0; i < dp_cap; i++) {
         hmap_init(&g->dp_pg_refs[i]);
@@ -676,8 +739,10 @@ groups_destroy(struct groups *g)
     shash_destroy_free_data(&g->sb_pgs);
     sset_destroy(&g->dirty_sets);
     sset_destroy(&g->dirty_pgs);
-    clear_deltas(g);
+    deltas_clear(&g->set_deltas);
     shash_destroy(&g->set_deltas);
+    deltas_clear(&g->pg_deltas);
+    shash_destroy(&g->pg_deltas);
     for (size_t i = 0; i < g->dp_cap; i++) {
         name_counts_destroy(&g->dp_pg_refs[i]);
     }
@@ -692,17 +757,6 @@ groups_pg_ref(struct groups *g, size_t dp, const char *name, uint32_t hash,
     unsigned int new = old + delta;
     if (!old != !new) {
         mark_pg_dirty(g, dp, name);
-    }
-}
-
-static void
-forget_delta(struct groups *g, const char *name)
-{
-    struct set_delta *d = shash_find_and_delete(&g->set_deltas, name);
-    if (d) {
-        sset_destroy(&d->add);
-        sset_destroy(&d->del);
-        free(d);
     }
 }
 
@@ -1063,14 +1117,27 @@ forget_uuid(struct shash *map, const char *name)
     free(shash_find_and_delete(map, name));
 }
 
+static const struct sset empty_sset = SSET_INITIALIZER(&empty_sset);
+
+/* Writes all of 'want' (NULL: empty) to string set column 'col' of the row
+ * being inserted or updated. */
 static void
-write_pg_ports(struct rdb_txn *txn, const struct sset *ports)
+write_strings(struct rdb_txn *txn, size_t col, const struct sset *want)
 {
-    static const struct sset empty = SSET_INITIALIZER(&empty);
-    const char **v = sset_array(ports ? ports : &empty);
-    rdb_txn_set_strings(txn, SB_PORT_GROUP_COL_PORTS, v,
-                        ports ? sset_count(ports) : 0);
+    if (!want) {
+        want = &empty_sset;
+    }
+    const char **v = sset_array(want);
+    rdb_txn_set_strings(txn, col, v, sset_count(want));
     free(v);
+}
+
+static void
+write_whole(struct rdb_txn *txn, const struct rdb_table_class *tc,
+            const struct uuid *uuid, size_t col, const struct sset *want)
+{
+    rdb_txn_update(txn, tc, uuid);
+    write_strings(txn, col, want);
 }
 
 static void
@@ -1081,7 +1148,7 @@ insert_pg(struct groups *g, struct rdb_txn *txn, const char *sb_name,
     rdb_uuid_generate(&uuid);
     rdb_txn_insert(txn, &sb_table_port_group, &uuid);
     rdb_txn_set_string(txn, SB_PORT_GROUP_COL_NAME, sb_name);
-    write_pg_ports(txn, ports);
+    write_strings(txn, SB_PORT_GROUP_COL_PORTS, ports);
     remember_uuid(&g->sb_pgs, sb_name, &uuid);
 }
 
@@ -1093,135 +1160,93 @@ insert_set(struct groups *g, struct rdb_txn *txn, const char *name,
     rdb_uuid_generate(&uuid);
     rdb_txn_insert(txn, &sb_table_address_set, &uuid);
     rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, name);
-    const char **v = sset_array(want);
-    rdb_txn_set_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, v,
-                        sset_count(want));
-    free(v);
+    write_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, want);
     remember_uuid(&g->sb_sets, name, &uuid);
 }
 
-/* Adds ('add') or removes the addresses in 'set' of SB address set 'sb'. */
 static void
-mutate_set(struct rdb_txn *txn, const struct sb_address_set *sb,
-           const struct sset *set, bool add)
+mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
+               const struct uuid *uuid, size_t col, const struct sset *set,
+               bool add)
 {
     const char **v = sset_array(set);
-    rdb_txn_mutate_strings(txn, &sb_table_address_set, &sb->header_.uuid,
-                           SB_ADDRESS_SET_COL_ADDRESSES, add, v,
-                           sset_count(set));
+    rdb_txn_mutate_strings(txn, tc, uuid, col, add, v, sset_count(set));
     free(v);
 }
 
-/* Brings string set column 'col' of row 'uuid' from 'have' to 'want'
- * (NULL: empty), as mutations if only a few differ: a derived address set
- * or a switch's share of a port group has thousands, and a port joins one
- * at a time. */
+/* Brings string set column 'col' of row 'uuid' to 'want' (NULL: empty),
+ * given delta 'd' (NULL: nothing changed) since it was last written: as
+ * mutations if only a few differ (a derived address set or a switch's
+ * share of a port group has thousands, and a port joins one at a time). */
+static void
+apply_delta(struct rdb_txn *txn, const struct rdb_table_class *tc,
+            const struct uuid *uuid, size_t col,
+            const struct set_delta *d, const struct sset *want)
+{
+    if (!d) {
+        return;
+    }
+    size_t n_changed = sset_count(&d->add) + sset_count(&d->del);
+    size_t n_want = want ? sset_count(want) : 0;
+    if (d->whole || !rdb_txn_prefers_mutation(n_changed, n_want)) {
+        if (d->whole || n_changed) {
+            write_whole(txn, tc, uuid, col, want);
+        }
+    } else {
+        COVERAGE_INC(sb_group_mutated);
+        mutate_strings(txn, tc, uuid, col, &d->del, false);
+        mutate_strings(txn, tc, uuid, col, &d->add, true);
+    }
+}
+
+/* Brings string set column 'col' of replica row 'uuid' from 'have' to
+ * 'want' (NULL: empty), by comparing them. */
 static void
 update_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
                const struct uuid *uuid, size_t col,
                char **have, size_t n_have, const struct sset *want)
 {
-    static const struct sset empty = SSET_INITIALIZER(&empty);
     if (!want) {
-        want = &empty;
+        want = &empty_sset;
     }
-
-    const char **del = xmalloc(n_have * sizeof *del);
-    size_t n_del = 0;
-    size_t n_kept = 0;
+    struct set_delta d = { .add = SSET_INITIALIZER(&d.add),
+                           .del = SSET_INITIALIZER(&d.del) };
+    struct sset have_set = SSET_INITIALIZER(&have_set);
     for (size_t i = 0; i < n_have; i++) {
-        if (sset_contains(want, have[i])) {
-            n_kept++;
-        } else {
-            del[n_del++] = have[i];
+        sset_add(&have_set, have[i]);
+        if (!sset_contains(want, have[i])) {
+            sset_add(&d.del, have[i]);
         }
     }
-    size_t n_want = sset_count(want);
-    size_t n_add = n_want - n_kept;
-    if (!n_del && !n_add) {
-        free(del);
-        return;
-    }
-
-    if (!rdb_txn_prefers_mutation(n_del + n_add, n_want)) {
-        const char **v = sset_array(want);
-        rdb_txn_update(txn, tc, uuid);
-        rdb_txn_set_strings(txn, col, v, n_want);
-        free(v);
-    } else {
-        /* 'have' holds each string once, so its strings in 'want' are all
-         * of 'want' but the 'n_add' new ones. */
-        struct sset have_set = SSET_INITIALIZER(&have_set);
-        for (size_t i = 0; i < n_have; i++) {
-            sset_add(&have_set, have[i]);
+    const char *a;
+    SSET_FOR_EACH (a, want) {
+        if (!sset_contains(&have_set, a)) {
+            sset_add(&d.add, a);
         }
-        const char **add = xmalloc(n_add * sizeof *add);
-        size_t k = 0;
-        const char *a;
-        SSET_FOR_EACH (a, want) {
-            if (!sset_contains(&have_set, a)) {
-                add[k++] = a;
-            }
-        }
-        COVERAGE_INC(sb_group_mutated);
-        rdb_txn_mutate_strings(txn, tc, uuid, col, false, del, n_del);
-        rdb_txn_mutate_strings(txn, tc, uuid, col, true, add, k);
-        free(add);
-        sset_destroy(&have_set);
     }
-    free(del);
+    apply_delta(txn, tc, uuid, col, &d, want);
+    sset_destroy(&have_set);
+    sset_destroy(&d.add);
+    sset_destroy(&d.del);
 }
 
+/* The SB port groups 'g' wants: SB name -> struct sset * of ports (NULL:
+ * none), into 'want'. */
 static void
-update_set(struct rdb_txn *txn, const struct sb_address_set *sb,
-           const struct sset *want)
-{
-    update_strings(txn, &sb_table_address_set, &sb->header_.uuid,
-                   SB_ADDRESS_SET_COL_ADDRESSES, sb->addresses,
-                   sb->n_addresses, want);
-}
-
-static void
-update_pg(struct rdb_txn *txn, const struct sb_port_group *sb,
-          const struct sset *ports)
-{
-    update_strings(txn, &sb_table_port_group, &sb->header_.uuid,
-                   SB_PORT_GROUP_COL_PORTS, sb->ports, sb->n_ports, ports);
-}
-
-void
-groups_sync_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
+collect_wanted_pgs(const struct groups *g, struct shash *want)
 {
     const struct ls_model *m = g->model;
-
-    shash_clear_free_data(&g->sb_sets);
-    const struct sb_address_set *sb_as;
-    SB_ADDRESS_SET_FOR_EACH (sb_as, sb_db) {
-        const struct sset *want = shash_find_data(&g->sets, sb_as->name);
-        if (!want || shash_find(&g->sb_sets, sb_as->name)) {
-            rdb_txn_delete(txn, &sb_table_address_set, &sb_as->header_.uuid);
-            continue;
-        }
-        update_set(txn, sb_as, want);
-        remember_uuid(&g->sb_sets, sb_as->name, &sb_as->header_.uuid);
-    }
     struct shash_node *node;
-    SHASH_FOR_EACH (node, &g->sets) {
-        if (!shash_find(&g->sb_sets, node->name)) {
-            insert_set(g, txn, node->name, node->data);
-        }
-    }
-
-    /* Desired port groups: SB name -> ports (NULL: empty). */
-    struct shash want = SHASH_INITIALIZER(&want);
     SHASH_FOR_EACH (node, &g->pg_names) {
         const struct pg_state *pg = node->data;
         const struct pg_dp *pd;
         HMAP_FOR_EACH (pd, node, &pg->per_dp) {
-            shash_add_nocopy(&want,
-                             sb_pg_name(m->dp_array[pd->dp]->tunnel_key,
-                                        pg->name),
-                             CONST_CAST(struct sset *, &pd->ports));
+            if (pd->dp < m->n_datapaths) {
+                shash_add_nocopy(want,
+                                 sb_pg_name(m->dp_array[pd->dp]->tunnel_key,
+                                            pg->name),
+                                 CONST_CAST(struct sset *, &pd->ports));
+            }
         }
     }
     for (size_t i = 0; i < m->n_datapaths; i++) {
@@ -1230,66 +1255,248 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
             if (shash_find(&g->pg_names, ref->name)) {
                 char *name = sb_pg_name(m->dp_array[i]->tunnel_key,
                                         ref->name);
-                if (!shash_find(&want, name)) {
-                    shash_add_nocopy(&want, name, NULL);
+                if (!shash_find(want, name)) {
+                    shash_add_nocopy(want, name, NULL);
                 } else {
                     free(name);
                 }
             }
         }
     }
+}
 
-    shash_clear_free_data(&g->sb_pgs);
-    const struct sb_port_group *sb;
-    SB_PORT_GROUP_FOR_EACH (sb, sb_db) {
-        struct shash_node *w = shash_find(&want, sb->name);
-        if (!w) {
-            rdb_txn_delete(txn, &sb_table_port_group, &sb->header_.uuid);
+/* An SB row the last pass left, for a full pass without a fresh copy. */
+struct sb_group_row {
+    struct uuid uuid;
+    uint64_t content;               /* content_hash() of what it holds... */
+    bool known;                     /* ...if known. */
+};
+
+struct groups_sb_rows {
+    struct shash sets;              /* Name -> struct sb_group_row *. */
+    struct shash pgs;               /* SB name -> struct sb_group_row *. */
+};
+
+/* A hash of the strings in 'set' (NULL: empty) that does not depend on
+ * their order: a full pass compares a set with what its SB row holds by
+ * this alone. */
+static uint64_t
+content_hash(const struct sset *set)
+{
+    uint64_t h = (set ? sset_count(set) : 0) * UINT64_C(0x9e3779b97f4a7c15);
+    if (set) {
+        const struct sset_node *node;
+        HMAP_FOR_EACH (node, hmap_node, &set->map) {
+            /* An sset node holds hash_string(name, 0): take it, and one
+             * more with another basis, so that a 32-bit collision is not
+             * enough. */
+            h += (((uint64_t) node->hmap_node.hash << 32)
+                  | hash_string(node->name, 0x5bd1e995));
+        }
+    }
+    return h;
+}
+
+static struct sb_group_row *
+sb_group_row_add(struct shash *rows, const char *name,
+                 const struct uuid *uuid)
+{
+    struct sb_group_row *r = xmalloc(sizeof *r);
+    r->uuid = *uuid;
+    r->content = 0;
+    r->known = false;
+    shash_add(rows, name, r);
+    return r;
+}
+
+struct groups_sb_rows *
+groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
+{
+    /* Rows someone else deleted since the last pass. */
+    struct uuidset gone = UUIDSET_INITIALIZER(&gone);
+    const struct sb_address_set *sb_as;
+    SB_ADDRESS_SET_FOR_EACH_TRACKED (sb_as, sb_db) {
+        if (sb_address_set_is_deleted(sb_as)) {
+            uuidset_insert(&gone, &sb_as->header_.uuid);
+        }
+    }
+    const struct sb_port_group *sb_pg;
+    SB_PORT_GROUP_FOR_EACH_TRACKED (sb_pg, sb_db) {
+        if (sb_port_group_is_deleted(sb_pg)) {
+            uuidset_insert(&gone, &sb_pg->header_.uuid);
+        }
+    }
+
+    struct groups_sb_rows *rows = xmalloc(sizeof *rows);
+    shash_init(&rows->sets);
+    shash_init(&rows->pgs);
+
+    /* What the last sync wrote is what 'g' wants, but for what changed
+     * since (a pass that gave up halfway may have changed some). */
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &g->sb_sets) {
+        if (uuidset_find(&gone, node->data)) {
             continue;
         }
-        update_pg(txn, sb, w->data);
-        remember_uuid(&g->sb_pgs, sb->name, &sb->header_.uuid);
-        shash_delete(&want, w);
+        struct sb_group_row *r = sb_group_row_add(&rows->sets, node->name,
+                                                  node->data);
+        const struct sset *want = shash_find_data(&g->sets, node->name);
+        if (want && !sset_contains(&g->dirty_sets, node->name)) {
+            r->known = true;
+            r->content = content_hash(want);
+        }
+    }
+
+    SHASH_FOR_EACH (node, &g->sb_pgs) {
+        if (!uuidset_find(&gone, node->data)) {
+            sb_group_row_add(&rows->pgs, node->name, node->data);
+        }
+    }
+    struct sset dirty = SSET_INITIALIZER(&dirty);
+    const char *key;
+    SSET_FOR_EACH (key, &g->dirty_pgs) {
+        const char *space = strchr(key, ' ');
+        sset_add(&dirty, space ? space + 1 : key);
+    }
+    struct shash want = SHASH_INITIALIZER(&want);
+    collect_wanted_pgs(g, &want);
+    SHASH_FOR_EACH (node, &want) {
+        struct sb_group_row *r = shash_find_data(&rows->pgs, node->name);
+        /* SB names are "<key>_<pg>": the key has no '_'. */
+        const char *pg_name = strchr(node->name, '_') + 1;
+        if (r && !sset_contains(&dirty, pg_name)) {
+            r->known = true;
+            r->content = content_hash(node->data);
+        }
+    }
+    shash_destroy(&want);           /* The sets are 'g''s. */
+    sset_destroy(&dirty);
+    uuidset_destroy(&gone);
+    return rows;
+}
+
+void
+groups_sb_rows_destroy(struct groups_sb_rows *rows)
+{
+    if (rows) {
+        shash_destroy_free_data(&rows->sets);
+        shash_destroy_free_data(&rows->pgs);
+        free(rows);
+    }
+}
+
+/* Full sync of one table from the rows the last pass left: rows 'g' does
+ * not want go, rows whose content differs are written whole, missing rows
+ * are inserted by the caller.  'want' maps names to struct sset *s (NULL:
+ * empty); 'sb' is 'g''s name -> UUID map for the table. */
+static void
+sync_from_rows(struct rdb_txn *txn, const struct rdb_table_class *tc,
+               size_t col, const struct shash *rows,
+               const struct shash *want, struct shash *sb)
+{
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, rows) {
+        const struct sb_group_row *r = node->data;
+        struct shash_node *w = shash_find(want, node->name);
+        if (!w) {
+            rdb_txn_delete(txn, tc, &r->uuid);
+            continue;
+        }
+        if (!r->known || r->content != content_hash(w->data)) {
+            write_whole(txn, tc, &r->uuid, col, w->data);
+        }
+        remember_uuid(sb, node->name, &r->uuid);
+    }
+}
+
+void
+groups_sync_sb(struct groups *g, struct rdb *sb_db,
+               const struct groups_sb_rows *existing, struct rdb_txn *txn)
+{
+    shash_clear_free_data(&g->sb_sets);
+    shash_clear_free_data(&g->sb_pgs);
+
+    /* Address sets. */
+    if (existing) {
+        sync_from_rows(txn, &sb_table_address_set,
+                       SB_ADDRESS_SET_COL_ADDRESSES, &existing->sets,
+                       &g->sets, &g->sb_sets);
+    } else {
+        const struct sb_address_set *sb_as;
+        SB_ADDRESS_SET_FOR_EACH (sb_as, sb_db) {
+            const struct sset *want = shash_find_data(&g->sets, sb_as->name);
+            if (!want || shash_find(&g->sb_sets, sb_as->name)) {
+                rdb_txn_delete(txn, &sb_table_address_set,
+                               &sb_as->header_.uuid);
+                continue;
+            }
+            update_strings(txn, &sb_table_address_set, &sb_as->header_.uuid,
+                           SB_ADDRESS_SET_COL_ADDRESSES, sb_as->addresses,
+                           sb_as->n_addresses, want);
+            remember_uuid(&g->sb_sets, sb_as->name, &sb_as->header_.uuid);
+        }
+    }
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &g->sets) {
+        if (!shash_find(&g->sb_sets, node->name)) {
+            insert_set(g, txn, node->name, node->data);
+        }
+    }
+
+    /* Port groups. */
+    struct shash want = SHASH_INITIALIZER(&want);
+    collect_wanted_pgs(g, &want);
+    if (existing) {
+        sync_from_rows(txn, &sb_table_port_group, SB_PORT_GROUP_COL_PORTS,
+                       &existing->pgs, &want, &g->sb_pgs);
+    } else {
+        const struct sb_port_group *sb;
+        SB_PORT_GROUP_FOR_EACH (sb, sb_db) {
+            struct shash_node *w = shash_find(&want, sb->name);
+            if (!w || shash_find(&g->sb_pgs, sb->name)) {
+                rdb_txn_delete(txn, &sb_table_port_group, &sb->header_.uuid);
+                continue;
+            }
+            update_strings(txn, &sb_table_port_group, &sb->header_.uuid,
+                           SB_PORT_GROUP_COL_PORTS, sb->ports, sb->n_ports,
+                           w->data);
+            remember_uuid(&g->sb_pgs, sb->name, &sb->header_.uuid);
+        }
     }
     SHASH_FOR_EACH (node, &want) {
-        insert_pg(g, txn, node->name, node->data);
+        if (!shash_find(&g->sb_pgs, node->name)) {
+            insert_pg(g, txn, node->name, node->data);
+        }
     }
     shash_destroy(&want);
     sset_clear(&g->dirty_sets);
     sset_clear(&g->dirty_pgs);
-    clear_deltas(g);
+    deltas_clear(&g->set_deltas);
+    deltas_clear(&g->pg_deltas);
 }
 
 void
-groups_sync_sb_dirty(struct groups *g, struct rdb *sb_db,
-                     struct rdb_txn *txn)
+groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
 {
     const char *name;
     SSET_FOR_EACH (name, &g->dirty_sets) {
         const struct sset *want = shash_find_data(&g->sets, name);
         const struct uuid *u = shash_find_data(&g->sb_sets, name);
-        const struct sb_address_set *sb
-            = u ? sb_address_set_get_for_uuid(sb_db, u) : NULL;
         if (!want) {
-            if (sb) {
+            if (u) {
                 rdb_txn_delete(txn, &sb_table_address_set, u);
             }
             forget_uuid(&g->sb_sets, name);
-        } else if (!sb) {
+        } else if (!u) {
             insert_set(g, txn, name, want);
         } else {
-            const struct set_delta *d = shash_find_data(&g->set_deltas,
-                                                        name);
-            if (d) {
-                mutate_set(txn, sb, &d->del, false);
-                mutate_set(txn, sb, &d->add, true);
-            } else {
-                update_set(txn, sb, want);
-            }
+            apply_delta(txn, &sb_table_address_set, u,
+                        SB_ADDRESS_SET_COL_ADDRESSES,
+                        shash_find_data(&g->set_deltas, name), want);
         }
     }
     sset_clear(&g->dirty_sets);
-    clear_deltas(g);
+    deltas_clear(&g->set_deltas);
 
     const char *key;
     SSET_FOR_EACH (key, &g->dirty_pgs) {
@@ -1301,19 +1508,20 @@ groups_sync_sb_dirty(struct groups *g, struct rdb *sb_db,
         const struct sset *ports;
         bool exists = desired_pg(g, dp, pg_name, &ports);
         const struct uuid *u = shash_find_data(&g->sb_pgs, sb_name);
-        const struct sb_port_group *sb
-            = u ? sb_port_group_get_for_uuid(sb_db, u) : NULL;
         if (!exists) {
-            if (sb) {
+            if (u) {
                 rdb_txn_delete(txn, &sb_table_port_group, u);
             }
             forget_uuid(&g->sb_pgs, sb_name);
-        } else if (!sb) {
+        } else if (!u) {
             insert_pg(g, txn, sb_name, ports);
         } else {
-            update_pg(txn, sb, ports);
+            apply_delta(txn, &sb_table_port_group, u,
+                        SB_PORT_GROUP_COL_PORTS,
+                        shash_find_data(&g->pg_deltas, key), ports);
         }
         free(sb_name);
     }
     sset_clear(&g->dirty_pgs);
+    deltas_clear(&g->pg_deltas);
 }

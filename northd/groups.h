@@ -18,6 +18,7 @@
 #include "openvswitch/uuid.h"
 #include "sset.h"
 
+struct groups_sb_rows;
 struct hmapx;
 struct ls_model;
 struct ls_port;
@@ -63,7 +64,10 @@ struct groups {
      * hmaps of counted names, see groups.c), maintained by acls.c. */
     struct hmap *dp_pg_refs;
 
-    /* SB rows by name, as last written: name -> struct uuid *. */
+    /* SB rows by name, as last written: name -> struct uuid *.  The SB
+     * replica keeps these tables only in a fresh copy (lib/sb.rdb), so
+     * these say which rows northd's last pass left, and the wanted
+     * contents above what they hold (but for the dirty ones below). */
     struct shash sb_sets;
     struct shash sb_pgs;
 
@@ -74,6 +78,8 @@ struct groups {
     struct shash set_deltas;        /* Name -> struct set_delta: what
                                      * changed in a dirty set. */
     struct sset dirty_pgs;          /* "<dp index> <pg name>" to sync. */
+    struct shash pg_deltas;         /* Same key -> struct set_delta: the
+                                     * ports that joined and left. */
 };
 
 void groups_init(struct groups *, const struct ls_model *, size_t dp_cap,
@@ -117,11 +123,20 @@ void groups_port_removed(struct groups *, const struct ls_port *,
                          struct hmapx *span_changed,
                          struct sset *sets_changed);
 
+/* What the SB Address_Set and Port_Group tables hold, as the last pass
+ * of 'g' left them: for a full pass when the replica has no fresh copy of
+ * them.  Rows someone else deleted since (tracked in 'sb_db') are left
+ * out.  Call before 'g' and its model are destroyed. */
+struct groups_sb_rows *groups_sb_rows_from_state(const struct groups *g,
+                                                 struct rdb *sb_db);
+void groups_sb_rows_destroy(struct groups_sb_rows *);
+
 /* Brings the SB Address_Set and Port_Group tables in line, comparing
- * everything (after groups_init()) or only what changed since. */
+ * everything (after groups_init()) with 'existing', or with the replica's
+ * fresh copy if 'existing' is NULL; or only what changed since. */
 void groups_sync_sb(struct groups *, struct rdb *sb_db,
+                    const struct groups_sb_rows *existing,
                     struct rdb_txn *);
-void groups_sync_sb_dirty(struct groups *, struct rdb *sb_db,
-                          struct rdb_txn *);
+void groups_sync_sb_dirty(struct groups *, struct rdb_txn *);
 
 #endif /* northd/groups.h */

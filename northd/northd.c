@@ -310,6 +310,7 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     /* The flows in the SB: the replica's copy, if it has a fresh one,
      * otherwise what the table about to be thrown away wrote. */
     struct lflow_sb_rows *existing;
+    struct groups_sb_rows *groups_existing = NULL;
     if (lflow_copy_fresh) {
         existing = lflow_sb_rows_from_replica(ctx->sb);
     } else {
@@ -318,6 +319,7 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
         lflows_gone(ctx->sb, &gone);
         existing = lflow_sb_rows_from_table(&d->lflows, &gone);
         uuidset_destroy(&gone);
+        groups_existing = groups_sb_rows_from_state(&d->groups, ctx->sb);
     }
     /* About as many flows as the last pass made; on a first pass, a rough
      * estimate from the NB's row counts (on the benchmark profiles of
@@ -377,11 +379,14 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     lflow_table_sync_sb(&d->lflows, &d->model, existing, ctx->sb_txn,
                         &d->dpgs, ctx->max_flow_inserts);
     lflow_sb_rows_destroy(existing);
+    groups_sync_sb(&d->groups, ctx->sb, groups_existing, ctx->sb_txn);
+    groups_sb_rows_destroy(groups_existing);
     if (lflow_copy_fresh) {
         rdb_forget_rows(ctx->sb, &sb_table_logical_flow);
+        rdb_forget_rows(ctx->sb, &sb_table_port_group);
+        rdb_forget_rows(ctx->sb, &sb_table_address_set);
         lflow_copy_fresh = false;
     }
-    groups_sync_sb(&d->groups, ctx->sb, ctx->sb_txn);
     meters_sync_sb(ctx->nb, ctx->sb, ctx->sb_txn);
     check_unsupported(ctx->nb);
 }
@@ -654,6 +659,12 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
             goto fail;
         }
     }
+    /* The same for the groups' rows. */
+    if (rdb_track_first(sb_db, &sb_table_port_group)
+        || rdb_track_first(sb_db, &sb_table_address_set)) {
+        *reason = "an SB Port_Group or Address_Set was deleted";
+        goto fail;
+    }
     const struct sb_datapath_binding *sdp;
     SB_DATAPATH_BINDING_FOR_EACH_TRACKED (sdp, sb_db) {
         if (sb_datapath_binding_is_deleted(sdp)) {
@@ -802,7 +813,7 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     }
     size_t n = lflow_table_sync_dirty(&d->lflows, &d->model, ctx->sb_txn,
                                       &d->dpgs, ctx->max_flow_inserts);
-    groups_sync_sb_dirty(&d->groups, sb_db, ctx->sb_txn);
+    groups_sync_sb_dirty(&d->groups, ctx->sb_txn);
     if (meters_changed) {
         meters_sync_sb(nb_db, sb_db, ctx->sb_txn);
     }

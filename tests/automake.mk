@@ -17,10 +17,28 @@ TESTSUITE_AT = \
 	tests/rdb.at \
 	tests/pools.at
 
-# Drives the replica (lib/rdb.h) against a real ovsdb-server.
+# Drives the replica (lib/rdb.h) against a real ovsdb-server.  Its SB
+# class is lib/sb.rdb with Address_Set and Port_Group followed in full
+# (northd keeps them for their initial contents only, as Logical_Flow),
+# since the replica's string sets, mutations and resyncs are tested on
+# them.
 noinst_PROGRAMS += tests/test-rdb
 tests_test_rdb_SOURCES = tests/test-rdb.c
+nodist_tests_test_rdb_SOURCES = tests/sbt-rdb.c tests/sbt-rdb.h
 tests_test_rdb_LDADD = $(LSN_LDADD)
+BUILT_SOURCES += tests/sbt-rdb.h
+CLEANFILES += tests/sb-full.rdb tests/sbt-rdb.c tests/sbt-rdb.h
+tests/sb-full.rdb: $(srcdir)/lib/sb.rdb
+	$(AM_V_GEN)sed -e '/^table \(Address_Set\|Port_Group\) /s/ select=[a-z,]*//' \
+	    $(srcdir)/lib/sb.rdb > $@.tmp && mv $@.tmp $@
+tests/sbt-rdb.h: $(srcdir)/lib/rdb-gen.py $(srcdir)/ovn-sb.ovsschema \
+		tests/sb-full.rdb
+	$(AM_V_GEN)$(RDB_GEN) header $(srcdir)/ovn-sb.ovsschema \
+	    tests/sb-full.rdb sbt > $@.tmp && mv $@.tmp $@
+tests/sbt-rdb.c: $(srcdir)/lib/rdb-gen.py $(srcdir)/ovn-sb.ovsschema \
+		tests/sb-full.rdb
+	$(AM_V_GEN)$(RDB_GEN) source $(srcdir)/ovn-sb.ovsschema \
+	    tests/sb-full.rdb sbt tests/sbt-rdb.h > $@.tmp && mv $@.tmp $@
 
 # C unit tests for the logical-flow language library.
 noinst_PROGRAMS += tests/test-ovn-lang

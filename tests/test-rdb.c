@@ -67,7 +67,11 @@
  *   test-rdb hashes sb REMOTE [REMOTE2]
  *       Prints each Logical_Flow row with letters that tell its content and
  *       external_ids hashes apart; with REMOTE2, the rows of a second
- *       replica follow, lettered alike. */
+ *       replica follow, lettered alike.
+ *
+ * The SB class is not northd's: it follows Address_Set and Port_Group in
+ * full (tests/sb-full.rdb, made from lib/sb.rdb), so that the tests can
+ * write those and read them back. */
 #include <config.h>
 
 #include <errno.h>
@@ -82,7 +86,7 @@
 #include "lib/jscan.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
-#include "lib/sb-rdb.h"
+#include "tests/sbt-rdb.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
@@ -99,7 +103,7 @@ class_by_name(const char *name)
     if (!strcmp(name, "nb")) {
         return &nb_rdb_class;
     } else if (!strcmp(name, "sb")) {
-        return &sb_rdb_class;
+        return &sbt_rdb_class;
     }
     ovs_fatal(0, "%s: database must be \"nb\" or \"sb\"", name);
 }
@@ -411,55 +415,55 @@ static void
 print_after_txn(struct rdb *db, const char *remote)
 {
     printf("tracked:\n");
-    print_tracked(db, &sb_rdb_class);
+    print_tracked(db, &sbt_rdb_class);
     rdb_track_clear(db);
     printf("replica:\n");
-    dump(db, &sb_rdb_class);
+    dump(db, &sbt_rdb_class);
 
-    struct rdb *fresh = rdb_create(&sb_rdb_class, remote);
+    struct rdb *fresh = rdb_create(&sbt_rdb_class, remote);
     wait_synced(fresh);
     printf("server's flows:\n");
-    dump_table(fresh, &sb_table_logical_flow);
+    dump_table(fresh, &sbt_table_logical_flow);
     rdb_destroy(fresh);
 }
 
 static void
 do_txn(const char *remote)
 {
-    struct rdb *db = rdb_create(&sb_rdb_class, remote);
+    struct rdb *db = rdb_create(&sbt_rdb_class, remote);
     wait_synced(db);
     rdb_track_clear(db);
 
     struct uuid dp = { .parts = { 0x11111111, 0x2222, 0x3333, 0x4444 } };
     struct uuid lf = { .parts = { 0xaaaaaaaa, 0xbbbb, 0xcccc, 0xdddd } };
     struct rdb_txn *txn = rdb_txn_create(db);
-    rdb_txn_insert(txn, &sb_table_datapath_binding, &dp);
-    rdb_txn_set_integer(txn, SB_DATAPATH_BINDING_COL_TUNNEL_KEY, 7);
+    rdb_txn_insert(txn, &sbt_table_datapath_binding, &dp);
+    rdb_txn_set_integer(txn, SBT_DATAPATH_BINDING_COL_TUNNEL_KEY, 7);
     struct smap ids = SMAP_INITIALIZER(&ids);
     smap_add(&ids, "name", "sw0");
-    rdb_txn_set_smap(txn, SB_DATAPATH_BINDING_COL_EXTERNAL_IDS, &ids);
-    rdb_txn_insert(txn, &sb_table_logical_flow, &lf);
-    rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH, &dp);
-    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE, "ingress");
-    rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_TABLE_ID, 0);
-    rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_PRIORITY, 100);
-    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_MATCH, "ip4 && \"x\" == 1");
-    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_ACTIONS, "next;");
-    rdb_txn_set_smap(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, &ids);
+    rdb_txn_set_smap(txn, SBT_DATAPATH_BINDING_COL_EXTERNAL_IDS, &ids);
+    rdb_txn_insert(txn, &sbt_table_logical_flow, &lf);
+    rdb_txn_set_ref(txn, SBT_LOGICAL_FLOW_COL_LOGICAL_DATAPATH, &dp);
+    rdb_txn_set_string(txn, SBT_LOGICAL_FLOW_COL_PIPELINE, "ingress");
+    rdb_txn_set_integer(txn, SBT_LOGICAL_FLOW_COL_TABLE_ID, 0);
+    rdb_txn_set_integer(txn, SBT_LOGICAL_FLOW_COL_PRIORITY, 100);
+    rdb_txn_set_string(txn, SBT_LOGICAL_FLOW_COL_MATCH, "ip4 && \"x\" == 1");
+    rdb_txn_set_string(txn, SBT_LOGICAL_FLOW_COL_ACTIONS, "next;");
+    rdb_txn_set_smap(txn, SBT_LOGICAL_FLOW_COL_EXTERNAL_IDS, &ids);
     run_txn(db, txn, "insert");
     print_after_txn(db, remote);
 
     txn = rdb_txn_create(db);
-    rdb_txn_update(txn, &sb_table_logical_flow, &lf);
+    rdb_txn_update(txn, &sbt_table_logical_flow, &lf);
     smap_replace(&ids, "stage-hint", "abc");
-    rdb_txn_set_smap(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, &ids);
-    rdb_txn_update(txn, &sb_table_datapath_binding, &dp);
-    rdb_txn_set_smap(txn, SB_DATAPATH_BINDING_COL_EXTERNAL_IDS, &ids);
+    rdb_txn_set_smap(txn, SBT_LOGICAL_FLOW_COL_EXTERNAL_IDS, &ids);
+    rdb_txn_update(txn, &sbt_table_datapath_binding, &dp);
+    rdb_txn_set_smap(txn, SBT_DATAPATH_BINDING_COL_EXTERNAL_IDS, &ids);
     run_txn(db, txn, "update");
     print_after_txn(db, remote);
 
     txn = rdb_txn_create(db);
-    rdb_txn_delete(txn, &sb_table_logical_flow, &lf);
+    rdb_txn_delete(txn, &sbt_table_logical_flow, &lf);
     run_txn(db, txn, "delete");
     print_after_txn(db, remote);
 
@@ -469,9 +473,9 @@ do_txn(const char *remote)
     struct uuid nodp = { .parts = { 1, 2, 3, 4 } };
     unsigned int reset_seqno = rdb_get_reset_seqno(db);
     txn = rdb_txn_create(db);
-    rdb_txn_insert(txn, &sb_table_logical_flow, &lf);
-    rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH, &nodp);
-    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE, "egress");
+    rdb_txn_insert(txn, &sbt_table_logical_flow, &lf);
+    rdb_txn_set_ref(txn, SBT_LOGICAL_FLOW_COL_LOGICAL_DATAPATH, &nodp);
+    rdb_txn_set_string(txn, SBT_LOGICAL_FLOW_COL_PIPELINE, "egress");
     run_txn(db, txn, "bad insert");
     printf("fresh copy: %s\n",
            rdb_get_reset_seqno(db) != reset_seqno ? "yes" : "no");
@@ -498,7 +502,7 @@ do_txn_strings(const char *remote, const char *file)
     }
     fclose(f);
 
-    struct rdb *db = rdb_create(&sb_rdb_class, remote);
+    struct rdb *db = rdb_create(&sbt_rdb_class, remote);
     wait_synced(db);
     struct rdb_txn *txn = rdb_txn_create(db);
     size_t n = 0;
@@ -508,16 +512,16 @@ do_txn_strings(const char *remote, const char *file)
         uuid_generate(&uuid);
         char *bang = xasprintf("%s!", p);
         const char *addrs[] = { p, bang };
-        rdb_txn_insert(txn, &sb_table_address_set, &uuid);
-        rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, p);
-        rdb_txn_set_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, addrs, 2);
+        rdb_txn_insert(txn, &sbt_table_address_set, &uuid);
+        rdb_txn_set_string(txn, SBT_ADDRESS_SET_COL_NAME, p);
+        rdb_txn_set_strings(txn, SBT_ADDRESS_SET_COL_ADDRESSES, addrs, 2);
         free(bang);
         n++;
     }
     printf("%"PRIuSIZE" strings\n", n);
     run_txn(db, txn, "insert");
     printf("address sets: %"PRIuSIZE"\n",
-           rdb_count(db, &sb_table_address_set));
+           rdb_count(db, &sbt_table_address_set));
     ds_destroy(&all);
     rdb_destroy(db);
 }
@@ -583,7 +587,7 @@ run_counted_txn(struct rdb *db, struct rdb_txn *txn, const char *what)
 static void
 do_txn_mutate(const char *remote)
 {
-    struct rdb *db = rdb_create(&sb_rdb_class, remote);
+    struct rdb *db = rdb_create(&sbt_rdb_class, remote);
     wait_synced(db);
 
     /* Strings: in a scalar, in a set and as map keys and values. */
@@ -594,79 +598,79 @@ do_txn_mutate(const char *remote)
     struct uuid lb = { .parts = { 0xfedcba98, 0x76543210, 0xefefefef,
                                   0x0f1e2d3c } };
     struct rdb_txn *txn = rdb_txn_create(db);
-    rdb_txn_insert(txn, &sb_table_address_set, &as);
-    rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, weird);
+    rdb_txn_insert(txn, &sbt_table_address_set, &as);
+    rdb_txn_set_string(txn, SBT_ADDRESS_SET_COL_NAME, weird);
     const char *addrs[] = { "10.0.0.2", weird, "10.0.0.1" };
-    rdb_txn_set_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, addrs,
+    rdb_txn_set_strings(txn, SBT_ADDRESS_SET_COL_ADDRESSES, addrs,
                         ARRAY_SIZE(addrs));
-    rdb_txn_insert(txn, &sb_table_datapath_binding, &dp1);
-    rdb_txn_set_integer(txn, SB_DATAPATH_BINDING_COL_TUNNEL_KEY, 1);
+    rdb_txn_insert(txn, &sbt_table_datapath_binding, &dp1);
+    rdb_txn_set_integer(txn, SBT_DATAPATH_BINDING_COL_TUNNEL_KEY, 1);
     const char *keys[] = { weird, "name", "" };
     const char *values[] = { "k1", weird, "empty key" };
-    rdb_txn_set_map(txn, SB_DATAPATH_BINDING_COL_EXTERNAL_IDS, keys, values,
+    rdb_txn_set_map(txn, SBT_DATAPATH_BINDING_COL_EXTERNAL_IDS, keys, values,
                     ARRAY_SIZE(keys));
-    rdb_txn_insert(txn, &sb_table_datapath_binding, &dp2);
-    rdb_txn_set_integer(txn, SB_DATAPATH_BINDING_COL_TUNNEL_KEY, 2);
-    rdb_txn_insert(txn, &sb_table_logical_dp_group, &grp);
-    rdb_txn_set_refs(txn, SB_LOGICAL_DP_GROUP_COL_DATAPATHS, &dp1, 1);
+    rdb_txn_insert(txn, &sbt_table_datapath_binding, &dp2);
+    rdb_txn_set_integer(txn, SBT_DATAPATH_BINDING_COL_TUNNEL_KEY, 2);
+    rdb_txn_insert(txn, &sbt_table_logical_dp_group, &grp);
+    rdb_txn_set_refs(txn, SBT_LOGICAL_DP_GROUP_COL_DATAPATHS, &dp1, 1);
     /* The group is not a root table's: without a row referring to it, the
      * server would delete it at once. */
-    rdb_txn_insert(txn, &sb_table_load_balancer, &lb);
-    rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_NAME, "lb");
-    rdb_txn_set_ref(txn, SB_LOAD_BALANCER_COL_DATAPATH_GROUP, &grp);
+    rdb_txn_insert(txn, &sbt_table_load_balancer, &lb);
+    rdb_txn_set_string(txn, SBT_LOAD_BALANCER_COL_NAME, "lb");
+    rdb_txn_set_ref(txn, SBT_LOAD_BALANCER_COL_DATAPATH_GROUP, &grp);
     run_counted_txn(db, txn, "insert");
-    dump(db, &sb_rdb_class);
+    dump(db, &sbt_rdb_class);
 
     /* Mutations add to or take from what is there, whatever else is: a
      * value already present or absent is no error. */
     txn = rdb_txn_create(db);
     const char *more[] = { "10.0.0.3", "10.0.0.1" };
-    rdb_txn_mutate_strings(txn, &sb_table_address_set, &as,
-                           SB_ADDRESS_SET_COL_ADDRESSES, true, more,
+    rdb_txn_mutate_strings(txn, &sbt_table_address_set, &as,
+                           SBT_ADDRESS_SET_COL_ADDRESSES, true, more,
                            ARRAY_SIZE(more));
-    rdb_txn_mutate_refs(txn, &sb_table_logical_dp_group, &grp,
-                        SB_LOGICAL_DP_GROUP_COL_DATAPATHS, true, &dp2, 1);
+    rdb_txn_mutate_refs(txn, &sbt_table_logical_dp_group, &grp,
+                        SBT_LOGICAL_DP_GROUP_COL_DATAPATHS, true, &dp2, 1);
     run_counted_txn(db, txn, "mutate insert");
-    dump_table(db, &sb_table_address_set);
-    dump_table(db, &sb_table_logical_dp_group);
+    dump_table(db, &sbt_table_address_set);
+    dump_table(db, &sbt_table_logical_dp_group);
 
     txn = rdb_txn_create(db);
     const char *fewer[] = { "10.0.0.2", "10.9.9.9", weird };
-    rdb_txn_mutate_strings(txn, &sb_table_address_set, &as,
-                           SB_ADDRESS_SET_COL_ADDRESSES, false, fewer,
+    rdb_txn_mutate_strings(txn, &sbt_table_address_set, &as,
+                           SBT_ADDRESS_SET_COL_ADDRESSES, false, fewer,
                            ARRAY_SIZE(fewer));
-    rdb_txn_mutate_refs(txn, &sb_table_logical_dp_group, &grp,
-                        SB_LOGICAL_DP_GROUP_COL_DATAPATHS, false, &dp1, 1);
+    rdb_txn_mutate_refs(txn, &sbt_table_logical_dp_group, &grp,
+                        SBT_LOGICAL_DP_GROUP_COL_DATAPATHS, false, &dp1, 1);
     run_counted_txn(db, txn, "mutate delete");
-    dump_table(db, &sb_table_address_set);
-    dump_table(db, &sb_table_logical_dp_group);
+    dump_table(db, &sbt_table_address_set);
+    dump_table(db, &sbt_table_logical_dp_group);
 
     /* Ops that write nothing are dropped: a transaction of only those is
      * not sent at all. */
     txn = rdb_txn_create(db);
-    rdb_txn_update(txn, &sb_table_address_set, &as);
-    rdb_txn_mutate_strings(txn, &sb_table_address_set, &as,
-                           SB_ADDRESS_SET_COL_ADDRESSES, true, NULL, 0);
-    rdb_txn_update(txn, &sb_table_datapath_binding, &dp1);
+    rdb_txn_update(txn, &sbt_table_address_set, &as);
+    rdb_txn_mutate_strings(txn, &sbt_table_address_set, &as,
+                           SBT_ADDRESS_SET_COL_ADDRESSES, true, NULL, 0);
+    rdb_txn_update(txn, &sbt_table_datapath_binding, &dp1);
     run_counted_txn(db, txn, "nothing");
 
     /* ...and in the middle of others, only they are. */
     txn = rdb_txn_create(db);
-    rdb_txn_update(txn, &sb_table_address_set, &as);
-    rdb_txn_update(txn, &sb_table_datapath_binding, &dp1);
+    rdb_txn_update(txn, &sbt_table_address_set, &as);
+    rdb_txn_update(txn, &sbt_table_datapath_binding, &dp1);
     struct smap ids = SMAP_INITIALIZER(&ids);
     smap_add(&ids, weird, weird);
-    rdb_txn_set_smap(txn, SB_DATAPATH_BINDING_COL_EXTERNAL_IDS, &ids);
+    rdb_txn_set_smap(txn, SBT_DATAPATH_BINDING_COL_EXTERNAL_IDS, &ids);
     smap_destroy(&ids);
-    rdb_txn_update(txn, &sb_table_address_set, &as);
+    rdb_txn_update(txn, &sbt_table_address_set, &as);
     run_counted_txn(db, txn, "one of three");
-    dump_table(db, &sb_table_datapath_binding);
+    dump_table(db, &sbt_table_datapath_binding);
 
     txn = rdb_txn_create(db);
-    rdb_txn_delete(txn, &sb_table_load_balancer, &lb);
-    rdb_txn_delete(txn, &sb_table_address_set, &as);
+    rdb_txn_delete(txn, &sbt_table_load_balancer, &lb);
+    rdb_txn_delete(txn, &sbt_table_address_set, &as);
     run_counted_txn(db, txn, "delete");
-    dump(db, &sb_rdb_class);
+    dump(db, &sbt_rdb_class);
 
     rdb_destroy(db);
 }
@@ -680,8 +684,8 @@ insert_address_set(struct rdb *db, const char *prefix, int i)
     struct uuid uuid;
     uuid_generate(&uuid);
     struct rdb_txn *txn = rdb_txn_create(db);
-    rdb_txn_insert(txn, &sb_table_address_set, &uuid);
-    rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, name);
+    rdb_txn_insert(txn, &sbt_table_address_set, &uuid);
+    rdb_txn_set_string(txn, SBT_ADDRESS_SET_COL_NAME, name);
     run_txn(db, txn, what);
     free(what);
     free(name);
@@ -692,9 +696,9 @@ static void
 print_address_sets(const struct rdb *db, const char *prefix)
 {
     struct sset names = SSET_INITIALIZER(&names);
-    for (const struct rdb_row *row = rdb_first(db, &sb_table_address_set);
+    for (const struct rdb_row *row = rdb_first(db, &sbt_table_address_set);
          row; row = rdb_next(row)) {
-        const char *name = sb_address_set_cast(row)->name;
+        const char *name = sbt_address_set_cast(row)->name;
         if (!strncmp(name, prefix, strlen(prefix))) {
             sset_add(&names, name);
         }
@@ -720,7 +724,7 @@ print_lock(const struct rdb *db)
 static void
 do_txn_lock(const char *remote, const char *lock, const char *file)
 {
-    struct rdb *db = rdb_create(&sb_rdb_class, remote);
+    struct rdb *db = rdb_create(&sbt_rdb_class, remote);
     rdb_set_lock(db, lock);
     wait_synced(db);
 
@@ -788,9 +792,9 @@ produce_address_sets(struct rdb_txn *txn, void *big_)
         }
         struct uuid uuid;
         uuid_generate(&uuid);
-        rdb_txn_insert(txn, &sb_table_address_set, &uuid);
-        rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, name);
-        rdb_txn_set_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, addrs, 4);
+        rdb_txn_insert(txn, &sbt_table_address_set, &uuid);
+        rdb_txn_set_string(txn, SBT_ADDRESS_SET_COL_NAME, name);
+        rdb_txn_set_strings(txn, SBT_ADDRESS_SET_COL_ADDRESSES, addrs, 4);
     }
     return big->next >= big->n;
 }
@@ -798,7 +802,7 @@ produce_address_sets(struct rdb_txn *txn, void *big_)
 static void
 do_txn_big(const char *remote, int n)
 {
-    struct rdb *db = rdb_create(&sb_rdb_class, remote);
+    struct rdb *db = rdb_create(&sbt_rdb_class, remote);
     wait_synced(db);
 
     /* Megabytes of ops, produced as the server takes them; the first
@@ -813,8 +817,8 @@ do_txn_big(const char *remote, int n)
         snprintf(what, sizeof what, "attempt %d", attempt);
         finish_txn(db, txn, what);
         printf("address sets: %"PRIuSIZE"\n",
-               rdb_count(db, &sb_table_address_set));
-        if (rdb_count(db, &sb_table_address_set) == n) {
+               rdb_count(db, &sbt_table_address_set));
+        if (rdb_count(db, &sbt_table_address_set) == n) {
             break;
         }
         wait_synced(db);
@@ -850,7 +854,7 @@ run_for(struct rdb *db, long long int ms)
 static void
 do_txn_started(const char *remote, int n, int batch)
 {
-    struct rdb *db = rdb_create(&sb_rdb_class, remote);
+    struct rdb *db = rdb_create(&sbt_rdb_class, remote);
     wait_synced(db);
 
     struct big_txn big = { .n = n, .batch = batch };
@@ -866,7 +870,7 @@ do_txn_started(const char *remote, int n, int batch)
     insert_address_set(db, "after", 1);
     wait_synced(db);
     printf("address sets: %"PRIuSIZE"\n",
-           rdb_count(db, &sb_table_address_set));
+           rdb_count(db, &sbt_table_address_set));
     rdb_destroy(db);
 }
 
@@ -880,9 +884,9 @@ do_hashes(const char *remote, const char *remote2)
 {
     struct rdb_hash seen[2][26];
     size_t n_seen[2] = { 0, 0 };
-    const struct rdb_table_class *tc = &sb_table_logical_flow;
+    const struct rdb_table_class *tc = &sbt_table_logical_flow;
     for (int r = 0; r < (remote2 ? 2 : 1); r++) {
-        struct rdb *db = rdb_create(&sb_rdb_class, r ? remote2 : remote);
+        struct rdb *db = rdb_create(&sbt_rdb_class, r ? remote2 : remote);
         wait_synced(db);
 
         /* In UUID order, so that the letters do not depend on the order
