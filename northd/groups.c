@@ -649,6 +649,7 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     sset_init(&g->dirty_pgs);
     shash_init(&g->set_deltas);
     shash_init(&g->pg_deltas);
+    shash_init(&g->wanted_pgs);
     g->dp_pg_refs = xmalloc(dp_cap * sizeof *g->dp_pg_refs);
     for (size_t i = 0; i < dp_cap; i++) {
         hmap_init(&g->dp_pg_refs[i]);
@@ -743,6 +744,7 @@ groups_destroy(struct groups *g)
     shash_destroy(&g->set_deltas);
     deltas_clear(&g->pg_deltas);
     shash_destroy(&g->pg_deltas);
+    shash_destroy(&g->wanted_pgs);
     for (size_t i = 0; i < g->dp_cap; i++) {
         name_counts_destroy(&g->dp_pg_refs[i]);
     }
@@ -1409,6 +1411,42 @@ sync_from_rows(struct rdb_txn *txn, const struct rdb_table_class *tc,
     }
 }
 
+/* Produces the inserts of a full sync, a batch per call (see
+ * groups_sync_sb()). */
+static bool
+produce_inserts(struct rdb_txn *txn, void *g_)
+{
+    struct groups *g = g_;
+    /* At most 1,000 inserts, or 20,000 rows looked at (a full pass after
+     * a resync may find most rows there already). */
+    for (size_t n = 0, seen = 0; n < 1000 && seen < 20000; seen++) {
+        struct hmap_node *next;
+        if (g->next_set) {
+            next = g->next_set;
+            g->next_set = hmap_next(&g->sets.map, next);
+            struct shash_node *node = CONTAINER_OF(next, struct shash_node,
+                                                   node);
+            if (!shash_find(&g->sb_sets, node->name)) {
+                insert_set(g, txn, node->name, node->data);
+                n++;
+            }
+        } else if (g->next_pg) {
+            next = g->next_pg;
+            g->next_pg = hmap_next(&g->wanted_pgs.map, next);
+            struct shash_node *node = CONTAINER_OF(next, struct shash_node,
+                                                   node);
+            if (!shash_find(&g->sb_pgs, node->name)) {
+                insert_pg(g, txn, node->name, node->data);
+                n++;
+            }
+        } else {
+            shash_clear(&g->wanted_pgs);
+            return true;
+        }
+    }
+    return false;
+}
+
 void
 groups_sync_sb(struct groups *g, struct rdb *sb_db,
                const struct groups_sb_rows *existing, struct rdb_txn *txn)
@@ -1436,23 +1474,18 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
             remember_uuid(&g->sb_sets, sb_as->name, &sb_as->header_.uuid);
         }
     }
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, &g->sets) {
-        if (!shash_find(&g->sb_sets, node->name)) {
-            insert_set(g, txn, node->name, node->data);
-        }
-    }
 
     /* Port groups. */
-    struct shash want = SHASH_INITIALIZER(&want);
-    collect_wanted_pgs(g, &want);
+    struct shash *want = &g->wanted_pgs;
+    shash_clear(want);
+    collect_wanted_pgs(g, want);
     if (existing) {
         sync_from_rows(txn, &sb_table_port_group, SB_PORT_GROUP_COL_PORTS,
-                       &existing->pgs, &want, &g->sb_pgs);
+                       &existing->pgs, want, &g->sb_pgs);
     } else {
         const struct sb_port_group *sb;
         SB_PORT_GROUP_FOR_EACH (sb, sb_db) {
-            struct shash_node *w = shash_find(&want, sb->name);
+            struct shash_node *w = shash_find(want, sb->name);
             if (!w || shash_find(&g->sb_pgs, sb->name)) {
                 rdb_txn_delete(txn, &sb_table_port_group, &sb->header_.uuid);
                 continue;
@@ -1463,12 +1496,13 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
             remember_uuid(&g->sb_pgs, sb->name, &sb->header_.uuid);
         }
     }
-    SHASH_FOR_EACH (node, &want) {
-        if (!shash_find(&g->sb_pgs, node->name)) {
-            insert_pg(g, txn, node->name, node->data);
-        }
-    }
-    shash_destroy(&want);
+
+    /* The rows to insert: all of them on a cold start (690,000 port groups
+     * at 1,000,000 ACLs), so they are produced as the server reads them
+     * rather than queued at once. */
+    g->next_set = hmap_first(&g->sets.map);
+    g->next_pg = hmap_first(&want->map);
+    rdb_txn_add_producer(txn, produce_inserts, g);
     sset_clear(&g->dirty_sets);
     sset_clear(&g->dirty_pgs);
     deltas_clear(&g->set_deltas);

@@ -80,6 +80,13 @@ struct groups {
     struct sset dirty_pgs;          /* "<dp index> <pg name>" to sync. */
     struct shash pg_deltas;         /* Same key -> struct set_delta: the
                                      * ports that joined and left. */
+
+    /* A full sync's inserts, produced while its transaction is sent: the
+     * SB port groups wanted (SB name -> struct sset * of 'pgs', NULL: no
+     * ports) and where production is in them and in 'sets'. */
+    struct shash wanted_pgs;
+    struct hmap_node *next_set;
+    struct hmap_node *next_pg;
 };
 
 void groups_init(struct groups *, const struct ls_model *, size_t dp_cap,
@@ -133,7 +140,9 @@ void groups_sb_rows_destroy(struct groups_sb_rows *);
 
 /* Brings the SB Address_Set and Port_Group tables in line, comparing
  * everything (after groups_init()) with 'existing', or with the replica's
- * fresh copy if 'existing' is NULL; or only what changed since. */
+ * fresh copy if 'existing' is NULL; or only what changed since.  A full
+ * sync's inserts are produced as the transaction is sent: 'g' must not
+ * change until it completes. */
 void groups_sync_sb(struct groups *, struct rdb *sb_db,
                     const struct groups_sb_rows *existing,
                     struct rdb_txn *);
