@@ -1614,6 +1614,18 @@ rdb_track_next(const struct rdb_row *row)
 }
 
 void
+rdb_track_deleted(const struct rdb *db, const struct rdb_table_class *tc,
+                  struct uuidset *uuids)
+{
+    for (const struct rdb_row *row = rdb_track_first(db, tc); row;
+         row = rdb_track_next(row)) {
+        if (rdb_row_is_deleted(row)) {
+            uuidset_insert(uuids, &row->uuid);
+        }
+    }
+}
+
+void
 rdb_get_memory_usage(const struct rdb *db, struct simap *usage)
 {
     size_t rows = 0;

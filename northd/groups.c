@@ -1316,18 +1316,8 @@ groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
 {
     /* Rows someone else deleted since the last pass. */
     struct uuidset gone = UUIDSET_INITIALIZER(&gone);
-    const struct sb_address_set *sb_as;
-    SB_ADDRESS_SET_FOR_EACH_TRACKED (sb_as, sb_db) {
-        if (sb_address_set_is_deleted(sb_as)) {
-            uuidset_insert(&gone, &sb_as->header_.uuid);
-        }
-    }
-    const struct sb_port_group *sb_pg;
-    SB_PORT_GROUP_FOR_EACH_TRACKED (sb_pg, sb_db) {
-        if (sb_port_group_is_deleted(sb_pg)) {
-            uuidset_insert(&gone, &sb_pg->header_.uuid);
-        }
-    }
+    rdb_track_deleted(sb_db, &sb_table_address_set, &gone);
+    rdb_track_deleted(sb_db, &sb_table_port_group, &gone);
 
     struct groups_sb_rows *rows = xmalloc(sizeof *rows);
     shash_init(&rows->sets);
@@ -1411,6 +1401,26 @@ sync_from_rows(struct rdb_txn *txn, const struct rdb_table_class *tc,
     }
 }
 
+typedef void insert_func(struct groups *, struct rdb_txn *, const char *name,
+                         const struct sset *);
+
+/* Takes the row at '*next' in 'map' (name -> struct sset *) and moves
+ * '*next' on; inserts the row with 'insert' unless 'sb' (name -> UUID)
+ * already has it.  Returns true if it inserted. */
+static bool
+produce_one(struct groups *g, struct rdb_txn *txn, struct hmap_node **next,
+            const struct shash *map, const struct shash *sb,
+            insert_func *insert)
+{
+    struct shash_node *node = CONTAINER_OF(*next, struct shash_node, node);
+    *next = hmap_next(&map->map, *next);
+    if (shash_find(sb, node->name)) {
+        return false;
+    }
+    insert(g, txn, node->name, node->data);
+    return true;
+}
+
 /* Produces the inserts of a full sync, a batch per call (see
  * groups_sync_sb()). */
 static bool
@@ -1420,25 +1430,12 @@ produce_inserts(struct rdb_txn *txn, void *g_)
     /* At most 1,000 inserts, or 20,000 rows looked at (a full pass after
      * a resync may find most rows there already). */
     for (size_t n = 0, seen = 0; n < 1000 && seen < 20000; seen++) {
-        struct hmap_node *next;
         if (g->next_set) {
-            next = g->next_set;
-            g->next_set = hmap_next(&g->sets.map, next);
-            struct shash_node *node = CONTAINER_OF(next, struct shash_node,
-                                                   node);
-            if (!shash_find(&g->sb_sets, node->name)) {
-                insert_set(g, txn, node->name, node->data);
-                n++;
-            }
+            n += produce_one(g, txn, &g->next_set, &g->sets, &g->sb_sets,
+                             insert_set);
         } else if (g->next_pg) {
-            next = g->next_pg;
-            g->next_pg = hmap_next(&g->wanted_pgs.map, next);
-            struct shash_node *node = CONTAINER_OF(next, struct shash_node,
-                                                   node);
-            if (!shash_find(&g->sb_pgs, node->name)) {
-                insert_pg(g, txn, node->name, node->data);
-                n++;
-            }
+            n += produce_one(g, txn, &g->next_pg, &g->wanted_pgs,
+                             &g->sb_pgs, insert_pg);
         } else {
             shash_clear(&g->wanted_pgs);
             return true;

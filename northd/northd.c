@@ -289,19 +289,6 @@ sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
 
 /* Throws away everything kept and compiles the whole NB again, then
  * reconciles the SB by content. */
-/* The UUIDs of SB Logical_Flow rows deleted by someone else since the
- * last pass. */
-static void
-lflows_gone(struct rdb *sb_db, struct uuidset *gone)
-{
-    const struct sb_logical_flow *lf;
-    SB_LOGICAL_FLOW_FOR_EACH_TRACKED (lf, sb_db) {
-        if (sb_logical_flow_is_deleted(lf)) {
-            uuidset_insert(gone, &lf->header_.uuid);
-        }
-    }
-}
-
 static void
 full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
 {
@@ -315,8 +302,9 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
         existing = lflow_sb_rows_from_replica(ctx->sb);
     } else {
         ovs_assert(d->valid);
+        /* Less the flows someone else deleted since the last pass. */
         struct uuidset gone = UUIDSET_INITIALIZER(&gone);
-        lflows_gone(ctx->sb, &gone);
+        rdb_track_deleted(ctx->sb, &sb_table_logical_flow, &gone);
         existing = lflow_sb_rows_from_table(&d->lflows, &gone);
         uuidset_destroy(&gone);
         groups_existing = groups_sb_rows_from_state(&d->groups, ctx->sb);
