@@ -40,7 +40,6 @@ struct lflow {
     const char *match_head;
     const char *match_body;
     const char *actions;            /* A reference in the strpool. */
-    const char *ctrl_meter;         /* Likewise; NULL if none. */
 
     /* The datapaths the flow is on.  Most flows are on one: 'dps' is
      * taken only once a flow is on a second, and is then usually the very
@@ -53,8 +52,8 @@ struct lflow {
                                      * after their count: NULL if none. */
     uint32_t hint;                  /* First 32 bits of that UUID. */
 
-    uint32_t dp;                    /* Without 'dps', the one datapath. */
-    uint32_t n_dps;
+    uint32_t dp;                    /* Without 'dps' and with 'on_dp', the
+                                     * one datapath. */
     uint32_t n_refs;                /* Contributions, all owners. */
 
     /* What its SB row holds, as northd last wrote or found it: the replica
@@ -71,14 +70,81 @@ struct lflow {
     bool sb_group : 1;              /* 'sb_target' is a Logical_DP_Group. */
     bool match_paren : 1;           /* The match ends in ")" after the
                                      * body. */
+    bool on_dp : 1;                 /* Without 'dps': on 'dp'. */
+    bool has_meter : 1;             /* Has a controller meter, kept in
+                                     * 'flow_meters': few flows do. */
 
     struct uuid sb_uuid;            /* The row; zero if none yet. */
     struct uuid sb_target;          /* Its datapath or group; zero if it
                                      * is not known to be one of ours. */
 };
 
-/* A million flows: 128 bytes is an allocator size class, 136 is not. */
-BUILD_ASSERT_DECL(sizeof(struct lflow) <= 128);
+/* Two million flows: 112 bytes is an allocator size class, 120 is not.
+ * So the rare controller meter is kept aside, and the number of
+ * datapaths is the set's own count. */
+BUILD_ASSERT_DECL(sizeof(struct lflow) <= 112);
+
+/* The controller meters of the flows that have one ('has_meter'). */
+struct flow_meter {
+    struct hmap_node node;          /* In 'flow_meters', by flow pointer. */
+    const struct lflow *flow;
+    const char *meter;              /* A strpool reference. */
+};
+static struct hmap flow_meters = HMAP_INITIALIZER(&flow_meters);
+
+static struct flow_meter *
+flow_meter_find(const struct lflow *f)
+{
+    struct flow_meter *fm;
+    HMAP_FOR_EACH_WITH_HASH (fm, node, hash_pointer(f, 0), &flow_meters) {
+        if (fm->flow == f) {
+            return fm;
+        }
+    }
+    return NULL;
+}
+
+/* The controller meter of 'f', a strpool reference, or NULL if none. */
+static const char *
+lflow_meter(const struct lflow *f)
+{
+    return f->has_meter ? flow_meter_find(f)->meter : NULL;
+}
+
+static void
+lflow_set_meter(struct lflow *f, const char *meter)
+{
+    if (meter) {
+        struct flow_meter *fm = xmalloc(sizeof *fm);
+        fm->flow = f;
+        fm->meter = strpool_get(meter);
+        hmap_insert(&flow_meters, &fm->node, hash_pointer(f, 0));
+        f->has_meter = true;
+    }
+}
+
+static void
+lflow_clear_meter(struct lflow *f)
+{
+    if (f->has_meter) {
+        struct flow_meter *fm = flow_meter_find(f);
+        hmap_remove(&flow_meters, &fm->node);
+        strpool_put(fm->meter);
+        free(fm);
+        f->has_meter = false;
+        if (hmap_is_empty(&flow_meters)) {
+            hmap_destroy(&flow_meters);
+            hmap_init(&flow_meters);
+        }
+    }
+}
+
+/* How many datapaths 'f' is on. */
+static uint32_t
+lflow_n_dps(const struct lflow *f)
+{
+    return f->dps ? f->dps->n : f->on_dp;
+}
 
 /* The source locations flows were added from ("northd/acls.c:123"), by
  * number: a few hundred, named by a 16-bit 'where' in each flow. */
@@ -189,7 +255,7 @@ lflow_match_equals(const struct lflow *f, const char *match, size_t n)
 static bool
 dps_contains(const struct lflow *f, size_t dp)
 {
-    return f->dps ? bitmap_is_set(f->dps->map, dp) : f->n_dps && f->dp == dp;
+    return f->dps ? bitmap_is_set(f->dps->map, dp) : f->on_dp && f->dp == dp;
 }
 
 static void
@@ -197,30 +263,30 @@ dps_add(const struct lflow_table *t, struct lflow *f, size_t dp)
 {
     if (f->dps) {
         f->dps = dpset_with(f->dps, dp, true);
-    } else if (!f->n_dps) {
+    } else if (!f->on_dp) {
         f->dp = dp;
+        f->on_dp = true;
     } else {
         unsigned long *map = bitmap_allocate(t->dp_cap);
         bitmap_set1(map, f->dp);
         bitmap_set1(map, dp);
         f->dps = dpset_intern(map, t->dp_cap);
+        f->on_dp = false;
         bitmap_free(map);
     }
-    f->n_dps++;
 }
 
 static void
 dps_remove(struct lflow *f, size_t dp)
 {
-    if (f->dps) {
-        if (f->n_dps == 1) {
-            dpset_unref(f->dps);
-            f->dps = NULL;
-        } else {
-            f->dps = dpset_with(f->dps, dp, false);
-        }
+    if (!f->dps) {
+        f->on_dp = false;
+    } else if (f->dps->n == 1) {
+        dpset_unref(f->dps);
+        f->dps = NULL;
+    } else {
+        f->dps = dpset_with(f->dps, dp, false);
     }
-    f->n_dps--;
 }
 
 /* The datapath of a flow on exactly one. */
@@ -308,7 +374,7 @@ lflow_free(struct lflow *f)
         free(CONST_CAST(char *, f->match_head));
     }
     strpool_put(f->actions);
-    strpool_put(f->ctrl_meter);
+    lflow_clear_meter(f);
     free(f->more_hints);
     dpset_unref(f->dps);
     free(f);
@@ -599,7 +665,8 @@ lflow_find(const struct lflow_table *t, uint32_t hash, enum ls_stage stage,
             && strpool_len(f->actions) == actions_len
             && lflow_match_equals(f, match, match_len)
             && !memcmp(f->actions, actions, actions_len)
-            && nullable_string_is_equal(f->ctrl_meter, ctrl_meter)) {
+            && f->has_meter == (ctrl_meter != NULL)
+            && (!ctrl_meter || !strcmp(lflow_meter(f), ctrl_meter))) {
             return f;
         }
     }
@@ -633,7 +700,7 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
             f->match_head = xmemdup0(match, ml);
         }
         f->actions = strpool_get_len(actions, al);
-        f->ctrl_meter = strpool_get(ctrl_meter);
+        lflow_set_meter(f, ctrl_meter);
         f->where = where_intern(where);
         hmap_insert(&t->flows, &f->node, hash);
         mark_dirty(t, f);
@@ -728,10 +795,9 @@ lflow_add_dps_at(struct lflow_table *t, const unsigned long *dps,
                                 ctrl_meter, where);
     uint32_t set = owner_set(t, dps);
     const struct dpset *ds = t->owner->sets[set];
-    if (!f->n_dps && !f->dps && ds->n >= 2) {
+    if (!f->on_dp && !f->dps && ds->n >= 2) {
         /* The usual case: a new flow, on the owner's set exactly. */
         f->dps = dpset_ref(ds);
-        f->n_dps = ds->n;
         mark_dirty(t, f);
     } else {
         size_t dp;
@@ -871,7 +937,7 @@ lflow_content_hash(const struct lflow *f)
                             lflow_match(f, &match_scratch)),
         rdb_hash_string_col(tc, SB_LOGICAL_FLOW_COL_ACTIONS, f->actions),
         rdb_hash_string_col(tc, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
-                            f->ctrl_meter),
+                            lflow_meter(f)),
     };
     for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
         rdb_hash_add(&h, &parts[i]);
@@ -892,13 +958,13 @@ lflow_target(const struct lflow_table *t, const struct lflow *f,
              const struct ls_model *m, struct rdb_txn *txn,
              struct dp_groups *dpgs)
 {
-    if (f->n_dps == 1) {
+    if (lflow_n_dps(f) == 1) {
         return (struct lflow_target) {
             &m->dp_array[dps_single(t, f)]->sb_uuid, false,
         };
     }
     return (struct lflow_target) {
-        dp_groups_get(dpgs, txn, f->dps->map, f->n_dps), true,
+        dp_groups_get(dpgs, txn, f->dps->map, f->dps->n), true,
     };
 }
 
@@ -970,9 +1036,9 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
     put_lflow_match(f, txn);
     rdb_txn_set_string_parts(txn, SB_LOGICAL_FLOW_COL_ACTIONS, &f->actions,
                              (size_t[]) { strpool_len(f->actions) }, 1);
-    if (f->ctrl_meter) {
+    if (f->has_meter) {
         rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
-                           f->ctrl_meter);
+                           lflow_meter(f));
     }
     rdb_txn_set_ref(txn, (target.group
                           ? SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP
@@ -1305,8 +1371,8 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
         const struct lflow *f = t->dirty[i];
         if (f->sb_group && !uuid_is_zero(&f->sb_uuid)) {
             dp_groups_propose_move(dpgs, &f->sb_target,
-                                   f->n_dps >= 2 ? f->dps->map : NULL,
-                                   f->n_dps);
+                                   lflow_n_dps(f) >= 2 ? f->dps->map : NULL,
+                                   lflow_n_dps(f));
         }
     }
     if (dp_groups_apply_moves(dpgs, txn)) {
@@ -1318,7 +1384,7 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
     size_t n_new = n_sorted;
     for (size_t i = n_sorted; i < t->n_dirty; i++) {
         struct lflow *f = t->dirty[i];
-        if (!f->n_dps) {
+        if (!lflow_n_dps(f)) {
             delete_flow(t, f, txn, dpgs);
         } else if (uuid_is_zero(&f->sb_uuid)) {
             t->dirty[n_new++] = f;
@@ -1336,7 +1402,7 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
         size_t n_live = 0;
         for (size_t i = 0; i < n_new; i++) {
             struct lflow *f = t->dirty[i];
-            if (f->n_dps) {
+            if (lflow_n_dps(f)) {
                 t->dirty[n_live++] = f;
             } else {
                 delete_flow(t, f, txn, dpgs);
@@ -1359,7 +1425,7 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
     }
     for (; i < n_new && (!max_inserts || n_ins < max_inserts); i++) {
         struct lflow *f = t->dirty[i];
-        if (!f->n_dps) {
+        if (!lflow_n_dps(f)) {
             delete_flow(t, f, txn, dpgs);   /* Went away while waiting. */
             continue;
         }
