@@ -107,23 +107,32 @@ struct acl_pg_ref {
     unsigned int n;
 };
 
-/* One NB ACL, as last compiled.  (128 bytes: a million of them.) */
+/* What few ACLs have at any time, kept out of line (struct acl_state). */
+struct acl_rare {
+    char *error;                    /* Why the match is invalid, or NULL. */
+    char *drop_match;               /* With 'force_drop', the match of the
+                                     * drop that replaces nb->match (owned);
+                                     * else NULL: flows use nb->match. */
+    unsigned long *new_dps;         /* Switches gained by a span change,
+                                     * not compiled yet; NULL if none. */
+};
+
+/* One NB ACL, as last compiled.  (112 bytes, an allocator size class: a
+ * million of them.) */
 struct acl_state {
     struct hmap_node node;          /* In acls 'states', by NB UUID. */
     struct uuid uuid;
     const struct nb_acl *nb;        /* NULL once deleted. */
     struct lflow_owner owner;
-    struct acl_container **refs;    /* Containers that list it. */
+    union {                         /* The containers that list it: */
+        struct acl_container *one;  /* with 'n_refs' 1 (most ACLs), */
+        struct acl_container **v;   /* with more. */
+    } refs;
 
     /* What it contributes while applied. */
     const struct dpset *dps;        /* While applied (dpset.h). */
     struct acl_names *names;        /* What the match names, or NULL. */
-    char *drop_match;               /* With 'force_drop', the match of the
-                                     * drop that replaces nb->match (owned);
-                                     * else NULL: flows use nb->match. */
-    char *error;                    /* Why the match is invalid, or NULL. */
-    unsigned long *new_dps;         /* Switches gained by a span change,
-                                     * not compiled yet; NULL if none. */
+    struct acl_rare *rare;          /* NULL if all its members would be. */
     uint32_t n_refs;
     uint8_t k;                      /* enum acl_stage_kind. */
     uint8_t tier;
@@ -133,7 +142,68 @@ struct acl_state {
     bool force_drop : 1;
     bool skipped : 1;               /* Left out, counted in 'n_skipped'. */
 };
-BUILD_ASSERT_DECL(sizeof(struct acl_state) <= 128);
+BUILD_ASSERT_DECL(sizeof(struct acl_state) <= 112);
+
+/* The 'n_refs' containers that list 's'. */
+static struct acl_container *const *
+acl_refs(const struct acl_state *s)
+{
+    return s->n_refs > 1 ? s->refs.v : &s->refs.one;
+}
+
+static void
+acl_refs_add(struct acl_state *s, struct acl_container *c)
+{
+    if (!s->n_refs) {
+        s->refs.one = c;
+    } else if (s->n_refs == 1) {
+        struct acl_container **v = xmalloc(2 * sizeof *v);
+        v[0] = s->refs.one;
+        v[1] = c;
+        s->refs.v = v;
+    } else {
+        struct acl_container **v = s->refs.v;
+        v = xrealloc(v, (s->n_refs + 1) * sizeof *v);
+        v[s->n_refs] = c;
+        s->refs.v = v;
+    }
+    s->n_refs++;
+}
+
+#define ACL_RARE(S, MEMBER) ((S)->rare ? (S)->rare->MEMBER : NULL)
+
+static struct acl_rare *
+acl_rare(struct acl_state *s)
+{
+    if (!s->rare) {
+        s->rare = xzalloc(sizeof *s->rare);
+    }
+    return s->rare;
+}
+
+/* Frees 's''s out-of-line part if nothing is left in it. */
+static void
+acl_rare_trim(struct acl_state *s)
+{
+    struct acl_rare *r = s->rare;
+    if (r && !r->error && !r->drop_match && !r->new_dps) {
+        free(r);
+        s->rare = NULL;
+    }
+}
+
+static void
+acl_rare_destroy(struct acl_state *s)
+{
+    struct acl_rare *r = s->rare;
+    if (r) {
+        free(r->error);
+        free(r->drop_match);
+        bitmap_free(r->new_dps);
+        free(r);
+        s->rare = NULL;
+    }
+}
 
 /* Everything the flows of one switch depend on, with the counts that
  * decide it. */
@@ -975,8 +1045,11 @@ acl_unapply(struct acls *a, struct lflow_table *t, struct acl_state *s)
     set_users_update(a, s, false);
     acl_names_destroy(s->names);
     s->names = NULL;
-    free(s->drop_match);
-    s->drop_match = NULL;
+    if (s->rare) {
+        free(s->rare->drop_match);
+        s->rare->drop_match = NULL;
+        acl_rare_trim(s);
+    }
     lflow_owner_clear(t, &s->owner);
     acl_errors_forget(&s->uuid);
 }
@@ -990,13 +1063,13 @@ acl_state_destroy(struct acls *a, struct acl_state *s)
     hmapx_find_and_delete(&a->compile, s);
     hmapx_find_and_delete(&a->span, s);
     hmapx_find_and_delete(&a->grown, s);
-    bitmap_free(s->new_dps);
-    free(s->error);
+    acl_rare_destroy(s);
     lflow_owner_destroy(&s->owner);
     dpset_unref(s->dps);
     acl_names_destroy(s->names);
-    free(s->drop_match);
-    free(s->refs);
+    if (s->n_refs > 1) {
+        free(s->refs.v);
+    }
     free(s);
 }
 
@@ -1005,9 +1078,10 @@ acl_state_destroy(struct acls *a, struct acl_state *s)
 static const struct acl_container *
 primary_container(const struct acl_state *s)
 {
-    const struct acl_container *best = s->refs[0];
+    struct acl_container *const *refs = acl_refs(s);
+    const struct acl_container *best = refs[0];
     for (size_t i = 1; i < s->n_refs; i++) {
-        const struct acl_container *c = s->refs[i];
+        const struct acl_container *c = refs[i];
         if (!c->pg != !best->pg ? !c->pg
             : uuid_compare_3way(&c->uuid, &best->uuid) < 0) {
             best = c;
@@ -1023,8 +1097,9 @@ acl_current_dps(struct acls *a, const struct acl_state *s)
 {
     unsigned long *dps = a->scratch_dps;
     bitmap_set_multiple(dps, 0, a->dp_cap, false);
+    struct acl_container *const *refs = acl_refs(s);
     for (size_t i = 0; i < s->n_refs; i++) {
-        const struct acl_container *c = s->refs[i];
+        const struct acl_container *c = refs[i];
         if (c->pg) {
             bitmap_or(dps, c->pg->dps, a->dp_cap);
         } else {
@@ -1054,8 +1129,14 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
     groups_scan_refs(acl->match, as, pg);
 
     const char *error = acl_check_match(a->check, acl, as, pg);
-    free(s->error);
-    s->error = nullable_xstrdup(error);
+    if (s->rare) {
+        free(s->rare->error);
+        s->rare->error = NULL;
+    }
+    if (error) {
+        acl_rare(s)->error = xstrdup(error);
+    }
+    acl_rare_trim(s);
     s->force_drop = false;
     if (error) {
         bool blocks = (!strcmp(acl->action, "drop")
@@ -1066,12 +1147,14 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
     struct sset *drop_pg = NULL;
     if (s->force_drop) {
         /* Stop everything the ACL could have been meant to stop. */
-        s->drop_match = (home->pg && home->pg->nb
+        struct acl_rare *r = acl_rare(s);
+        free(r->drop_match);
+        r->drop_match = (home->pg && home->pg->nb
                          ? pg_traffic_match(home->pg->nb, acl)
                          : xstrdup("1"));
         drop_pg = &a->scratch_drop_pg;
         sset_clear(drop_pg);
-        groups_scan_refs(s->drop_match, NULL, drop_pg);
+        groups_scan_refs(r->drop_match, NULL, drop_pg);
     }
     s->names = acl_names_create(as, pg, drop_pg);
     /* Even a left-out ACL is a user: a port group's appearance changes
@@ -1154,10 +1237,11 @@ acl_update_span(struct acls *a, struct lflow_table *t, struct acl_state *s)
     BITMAP_FOR_EACH_1 (dp, a->dp_cap, now->map) {
         if (!bitmap_is_set(s->dps->map, dp)) {
             count_on_dp(a, s, dp, 1);
-            if (!s->new_dps) {
-                s->new_dps = bitmap_allocate(a->dp_cap);
+            struct acl_rare *r = acl_rare(s);
+            if (!r->new_dps) {
+                r->new_dps = bitmap_allocate(a->dp_cap);
             }
-            bitmap_set1(s->new_dps, dp);
+            bitmap_set1(r->new_dps, dp);
             hmapx_add(&a->grown, s);
         }
     }
@@ -1201,7 +1285,7 @@ compile_acl_dps(struct acls *a, struct lflow_table *t, struct acl_state *s,
 
     /* Every change to the row queued 's' for acl_evaluate() before this:
      * its match is the one that was checked. */
-    struct acl_ref ref = { s->nb, s->force_drop ? s->drop_match
+    struct acl_ref ref = { s->nb, s->force_drop ? s->rare->drop_match
                                                 : s->nb->match,
                            s->force_drop };
     for (unsigned int p = 0; p < N_ACL_PROFILES; p++) {
@@ -1235,9 +1319,21 @@ compile_acl(struct acls *a, struct lflow_table *t, struct acl_state *s)
 static void
 unlink_ref(struct acl_state *s, const struct acl_container *c)
 {
+    if (s->n_refs <= 1) {
+        if (s->n_refs && s->refs.one == c) {
+            s->refs.one = NULL;
+            s->n_refs = 0;
+        }
+        return;
+    }
+    struct acl_container **v = s->refs.v;
     for (size_t i = 0; i < s->n_refs; i++) {
-        if (s->refs[i] == c) {
-            s->refs[i] = s->refs[--s->n_refs];
+        if (v[i] == c) {
+            v[i] = v[--s->n_refs];
+            if (s->n_refs == 1) {
+                s->refs.one = v[0];
+                free(v);
+            }
             return;
         }
     }
@@ -1288,13 +1384,12 @@ set_container_acls(struct acls *a, const struct uuid *uuid,
         s = acl_state_get(a, rows[i]);
         bool dup = false;
         for (size_t j = 0; j < s->n_refs && !dup; j++) {
-            dup = s->refs[j] == c;
+            dup = acl_refs(s)[j] == c;
         }
         if (dup) {
             continue;
         }
-        s->refs = xrealloc(s->refs, (s->n_refs + 1) * sizeof *s->refs);
-        s->refs[s->n_refs++] = c;
+        acl_refs_add(s, c);
         c->acls[c->n_acls++] = s;
         hmapx_add(&a->queue, s);
     }
@@ -1560,7 +1655,7 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
         acl_names_to_ssets(s, &a->scratch_as, &a->scratch_pg);
         const char *error = acl_check_match(a->check, s->nb, &a->scratch_as,
                                             &a->scratch_pg);
-        if (!nullable_string_is_equal(error, s->error)) {
+        if (!nullable_string_is_equal(error, ACL_RARE(s, error))) {
             hmapx_add(&a->queue, s);
         }
     }
@@ -1605,14 +1700,24 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
         struct acl_state *s = node->data;
         if (!hmapx_contains(&a->compile, s)) {
             lflow_table_set_owner(t, &s->owner);
-            compile_acl_dps(a, t, s, s->new_dps);
+            compile_acl_dps(a, t, s, s->rare->new_dps);
             lflow_table_set_owner(t, NULL);
         }
-        bitmap_free(s->new_dps);
-        s->new_dps = NULL;
+        bitmap_free(s->rare->new_dps);
+        s->rare->new_dps = NULL;
+        acl_rare_trim(s);
     }
     hmapx_clear(&a->grown);
     hmapx_clear(&a->compile);
+
+    /* A full pass queues every ACL: what the queues' buckets held, a
+     * megabyte each at 100,000 ACLs, is given back. */
+    struct hmapx *queues[] = {
+        &a->queue, &a->revalidate, &a->compile, &a->span, &a->grown,
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(queues); i++) {
+        hmap_shrink(&queues[i]->map);
+    }
 }
 
 void
