@@ -8,7 +8,7 @@ HEADER is what the source includes (default: lib/PREFIX-rdb.h).
 SPEC names the tables and columns to replicate, one table per paragraph:
 
     table NAME [count] [quiet] [select=initial,insert,modify,delete]
-        COLUMN [quiet] [keys=K1,K2] [hash=GROUP] [pooled]
+        COLUMN [quiet] [keys=K1,K2] [hash=GROUP] [pooled] [shared]
 
 "count" replicates a table's rows without columns (to count them);
 "select" narrows the changes the server reports (default: all).  A
@@ -18,7 +18,10 @@ rows coming and going are tracked but do not wake the user up either.  "keys" ke
 named keys of a string map.  "hash" keeps no value, only a content hash
 per GROUP (see rdb_hash in lib/rdb.h).  A "pooled" string column keeps
 its values in lib/strpool.h, shared with whatever else holds the same
-string (northd's flows hold an ACL's match that way).
+string (northd's flows hold an ACL's match that way).  A "shared" string
+map is a pointer to a read-only smap that every row with the same map
+shares ('const struct smap *options', never NULL): for a column most of
+whose rows hold one of a few maps.
 
 The output is C: one struct per table (members named and typed as in
 OVS's IDL: 'char *name', 'struct X **ports' with 'size_t n_ports', 'struct
@@ -62,7 +65,7 @@ def parse_spec(path):
                 if cur is None:
                     die("%s:%d: column outside a table" % (path, lineno))
                 col = {"name": words[0], "quiet": False, "keys": None,
-                       "hash": None, "pooled": False}
+                       "hash": None, "pooled": False, "shared": False}
                 for w in words[1:]:
                     if w == "quiet":
                         col["quiet"] = True
@@ -72,6 +75,8 @@ def parse_spec(path):
                         col["hash"] = w[5:]
                     elif w == "pooled":
                         col["pooled"] = True
+                    elif w == "shared":
+                        col["shared"] = True
                     else:
                         die("%s:%d: unknown column flag %s"
                             % (path, lineno, w))
@@ -134,6 +139,9 @@ class Gen:
                 c["type"] = column_type(st["columns"][c["name"]])
                 if c["hash"] and c["hash"] not in groups:
                     groups.append(c["hash"])
+                if c["shared"] and (not c["type"]["value"] or c["hash"]):
+                    die("%s.%s: only a string map that is kept can be "
+                        "shared" % (t["name"], c["name"]))
                 if c["type"]["value"] and (c["type"]["key"][0] != "string"
                                            or c["type"]["value"][0]
                                            != "string"):
@@ -153,7 +161,7 @@ class Gen:
         if c["hash"]:
             return "RDB_S_HASHED"
         if ty["value"]:
-            return "RDB_S_SMAP"
+            return "RDB_S_SHARED_MAP" if c["shared"] else "RDB_S_SMAP"
         key, enum, ref = ty["key"]
         if ty["min"] == 1 and ty["max"] == 1:
             if key == "uuid" and (ref not in self.names):
@@ -173,6 +181,8 @@ class Gen:
             return []
         if st == "RDB_S_SMAP":
             return ["struct smap %s;" % name]
+        if st == "RDB_S_SHARED_MAP":
+            return ["const struct smap *%s;" % name]
         if key == "uuid" and ref in self.names:
             elem = "struct %s *" % self.struct(ref)
         else:

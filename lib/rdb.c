@@ -262,6 +262,72 @@ intern_string(const struct rdb_column_class *c, char *s)
     return s;
 }
 
+/* The maps of RDB_S_SHARED_MAP columns, one copy of each distinct map
+ * however many rows hold it: a million ACLs have a handful of distinct
+ * 'options' between them, and an smap inline in each row would be 32
+ * bytes, and each of its nodes three allocations. */
+struct shared_map {
+    struct hmap_node node;          /* In 'shared_maps', by map_hash(). */
+    size_t refcount;                /* Rows holding it. */
+    struct smap map;
+};
+
+static struct hmap shared_maps = HMAP_INITIALIZER(&shared_maps);
+static struct smap empty_map = SMAP_INITIALIZER(&empty_map);
+
+/* A hash of 'm' that does not depend on the order of its nodes. */
+static uint32_t
+map_hash(const struct smap *m)
+{
+    uint32_t h = smap_count(m);
+    const struct smap_node *node;
+    SMAP_FOR_EACH (node, m) {
+        h += hash_string(node->value, hash_string(node->key, 0));
+    }
+    return h;
+}
+
+/* Returns the shared copy of 'm' (a new reference), taking 'm''s
+ * contents: 'm' is left empty. */
+static const struct smap *
+shared_map_get(struct smap *m)
+{
+    if (smap_is_empty(m)) {
+        smap_destroy(m);
+        smap_init(m);
+        return &empty_map;
+    }
+    uint32_t hash = map_hash(m);
+    struct shared_map *sm;
+    HMAP_FOR_EACH_WITH_HASH (sm, node, hash, &shared_maps) {
+        if (smap_equal(&sm->map, m)) {
+            sm->refcount++;
+            smap_destroy(m);
+            smap_init(m);
+            return &sm->map;
+        }
+    }
+    sm = xmalloc(sizeof *sm);
+    sm->refcount = 1;
+    smap_init(&sm->map);
+    hmap_swap(&sm->map.map, &m->map);
+    hmap_insert(&shared_maps, &sm->node, hash);
+    return &sm->map;
+}
+
+static void
+shared_map_put(const struct smap *m)
+{
+    if (m && m != &empty_map) {
+        struct shared_map *sm = CONTAINER_OF(m, struct shared_map, map);
+        if (!--sm->refcount) {
+            hmap_remove(&shared_maps, &sm->node);
+            smap_destroy(&sm->map);
+            free(sm);
+        }
+    }
+}
+
 static void *
 member(const struct rdb_row *row, const struct rdb_column_class *c)
 {
@@ -314,6 +380,8 @@ row_init_defaults(struct rdb_row *row)
             *(char **) member(row, c) = empty_string;
         } else if (c->storage == RDB_S_SMAP) {
             smap_init(member(row, c));
+        } else if (c->storage == RDB_S_SHARED_MAP) {
+            *(const struct smap **) member(row, c) = &empty_map;
         }
     }
 }
@@ -414,6 +482,12 @@ column_clear(struct rdb_row *row, const struct rdb_column_class *c,
         smap_destroy(m);
         smap_init(m);
         break;
+    case RDB_S_SHARED_MAP: {
+        const struct smap **sm = m;
+        shared_map_put(*sm);
+        *sm = &empty_map;
+        break;
+    }
     case RDB_S_HASHED:
         break;
     }
@@ -956,7 +1030,8 @@ column_set(struct rdb_row *row, const struct rdb_column_class *c,
         return true;
     }
 
-    case RDB_S_SMAP: {
+    case RDB_S_SMAP:
+    case RDB_S_SHARED_MAP: {
         struct smap new = SMAP_INITIALIZER(&new);
         for (size_t i = 0; i < d->n; i++) {
             if (key_kept(c, d->keys[i].string)) {
@@ -964,6 +1039,17 @@ column_set(struct rdb_row *row, const struct rdb_column_class *c,
                                     d->values[i].string);
                 d->values[i].string = NULL;
             }
+        }
+        if (c->storage == RDB_S_SHARED_MAP) {
+            const struct smap **old = m;
+            if (smap_equal(*old, &new)) {
+                smap_destroy(&new);
+                return false;
+            }
+            shared_map_put(*old);
+            *old = shared_map_get(&new);
+            smap_destroy(&new);
+            return true;
         }
         struct smap *old = m;
         if (smap_equal(old, &new)) {
@@ -1150,13 +1236,13 @@ column_apply_set_diff(struct rdb_row *row, const struct rdb_column_class *c,
     return true;
 }
 
-/* The same for a map: a key not there is added, a key with the same value
- * is removed, a key with another value gets it. */
+/* Applies the difference 'd' to map 'm' of column 'c': a key not there is
+ * added, a key with the same value is removed, a key with another value
+ * gets it.  Returns true if it changed. */
 static bool
-column_apply_map_diff(struct rdb_row *row, const struct rdb_column_class *c,
-                      struct rdb_datum *d)
+map_apply_diff(struct smap *m, const struct rdb_column_class *c,
+               struct rdb_datum *d)
 {
-    struct smap *m = member(row, c);
     bool changed = false;
     for (size_t i = 0; i < d->n; i++) {
         const char *key = d->keys[i].string;
@@ -1174,6 +1260,27 @@ column_apply_map_diff(struct rdb_row *row, const struct rdb_column_class *c,
         changed = true;
     }
     return changed;
+}
+
+/* The same as column_apply_set_diff() for a map column. */
+static bool
+column_apply_map_diff(struct rdb_row *row, const struct rdb_column_class *c,
+                      struct rdb_datum *d)
+{
+    if (c->storage == RDB_S_SHARED_MAP) {
+        /* Changed on a copy: other rows share the map. */
+        const struct smap **shared = member(row, c);
+        struct smap copy;
+        smap_clone(&copy, *shared);
+        bool changed = map_apply_diff(&copy, c, d);
+        if (changed) {
+            shared_map_put(*shared);
+            *shared = shared_map_get(&copy);
+        }
+        smap_destroy(&copy);
+        return changed;
+    }
+    return map_apply_diff(member(row, c), c, d);
 }
 
 /* What value 'd' of hashed column 'c' (number 'col') adds to its row's
@@ -1287,6 +1394,7 @@ decode_row(struct rdb_table *t, struct rdb_row *row, struct jtext *text,
             col_changed = true;
         } else if (modify && c->max > 1) {
             col_changed = (c->storage == RDB_S_SMAP
+                           || c->storage == RDB_S_SHARED_MAP
                            ? column_apply_map_diff(row, c, &d)
                            : column_apply_set_diff(row, c, &d));
         } else {
@@ -1635,6 +1743,15 @@ rdb_get_memory_usage(const struct rdb *db, struct simap *usage)
     char *key = xasprintf("rdb-rows-%s", db->class->database);
     simap_increase(usage, key, rows);
     free(key);
+    /* Of the process, not of 'db': put, not added, so that the report of
+     * every replica may hold it. */
+    simap_put(usage, "rdb-shared-maps", hmap_count(&shared_maps));
+}
+
+size_t
+rdb_shared_map_count(void)
+{
+    return hmap_count(&shared_maps);
 }
 
 /* Life cycle. */

@@ -79,6 +79,8 @@ enum rdb_storage {
     RDB_S_OPTIONAL,     /* At most one string or reference: NULL if none. */
     RDB_S_ARRAY,        /* Any other set: a sorted array and 'n_' member. */
     RDB_S_SMAP,         /* A string-to-string map: struct smap. */
+    RDB_S_SHARED_MAP,   /* The same, as a pointer to a read-only smap that
+                         * all rows with the same map share (never NULL). */
     RDB_S_HASHED,       /* Not kept: only folded into a content hash. */
 };
 
@@ -308,6 +310,11 @@ bool rdb_row_get_set_delta(const struct rdb_row *, size_t col,
                            const struct uuid **removed, size_t *n_removed);
 
 void rdb_get_memory_usage(const struct rdb *, struct simap *usage);
+
+/* The distinct maps of "shared" map columns (see lib/rdb-gen.py) that the
+ * replicas in this process hold between them: one copy each, however many
+ * rows hold it. */
+size_t rdb_shared_map_count(void);
 
 /* A new random (version 4) UUID for a row to insert: as uuid_generate(),
  * from a generator seeded once from the system's entropy, and much

@@ -269,7 +269,7 @@ acl_stage_of(const struct nb_acl *acl)
     if (!strcmp(acl->direction, "to-lport")) {
         return ACL_OUT;
     }
-    return smap_get_bool(&acl->options, "apply-after-lb", false)
+    return smap_get_bool(acl->options, "apply-after-lb", false)
            ? ACL_AFTER_LB : ACL_IN;
 }
 
@@ -542,7 +542,7 @@ build_log_related(struct lflow_table *t, const struct acl_target *tgt,
 {
     const struct nb_acl *acl = ref->nb;
     if (!acl->log || !acl->label
-        || !smap_get_bool(&acl->options, "log-related", false)
+        || !smap_get_bool(acl->options, "log-related", false)
         || (strcmp(acl->action, "allow") && strcmp(acl->action,
                                                     "allow-related"))) {
         return;

@@ -8,10 +8,12 @@
  *   test-rdb follow nb|sb REMOTE N
  *       Like dump, then prints the tracked changes of each of the next N
  *       updates ("+" new, "-" deleted, "~" modified with the columns), then
- *       dumps again.
+ *       dumps again.  Fails if, once the replica is destroyed, shared
+ *       maps are left.
  *   test-rdb stats nb|sb REMOTE
- *       Syncs and prints the time it took, the rows per table and the peak
- *       RSS.
+ *       Syncs and prints the time it took, the rows per table, the distinct
+ *       shared maps and the peak RSS; then the shared maps left once the
+ *       replica is destroyed.
  *   test-rdb follow-check nb|sb REMOTE MARKER [forget]
  *       Follows the server until an address set named MARKER exists,
  *       checking after each change that what the replica tracked is what
@@ -210,8 +212,11 @@ put_value(struct ds *v, const struct rdb_row *row,
         }
         break;
     }
-    case RDB_S_SMAP: {
-        const struct smap *smap = (const struct smap *) m;
+    case RDB_S_SMAP:
+    case RDB_S_SHARED_MAP: {
+        const struct smap *smap = (c->storage == RDB_S_SMAP
+                                   ? (const struct smap *) m
+                                   : *(const struct smap *const *) m);
         if (!smap_is_empty(smap)) {
             const struct smap_node **nodes = smap_sort(smap);
             ds_put_char(v, '{');
@@ -358,8 +363,11 @@ do_stats(const struct rdb_class *class, const char *remote)
             printf("%s: %"PRIuSIZE" rows\n", class->tables[i]->name, n);
         }
     }
+    printf("shared maps: %"PRIuSIZE"\n", rdb_shared_map_count());
     printf("peak RSS: %lld kB\n", peak_rss_kb());
     rdb_destroy(db);
+    printf("shared maps once destroyed: %"PRIuSIZE"\n",
+           rdb_shared_map_count());
 }
 
 /* Waits for committed 'txn' to complete, prints its status and destroys
@@ -1390,6 +1398,11 @@ main(int argc, char *argv[])
             dump(db, class);
         }
         rdb_destroy(db);
+        /* Rows gone and replicas destroyed give their maps back. */
+        if (rdb_shared_map_count()) {
+            ovs_fatal(0, "%"PRIuSIZE" shared maps left",
+                      rdb_shared_map_count());
+        }
     } else {
         ovs_fatal(0, "unknown command %s", cmd);
     }
