@@ -1541,6 +1541,91 @@ expr_validate_summaries(const char *match, const struct symtab *symtab,
     return error;
 }
 
+/* Whether 'c' may stand next to a decimal constant that a validation key
+ * classes (see put_key_text()): white space and the punctuation that
+ * ends a token.  Anything else ("ip4", "10.0.0.1", "[0..7]", "5/7", an
+ * identifier "a5") makes the digits part of something else, or of a
+ * constant whose verdict depends on more than its width. */
+static bool
+key_number_neighbour(char c)
+{
+    switch (c) {
+    case '\0': case ' ': case '\t': case '\n': case '\r': case '\f':
+    case '\v': case '(': case ')': case '{': case '}': case ',': case '=':
+    case '!': case '<': case '>': case '&': case '|':
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Appends to 'key' the text from 'p' to 'end' (a piece of 'match' between
+ * references), with each decimal constant that stands alone replaced by
+ * all that expr_validate() reads of it: its width in bits, and whether it
+ * is zero or all ones for that width ("#w16;", "#0;", "#w8!;").  A
+ * constant's verdict is whether it fits the field or predicate it is
+ * compared with, so "tcp.dst == 22" and "tcp.dst == 25" share a key.
+ * Constants with leading zeros (an error), of 20 digits or more (perhaps
+ * too wide) and everything inside quotes are kept as they are.  Returns
+ * false for text with a '#' outside quotes (invalid anyway), which could
+ * otherwise spell out a class. */
+static bool
+put_key_text(struct ds *key, const char *match, const char *p,
+             const char *end)
+{
+    /* Most of a match is plain text: find what is not in one pass over
+     * a table (strcspn() would build its own each call). */
+    static const uint8_t special[256] = {
+        ['"'] = 1, ['#'] = 1,
+        ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
+        ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    };
+    while (p < end) {
+        const char *q = p;
+        while (q < end && !special[(unsigned char) *q]) {
+            q++;
+        }
+        ds_put_buffer(key, p, q - p);
+        p = q;
+        if (p >= end) {
+            break;
+        } else if (*p == '#') {
+            return false;
+        } else if (*p == '"') {
+            /* lex_find_ref() found the string terminated, escapes and
+             * all, before 'end'. */
+            for (q = p + 1; *q != '"'; q++) {
+                if (!*q || (*q == '\\' && !*++q)) {
+                    return false;
+                }
+            }
+            ds_put_buffer(key, p, q + 1 - p);
+            p = q + 1;
+            continue;
+        }
+
+        uint64_t v = 0;
+        size_t len = 0;
+        for (; p[len] >= '0' && p[len] <= '9'; len++) {
+            v = v * 10 + (p[len] - '0');    /* Used only if len < 20. */
+        }
+        if ((p > match && !key_number_neighbour(p[-1]))
+            || !key_number_neighbour(p[len])
+            || (len > 1 && *p == '0') || len >= 20) {
+            ds_put_buffer(key, p, len);
+        } else if (!v) {
+            ds_put_cstr(key, "#0;");
+        } else {
+            int w = 64 - raw_clz64(v);
+            ds_put_cstr(key, "#w");
+            decimal_put(key, w);
+            ds_put_cstr(key, !(v & (v + 1)) ? "!;" : ";");
+        }
+        p += len;
+    }
+    return true;
+}
+
 bool
 expr_validation_key(const char *match, const struct expr_refs *refs,
                     struct ds *key)
@@ -1551,8 +1636,7 @@ expr_validation_key(const char *match, const struct expr_refs *refs,
     for (;;) {
         enum lex_ref_scan scan = lex_find_ref(p, &ref);
         if (scan == LEX_REF_NONE) {
-            ds_put_cstr(key, p);
-            return true;
+            return put_key_text(key, match, p, p + strlen(p));
         } else if (scan == LEX_REF_UNSURE) {
             return false;
         }
@@ -1561,7 +1645,10 @@ expr_validation_key(const char *match, const struct expr_refs *refs,
          * in place of its name: whether it exists, its kind, and for an
          * address set the widest member.  Each ends in ';', which a name
          * cannot hold, so no two matches share a key by accident. */
-        ds_put_buffer(key, p, ref.sigil + 1 - p);
+        if (!put_key_text(key, match, p, ref.sigil)) {
+            return false;
+        }
+        ds_put_char(key, *ref.sigil);
         const struct shash *sets = (*ref.sigil == '$' ? &refs->addr_sets
                                     : &refs->port_groups);
         const struct shash_node *node = shash_find_len(sets, ref.sigil + 1,

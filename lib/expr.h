@@ -168,12 +168,13 @@ char *expr_validate_summaries(const char *match, const struct symtab *,
 
 /* Writes to 'key' the match's "shape": 'match' with each "$name" and
  * "@name" replaced by all that expr_validate() reads of that set in
- * 'refs' (whether it exists, whether it holds strings, its widest member).
- * Two matches with the same key get the same verdict from expr_validate()
- * (not the same message: errors name sets and positions), so a valid key
- * stands for every match that has it.  Returns false, with 'key'
- * meaningless, for a match whose verdict could depend on more: one with a
- * comment, or naming an address set held with its members. */
+ * 'refs' (whether it exists, whether it holds strings, its widest member),
+ * and each decimal constant that stands alone by its width.  Two matches
+ * with the same key get the same verdict from expr_validate() (not the
+ * same message: errors name sets and positions), so a valid key stands
+ * for every match that has it.  Returns false, with 'key' meaningless,
+ * for a match whose verdict could depend on more: one with a comment or
+ * a '#', or naming an address set held with its members. */
 bool expr_validation_key(const char *match, const struct expr_refs *,
                          struct ds *key);
 

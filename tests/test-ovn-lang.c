@@ -21,9 +21,11 @@
  *                    summary of it hold: count, widest value, error
  *   validation-keys  each match, with its references replaced by every
  *                    set of a second collection (address sets held as
- *                    summaries, as northd holds them): checks that
- *                    variants with the same expr_validation_key() get the
- *                    same verdict, and prints how many keys they had
+ *                    summaries, as northd holds them) and its decimal
+ *                    constants by the smallest and largest of the same
+ *                    width: checks that variants with the same
+ *                    expr_validation_key() get the same verdict, and
+ *                    prints how many keys they had
  *   list-symbols     the symbol table
  *   validate-sb      checks every logical flow of a southbound database
  *                    dump (see do_validate_sb() for the input); prints
@@ -34,6 +36,7 @@
  * $mixed = {10.0.0.1, fe80::1}, $empty = {}; @pg1 = {"p1", "p2"},
  * @pgempty = {}. */
 #include <config.h>
+#include <ctype.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -697,6 +700,50 @@ setup_summary_refs(void)
     expr_refs_add_port_group(&summary_refs, "pgempty", NULL, 0);
 }
 
+/* Writes 'in' to 'out' with each run of decimal digits outside quotes
+ * but the digits of names (wherever else it stands: the key decides which
+ * it classes, "10.0.0.1" and "reg0[0..7]" included) replaced by the
+ * smallest ('largest' false) or largest other value of the same width,
+ * zero and all-ones values left alone, as are runs with leading zeros or
+ * of 20 digits or more. */
+static void
+number_twin(const char *in, bool largest, struct ds *out)
+{
+    ds_clear(out);
+    for (const char *p = in; *p; ) {
+        if (*p == '"') {
+            const char *q = p + 1;
+            while (*q && *q != '"') {
+                q += (*q == '\\' && q[1]) ? 2 : 1;
+            }
+            q += *q != '\0';
+            ds_put_buffer(out, p, q - p);
+            p = q;
+            continue;
+        }
+        size_t len = strspn(p, "0123456789");
+        if (!len || (p > in && (isalnum((unsigned char) p[-1])
+                                || p[-1] == '_'))) {
+            /* Not a run, or the digits of a name such as "ip4". */
+            ds_put_buffer(out, p, MAX(len, 1));
+            p += MAX(len, 1);
+            continue;
+        }
+        uint64_t v = 0;
+        for (size_t i = 0; i < len && len < 20; i++) {
+            v = v * 10 + (p[i] - '0');
+        }
+        if (len >= 20 || (len > 1 && *p == '0') || !v || !(v & (v + 1))) {
+            ds_put_buffer(out, p, len);
+        } else {
+            int w = 64 - raw_clz64(v);
+            uint64_t low = UINT64_C(1) << (w - 1);
+            ds_put_format(out, "%"PRIu64, largest ? low * 2 - 2 : low);
+        }
+        p += len;
+    }
+}
+
 /* "validation-keys": for each match, every variant with its first three
  * references replaced by the names above.  A key stands for a verdict in
  * northd, so two variants with one key and different verdicts are a bug:
@@ -727,10 +774,12 @@ do_validation_keys(const char *line)
     struct ds key = DS_EMPTY_INITIALIZER;
     size_t n_valid = 0;
     bool keyed = true, agree = true;
-    for (size_t v = 0; v < n_variants && keyed && agree; v++) {
+    struct ds twin = DS_EMPTY_INITIALIZER;
+    size_t n_tried = 0;
+    for (size_t v = 0; v < 3 * n_variants && keyed && agree; v++) {
         ds_clear(&variant);
         const char *p = line;
-        size_t rest = v;
+        size_t rest = v / 3;
         for (size_t i = 0; i < n_refs; i++) {
             bool as = *refs_found[i].sigil == '$';
             size_t n = as ? ARRAY_SIZE(key_addr_sets)
@@ -742,6 +791,14 @@ do_validation_keys(const char *line)
             p = refs_found[i].sigil + 1 + refs_found[i].len;
         }
         ds_put_cstr(&variant, p);
+        if (v % 3) {
+            number_twin(ds_cstr(&variant), v % 3 == 2, &twin);
+            if (!strcmp(ds_cstr(&twin), ds_cstr(&variant))) {
+                continue;
+            }
+            ds_swap(&twin, &variant);
+        }
+        n_tried++;
 
         const char *match = ds_cstr(&variant);
         char *error = expr_validate(match, &symtab, &summary_refs);
@@ -770,9 +827,10 @@ do_validation_keys(const char *line)
         printf("no key\n");
     } else if (agree) {
         printf("%"PRIuSIZE" variants, %"PRIuSIZE" keys, %"PRIuSIZE" valid\n",
-               n_variants, shash_count(&verdicts), n_valid);
+               n_tried, shash_count(&verdicts), n_valid);
     }
     shash_destroy_free_data(&verdicts);
+    ds_destroy(&twin);
     ds_destroy(&variant);
     ds_destroy(&key);
 }
