@@ -1566,17 +1566,20 @@ key_number_neighbour(char c)
  * constant's verdict is whether it fits the field or predicate it is
  * compared with, so "tcp.dst == 22" and "tcp.dst == 25" share a key.
  * Constants with leading zeros (an error), of 20 digits or more (perhaps
- * too wide) and everything inside quotes are kept as they are.  Returns
- * false for text with a '#' outside quotes (invalid anyway), which could
- * otherwise spell out a class. */
+ * too wide), everything inside quotes and everything inside brackets (a
+ * bit index is checked against the field's width, which need not be a
+ * power of two: "vlan.vid[11]" is valid, "vlan.vid[13]" is not) are kept
+ * as they are.  '*brackets' is how many '[' are open, across the pieces
+ * of a match.  Returns false for text with a '#' outside quotes (invalid
+ * anyway), which could otherwise spell out a class. */
 static bool
 put_key_text(struct ds *key, const char *match, const char *p,
-             const char *end)
+             const char *end, int *brackets)
 {
     /* Most of a match is plain text: find what is not in one pass over
      * a table (strcspn() would build its own each call). */
     static const uint8_t special[256] = {
-        ['"'] = 1, ['#'] = 1,
+        ['"'] = 1, ['#'] = 1, ['['] = 1, [']'] = 1,
         ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
         ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
     };
@@ -1591,6 +1594,10 @@ put_key_text(struct ds *key, const char *match, const char *p,
             break;
         } else if (*p == '#') {
             return false;
+        } else if (*p == '[' || *p == ']') {
+            *brackets += *p == '[' ? 1 : -1;
+            ds_put_char(key, *p++);
+            continue;
         } else if (*p == '"') {
             /* lex_find_ref() found the string terminated, escapes and
              * all, before 'end'. */
@@ -1609,7 +1616,8 @@ put_key_text(struct ds *key, const char *match, const char *p,
         for (; p[len] >= '0' && p[len] <= '9'; len++) {
             v = v * 10 + (p[len] - '0');    /* Used only if len < 20. */
         }
-        if ((p > match && !key_number_neighbour(p[-1]))
+        if (*brackets
+            || (p > match && !key_number_neighbour(p[-1]))
             || !key_number_neighbour(p[len])
             || (len > 1 && *p == '0') || len >= 20) {
             ds_put_buffer(key, p, len);
@@ -1633,10 +1641,11 @@ expr_validation_key(const char *match, const struct expr_refs *refs,
     ds_clear(key);
     struct lex_ref ref;
     const char *p = match;
+    int brackets = 0;
     for (;;) {
         enum lex_ref_scan scan = lex_find_ref(p, &ref);
         if (scan == LEX_REF_NONE) {
-            return put_key_text(key, match, p, p + strlen(p));
+            return put_key_text(key, match, p, p + strlen(p), &brackets);
         } else if (scan == LEX_REF_UNSURE) {
             return false;
         }
@@ -1645,7 +1654,7 @@ expr_validation_key(const char *match, const struct expr_refs *refs,
          * in place of its name: whether it exists, its kind, and for an
          * address set the widest member.  Each ends in ';', which a name
          * cannot hold, so no two matches share a key by accident. */
-        if (!put_key_text(key, match, p, ref.sigil)) {
+        if (!put_key_text(key, match, p, ref.sigil, &brackets)) {
             return false;
         }
         ds_put_char(key, *ref.sigil);
