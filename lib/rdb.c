@@ -287,14 +287,12 @@ map_hash(const struct smap *m)
     return h;
 }
 
-/* Returns the shared copy of 'm' (a new reference), taking 'm''s
- * contents: 'm' is left empty. */
+/* Returns the shared copy of 'm' (a new reference).  A new copy takes
+ * 'm''s nodes; either way the caller still destroys 'm'. */
 static const struct smap *
 shared_map_get(struct smap *m)
 {
     if (smap_is_empty(m)) {
-        smap_destroy(m);
-        smap_init(m);
         return &empty_map;
     }
     uint32_t hash = map_hash(m);
@@ -302,8 +300,6 @@ shared_map_get(struct smap *m)
     HMAP_FOR_EACH_WITH_HASH (sm, node, hash, &shared_maps) {
         if (smap_equal(&sm->map, m)) {
             sm->refcount++;
-            smap_destroy(m);
-            smap_init(m);
             return &sm->map;
         }
     }
@@ -1040,25 +1036,18 @@ column_set(struct rdb_row *row, const struct rdb_column_class *c,
                 d->values[i].string = NULL;
             }
         }
-        if (c->storage == RDB_S_SHARED_MAP) {
-            const struct smap **old = m;
-            if (smap_equal(*old, &new)) {
-                smap_destroy(&new);
-                return false;
-            }
-            shared_map_put(*old);
-            *old = shared_map_get(&new);
-            smap_destroy(&new);
-            return true;
-        }
+        bool shared = c->storage == RDB_S_SHARED_MAP;
+        const struct smap **shared_old = m;
         struct smap *old = m;
-        if (smap_equal(old, &new)) {
-            smap_destroy(&new);
-            return false;
+        bool changed = !smap_equal(shared ? *shared_old : old, &new);
+        if (changed && shared) {
+            shared_map_put(*shared_old);
+            *shared_old = shared_map_get(&new);
+        } else if (changed) {
+            hmap_swap(&old->map, &new.map);
         }
-        hmap_swap(&old->map, &new.map);
         smap_destroy(&new);
-        return true;
+        return changed;
     }
 
     case RDB_S_HASHED:
@@ -1743,9 +1732,6 @@ rdb_get_memory_usage(const struct rdb *db, struct simap *usage)
     char *key = xasprintf("rdb-rows-%s", db->class->database);
     simap_increase(usage, key, rows);
     free(key);
-    /* Of the process, not of 'db': put, not added, so that the report of
-     * every replica may hold it. */
-    simap_put(usage, "rdb-shared-maps", hmap_count(&shared_maps));
 }
 
 size_t

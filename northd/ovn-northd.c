@@ -462,6 +462,8 @@ main(int argc, char *argv[])
             simap_increase(&usage, "dpsets", dpset_pool_count());
             simap_increase(&usage, "dpset-kB", dpset_pool_bytes() / 1024);
             simap_increase(&usage, "strings", strpool_count());
+            simap_put(&usage, "rdb-shared-maps",
+                      rdb_shared_map_count());
             memory_report(&usage);
             simap_destroy(&usage);
         }
