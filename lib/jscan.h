@@ -64,6 +64,25 @@ jscan_sse_quote_or_escape(__m128i v)
 }
 #endif
 
+#ifdef __SSE2__
+/* The bytes of the 16 at 'p' that can open or close something in a JSON
+ * container: '"', '\\', '[', ']', '{' and '}', as a bit mask (bit i for
+ * p[i]).  Setting bit 0x20 folds '[' ']' '\\' onto '{' '}' '|', so four
+ * comparisons do: '|' and the control character 0x02 come out too, and
+ * callers look at the byte itself. */
+static inline unsigned int
+jscan_sse_structure(const char *p)
+{
+    __m128i v = _mm_or_si128(_mm_loadu_si128((const __m128i *) p),
+                             _mm_set1_epi8(0x20));
+    __m128i m = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                             _mm_cmpeq_epi8(v, _mm_set1_epi8('{')));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('|')));
+    m = _mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('}')));
+    return _mm_movemask_epi8(m);
+}
+#endif
+
 /* Returns the first of 'p'...'end' that is '"' or '\\', or 'end'. */
 static inline const char *
 jscan_quote_or_escape(const char *p, const char *end)
