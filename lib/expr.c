@@ -1584,8 +1584,14 @@ put_key_text(struct ds *key, const char *match, const char *p,
         ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
     };
     while (p < end) {
+        /* Digits after a character that is not a number's neighbour
+         * ("ip4", "pg_a5") are kept as they are below: they stay in the
+         * run, which saves a copy per identifier. */
         const char *q = p;
-        while (q < end && !special[(unsigned char) *q]) {
+        while (q < end
+               && (!special[(unsigned char) *q]
+                   || (*q >= '0' && *q <= '9' && q > match
+                       && !key_number_neighbour(q[-1])))) {
             q++;
         }
         ds_put_buffer(key, p, q - p);
