@@ -304,6 +304,7 @@ class Gen:
                 w("    [%s_%s_COL_%s] = {" % (P, T, cn.upper()))
                 w('        .name = "%s",' % c["name"])
                 w('        .json_key = "\\"%s\\":",' % c["name"])
+                w('        .json_key_len = %d,' % (len(c["name"]) + 3))
                 w("        .type = %s," % RDB_TYPES[key])
                 w("        .value_type = %s,"
                   % (RDB_TYPES[value[0]] if value else "RDB_VOID"))
@@ -346,6 +347,7 @@ class Gen:
             w("const struct rdb_table_class %s = {" % self.table_var(tn))
             w('    .name = "%s",' % tn)
             w('    .json_name = "\\"%s\\"",' % tn)
+            w('    .json_name_len = %d,' % (len(tn) + 2))
             w("    .index = %d," % i)
             if t["columns"]:
                 w("    .columns = %s_columns," % s)

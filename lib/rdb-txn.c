@@ -140,6 +140,9 @@ put_char(struct ds *ds, char c)
     put_bytes(ds, &c, 1);
 }
 
+/* A string literal: its length is known, and so is the copy's. */
+#define PUT_LITERAL(DS, S) put_bytes(DS, S, sizeof S - 1)
+
 /* Appends the 'n' bytes at 's', escaped as json_string_escape() does, but
  * finding the characters to escape eight bytes at a time (lib/jscan.h):
  * json_string_escape() tests every byte, and many of the flows of a
@@ -156,13 +159,13 @@ put_escaped(struct ds *ds, const char *s, size_t n)
     for (const char *p = s + plain, *end = s + n; p < end; ) {
         unsigned char c = *p++;
         switch (c) {
-        case '"': put_cstr(ds, "\\\""); break;
-        case '\\': put_cstr(ds, "\\\\"); break;
-        case '\n': put_cstr(ds, "\\n"); break;
-        case '\r': put_cstr(ds, "\\r"); break;
-        case '\t': put_cstr(ds, "\\t"); break;
-        case '\b': put_cstr(ds, "\\b"); break;
-        case '\f': put_cstr(ds, "\\f"); break;
+        case '"': PUT_LITERAL(ds, "\\\""); break;
+        case '\\': PUT_LITERAL(ds, "\\\\"); break;
+        case '\n': PUT_LITERAL(ds, "\\n"); break;
+        case '\r': PUT_LITERAL(ds, "\\r"); break;
+        case '\t': PUT_LITERAL(ds, "\\t"); break;
+        case '\b': PUT_LITERAL(ds, "\\b"); break;
+        case '\f': PUT_LITERAL(ds, "\\f"); break;
         default: ds_put_format(ds, "\\u%04x", c); break;
         }
         size_t k = jscan_plain_prefix(p, end - p);
@@ -220,7 +223,7 @@ put_uuid(struct ds *ds, const struct uuid *u)
 static void
 put_ref(struct ds *ds, const struct uuid *u)
 {
-    put_cstr(ds, "[\"uuid\",");
+    PUT_LITERAL(ds, "[\"uuid\",");
     put_uuid(ds, u);
     put_char(ds, ']');
 }
@@ -228,18 +231,18 @@ put_ref(struct ds *ds, const struct uuid *u)
 static void
 put_where(struct ds *ds, const struct uuid *u)
 {
-    put_cstr(ds, "\"where\":[[\"_uuid\",\"==\",");
+    PUT_LITERAL(ds, "\"where\":[[\"_uuid\",\"==\",");
     put_ref(ds, u);
-    put_cstr(ds, "]]");
+    PUT_LITERAL(ds, "]]");
 }
 
 static void
 put_table(struct ds *ds, const char *op, const struct rdb_table_class *tc)
 {
-    put_cstr(ds, ",{\"op\":\"");
+    PUT_LITERAL(ds, ",{\"op\":\"");
     put_cstr(ds, op);
-    put_cstr(ds, "\",\"table\":");
-    put_cstr(ds, tc->json_name);
+    PUT_LITERAL(ds, "\",\"table\":");
+    put_bytes(ds, tc->json_name, tc->json_name_len);
 }
 
 static bool
@@ -281,7 +284,7 @@ end_op(struct rdb_txn *txn)
         txn->n_ops--;
         return;
     }
-    put_cstr(&txn->buf, "}}");
+    PUT_LITERAL(&txn->buf, "}}");
     maybe_flush(txn);
 }
 
@@ -304,10 +307,10 @@ begin_row(struct rdb_txn *txn, const struct rdb_table_class *tc,
         put_char(&txn->buf, ',');
         put_where(&txn->buf, uuid);
     } else {
-        put_cstr(&txn->buf, ",\"uuid\":");
+        PUT_LITERAL(&txn->buf, ",\"uuid\":");
         put_uuid(&txn->buf, uuid);
     }
-    put_cstr(&txn->buf, ",\"row\":{");
+    PUT_LITERAL(&txn->buf, ",\"row\":{");
 }
 
 void
@@ -357,7 +360,7 @@ rdb_txn_mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
     put_table(&txn->buf, "mutate", tc);
     put_char(&txn->buf, ',');
     put_where(&txn->buf, uuid);
-    put_cstr(&txn->buf, ",\"mutations\":[[");
+    PUT_LITERAL(&txn->buf, ",\"mutations\":[[");
     put_string(&txn->buf, tc->columns[col].name);
     put_cstr(&txn->buf, insert ? ",\"insert\",[\"set\",["
                                   : ",\"delete\",[\"set\",[");
@@ -367,7 +370,7 @@ rdb_txn_mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
         }
         put_string(&txn->buf, values[i]);
     }
-    put_cstr(&txn->buf, "]]]]}");
+    PUT_LITERAL(&txn->buf, "]]]]}");
 }
 
 void
@@ -384,7 +387,7 @@ rdb_txn_mutate_refs(struct rdb_txn *txn, const struct rdb_table_class *tc,
     put_table(&txn->buf, "mutate", tc);
     put_char(&txn->buf, ',');
     put_where(&txn->buf, uuid);
-    put_cstr(&txn->buf, ",\"mutations\":[[");
+    PUT_LITERAL(&txn->buf, ",\"mutations\":[[");
     put_string(&txn->buf, tc->columns[col].name);
     put_cstr(&txn->buf, insert ? ",\"insert\",[\"set\",["
                                   : ",\"delete\",[\"set\",[");
@@ -394,7 +397,7 @@ rdb_txn_mutate_refs(struct rdb_txn *txn, const struct rdb_table_class *tc,
         }
         put_ref(&txn->buf, &values[i]);
     }
-    put_cstr(&txn->buf, "]]]]}");
+    PUT_LITERAL(&txn->buf, "]]]]}");
 }
 
 /* Starts column 'col' of the current row.  Returns false if the server
@@ -411,7 +414,7 @@ put_col(struct rdb_txn *txn, size_t col)
     if (txn->n_cols++) {
         put_char(&txn->buf, ',');
     }
-    put_cstr(&txn->buf, c->json_key);
+    put_bytes(&txn->buf, c->json_key, c->json_key_len);
     return c;
 }
 
@@ -424,7 +427,7 @@ rdb_txn_set_string(struct rdb_txn *txn, size_t col, const char *s)
     if (s) {
         put_string(&txn->buf, s);
     } else {
-        put_cstr(&txn->buf, "[\"set\",[]]");
+        PUT_LITERAL(&txn->buf, "[\"set\",[]]");
     }
 }
 
@@ -450,14 +453,14 @@ rdb_txn_set_strings(struct rdb_txn *txn, size_t col,
     if (!put_col(txn, col)) {
         return;
     }
-    put_cstr(&txn->buf, "[\"set\",[");
+    PUT_LITERAL(&txn->buf, "[\"set\",[");
     for (size_t i = 0; i < n; i++) {
         if (i) {
             put_char(&txn->buf, ',');
         }
         put_string(&txn->buf, v[i]);
     }
-    put_cstr(&txn->buf, "]]");
+    PUT_LITERAL(&txn->buf, "]]");
 }
 
 void
@@ -475,14 +478,14 @@ rdb_txn_set_integers(struct rdb_txn *txn, size_t col, const int64_t *v,
     if (!put_col(txn, col)) {
         return;
     }
-    put_cstr(&txn->buf, "[\"set\",[");
+    PUT_LITERAL(&txn->buf, "[\"set\",[");
     for (size_t i = 0; i < n; i++) {
         if (i) {
             put_char(&txn->buf, ',');
         }
         decimal_put(&txn->buf, v[i]);
     }
-    put_cstr(&txn->buf, "]]");
+    PUT_LITERAL(&txn->buf, "]]");
 }
 
 void
@@ -499,12 +502,12 @@ rdb_txn_set_bools(struct rdb_txn *txn, size_t col, const bool *v, size_t n)
     if (!put_col(txn, col)) {
         return;
     }
-    put_cstr(&txn->buf, "[\"set\",[");
+    PUT_LITERAL(&txn->buf, "[\"set\",[");
     for (size_t i = 0; i < n; i++) {
         ds_put_format(&txn->buf, "%s%s", i ? "," : "",
                       v[i] ? "true" : "false");
     }
-    put_cstr(&txn->buf, "]]");
+    PUT_LITERAL(&txn->buf, "]]");
 }
 
 void
@@ -516,7 +519,7 @@ rdb_txn_set_ref(struct rdb_txn *txn, size_t col, const struct uuid *u)
     if (u && !uuid_is_zero(u)) {
         put_ref(&txn->buf, u);
     } else {
-        put_cstr(&txn->buf, "[\"set\",[]]");
+        PUT_LITERAL(&txn->buf, "[\"set\",[]]");
     }
 }
 
@@ -527,14 +530,14 @@ rdb_txn_set_refs(struct rdb_txn *txn, size_t col, const struct uuid *u,
     if (!put_col(txn, col)) {
         return;
     }
-    put_cstr(&txn->buf, "[\"set\",[");
+    PUT_LITERAL(&txn->buf, "[\"set\",[");
     for (size_t i = 0; i < n; i++) {
         if (i) {
             put_char(&txn->buf, ',');
         }
         put_ref(&txn->buf, &u[i]);
     }
-    put_cstr(&txn->buf, "]]");
+    PUT_LITERAL(&txn->buf, "]]");
 }
 
 void
@@ -544,7 +547,7 @@ rdb_txn_set_map(struct rdb_txn *txn, size_t col, const char *const *keys,
     if (!put_col(txn, col)) {
         return;
     }
-    put_cstr(&txn->buf, "[\"map\",[");
+    PUT_LITERAL(&txn->buf, "[\"map\",[");
     for (size_t i = 0; i < n; i++) {
         if (i) {
             put_char(&txn->buf, ',');
@@ -555,7 +558,7 @@ rdb_txn_set_map(struct rdb_txn *txn, size_t col, const char *const *keys,
         put_string(&txn->buf, values[i]);
         put_char(&txn->buf, ']');
     }
-    put_cstr(&txn->buf, "]]");
+    PUT_LITERAL(&txn->buf, "]]");
 }
 
 void
@@ -573,7 +576,7 @@ rdb_txn_set_smap(struct rdb_txn *txn, size_t col, const struct smap *smap)
     if (!put_col(txn, col)) {
         return;
     }
-    put_cstr(&txn->buf, "[\"map\",[");
+    PUT_LITERAL(&txn->buf, "[\"map\",[");
     bool first = true;
     const struct smap_node *node;
     SMAP_FOR_EACH (node, smap) {
@@ -587,7 +590,7 @@ rdb_txn_set_smap(struct rdb_txn *txn, size_t col, const struct smap *smap)
         put_string(&txn->buf, node->value);
         put_char(&txn->buf, ']');
     }
-    put_cstr(&txn->buf, "]]");
+    PUT_LITERAL(&txn->buf, "]]");
 }
 
 void
@@ -663,7 +666,7 @@ send_head(struct rdb_txn *txn)
                   txn->id);
     put_string(&head, db->class->database);
     if (db->lock_name) {
-        put_cstr(&head, ",{\"op\":\"assert\",\"lock\":");
+        PUT_LITERAL(&head, ",{\"op\":\"assert\",\"lock\":");
         put_string(&head, db->lock_name);
         put_char(&head, '}');
     }
@@ -709,7 +712,7 @@ rdb_txn_commit(struct rdb_txn *txn)
     }
     txn->status = RDB_TXN_INCOMPLETE;
     if (!txn->n_producers) {
-        put_cstr(&txn->buf, "]}");
+        PUT_LITERAL(&txn->buf, "]}");
         txn->finished = true;
     }
     rdb_conn_send(db, &txn->buf);
@@ -747,7 +750,7 @@ rdb_txn_fill_output(struct rdb *db)
             }
         }
         if (txn->cur_producer >= txn->n_producers) {
-            put_cstr(&txn->buf, "]}");
+            PUT_LITERAL(&txn->buf, "]}");
             txn->finished = true;
             VLOG_DBG("%s: transaction %lld produced, %"PRIuSIZE" ops",
                      db->remote, txn->id, txn->n_ops);

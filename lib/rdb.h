@@ -88,7 +88,8 @@ struct rdb_table_class;
 
 struct rdb_column_class {
     const char *name;
-    const char *json_key;           /* "\"name\":", to write. */
+    const char *json_key;           /* "\"name\":", to write... */
+    size_t json_key_len;            /* ...without a strlen(). */
     enum rdb_type type;             /* Of the values, or of a map's keys. */
     enum rdb_type value_type;       /* Of a map's values, else RDB_VOID. */
     unsigned int min, max;          /* Set sizes; UINT_MAX: unlimited. */
@@ -116,6 +117,7 @@ enum {
 struct rdb_table_class {
     const char *name;
     const char *json_name;          /* "\"name\"", to write. */
+    size_t json_name_len;
     size_t index;                   /* In its rdb_class 'tables'. */
     const struct rdb_column_class *columns;
     size_t n_columns;               /* At most 64. */
