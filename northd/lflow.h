@@ -74,7 +74,7 @@ struct lflow_table {
 
     /* The inserts of a full sync, or of a chunk, produced while the
      * transaction is sent (see rdb_txn_add_producer()). */
-    struct hmap_node *insert_next;
+    size_t insert_bucket;           /* Next bucket of 'flows' to write. */
     struct lflow **chunk;           /* A chunk's flows, 'n_chunk' of them. */
     size_t n_chunk, chunk_next;
     const struct ls_model *insert_model;
