@@ -32,7 +32,7 @@ skip_ws(struct jtext *t)
 }
 
 char
-jtext_peek(struct jtext *t)
+jtext_peek__(struct jtext *t)
 {
     if (t->error) {
         return '\0';
@@ -41,22 +41,10 @@ jtext_peek(struct jtext *t)
     return t->p < t->end ? *t->p : '\0';
 }
 
+/* The error of a jtext_expect() that did not find 'c': always false. */
 bool
-jtext_accept(struct jtext *t, char c)
+jtext_expect_failed__(struct jtext *t, char c)
 {
-    if (jtext_peek(t) == c && c) {
-        t->p++;
-        return true;
-    }
-    return false;
-}
-
-bool
-jtext_expect(struct jtext *t, char c)
-{
-    if (jtext_accept(t, c)) {
-        return true;
-    }
     switch (c) {
     case '{': return fail(t, "'{' expected");
     case '}': return fail(t, "'}' expected");

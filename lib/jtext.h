@@ -28,16 +28,42 @@ jtext_init(struct jtext *t, const char *s, size_t n)
     t->error = NULL;
 }
 
+char jtext_peek__(struct jtext *);
+bool jtext_expect_failed__(struct jtext *, char c);
+
 /* Returns the next non-space character without consuming it, or '\0' at
- * the end or after an error. */
-char jtext_peek(struct jtext *);
+ * the end or after an error.  Inline: a row's decoding peeks at every
+ * token, and ovsdb-server writes no white space between them. */
+static inline char
+jtext_peek(struct jtext *t)
+{
+    if (t->p < t->end && !t->error) {
+        char c = *t->p;
+        if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
+            return c;
+        }
+    }
+    return jtext_peek__(t);
+}
 
 /* Consumes 'c' if it comes next and returns true; otherwise returns false
  * without an error. */
-bool jtext_accept(struct jtext *, char c);
+static inline bool
+jtext_accept(struct jtext *t, char c)
+{
+    if (jtext_peek(t) == c && c) {
+        t->p++;
+        return true;
+    }
+    return false;
+}
 
 /* Consumes 'c', or fails with an error. */
-bool jtext_expect(struct jtext *, char c);
+static inline bool
+jtext_expect(struct jtext *t, char c)
+{
+    return jtext_accept(t, c) || jtext_expect_failed__(t, c);
+}
 
 /* True if only white space is left. */
 bool jtext_at_end(struct jtext *);
