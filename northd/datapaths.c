@@ -684,6 +684,14 @@ port_binding_macs(const struct ls_port *p, const char ***macsp)
 {
     const char **macs = xmalloc((p->nb->n_addresses + 1) * sizeof *macs);
     size_t n = 0;
+    if (p->n_addrs == p->nb->n_addresses) {
+        /* The usual case: the model parsed every entry as "MAC [IP...]". */
+        for (n = 0; n < p->nb->n_addresses; n++) {
+            macs[n] = p->nb->addresses[n];
+        }
+        *macsp = macs;
+        return n;
+    }
     for (size_t i = 0; i < p->nb->n_addresses; i++) {
         enum lsp_addr_kind kind;
         struct lsp_addresses la;
