@@ -303,8 +303,8 @@ class Gen:
                 mx = c["type"]["max"]
                 w("    [%s_%s_COL_%s] = {" % (P, T, cn.upper()))
                 w('        .name = "%s",' % c["name"])
-                w('        .json_key = "\\"%s\\":",' % c["name"])
-                w('        .json_key_len = %d,' % (len(c["name"]) + 3))
+                w('        .json_key = ",\\"%s\\":",' % c["name"])
+                w('        .json_key_len = %d,' % (len(c["name"]) + 4))
                 w("        .type = %s," % RDB_TYPES[key])
                 w("        .value_type = %s,"
                   % (RDB_TYPES[value[0]] if value else "RDB_VOID"))

@@ -411,10 +411,8 @@ put_col(struct rdb_txn *txn, size_t col)
         && !(txn->table->server_columns & (UINT64_C(1) << col))) {
         return NULL;
     }
-    if (txn->n_cols++) {
-        put_char(&txn->buf, ',');
-    }
-    put_bytes(&txn->buf, c->json_key, c->json_key_len);
+    bool first = !txn->n_cols++;
+    put_bytes(&txn->buf, c->json_key + first, c->json_key_len - first);
     return c;
 }
 

@@ -88,8 +88,9 @@ struct rdb_table_class;
 
 struct rdb_column_class {
     const char *name;
-    const char *json_key;           /* "\"name\":", to write... */
-    size_t json_key_len;            /* ...without a strlen(). */
+    const char *json_key;           /* ",\"name\":", to write (without
+                                     * the comma for a row's first). */
+    size_t json_key_len;            /* strlen(json_key). */
     enum rdb_type type;             /* Of the values, or of a map's keys. */
     enum rdb_type value_type;       /* Of a map's values, else RDB_VOID. */
     unsigned int min, max;          /* Set sizes; UINT_MAX: unlimited. */
