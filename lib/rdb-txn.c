@@ -432,14 +432,18 @@ rdb_txn_set_string(struct rdb_txn *txn, size_t col, const char *s)
 void
 rdb_txn_set_string_parts(struct rdb_txn *txn, size_t col,
                          const char *const parts[], const size_t lens[],
-                         size_t n)
+                         size_t n, bool plain)
 {
     if (!put_col(txn, col)) {
         return;
     }
     put_char(&txn->buf, '"');
     for (size_t i = 0; i < n; i++) {
-        put_escaped(&txn->buf, parts[i], lens[i]);
+        if (plain) {
+            put_bytes(&txn->buf, parts[i], lens[i]);
+        } else {
+            put_escaped(&txn->buf, parts[i], lens[i]);
+        }
     }
     put_char(&txn->buf, '"');
 }

@@ -423,10 +423,12 @@ void rdb_txn_delete(struct rdb_txn *, const struct rdb_table_class *,
 void rdb_txn_set_string(struct rdb_txn *, size_t col, const char *);
 /* One string value made of the 'n' pieces 'parts[i]' of 'lens[i]' bytes
  * each, so that a caller whose string is kept in pieces of known length
- * need not put it together, nor have its end found. */
+ * need not put it together, nor have its end found.  With 'plain', the
+ * caller knows that no piece has a '"', '\\' or control character, and
+ * they are not scanned for one. */
 void rdb_txn_set_string_parts(struct rdb_txn *, size_t col,
                               const char *const parts[], const size_t lens[],
-                              size_t n);
+                              size_t n, bool plain);
 void rdb_txn_set_strings(struct rdb_txn *, size_t col,
                          const char *const *, size_t n);
 void rdb_txn_set_integer(struct rdb_txn *, size_t col, int64_t);

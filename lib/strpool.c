@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "lib/jscan.h"
 #include "lib/text-hash.h"
 #include "openvswitch/hmap.h"
 #include "util.h"
@@ -18,7 +19,17 @@ struct pooled {
     uint32_t len;                   /* strlen(s): writers of the SB copy
                                      * the string without scanning for its
                                      * end, a cache miss on a cold one. */
+    uint8_t json;                   /* enum pooled_json. */
     char s[];
+};
+
+/* Whether a JSON string can hold the string as it is: a flow's actions
+ * and the pieces of its match are written into the SB many times, and are
+ * looked at once. */
+enum pooled_json {
+    POOLED_JSON_UNKNOWN,
+    POOLED_JSON_PLAIN,
+    POOLED_JSON_ESCAPED,
 };
 
 static struct hmap pool = HMAP_INITIALIZER(&pool);
@@ -59,6 +70,7 @@ strpool_get_len(const char *s, size_t n)
     p->refcount = 1;
     p->name_hash = 0;
     p->len = n;
+    p->json = POOLED_JSON_UNKNOWN;
     memcpy(p->s, s, n);
     p->s[n] = '\0';
     hmap_insert(&pool, &p->node, hash);
@@ -92,6 +104,17 @@ size_t
 strpool_len(const char *s)
 {
     return pooled_of(s)->len;
+}
+
+bool
+strpool_is_json_plain(const char *s)
+{
+    struct pooled *p = pooled_of(s);
+    if (p->json == POOLED_JSON_UNKNOWN) {
+        p->json = (jscan_plain_prefix(p->s, p->len) == p->len
+                   ? POOLED_JSON_PLAIN : POOLED_JSON_ESCAPED);
+    }
+    return p->json == POOLED_JSON_PLAIN;
 }
 
 size_t

@@ -12,6 +12,7 @@
 #ifndef LIB_STRPOOL_H
 #define LIB_STRPOOL_H 1
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,10 @@ uint32_t strpool_hash(const char *s);
 
 /* strlen('s') of a string strpool_get() returned, without reading it. */
 size_t strpool_len(const char *s);
+
+/* True if 's', a string strpool_get() returned, can be written in a JSON
+ * string as it is (no '"', '\\' or control character).  Found out once. */
+bool strpool_is_json_plain(const char *s);
 
 /* The distinct strings held, for memory reports. */
 size_t strpool_count(void);

@@ -1045,8 +1045,10 @@ put_lflow_match(const struct lflow *f, struct rdb_txn *txn)
     size_t lens[] = {
         strpool_len(f->match_head), strpool_len(f->match_body), 1
     };
+    bool plain = (strpool_is_json_plain(f->match_head)
+                  && strpool_is_json_plain(f->match_body));
     rdb_txn_set_string_parts(txn, SB_LOGICAL_FLOW_COL_MATCH, parts, lens,
-                             f->match_paren ? 3 : 2);
+                             f->match_paren ? 3 : 2, plain);
 }
 
 /* Inserts the SB row for 'f', with a UUID of our choosing so that later
@@ -1066,7 +1068,8 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
     rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority);
     put_lflow_match(f, txn);
     rdb_txn_set_string_parts(txn, SB_LOGICAL_FLOW_COL_ACTIONS, &f->actions,
-                             (size_t[]) { strpool_len(f->actions) }, 1);
+                             (size_t[]) { strpool_len(f->actions) }, 1,
+                             strpool_is_json_plain(f->actions));
     if (f->has_meter) {
         rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
                            lflow_meter(f));

@@ -187,8 +187,12 @@ test_strpool(int ops)
         int choice = random_range(3);
         if (choice == 0) {
             char buf[32];
+            /* Some need escaping in JSON. */
+            static const char *const tails[] = {
+                "", "_ip4", "", "_ip4", "\"q", "\\", "\t",
+            };
             snprintf(buf, sizeof buf, "s%"PRIu32"%s", random_range(25),
-                     random_range(2) ? "_ip4" : "");
+                     tails[random_range(ARRAY_SIZE(tails))]);
             strpool_put(a->s);
             if (random_range(2)) {
                 a->s = strpool_get(buf);
@@ -225,6 +229,13 @@ test_strpool(int ops)
             }
             if (strpool_len(h[i].s) != strlen(h[i].model)) {
                 fail("strpool_len() is not strlen()", op);
+            }
+            bool plain = true;
+            for (const char *c = h[i].model; *c; c++) {
+                plain &= *c != '"' && *c != '\\' && (unsigned char) *c >= 0x20;
+            }
+            if (strpool_is_json_plain(h[i].s) != plain) {
+                fail("strpool_is_json_plain() is wrong", op);
             }
             bool first = true;
             for (int j = 0; j < i; j++) {
