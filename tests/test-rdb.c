@@ -1273,7 +1273,9 @@ static uint8_t
 jscan_random_byte(void)
 {
     static const uint8_t special[] = { '"', '\\', 0x00, 0x1f, 0x20, 0x7f,
-                                       0x80, 0x9f, 0xa2, 0xdc, 0xff };
+                                       0x80, 0x9f, 0xa2, 0xdc, 0xff,
+                                       '[', ']', '{', '}', '|', 0x02,
+                                       0x5b | 0x80, 0x7d | 0x80 };
     return (random_range(8)
             ? 'a' + random_range(26)
             : special[random_range(ARRAY_SIZE(special))]);
@@ -1307,6 +1309,20 @@ do_jscan(uint32_t seed, int n)
             differences += jscan_quote_or_escape(p, end) != q;
             differences += jscan_plain_prefix(p, end - p) != plain;
             checks += 2;
+#ifdef __SSE2__
+            if (end - p >= 16) {
+                /* The bytes that can open or close something in a
+                 * container, and the two that fold onto them. */
+                unsigned int want = 0;
+                for (int i = 0; i < 16; i++) {
+                    want |= ((unsigned int) (p[i]
+                                             && strchr("\"\\[]{}|\x02", p[i]))
+                             << i);
+                }
+                differences += jscan_sse_structure(p) != want;
+                checks++;
+            }
+#endif
         }
     }
     printf("jscan: %lld checks, %lld differences\n", checks, differences);
