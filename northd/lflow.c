@@ -873,7 +873,9 @@ hint_is_written(const struct lflow *f)
 /* Pieces of the JSON of a flow's external_ids, each put together once: its
  * head up to the stage name, by stage, and its tail from "source" on, by
  * 'where'.  's' is NULL if the piece would need escaping (never, with the
- * names northd uses), and the flow's ids are then written generically. */
+ * names northd uses), and the flow's ids are then written generically.
+ * Like 'wheres', they are kept for the life of the process: a few hundred
+ * short strings. */
 struct ids_piece {
     char *s;
     size_t n;
