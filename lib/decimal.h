@@ -10,12 +10,14 @@
 
 #include "openvswitch/dynamic-string.h"
 
-/* Appends 'v' in decimal to 'ds', as "%"PRId64 would. */
-static inline void
-decimal_put(struct ds *ds, int64_t v)
+#define DECIMAL_BUF_SIZE 24
+
+/* Writes 'v' in decimal, as "%"PRId64 would, at the end of 'buf'; returns
+ * where it starts (it ends at buf + DECIMAL_BUF_SIZE, without a null). */
+static inline char *
+decimal_format(char buf[DECIMAL_BUF_SIZE], int64_t v)
 {
-    char buf[24];
-    char *p = buf + sizeof buf;
+    char *p = buf + DECIMAL_BUF_SIZE;
     uint64_t u = v < 0 ? -(uint64_t) v : (uint64_t) v;
     do {
         *--p = '0' + u % 10;
@@ -24,7 +26,16 @@ decimal_put(struct ds *ds, int64_t v)
     if (v < 0) {
         *--p = '-';
     }
-    ds_put_buffer(ds, p, buf + sizeof buf - p);
+    return p;
+}
+
+/* Appends 'v' in decimal to 'ds', as "%"PRId64 would. */
+static inline void
+decimal_put(struct ds *ds, int64_t v)
+{
+    char buf[DECIMAL_BUF_SIZE];
+    char *p = decimal_format(buf, v);
+    ds_put_buffer(ds, p, buf + DECIMAL_BUF_SIZE - p);
 }
 
 #endif /* lib/decimal.h */

@@ -7,6 +7,7 @@
 #include "lib/decimal.h"
 #include "lib/jscan.h"
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -140,6 +141,14 @@ put_char(struct ds *ds, char c)
     put_bytes(ds, &c, 1);
 }
 
+static inline void
+put_decimal(struct ds *ds, int64_t v)
+{
+    char buf[DECIMAL_BUF_SIZE];
+    char *p = decimal_format(buf, v);
+    put_bytes(ds, p, buf + DECIMAL_BUF_SIZE - p);
+}
+
 /* A string literal: its length is known, and so is the copy's. */
 #define PUT_LITERAL(DS, S) put_bytes(DS, S, sizeof S - 1)
 
@@ -183,6 +192,7 @@ put_string(struct ds *ds, const char *s)
     put_char(ds, '"');
 }
 
+#ifndef __SSE2__
 /* Writes the 2 * 'n' hex digits of the 'n' bytes of 'v' (most significant
  * first), a pair of digits per lookup: every inserted row has a UUID. */
 static void
@@ -201,12 +211,56 @@ put_hex(char *p, uint32_t v, int n)
         v >>= 8;
     }
 }
+#endif
+
+#ifdef __SSE2__
+/* Writes the 32 hex digits of the 16 bytes at 'b', all at once. */
+static void
+put_hex16(char out[32], const uint8_t b[16])
+{
+    const __m128i v = _mm_loadu_si128((const __m128i *) b);
+    const __m128i nibble = _mm_set1_epi8(0x0f);
+    const __m128i nine = _mm_set1_epi8(9);
+    const __m128i zero = _mm_set1_epi8('0');
+    const __m128i gap = _mm_set1_epi8('a' - '0' - 10);
+    __m128i hi = _mm_and_si128(_mm_srli_epi16(v, 4), nibble);
+    __m128i lo = _mm_and_si128(v, nibble);
+    __m128i d[2] = {
+        _mm_unpacklo_epi8(hi, lo),  /* Each byte's digits, high first. */
+        _mm_unpackhi_epi8(hi, lo),
+    };
+    for (int i = 0; i < 2; i++) {
+        __m128i letters = _mm_and_si128(_mm_cmpgt_epi8(d[i], nine), gap);
+        d[i] = _mm_add_epi8(_mm_add_epi8(d[i], zero), letters);
+        _mm_storeu_si128((__m128i *) (out + 16 * i), d[i]);
+    }
+}
+#endif
 
 static void
 put_uuid(struct ds *ds, const struct uuid *u)
 {
     char *buf = ds_put_uninit(ds, UUID_LEN + 2);
     buf[0] = '"';
+#ifdef __SSE2__
+    /* The text is the bytes of the four parts, most significant first. */
+    uint8_t b[16];
+    for (int i = 0; i < 4; i++) {
+        ovs_be32 part = htonl(u->parts[i]);
+        memcpy(&b[4 * i], &part, 4);
+    }
+    char hex[32];
+    put_hex16(hex, b);
+    memcpy(buf + 1, hex, 8);
+    buf[9] = '-';
+    memcpy(buf + 10, hex + 8, 4);
+    buf[14] = '-';
+    memcpy(buf + 15, hex + 12, 4);
+    buf[19] = '-';
+    memcpy(buf + 20, hex + 16, 4);
+    buf[24] = '-';
+    memcpy(buf + 25, hex + 20, 12);
+#else
     put_hex(buf + 1, u->parts[0], 4);
     buf[9] = '-';
     put_hex(buf + 10, u->parts[1] >> 16, 2);
@@ -217,6 +271,7 @@ put_uuid(struct ds *ds, const struct uuid *u)
     buf[24] = '-';
     put_hex(buf + 25, u->parts[2] & 0xffff, 2);
     put_hex(buf + 29, u->parts[3], 4);
+#endif
     buf[37] = '"';
 }
 
@@ -469,7 +524,7 @@ void
 rdb_txn_set_integer(struct rdb_txn *txn, size_t col, int64_t v)
 {
     if (put_col(txn, col)) {
-        decimal_put(&txn->buf, v);
+        put_decimal(&txn->buf, v);
     }
 }
 
@@ -485,7 +540,7 @@ rdb_txn_set_integers(struct rdb_txn *txn, size_t col, const int64_t *v,
         if (i) {
             put_char(&txn->buf, ',');
         }
-        decimal_put(&txn->buf, v[i]);
+        put_decimal(&txn->buf, v[i]);
     }
     PUT_LITERAL(&txn->buf, "]]");
 }
