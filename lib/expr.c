@@ -1622,8 +1622,9 @@ put_key_text(struct ds *key, const char *match, const char *p,
         for (; p[len] >= '0' && p[len] <= '9'; len++) {
             v = v * 10 + (p[len] - '0');    /* Used only if len < 20. */
         }
+        /* The run above stops at a digit only after a neighbour (or at
+         * the start of the match). */
         if (*brackets
-            || (p > match && !key_number_neighbour(p[-1]))
             || !key_number_neighbour(p[len])
             || (len > 1 && *p == '0') || len >= 20) {
             ds_put_buffer(key, p, len);

@@ -826,6 +826,16 @@ struct lflow_ids {
     char hint[9];
 };
 
+/* Writes the 8 hex digits of 'hint' (a "stage-hint") to 'out'. */
+static void
+put_hint_hex(char out[8], uint32_t hint)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 7; i >= 0; i--, hint >>= 4) {
+        out[i] = hex[hint & 15];
+    }
+}
+
 static void
 lflow_ids_init(const struct lflow *f, bool hint_set, uint32_t hint,
                struct lflow_ids *ids)
@@ -834,10 +844,7 @@ lflow_ids_init(const struct lflow *f, bool hint_set, uint32_t hint,
     ids->keys[ids->n] = "stage-name";
     ids->values[ids->n++] = ls_stage_name(f->stage);
     if (hint_set) {
-        static const char hex[] = "0123456789abcdef";
-        for (int i = 7; i >= 0; i--, hint >>= 4) {
-            ids->hint[i] = hex[hint & 15];
-        }
+        put_hint_hex(ids->hint, hint);
         ids->hint[8] = '\0';
         ids->keys[ids->n] = "stage-hint";
         ids->values[ids->n++] = ids->hint;
@@ -934,13 +941,8 @@ set_lflow_ids(struct lflow *f, struct rdb_txn *txn)
         memcpy(p, head->s, head->n);
         p += head->n;
         if (f->sb_hint_set) {
-            static const char hex[] = "0123456789abcdef";
             memcpy(p, hint_json, sizeof hint_json - 1);
-            char *digits = p + sizeof hint_json - 1 - 10;
-            uint32_t hint = f->sb_hint;
-            for (int i = 7; i >= 0; i--, hint >>= 4) {
-                digits[i] = hex[hint & 15];
-            }
+            put_hint_hex(p + sizeof hint_json - 1 - 10, f->sb_hint);
             p += sizeof hint_json - 1;
         }
         memcpy(p, tail->s, tail->n);
