@@ -351,6 +351,7 @@ lflow_table_init(struct lflow_table *t, size_t dp_cap)
     t->dirty = NULL;
     t->n_dirty = t->allocated_dirty = 0;
     t->n_sorted = 0;
+    t->all_new = true;
     t->chunk = NULL;
     t->n_chunk = t->chunk_next = 0;
 }
@@ -411,13 +412,25 @@ lflow_table_count(const struct lflow_table *t)
 static void
 mark_dirty(struct lflow_table *t, struct lflow *f)
 {
-    if (!f->dirty) {
+    if (!f->dirty && !t->all_new) {
         f->dirty = true;
         if (t->n_dirty >= t->allocated_dirty) {
             t->dirty = x2nrealloc(t->dirty, &t->allocated_dirty,
                                   sizeof *t->dirty);
         }
         t->dirty[t->n_dirty++] = f;
+    }
+}
+
+/* Gives back the room of 'dirty' once most of it is unused: a cold start
+ * at a million ACLs fills it with every flow, one chunk of inserts at a
+ * time empties it, and the room for millions is not needed again. */
+static void
+shrink_dirty(struct lflow_table *t)
+{
+    if (t->allocated_dirty > 4096 && t->n_dirty < t->allocated_dirty / 4) {
+        t->allocated_dirty = t->n_dirty;
+        t->dirty = xrealloc(t->dirty, MAX(t->n_dirty, 1) * sizeof *t->dirty);
     }
 }
 
@@ -1295,6 +1308,8 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
     }
     t->n_dirty = 0;
     t->n_sorted = 0;
+    t->all_new = false;
+    shrink_dirty(t);
 
     /* Each desired flow takes the first existing row with its content;
      * rows nobody takes are deleted.  (Into an empty SB, as on a first
@@ -1343,6 +1358,13 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
             n_new += !f->claimed;
         }
         if (n_new > max_inserts) {
+            /* Exactly the room they need: doubling up to it would leave
+             * most of a second copy unused. */
+            if (t->allocated_dirty < n_new) {
+                free(t->dirty);
+                t->dirty = xmalloc(n_new * sizeof *t->dirty);
+                t->allocated_dirty = n_new;
+            }
             HMAP_FOR_EACH (f, node, &t->flows) {
                 if (!f->claimed) {
                     mark_dirty(t, f);
@@ -1518,6 +1540,7 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
         memmove(t->dirty, t->dirty + i, t->n_dirty * sizeof *t->dirty);
         COVERAGE_INC(lflow_inserts_deferred);
     }
+    shrink_dirty(t);
     return n - t->n_dirty;
 }
 

@@ -84,6 +84,9 @@ struct lflow_table {
                                      * flows the last sync left to insert
                                      * (more than its 'max_inserts'), in the
                                      * order to write them. */
+    bool all_new;                   /* No sync yet: the first, a full one,
+                                     * looks at every flow, so none is
+                                     * kept in 'dirty'. */
 };
 
 void lflow_table_init(struct lflow_table *, size_t dp_cap);
