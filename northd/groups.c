@@ -2,6 +2,8 @@
 #include <config.h>
 #include "northd/groups.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <string.h>
 
 #include "bitmap.h"
@@ -28,11 +30,12 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 COVERAGE_DEFINE(sb_group_mutated);
 
-/* The members of one port group on one datapath. */
+/* How many members of one port group are on one datapath.  (Which they
+ * are, the members say: see want_array().) */
 struct pg_dp {
     struct hmap_node node;          /* In pg_state 'per_dp', by 'dp'. */
-    size_t dp;
-    struct sset ports;              /* Port names. */
+    uint32_t dp;
+    uint32_t n_ports;
 };
 
 /* One member of a port group, and what it contributed when applied. */
@@ -279,11 +282,13 @@ derived_name(const char *pg, int family)
 /* A counted name: in a struct hmap by hash_string(name, 0), which is also
  * the hash an sset keeps for it.  Only nonzero counts have a node.  Used
  * for the addresses of derived sets (how many member ports have each) and
- * for the port groups ACLs refer to on each datapath. */
+ * for the port groups ACLs refer to on each datapath: a million ACLs make
+ * more than a million of these, so the name is a reference to the pool's
+ * copy, which the ACLs and members hold anyway. */
 struct name_count {
     struct hmap_node node;
+    const char *name;               /* A strpool reference. */
     unsigned int n;
-    char name[];
 };
 
 static struct name_count *
@@ -291,15 +296,15 @@ name_count_find(const struct hmap *counts, const char *name, uint32_t hash)
 {
     struct name_count *c;
     HMAP_FOR_EACH_WITH_HASH (c, node, hash, counts) {
-        if (!strcmp(c->name, name)) {
+        if (c->name == name || !strcmp(c->name, name)) {
             return c;
         }
     }
     return NULL;
 }
 
-/* Adds 'delta' to the count of 'name' (hashed as 'hash') in 'counts'.
- * Returns the count before. */
+/* Adds 'delta' to the count of 'name' (a strpool string, hashed as
+ * 'hash') in 'counts'.  Returns the count before. */
 static unsigned int
 name_count_add(struct hmap *counts, const char *name, uint32_t hash,
                int delta)
@@ -308,15 +313,15 @@ name_count_add(struct hmap *counts, const char *name, uint32_t hash,
     unsigned int old = c ? c->n : 0;
     unsigned int new = old + delta;
     if (!c && new) {
-        size_t len = strlen(name);
-        c = xmalloc(sizeof *c + len + 1);
-        memcpy(c->name, name, len + 1);
+        c = xmalloc(sizeof *c);
+        c->name = strpool_ref(name);
         hmap_insert(counts, &c->node, hash);
     }
     if (c) {
         c->n = new;
         if (!new) {
             hmap_remove(counts, &c->node);
+            strpool_put(c->name);
             free(c);
         }
     }
@@ -328,6 +333,7 @@ name_counts_destroy(struct hmap *counts)
 {
     struct name_count *c;
     HMAP_FOR_EACH_POP (c, node, counts) {
+        strpool_put(c->name);
         free(c);
     }
     hmap_destroy(counts);
@@ -419,16 +425,17 @@ member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
     if (!pd) {
         pd = xmalloc(sizeof *pd);
         pd->dp = mb->dp;
-        sset_init(&pd->ports);
+        pd->n_ports = 0;
         hmap_insert(&pg->per_dp, &pd->node, hash_int(pd->dp, 0));
         bitmap_set1(pg->dps, mb->dp);
         if (span_changed) {
             hmapx_add(span_changed, pg);
         }
     }
-    if (sset_add(&pd->ports, mb->name)) {
-        pg_member_changed(g, pg, mb->dp, mb->name, true);
-    }
+    /* No other applied member has the name: the model has one port of
+     * each name, and a member applies only with that port's row. */
+    pd->n_ports++;
+    pg_member_changed(g, pg, mb->dp, mb->name, true);
 
     member_clear_ips(mb);
     size_t n_ips = 0;
@@ -463,12 +470,11 @@ member_unapply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
     }
     struct pg_dp *pd = pg_dp_find(pg, mb->dp);
     ovs_assert(pd);
-    if (sset_find_and_delete(&pd->ports, mb->name)) {
-        pg_member_changed(g, pg, mb->dp, mb->name, false);
-    }
-    if (sset_is_empty(&pd->ports)) {
+    ovs_assert(pd->n_ports);
+    pd->n_ports--;
+    pg_member_changed(g, pg, mb->dp, mb->name, false);
+    if (!pd->n_ports) {
         hmap_remove(&pg->per_dp, &pd->node);
-        sset_destroy(&pd->ports);
         free(pd);
         bitmap_set0(pg->dps, mb->dp);
         if (span_changed) {
@@ -550,7 +556,6 @@ pg_state_destroy(struct pg_state *pg)
     hmap_destroy(&pg->members);
     struct pg_dp *pd;
     HMAP_FOR_EACH_POP (pd, node, &pg->per_dp) {
-        sset_destroy(&pd->ports);
         free(pd);
     }
     hmap_destroy(&pg->per_dp);
@@ -562,6 +567,7 @@ pg_state_destroy(struct pg_state *pg)
 }
 
 static struct sset *new_sset(void);
+static void sb_pgs_clear(struct hmap *);
 
 static struct pg_state *
 pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
@@ -644,12 +650,11 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     shash_init(&g->derived);
     shash_init(&g->nb_sets);
     shash_init(&g->sb_sets);
-    shash_init(&g->sb_pgs);
+    hmap_init(&g->sb_pgs);
     sset_init(&g->dirty_sets);
     sset_init(&g->dirty_pgs);
     shash_init(&g->set_deltas);
     shash_init(&g->pg_deltas);
-    shash_init(&g->wanted_pgs);
     g->dp_pg_refs = xmalloc(dp_cap * sizeof *g->dp_pg_refs);
     for (size_t i = 0; i < dp_cap; i++) {
         hmap_init(&g->dp_pg_refs[i]);
@@ -737,14 +742,14 @@ groups_destroy(struct groups *g)
     shash_destroy(&g->derived);
     shash_destroy(&g->nb_sets);
     shash_destroy_free_data(&g->sb_sets);
-    shash_destroy_free_data(&g->sb_pgs);
+    sb_pgs_clear(&g->sb_pgs);
+    hmap_destroy(&g->sb_pgs);
     sset_destroy(&g->dirty_sets);
     sset_destroy(&g->dirty_pgs);
     deltas_clear(&g->set_deltas);
     shash_destroy(&g->set_deltas);
     deltas_clear(&g->pg_deltas);
     shash_destroy(&g->pg_deltas);
-    shash_destroy(&g->wanted_pgs);
     for (size_t i = 0; i < g->dp_cap; i++) {
         name_counts_destroy(&g->dp_pg_refs[i]);
     }
@@ -1083,23 +1088,222 @@ groups_port_removed(struct groups *g, const struct ls_port *p,
     port_memberships(g, p, false, span_changed, sets_changed);
 }
 
-/* The SB Port_Group "<key>_<pg>" for datapath 'dp' should have the ports
- * in '*ports' (NULL: no ports), if it should exist at all. */
+/* What an SB Address_Set or Port_Group row should hold: the addresses of
+ * 'set', or the names of the members of 'pg' on datapath 'dp' (neither:
+ * nothing).  Port names are not kept per datapath: with most members of a
+ * group on switches of their own, a set for each (group, switch) cost
+ * more than the members themselves. */
+struct group_want {
+    const struct sset *set;
+    const struct pg_state *pg;
+    size_t dp;
+};
+
+static struct group_want
+want_set(const struct sset *set)
+{
+    return (struct group_want) { .set = set };
+}
+
+static size_t
+want_count(const struct group_want *w)
+{
+    if (w->set) {
+        return sset_count(w->set);
+    } else if (w->pg) {
+        const struct pg_dp *pd = pg_dp_find(w->pg, w->dp);
+        return pd ? pd->n_ports : 0;
+    }
+    return 0;
+}
+
+/* The strings of 'w' as an array (to free; the strings are borrowed), of
+ * want_count() elements. */
+static const char **
+want_array(const struct group_want *w, size_t *n)
+{
+    *n = want_count(w);
+    if (w->set) {
+        return sset_array(w->set);
+    }
+    const char **v = xmalloc(MAX(*n, 1) * sizeof *v);
+    if (*n) {
+        size_t i = 0;
+        const struct pg_member *mb;
+        HMAP_FOR_EACH (mb, node, &w->pg->members) {
+            if (mb->dp == w->dp) {
+                ovs_assert(i < *n);
+                v[i++] = mb->name;
+            }
+        }
+        ovs_assert(i == *n);
+    }
+    return v;
+}
+
+/* One string's share of content_hash(): hash_string(s, 0), which an sset
+ * node and the pool keep, and one more with another basis, so that a
+ * 32-bit collision is not enough. */
+static uint64_t
+content_hash_one(const char *s, uint32_t hash)
+{
+    return ((uint64_t) hash << 32) | hash_string(s, 0x5bd1e995);
+}
+
+/* A hash of the strings of 'w' that does not depend on their order: a
+ * full pass compares a row with what its SB row holds by this alone. */
+static uint64_t
+content_hash(const struct group_want *w)
+{
+    uint64_t h = want_count(w) * UINT64_C(0x9e3779b97f4a7c15);
+    if (w->set) {
+        const struct sset_node *node;
+        HMAP_FOR_EACH (node, hmap_node, &w->set->map) {
+            h += content_hash_one(node->name, node->hmap_node.hash);
+        }
+    } else if (w->pg) {
+        const struct pg_member *mb;
+        HMAP_FOR_EACH (mb, node, &w->pg->members) {
+            if (mb->dp == w->dp) {
+                h += content_hash_one(mb->name, strpool_hash(mb->name));
+            }
+        }
+    }
+    return h;
+}
+
+/* The SB Port_Group "<key>_<name>" for datapath 'dp' should hold what
+ * '*w' says, if it should exist at all: while the group has members
+ * there, or ACLs there refer to it. */
 static bool
 desired_pg(const struct groups *g, size_t dp, const char *name,
-           const struct sset **ports)
+           struct group_want *w)
 {
     const struct pg_state *pg = shash_find_data(&g->pg_names, name);
-    *ports = NULL;
-    if (!pg) {
+    *w = (struct group_want) { .pg = pg, .dp = dp };
+    if (!pg || dp >= g->model->n_datapaths) {
         return false;
     }
-    const struct pg_dp *pd = pg_dp_find(pg, dp);
-    if (pd) {
-        *ports = &pd->ports;
-        return true;
+    return (pg_dp_find(pg, dp)
+            || name_count_find(&g->dp_pg_refs[dp], name,
+                               hash_string(name, 0)));
+}
+
+/* The SB Port_Group rows northd's last pass left, by datapath and port
+ * group rather than by their "<key>_<pg>" names: 690,000 of them at a
+ * million ACLs. */
+struct sb_pg {
+    struct hmap_node node;          /* In groups 'sb_pgs'. */
+    const char *name;               /* The port group's, a strpool
+                                     * reference. */
+    uint32_t dp;
+    struct uuid uuid;
+};
+
+static uint32_t
+sb_pg_hash(size_t dp, const char *name)
+{
+    return hash_int(dp, hash_string(name, 0));
+}
+
+static struct sb_pg *
+sb_pg_find(const struct groups *g, size_t dp, const char *name)
+{
+    struct sb_pg *r;
+    HMAP_FOR_EACH_WITH_HASH (r, node, sb_pg_hash(dp, name), &g->sb_pgs) {
+        if (r->dp == dp && !strcmp(r->name, name)) {
+            return r;
+        }
     }
-    return name_count_find(&g->dp_pg_refs[dp], name, hash_string(name, 0));
+    return NULL;
+}
+
+static void
+sb_pg_remember(struct groups *g, size_t dp, const char *name,
+               const struct uuid *uuid)
+{
+    struct sb_pg *r = sb_pg_find(g, dp, name);
+    if (!r) {
+        r = xmalloc(sizeof *r);
+        r->name = strpool_get(name);
+        r->dp = dp;
+        hmap_insert(&g->sb_pgs, &r->node, sb_pg_hash(dp, name));
+    }
+    r->uuid = *uuid;
+}
+
+static void
+sb_pg_free(struct sb_pg *r)
+{
+    strpool_put(r->name);
+    free(r);
+}
+
+static void
+sb_pgs_clear(struct hmap *sb_pgs)
+{
+    struct sb_pg *r;
+    HMAP_FOR_EACH_POP (r, node, sb_pgs) {
+        sb_pg_free(r);
+    }
+}
+
+/* Datapath indexes by tunnel key, to read SB port group names with. */
+struct key_dp {
+    struct hmap_node node;
+    uint32_t key;
+    size_t dp;
+};
+
+static void
+key_dps_init(struct hmap *map, const struct ls_model *m)
+{
+    hmap_init(map);
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        struct key_dp *kd = xmalloc(sizeof *kd);
+        kd->key = m->dp_array[i]->tunnel_key;
+        kd->dp = i;
+        hmap_insert(map, &kd->node, hash_int(kd->key, 0));
+    }
+}
+
+static void
+key_dps_destroy(struct hmap *map)
+{
+    struct key_dp *kd;
+    HMAP_FOR_EACH_POP (kd, node, map) {
+        free(kd);
+    }
+    hmap_destroy(map);
+}
+
+/* Reads SB port group name 'sb_name' ("<key>_<pg>") into the datapath it
+ * is for and the port group's name (a pointer into 'sb_name').  False if
+ * it is not such a name, or no switch has the key. */
+static bool
+parse_sb_pg_name(const struct hmap *key_dps, const char *sb_name,
+                 size_t *dp, const char **pg_name)
+{
+    /* Only the spelling sb_pg_name() gives: ovn-controller looks up no
+     * other. */
+    if (!isdigit((unsigned char) *sb_name) || *sb_name == '0') {
+        return false;
+    }
+    char *end;
+    errno = 0;
+    unsigned long key = strtoul(sb_name, &end, 10);
+    if (errno || *end != '_' || key > UINT32_MAX) {
+        return false;
+    }
+    const struct key_dp *kd;
+    HMAP_FOR_EACH_WITH_HASH (kd, node, hash_int(key, 0), key_dps) {
+        if (kd->key == key) {
+            *dp = kd->dp;
+            *pg_name = end + 1;
+            return true;
+        }
+    }
+    return false;
 }
 
 static void
@@ -1119,50 +1323,51 @@ forget_uuid(struct shash *map, const char *name)
     free(shash_find_and_delete(map, name));
 }
 
-static const struct sset empty_sset = SSET_INITIALIZER(&empty_sset);
-
-/* Writes all of 'want' (NULL: empty) to string set column 'col' of the row
- * being inserted or updated. */
+/* Writes all of 'w' to string set column 'col' of the row being inserted
+ * or updated. */
 static void
-write_strings(struct rdb_txn *txn, size_t col, const struct sset *want)
+write_strings(struct rdb_txn *txn, size_t col, const struct group_want *w)
 {
-    if (!want) {
-        want = &empty_sset;
-    }
-    const char **v = sset_array(want);
-    rdb_txn_set_strings(txn, col, v, sset_count(want));
+    size_t n;
+    const char **v = want_array(w, &n);
+    rdb_txn_set_strings(txn, col, v, n);
     free(v);
 }
 
 static void
 write_whole(struct rdb_txn *txn, const struct rdb_table_class *tc,
-            const struct uuid *uuid, size_t col, const struct sset *want)
+            const struct uuid *uuid, size_t col, const struct group_want *w)
 {
     rdb_txn_update(txn, tc, uuid);
-    write_strings(txn, col, want);
+    write_strings(txn, col, w);
 }
 
 static void
-insert_pg(struct groups *g, struct rdb_txn *txn, const char *sb_name,
-          const struct sset *ports)
+insert_pg(struct groups *g, struct rdb_txn *txn, size_t dp,
+          const struct pg_state *pg)
 {
     struct uuid uuid;
     rdb_uuid_generate(&uuid);
     rdb_txn_insert(txn, &sb_table_port_group, &uuid);
+    char *sb_name = sb_pg_name(g->model->dp_array[dp]->tunnel_key,
+                               pg->name);
     rdb_txn_set_string(txn, SB_PORT_GROUP_COL_NAME, sb_name);
-    write_strings(txn, SB_PORT_GROUP_COL_PORTS, ports);
-    remember_uuid(&g->sb_pgs, sb_name, &uuid);
+    free(sb_name);
+    struct group_want w = { .pg = pg, .dp = dp };
+    write_strings(txn, SB_PORT_GROUP_COL_PORTS, &w);
+    sb_pg_remember(g, dp, pg->name, &uuid);
 }
 
 static void
 insert_set(struct groups *g, struct rdb_txn *txn, const char *name,
-           const struct sset *want)
+           const struct sset *set)
 {
     struct uuid uuid;
     rdb_uuid_generate(&uuid);
     rdb_txn_insert(txn, &sb_table_address_set, &uuid);
     rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, name);
-    write_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, want);
+    struct group_want w = want_set(set);
+    write_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, &w);
     remember_uuid(&g->sb_sets, name, &uuid);
 }
 
@@ -1176,23 +1381,22 @@ mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
     free(v);
 }
 
-/* Brings string set column 'col' of row 'uuid' to 'want' (NULL: empty),
- * given delta 'd' (NULL: nothing changed) since it was last written: as
- * mutations if only a few differ (a derived address set or a switch's
- * share of a port group has thousands, and a port joins one at a time). */
+/* Brings string set column 'col' of row 'uuid' to 'w', given delta 'd'
+ * (NULL: nothing changed) since it was last written: as mutations if only
+ * a few differ (a derived address set or a switch's share of a port group
+ * has thousands, and a port joins one at a time). */
 static void
 apply_delta(struct rdb_txn *txn, const struct rdb_table_class *tc,
             const struct uuid *uuid, size_t col,
-            const struct set_delta *d, const struct sset *want)
+            const struct set_delta *d, const struct group_want *w)
 {
     if (!d) {
         return;
     }
     size_t n_changed = sset_count(&d->add) + sset_count(&d->del);
-    size_t n_want = want ? sset_count(want) : 0;
-    if (d->whole || !rdb_txn_prefers_mutation(n_changed, n_want)) {
+    if (d->whole || !rdb_txn_prefers_mutation(n_changed, want_count(w))) {
         if (d->whole || n_changed) {
-            write_whole(txn, tc, uuid, col, want);
+            write_whole(txn, tc, uuid, col, w);
         }
     } else {
         COVERAGE_INC(sb_group_mutated);
@@ -1202,14 +1406,22 @@ apply_delta(struct rdb_txn *txn, const struct rdb_table_class *tc,
 }
 
 /* Brings string set column 'col' of replica row 'uuid' from 'have' to
- * 'want' (NULL: empty), by comparing them. */
+ * 'w', by comparing them. */
 static void
 update_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
                const struct uuid *uuid, size_t col,
-               char **have, size_t n_have, const struct sset *want)
+               char **have, size_t n_have, const struct group_want *w)
 {
+    struct sset want_copy = SSET_INITIALIZER(&want_copy);
+    const struct sset *want = w->set;
     if (!want) {
-        want = &empty_sset;
+        size_t n;
+        const char **v = want_array(w, &n);
+        for (size_t i = 0; i < n; i++) {
+            sset_add(&want_copy, v[i]);
+        }
+        free(v);
+        want = &want_copy;
     }
     struct set_delta d = { .add = SSET_INITIALIZER(&d.add),
                            .del = SSET_INITIALIZER(&d.del) };
@@ -1226,45 +1438,11 @@ update_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
             sset_add(&d.add, a);
         }
     }
-    apply_delta(txn, tc, uuid, col, &d, want);
+    apply_delta(txn, tc, uuid, col, &d, w);
     sset_destroy(&have_set);
     sset_destroy(&d.add);
     sset_destroy(&d.del);
-}
-
-/* The SB port groups 'g' wants: SB name -> struct sset * of ports (NULL:
- * none), into 'want'. */
-static void
-collect_wanted_pgs(const struct groups *g, struct shash *want)
-{
-    const struct ls_model *m = g->model;
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, &g->pg_names) {
-        const struct pg_state *pg = node->data;
-        const struct pg_dp *pd;
-        HMAP_FOR_EACH (pd, node, &pg->per_dp) {
-            if (pd->dp < m->n_datapaths) {
-                shash_add_nocopy(want,
-                                 sb_pg_name(m->dp_array[pd->dp]->tunnel_key,
-                                            pg->name),
-                                 CONST_CAST(struct sset *, &pd->ports));
-            }
-        }
-    }
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        const struct name_count *ref;
-        HMAP_FOR_EACH (ref, node, &g->dp_pg_refs[i]) {
-            if (shash_find(&g->pg_names, ref->name)) {
-                char *name = sb_pg_name(m->dp_array[i]->tunnel_key,
-                                        ref->name);
-                if (!shash_find(want, name)) {
-                    shash_add_nocopy(want, name, NULL);
-                } else {
-                    free(name);
-                }
-            }
-        }
-    }
+    sset_destroy(&want_copy);
 }
 
 /* An SB row the last pass left, for a full pass without a fresh copy. */
@@ -1278,26 +1456,6 @@ struct groups_sb_rows {
     struct shash sets;              /* Name -> struct sb_group_row *. */
     struct shash pgs;               /* SB name -> struct sb_group_row *. */
 };
-
-/* A hash of the strings in 'set' (NULL: empty) that does not depend on
- * their order: a full pass compares a set with what its SB row holds by
- * this alone. */
-static uint64_t
-content_hash(const struct sset *set)
-{
-    uint64_t h = (set ? sset_count(set) : 0) * UINT64_C(0x9e3779b97f4a7c15);
-    if (set) {
-        const struct sset_node *node;
-        HMAP_FOR_EACH (node, hmap_node, &set->map) {
-            /* An sset node holds hash_string(name, 0): take it, and one
-             * more with another basis, so that a 32-bit collision is not
-             * enough. */
-            h += (((uint64_t) node->hmap_node.hash << 32)
-                  | hash_string(node->name, 0x5bd1e995));
-        }
-    }
-    return h;
-}
 
 static struct sb_group_row *
 sb_group_row_add(struct shash *rows, const char *name,
@@ -1334,34 +1492,36 @@ groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
                                                   node->data);
         const struct sset *want = shash_find_data(&g->sets, node->name);
         if (want && !sset_contains(&g->dirty_sets, node->name)) {
+            struct group_want w = want_set(want);
             r->known = true;
-            r->content = content_hash(want);
+            r->content = content_hash(&w);
         }
     }
 
-    SHASH_FOR_EACH (node, &g->sb_pgs) {
-        if (!uuidset_find(&gone, node->data)) {
-            sb_group_row_add(&rows->pgs, node->name, node->data);
-        }
-    }
     struct sset dirty = SSET_INITIALIZER(&dirty);
     const char *key;
     SSET_FOR_EACH (key, &g->dirty_pgs) {
         const char *space = strchr(key, ' ');
         sset_add(&dirty, space ? space + 1 : key);
     }
-    struct shash want = SHASH_INITIALIZER(&want);
-    collect_wanted_pgs(g, &want);
-    SHASH_FOR_EACH (node, &want) {
-        struct sb_group_row *r = shash_find_data(&rows->pgs, node->name);
-        /* SB names are "<key>_<pg>": the key has no '_'. */
-        const char *pg_name = strchr(node->name, '_') + 1;
-        if (r && !sset_contains(&dirty, pg_name)) {
+    const struct sb_pg *sp;
+    HMAP_FOR_EACH (sp, node, &g->sb_pgs) {
+        if (uuidset_find(&gone, &sp->uuid)
+            || sp->dp >= g->model->n_datapaths) {
+            continue;
+        }
+        char *sb_name = sb_pg_name(g->model->dp_array[sp->dp]->tunnel_key,
+                                   sp->name);
+        struct sb_group_row *r = sb_group_row_add(&rows->pgs, sb_name,
+                                                  &sp->uuid);
+        free(sb_name);
+        struct group_want w;
+        if (desired_pg(g, sp->dp, sp->name, &w)
+            && !sset_contains(&dirty, sp->name)) {
             r->known = true;
-            r->content = content_hash(node->data);
+            r->content = content_hash(&w);
         }
     }
-    shash_destroy(&want);           /* The sets are 'g''s. */
     sset_destroy(&dirty);
     uuidset_destroy(&gone);
     return rows;
@@ -1377,52 +1537,97 @@ groups_sb_rows_destroy(struct groups_sb_rows *rows)
     }
 }
 
-/* Full sync of one table from the rows the last pass left: rows 'g' does
- * not want go, rows whose content differs are written whole, missing rows
- * are inserted by the caller.  'want' maps names to struct sset *s (NULL:
- * empty); 'sb' is 'g''s name -> UUID map for the table. */
+/* The first half of a full sync of a table, from the rows the last pass
+ * left: rows 'g' does not want go, rows whose content differs are written
+ * whole; the caller inserts the missing ones. */
 static void
-sync_from_rows(struct rdb_txn *txn, const struct rdb_table_class *tc,
-               size_t col, const struct shash *rows,
-               const struct shash *want, struct shash *sb)
+sync_sets_from_rows(struct groups *g, struct rdb_txn *txn,
+                    const struct shash *rows)
 {
     struct shash_node *node;
     SHASH_FOR_EACH (node, rows) {
         const struct sb_group_row *r = node->data;
-        struct shash_node *w = shash_find(want, node->name);
-        if (!w) {
-            rdb_txn_delete(txn, tc, &r->uuid);
+        const struct sset *set = shash_find_data(&g->sets, node->name);
+        if (!set) {
+            rdb_txn_delete(txn, &sb_table_address_set, &r->uuid);
             continue;
         }
-        if (!r->known || r->content != content_hash(w->data)) {
-            write_whole(txn, tc, &r->uuid, col, w->data);
+        struct group_want w = want_set(set);
+        if (!r->known || r->content != content_hash(&w)) {
+            write_whole(txn, &sb_table_address_set, &r->uuid,
+                        SB_ADDRESS_SET_COL_ADDRESSES, &w);
         }
-        remember_uuid(sb, node->name, &r->uuid);
+        remember_uuid(&g->sb_sets, node->name, &r->uuid);
     }
 }
 
-typedef void insert_func(struct groups *, struct rdb_txn *, const char *name,
-                         const struct sset *);
-
-/* Takes the row at '*next' in 'map' (name -> struct sset *) and moves
- * '*next' on; inserts the row with 'insert' unless 'sb' (name -> UUID)
- * already has it.  Returns true if it inserted. */
-static bool
-produce_one(struct groups *g, struct rdb_txn *txn, struct hmap_node **next,
-            const struct shash *map, const struct shash *sb,
-            insert_func *insert)
+static void
+sync_pgs_from_rows(struct groups *g, struct rdb_txn *txn,
+                   const struct shash *rows, const struct hmap *key_dps)
 {
-    struct shash_node *node = CONTAINER_OF(*next, struct shash_node, node);
-    *next = hmap_next(&map->map, *next);
-    if (shash_find(sb, node->name)) {
-        return false;
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, rows) {
+        const struct sb_group_row *r = node->data;
+        size_t dp;
+        const char *pg_name;
+        struct group_want w;
+        if (!parse_sb_pg_name(key_dps, node->name, &dp, &pg_name)
+            || !desired_pg(g, dp, pg_name, &w)) {
+            rdb_txn_delete(txn, &sb_table_port_group, &r->uuid);
+            continue;
+        }
+        if (!r->known || r->content != content_hash(&w)) {
+            write_whole(txn, &sb_table_port_group, &r->uuid,
+                        SB_PORT_GROUP_COL_PORTS, &w);
+        }
+        sb_pg_remember(g, dp, pg_name, &r->uuid);
     }
-    insert(g, txn, node->name, node->data);
-    return true;
+}
+
+/* Inserts the SB port groups with members of the group at 'g->next_pg'
+ * in 'pg_names' that the SB lacks, and moves on to the next group.
+ * Returns the number of rows inserted. */
+static size_t
+produce_member_pgs(struct groups *g, struct rdb_txn *txn)
+{
+    struct shash_node *node = CONTAINER_OF(g->next_pg, struct shash_node,
+                                           node);
+    g->next_pg = hmap_next(&g->pg_names.map, g->next_pg);
+    const struct pg_state *pg = node->data;
+    size_t n = 0;
+    const struct pg_dp *pd;
+    HMAP_FOR_EACH (pd, node, &pg->per_dp) {
+        if (pd->dp < g->model->n_datapaths
+            && !sb_pg_find(g, pd->dp, pg->name)) {
+            insert_pg(g, txn, pd->dp, pg);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Inserts the SB port group without members that the ACL reference at
+ * 'g->next_ref' (on datapath 'g->next_ref_dp') needs, if the SB lacks it,
+ * and moves on to the next reference.  Returns the number of rows
+ * inserted. */
+static size_t
+produce_ref_pg(struct groups *g, struct rdb_txn *txn)
+{
+    size_t dp = g->next_ref_dp;
+    const struct name_count *ref = CONTAINER_OF(g->next_ref,
+                                                struct name_count, node);
+    g->next_ref = hmap_next(&g->dp_pg_refs[dp], g->next_ref);
+    const struct pg_state *pg = shash_find_data(&g->pg_names, ref->name);
+    if (pg && !pg_dp_find(pg, dp) && !sb_pg_find(g, dp, pg->name)) {
+        insert_pg(g, txn, dp, pg);
+        return 1;
+    }
+    return 0;
 }
 
 /* Produces the inserts of a full sync, a batch per call (see
- * groups_sync_sb()). */
+ * groups_sync_sb()): address sets, then port groups with members, then
+ * those that only ACLs refer to. */
 static bool
 produce_inserts(struct rdb_txn *txn, void *g_)
 {
@@ -1431,13 +1636,26 @@ produce_inserts(struct rdb_txn *txn, void *g_)
      * a resync may find most rows there already). */
     for (size_t n = 0, seen = 0; n < 1000 && seen < 20000; seen++) {
         if (g->next_set) {
-            n += produce_one(g, txn, &g->next_set, &g->sets, &g->sb_sets,
-                             insert_set);
+            struct shash_node *node = CONTAINER_OF(g->next_set,
+                                                   struct shash_node, node);
+            g->next_set = hmap_next(&g->sets.map, g->next_set);
+            if (!shash_find(&g->sb_sets, node->name)) {
+                insert_set(g, txn, node->name, node->data);
+                n++;
+            }
         } else if (g->next_pg) {
-            n += produce_one(g, txn, &g->next_pg, &g->wanted_pgs,
-                             &g->sb_pgs, insert_pg);
+            n += produce_member_pgs(g, txn);
+        } else if (g->next_ref_dp < g->model->n_datapaths) {
+            if (!g->next_ref) {
+                g->next_ref = hmap_first(&g->dp_pg_refs[g->next_ref_dp]);
+            }
+            if (g->next_ref) {
+                n += produce_ref_pg(g, txn);
+            }
+            if (!g->next_ref) {
+                g->next_ref_dp++;       /* Done with this datapath. */
+            }
         } else {
-            shash_clear(&g->wanted_pgs);
             return true;
         }
     }
@@ -1449,13 +1667,11 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
                const struct groups_sb_rows *existing, struct rdb_txn *txn)
 {
     shash_clear_free_data(&g->sb_sets);
-    shash_clear_free_data(&g->sb_pgs);
+    sb_pgs_clear(&g->sb_pgs);
 
     /* Address sets. */
     if (existing) {
-        sync_from_rows(txn, &sb_table_address_set,
-                       SB_ADDRESS_SET_COL_ADDRESSES, &existing->sets,
-                       &g->sets, &g->sb_sets);
+        sync_sets_from_rows(g, txn, &existing->sets);
     } else {
         const struct sb_address_set *sb_as;
         SB_ADDRESS_SET_FOR_EACH (sb_as, sb_db) {
@@ -1465,40 +1681,46 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
                                &sb_as->header_.uuid);
                 continue;
             }
+            struct group_want w = want_set(want);
             update_strings(txn, &sb_table_address_set, &sb_as->header_.uuid,
                            SB_ADDRESS_SET_COL_ADDRESSES, sb_as->addresses,
-                           sb_as->n_addresses, want);
+                           sb_as->n_addresses, &w);
             remember_uuid(&g->sb_sets, sb_as->name, &sb_as->header_.uuid);
         }
     }
 
     /* Port groups. */
-    struct shash *want = &g->wanted_pgs;
-    shash_clear(want);
-    collect_wanted_pgs(g, want);
+    struct hmap key_dps;
+    key_dps_init(&key_dps, g->model);
     if (existing) {
-        sync_from_rows(txn, &sb_table_port_group, SB_PORT_GROUP_COL_PORTS,
-                       &existing->pgs, want, &g->sb_pgs);
+        sync_pgs_from_rows(g, txn, &existing->pgs, &key_dps);
     } else {
         const struct sb_port_group *sb;
         SB_PORT_GROUP_FOR_EACH (sb, sb_db) {
-            struct shash_node *w = shash_find(want, sb->name);
-            if (!w || shash_find(&g->sb_pgs, sb->name)) {
+            size_t dp;
+            const char *pg_name;
+            struct group_want w;
+            if (!parse_sb_pg_name(&key_dps, sb->name, &dp, &pg_name)
+                || !desired_pg(g, dp, pg_name, &w)
+                || sb_pg_find(g, dp, pg_name)) {
                 rdb_txn_delete(txn, &sb_table_port_group, &sb->header_.uuid);
                 continue;
             }
             update_strings(txn, &sb_table_port_group, &sb->header_.uuid,
                            SB_PORT_GROUP_COL_PORTS, sb->ports, sb->n_ports,
-                           w->data);
-            remember_uuid(&g->sb_pgs, sb->name, &sb->header_.uuid);
+                           &w);
+            sb_pg_remember(g, dp, pg_name, &sb->header_.uuid);
         }
     }
+    key_dps_destroy(&key_dps);
 
     /* The rows to insert: all of them on a cold start (690,000 port groups
      * at 1,000,000 ACLs), so they are produced as the server reads them
      * rather than queued at once. */
     g->next_set = hmap_first(&g->sets.map);
-    g->next_pg = hmap_first(&want->map);
+    g->next_pg = hmap_first(&g->pg_names.map);
+    g->next_ref = NULL;
+    g->next_ref_dp = 0;
     rdb_txn_add_producer(txn, produce_inserts, g);
     sset_clear(&g->dirty_sets);
     sset_clear(&g->dirty_pgs);
@@ -1521,9 +1743,10 @@ groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
         } else if (!u) {
             insert_set(g, txn, name, want);
         } else {
+            struct group_want w = want_set(want);
             apply_delta(txn, &sb_table_address_set, u,
                         SB_ADDRESS_SET_COL_ADDRESSES,
-                        shash_find_data(&g->set_deltas, name), want);
+                        shash_find_data(&g->set_deltas, name), &w);
         }
     }
     sset_clear(&g->dirty_sets);
@@ -1534,24 +1757,22 @@ groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
         char *end;
         size_t dp = strtoul(key, &end, 10);
         const char *pg_name = end + 1;
-        char *sb_name = sb_pg_name(g->model->dp_array[dp]->tunnel_key,
-                                   pg_name);
-        const struct sset *ports;
-        bool exists = desired_pg(g, dp, pg_name, &ports);
-        const struct uuid *u = shash_find_data(&g->sb_pgs, sb_name);
+        struct group_want w;
+        bool exists = desired_pg(g, dp, pg_name, &w);
+        struct sb_pg *r = sb_pg_find(g, dp, pg_name);
         if (!exists) {
-            if (u) {
-                rdb_txn_delete(txn, &sb_table_port_group, u);
+            if (r) {
+                rdb_txn_delete(txn, &sb_table_port_group, &r->uuid);
+                hmap_remove(&g->sb_pgs, &r->node);
+                sb_pg_free(r);
             }
-            forget_uuid(&g->sb_pgs, sb_name);
-        } else if (!u) {
-            insert_pg(g, txn, sb_name, ports);
+        } else if (!r) {
+            insert_pg(g, txn, dp, w.pg);
         } else {
-            apply_delta(txn, &sb_table_port_group, u,
+            apply_delta(txn, &sb_table_port_group, &r->uuid,
                         SB_PORT_GROUP_COL_PORTS,
-                        shash_find_data(&g->pg_deltas, key), ports);
+                        shash_find_data(&g->pg_deltas, key), &w);
         }
-        free(sb_name);
     }
     sset_clear(&g->dirty_pgs);
     deltas_clear(&g->pg_deltas);

@@ -64,12 +64,13 @@ struct groups {
      * hmaps of counted names, see groups.c), maintained by acls.c. */
     struct hmap *dp_pg_refs;
 
-    /* SB rows by name, as last written: name -> struct uuid *.  The SB
+    /* SB rows as last written: address sets by name (name -> struct
+     * uuid *), port groups by datapath and group.  The SB
      * replica keeps these tables only in a fresh copy (lib/sb.rdb), so
      * these say which rows northd's last pass left, and the wanted
      * contents above what they hold (but for the dirty ones below). */
     struct shash sb_sets;
-    struct shash sb_pgs;
+    struct hmap sb_pgs;             /* "struct sb_pg"s (groups.c). */
 
     struct pg_state **dead_pgs;     /* Deleted this pass, freed by
                                      * groups_end_pass(). */
@@ -81,12 +82,13 @@ struct groups {
     struct shash pg_deltas;         /* Same key -> struct set_delta: the
                                      * ports that joined and left. */
 
-    /* A full sync's inserts, produced while its transaction is sent: the
-     * SB port groups wanted (SB name -> struct sset * of 'pgs', NULL: no
-     * ports) and where production is in them and in 'sets'. */
-    struct shash wanted_pgs;
+    /* A full sync's inserts, produced while its transaction is sent:
+     * where production is in 'sets', then in 'pg_names' (port groups with
+     * members), then in 'dp_pg_refs' (those only ACLs refer to). */
     struct hmap_node *next_set;
     struct hmap_node *next_pg;
+    size_t next_ref_dp;
+    struct hmap_node *next_ref;
 };
 
 void groups_init(struct groups *, const struct ls_model *, size_t dp_cap,
@@ -105,7 +107,8 @@ void groups_scan_refs(const char *match, struct sset *addr_sets,
                       struct sset *pgs);
 
 /* Adds 'delta' to the count of ACLs on datapath 'dp' that refer to port
- * group 'name'.  'hash' is hash_string(name, 0), which is what an sset
+ * group 'name', a lib/strpool.h string (the count keeps a reference to
+ * it).  'hash' is hash_string(name, 0), which is what an sset
  * node of 'name' holds: an ACL applied to many switches hashes each name
  * once, not once per switch. */
 void groups_pg_ref(struct groups *, size_t dp, const char *name,
