@@ -117,12 +117,14 @@ struct acl_rare {
                                      * not compiled yet; NULL if none. */
 };
 
-/* One NB ACL, as last compiled.  (112 bytes, an allocator size class: a
+/* One NB ACL, as last compiled.  (96 bytes, an allocator size class: a
  * million of them.) */
 struct acl_state {
     struct hmap_node node;          /* In acls 'states', by NB UUID. */
-    struct uuid uuid;
-    const struct nb_acl *nb;        /* NULL once deleted. */
+    const struct nb_acl *nb;        /* Its row, which has the UUID: even
+                                     * once deleted ('deleted'), the state
+                                     * goes in the same pass, while the
+                                     * replica still has the row. */
     struct lflow_owner owner;
     union {                         /* The containers that list it: */
         struct acl_container *one;  /* with 'n_refs' 1 (most ACLs), */
@@ -141,8 +143,15 @@ struct acl_state {
     bool pass : 1;
     bool force_drop : 1;
     bool skipped : 1;               /* Left out, counted in 'n_skipped'. */
+    bool deleted : 1;               /* The row was deleted. */
 };
-BUILD_ASSERT_DECL(sizeof(struct acl_state) <= 112);
+BUILD_ASSERT_DECL(sizeof(struct acl_state) <= 96);
+
+static const struct uuid *
+acl_state_uuid(const struct acl_state *s)
+{
+    return &s->nb->header_.uuid;
+}
 
 /* The 'n_refs' containers that list 's'. */
 static struct acl_container *const *
@@ -735,7 +744,7 @@ acl_state_find(const struct acls *a, const struct uuid *uuid)
 {
     struct acl_state *s;
     HMAP_FOR_EACH_WITH_HASH (s, node, uuid_hash(uuid), &a->states) {
-        if (uuid_equals(&s->uuid, uuid)) {
+        if (uuid_equals(acl_state_uuid(s), uuid)) {
             return s;
         }
     }
@@ -748,11 +757,11 @@ acl_state_get(struct acls *a, const struct nb_acl *nb)
     struct acl_state *s = acl_state_find(a, &nb->header_.uuid);
     if (!s) {
         s = xzalloc(sizeof *s);
-        s->uuid = nb->header_.uuid;
         lflow_owner_init(&s->owner);
-        hmap_insert(&a->states, &s->node, uuid_hash(&s->uuid));
+        hmap_insert(&a->states, &s->node, uuid_hash(&nb->header_.uuid));
     }
     s->nb = nb;
+    s->deleted = nb_acl_is_deleted(nb);
     return s;
 }
 
@@ -1067,7 +1076,7 @@ acl_unapply(struct acls *a, struct lflow_table *t, struct acl_state *s)
         acl_rare_trim(s);
     }
     lflow_owner_clear(t, &s->owner);
-    acl_errors_forget(&s->uuid);
+    acl_errors_forget(acl_state_uuid(s));
 }
 
 static void
@@ -1132,7 +1141,7 @@ static void
 acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
 {
     acl_unapply(a, t, s);
-    if (!s->nb || !s->n_refs) {
+    if (s->deleted || !s->n_refs) {
         acl_state_destroy(a, s);
         return;
     }
@@ -1538,7 +1547,8 @@ acls_handle_acl(struct acls *a, const struct nb_acl *row)
 {
     struct acl_state *s = acl_state_find(a, &row->header_.uuid);
     if (s) {
-        s->nb = nb_acl_is_deleted(row) ? NULL : row;
+        s->nb = row;
+        s->deleted = nb_acl_is_deleted(row);
         hmapx_add(&a->queue, s);
     }
     /* A new ACL is picked up through the container that lists it. */
@@ -1665,7 +1675,7 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
     struct hmapx_node *node;
     HMAPX_FOR_EACH (node, &a->revalidate) {
         struct acl_state *s = node->data;
-        if (!s->nb || hmapx_contains(&a->queue, s)) {
+        if (s->deleted || hmapx_contains(&a->queue, s)) {
             continue;
         }
         acl_names_to_ssets(s, &a->scratch_as, &a->scratch_pg);
