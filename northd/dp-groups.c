@@ -224,13 +224,32 @@ const struct uuid *
 dp_groups_get(struct dp_groups *g, struct rdb_txn *txn,
               const unsigned long *bitmap, size_t n)
 {
+    return &dp_groups_get_group(g, txn, bitmap, n)->sb_uuid;
+}
+
+const struct uuid *
+dp_group_uuid(const struct dp_group *dpg)
+{
+    return &dpg->sb_uuid;
+}
+
+struct dp_group *
+dp_groups_find_row(const struct dp_groups *g, const struct uuid *uuid)
+{
+    return dp_groups_find_uuid(g, uuid);
+}
+
+struct dp_group *
+dp_groups_get_group(struct dp_groups *g, struct rdb_txn *txn,
+                    const unsigned long *bitmap, size_t n)
+{
     const struct ls_model *m = g->model;
     uint32_t hash = bitmap_hash(bitmap, m->dp_cap);
     struct dp_group *dpg = dp_groups_find(g, bitmap, hash);
     if (dpg) {
         if (dpg->pass == g->pass
             || sb_logical_dp_group_get_for_uuid(g->sb, &dpg->sb_uuid)) {
-            return &dpg->sb_uuid;
+            return dpg;
         }
         /* Collected by the database since: make it again. */
         hmap_remove(&g->by_uuid, &dpg->uuid_node);
@@ -248,23 +267,19 @@ dp_groups_get(struct dp_groups *g, struct rdb_txn *txn,
     dpg->pass = g->pass;
     rdb_txn_insert(txn, &sb_table_logical_dp_group, &dpg->sb_uuid);
     set_datapaths(txn, m, bitmap, n);
-    return &dpg->sb_uuid;
+    return dpg;
 }
 
 void
-dp_groups_ref_flow(struct dp_groups *g, const struct uuid *uuid)
+dp_groups_ref_flow(struct dp_group *dpg)
 {
-    struct dp_group *dpg = dp_groups_find_uuid(g, uuid);
-    if (dpg) {
-        dpg->n_flows++;
-    }
+    dpg->n_flows++;
 }
 
 void
-dp_groups_unref_flow(struct dp_groups *g, const struct uuid *uuid)
+dp_groups_unref_flow(struct dp_group *dpg)
 {
-    struct dp_group *dpg = dp_groups_find_uuid(g, uuid);
-    if (dpg && dpg->n_flows) {
+    if (dpg->n_flows) {
         dpg->n_flows--;
     }
 }
@@ -279,11 +294,10 @@ dp_groups_pin(struct dp_groups *g, const struct uuid *uuid)
 }
 
 void
-dp_groups_propose_move(struct dp_groups *g, const struct uuid *from,
+dp_groups_propose_move(struct dp_groups *g, struct dp_group *dpg,
                        const unsigned long *bitmap, size_t n)
 {
-    struct dp_group *dpg = dp_groups_find_uuid(g, from);
-    if (!dpg || dpg->pinned) {
+    if (dpg->pinned) {
         return;
     }
     if (!dpg->n_to && !dpg->n_away && !dpg->move_conflict) {

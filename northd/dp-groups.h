@@ -54,10 +54,20 @@ void dp_groups_new_pass(struct dp_groups *);
 const struct uuid *dp_groups_get(struct dp_groups *, struct rdb_txn *,
                                  const unsigned long *bitmap, size_t n);
 
-/* Logical flow rows that refer to group 'uuid' (UUIDs of rows that are not
- * groups, or not indexed, are ignored). */
-void dp_groups_ref_flow(struct dp_groups *, const struct uuid *);
-void dp_groups_unref_flow(struct dp_groups *, const struct uuid *);
+/* The same, as the group itself.  A group lives as long as the index, and
+ * keeps its row UUID while any row refers to it (the database collects a
+ * group only when nothing does, and only then is it made again). */
+struct dp_group *dp_groups_get_group(struct dp_groups *, struct rdb_txn *,
+                                     const unsigned long *bitmap, size_t n);
+const struct uuid *dp_group_uuid(const struct dp_group *);
+
+/* The indexed group whose row has UUID 'uuid', or NULL. */
+struct dp_group *dp_groups_find_row(const struct dp_groups *,
+                                    const struct uuid *);
+
+/* Logical flow rows that refer to group 'dpg'. */
+void dp_groups_ref_flow(struct dp_group *dpg);
+void dp_groups_unref_flow(struct dp_group *dpg);
 
 /* Something other than a logical flow refers to group 'uuid': it keeps its
  * datapaths as long as this index lives. */
@@ -70,7 +80,7 @@ void dp_groups_pin(struct dp_groups *, const struct uuid *);
  * 'txn', every group all of whose flows go to the same new datapath set,
  * so that dp_groups_get() finds that group for the set.  Call it before
  * any op on the flows. */
-void dp_groups_propose_move(struct dp_groups *, const struct uuid *from,
+void dp_groups_propose_move(struct dp_groups *, struct dp_group *from,
                             const unsigned long *bitmap, size_t n);
 size_t dp_groups_apply_moves(struct dp_groups *, struct rdb_txn *);
 

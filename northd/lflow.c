@@ -47,9 +47,9 @@ struct lflow {
     const struct dpset *dps;        /* Counted reference, or NULL. */
 
     /* "stage-hint" names the lowest UUID among the contributing rows, so
-     * it does not depend on the order they were compiled in. */
-    uint32_t *more_hints;           /* The other contributions' hints,
-                                     * after their count: NULL if none. */
+     * it does not depend on the order they were compiled in.  The other
+     * contributions' hints, which few flows have, are kept aside
+     * ('flow_hints'). */
     uint32_t hint;                  /* First 32 bits of that UUID. */
 
     uint32_t dp;                    /* Without 'dps' and with 'on_dp', the
@@ -73,16 +73,75 @@ struct lflow {
     bool on_dp : 1;                 /* Without 'dps': on 'dp'. */
     bool has_meter : 1;             /* Has a controller meter, kept in
                                      * 'flow_meters': few flows do. */
+    bool has_more_hints : 1;        /* Has hints in 'flow_hints'. */
 
     struct uuid sb_uuid;            /* The row; zero if none yet. */
-    struct uuid sb_target;          /* Its datapath or group; zero if it
-                                     * is not known to be one of ours. */
+
+    /* The row's datapath, the model's struct ls_datapath, or with
+     * 'sb_group' its struct dp_group; NULL if it is not known to be one
+     * of ours.  Both live as long as the table, and keep their row UUIDs
+     * while a row refers to them (dp-groups.h). */
+    const void *sb_target;
 };
 
-/* Two million flows: 112 bytes is an allocator size class, 120 is not.
- * So the rare controller meter is kept aside, and the number of
- * datapaths is the set's own count. */
-BUILD_ASSERT_DECL(sizeof(struct lflow) <= 112);
+/* Two million flows: 96 bytes is an allocator size class, 104 is not.
+ * So the rare controller meter and extra hints are kept aside, the
+ * number of datapaths is the set's own count, and the row's datapath or
+ * group is a pointer rather than its UUID. */
+BUILD_ASSERT_DECL(sizeof(struct lflow) <= 96);
+
+/* The hints of the contributions to a flow other than the one in its
+ * 'hint' ('has_more_hints'), after their count. */
+struct flow_hints {
+    struct hmap_node node;          /* In 'flow_hints', by flow pointer. */
+    const struct lflow *flow;
+    uint32_t *more;
+};
+
+static struct hmap flow_hints = HMAP_INITIALIZER(&flow_hints);
+
+static struct flow_hints *
+flow_hints_find(const struct lflow *f)
+{
+    struct flow_hints *fh;
+    HMAP_FOR_EACH_WITH_HASH (fh, node, hash_pointer(f, 0), &flow_hints) {
+        if (fh->flow == f) {
+            return fh;
+        }
+    }
+    return NULL;
+}
+
+/* The more hints of 'f', after their count, or NULL if none. */
+static uint32_t *
+lflow_more_hints(const struct lflow *f)
+{
+    return f->has_more_hints ? flow_hints_find(f)->more : NULL;
+}
+
+/* Makes 'more' (owned, or NULL) the more hints of 'f'. */
+static void
+lflow_set_more_hints(struct lflow *f, uint32_t *more)
+{
+    struct flow_hints *fh = f->has_more_hints ? flow_hints_find(f) : NULL;
+    if (more) {
+        if (!fh) {
+            fh = xmalloc(sizeof *fh);
+            fh->flow = f;
+            hmap_insert(&flow_hints, &fh->node, hash_pointer(f, 0));
+            f->has_more_hints = true;
+        }
+        fh->more = more;
+    } else if (fh) {
+        hmap_remove(&flow_hints, &fh->node);
+        free(fh);
+        f->has_more_hints = false;
+        if (hmap_is_empty(&flow_hints)) {
+            hmap_destroy(&flow_hints);
+            hmap_init(&flow_hints);
+        }
+    }
+}
 
 /* The controller meters of the flows that have one ('has_meter'). */
 struct flow_meter {
@@ -191,7 +250,8 @@ found:
 static uint32_t
 n_more_hints(const struct lflow *f)
 {
-    return f->more_hints ? f->more_hints[0] : 0;
+    const uint32_t *more = lflow_more_hints(f);
+    return more ? more[0] : 0;
 }
 
 /* Where 'match' splits into a head and a body: just after the first '(',
@@ -376,7 +436,8 @@ lflow_free(struct lflow *f)
     }
     strpool_put(f->actions);
     lflow_clear_meter(f);
-    free(f->more_hints);
+    free(lflow_more_hints(f));
+    lflow_set_more_hints(f, NULL);
     dpset_unref(f->dps);
     free(f);
 }
@@ -478,10 +539,10 @@ flow_add_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
         return;
     }
     uint32_t n = n_more_hints(f);
-    f->more_hints = xrealloc(f->more_hints,
-                             (n + 2) * sizeof *f->more_hints);
-    f->more_hints[0] = n + 1;
-    uint32_t *more = f->more_hints + 1;
+    uint32_t *hints = xrealloc(lflow_more_hints(f), (n + 2) * sizeof *hints);
+    lflow_set_more_hints(f, hints);
+    hints[0] = n + 1;
+    uint32_t *more = hints + 1;
     if (h < f->hint) {
         more[n] = f->hint;
         f->hint = h;
@@ -497,7 +558,8 @@ flow_remove_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
 {
     ovs_assert(f->hint_set);
     uint32_t n = n_more_hints(f);
-    uint32_t *more = f->more_hints ? f->more_hints + 1 : NULL;
+    uint32_t *hints = lflow_more_hints(f);
+    uint32_t *more = hints ? hints + 1 : NULL;
     size_t i;
     if (f->hint == h) {
         mark_dirty(t, f);
@@ -520,10 +582,10 @@ flow_remove_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
     }
     more[i] = more[n - 1];
     if (n == 1) {
-        free(f->more_hints);
-        f->more_hints = NULL;
+        free(hints);
+        lflow_set_more_hints(f, NULL);
     } else {
-        f->more_hints[0] = n - 1;
+        hints[0] = n - 1;
     }
 }
 
@@ -995,7 +1057,8 @@ lflow_content_hash(const struct lflow *f)
 
 /* Where 'f' should apply: one datapath, or a group of them. */
 struct lflow_target {
-    const struct uuid *uuid;
+    const void *target;             /* See struct lflow 'sb_target'. */
+    const struct uuid *uuid;        /* Its row's. */
     bool group;
 };
 
@@ -1007,13 +1070,33 @@ lflow_target(const struct lflow_table *t, const struct lflow *f,
              struct dp_groups *dpgs)
 {
     if (lflow_n_dps(f) == 1) {
-        return (struct lflow_target) {
-            &m->dp_array[dps_single(t, f)]->sb_uuid, false,
-        };
+        const struct ls_datapath *dp = m->dp_array[dps_single(t, f)];
+        return (struct lflow_target) { dp, &dp->sb_uuid, false };
     }
-    return (struct lflow_target) {
-        dp_groups_get(dpgs, txn, f->dps->map, f->dps->n), true,
-    };
+    struct dp_group *dpg = dp_groups_get_group(dpgs, txn, f->dps->map,
+                                               f->dps->n);
+    return (struct lflow_target) { dpg, dp_group_uuid(dpg), true };
+}
+
+/* The row of 'f' no longer refers to the group it did, if it did. */
+static void
+unref_target(const struct lflow *f)
+{
+    if (f->sb_group && f->sb_target) {
+        dp_groups_unref_flow(CONST_CAST(struct dp_group *, f->sb_target));
+    }
+}
+
+/* The UUID of the row 'f''s row refers to, as the table knows it, or
+ * NULL. */
+static const struct uuid *
+target_uuid(const struct lflow *f)
+{
+    if (!f->sb_target) {
+        return NULL;
+    }
+    return (f->sb_group ? dp_group_uuid(f->sb_target)
+            : &((const struct ls_datapath *) f->sb_target)->sb_uuid);
 }
 
 /* Brings 'f''s existing SB row in line: the datapath or group it applies
@@ -1026,20 +1109,18 @@ update_sb_flow(const struct lflow_table *t, struct lflow *f,
 {
     struct lflow_target target = lflow_target(t, f, m, txn, dpgs);
     rdb_txn_update(txn, &sb_table_logical_flow, &f->sb_uuid);
-    if (uuid_is_zero(&f->sb_target)
+    if (!f->sb_target
         || target.group != f->sb_group
-        || !uuid_equals(&f->sb_target, target.uuid)) {
+        || target.target != f->sb_target) {
         rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH,
                         target.group ? NULL : target.uuid);
         rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP,
                         target.group ? target.uuid : NULL);
-        if (f->sb_group) {
-            dp_groups_unref_flow(dpgs, &f->sb_target);
-        }
+        unref_target(f);
         if (target.group) {
-            dp_groups_ref_flow(dpgs, target.uuid);
+            dp_groups_ref_flow(CONST_CAST(struct dp_group *, target.target));
         }
-        f->sb_target = *target.uuid;
+        f->sb_target = target.target;
         f->sb_group = target.group;
         COVERAGE_INC(lflow_updated);
     }
@@ -1095,10 +1176,10 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
                           ? SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP
                           : SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH),
                     target.uuid);
-    f->sb_target = *target.uuid;
+    f->sb_target = target.target;
     f->sb_group = target.group;
     if (target.group) {
-        dp_groups_ref_flow(dpgs, target.uuid);
+        dp_groups_ref_flow(CONST_CAST(struct dp_group *, target.target));
     }
     set_lflow_ids(f, txn);
     COVERAGE_INC(lflow_inserted);
@@ -1254,6 +1335,8 @@ lflow_sb_rows_from_replica(struct rdb *sb_db)
     return r;
 }
 
+static const struct uuid zero_uuid;
+
 struct lflow_sb_rows *
 lflow_sb_rows_from_table(const struct lflow_table *t,
                          const struct uuidset *gone)
@@ -1266,8 +1349,9 @@ lflow_sb_rows_from_table(const struct lflow_table *t,
         }
         struct rdb_hash content = lflow_content_hash(f);
         struct rdb_hash ids = lflow_ids_hash(f, f->sb_hint_set, f->sb_hint);
-        sb_rows_add(r, &content, &ids, &f->sb_uuid, &f->sb_target,
-                    f->sb_group);
+        const struct uuid *target = target_uuid(f);
+        sb_rows_add(r, &content, &ids, &f->sb_uuid,
+                    target ? target : &zero_uuid, f->sb_group);
     }
     sb_rows_index(r);
     return r;
@@ -1287,6 +1371,49 @@ lflow_sb_rows_destroy(struct lflow_sb_rows *r)
         free(r->rows);
         free(r);
     }
+}
+
+/* The model's datapaths by the UUID of their Datapath_Binding, for rows
+ * found in the SB to refer to. */
+struct sb_dp_node {
+    struct hmap_node node;
+    const struct ls_datapath *dp;
+};
+
+static void
+sb_dps_init(struct hmap *map, const struct ls_model *m)
+{
+    hmap_init(map);
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        const struct ls_datapath *dp = m->dp_array[i];
+        if (!uuid_is_zero(&dp->sb_uuid)) {
+            struct sb_dp_node *n = xmalloc(sizeof *n);
+            n->dp = dp;
+            hmap_insert(map, &n->node, uuid_hash(&dp->sb_uuid));
+        }
+    }
+}
+
+static void
+sb_dps_destroy(struct hmap *map)
+{
+    struct sb_dp_node *n;
+    HMAP_FOR_EACH_POP (n, node, map) {
+        free(n);
+    }
+    hmap_destroy(map);
+}
+
+static const struct ls_datapath *
+find_sb_dp(const struct hmap *map, const struct uuid *uuid)
+{
+    const struct sb_dp_node *n;
+    HMAP_FOR_EACH_WITH_HASH (n, node, uuid_hash(uuid), map) {
+        if (uuid_equals(&n->dp->sb_uuid, uuid)) {
+            return n->dp;
+        }
+    }
+    return NULL;
 }
 
 void
@@ -1315,6 +1442,8 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
      * rows nobody takes are deleted.  (Into an empty SB, as on a first
      * start, every flow is new.) */
     if (existing->n) {
+        struct hmap sb_dps;
+        sb_dps_init(&sb_dps, m);
         HMAP_FOR_EACH (f, node, &t->flows) {
             struct rdb_hash content = lflow_content_hash(f);
             struct lflow_sb_row *row;
@@ -1330,10 +1459,15 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
             hmap_remove(&existing->by_content, &row->node);
             f->claimed = true;
             f->sb_uuid = row->uuid;
-            f->sb_target = row->target;
             f->sb_group = row->group;
             if (row->group) {
-                dp_groups_ref_flow(dpgs, &row->target);
+                struct dp_group *dpg = dp_groups_find_row(dpgs, &row->target);
+                if (dpg) {
+                    dp_groups_ref_flow(dpg);
+                }
+                f->sb_target = dpg;
+            } else {
+                f->sb_target = find_sb_dp(&sb_dps, &row->target);
             }
             struct rdb_hash ids = lflow_ids_hash(f, f->hint_set, f->hint);
             bool ids_ok = rdb_hash_equals(&ids, &row->ids);
@@ -1343,6 +1477,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
             }
             update_sb_flow(t, f, m, txn, dpgs, ids_ok);
         }
+        sb_dps_destroy(&sb_dps);
         struct lflow_sb_row *row;
         HMAP_FOR_EACH (row, node, &existing->by_content) {
             rdb_txn_delete(txn, &sb_table_logical_flow, &row->uuid);
@@ -1426,9 +1561,7 @@ delete_flow(struct lflow_table *t, struct lflow *f, struct rdb_txn *txn,
     if (!uuid_is_zero(&f->sb_uuid)) {
         rdb_txn_delete(txn, &sb_table_logical_flow, &f->sb_uuid);
         COVERAGE_INC(lflow_deleted);
-        if (f->sb_group) {
-            dp_groups_unref_flow(dpgs, &f->sb_target);
-        }
+        unref_target(f);
     }
     hmap_remove(&t->flows, &f->node);
     lflow_free(f);
@@ -1457,8 +1590,10 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
      * (dp-groups.h): then the flows' rows need no change. */
     for (size_t i = n_sorted; i < t->n_dirty; i++) {
         const struct lflow *f = t->dirty[i];
-        if (f->sb_group && !uuid_is_zero(&f->sb_uuid)) {
-            dp_groups_propose_move(dpgs, &f->sb_target,
+        if (f->sb_group && f->sb_target && !uuid_is_zero(&f->sb_uuid)) {
+            dp_groups_propose_move(dpgs,
+                                   CONST_CAST(struct dp_group *,
+                                              f->sb_target),
                                    lflow_n_dps(f) >= 2 ? f->dps->map : NULL,
                                    lflow_n_dps(f));
         }
