@@ -37,7 +37,9 @@ struct rdb_set_delta {
     const struct rdb_row *row;
     size_t col;
     bool valid;                     /* False once a second update came. */
-    struct uuid *added, *removed;
+    struct uuid *added, *removed;   /* Of a set of references... */
+    char **added_strings;           /* ...or of strings (copies). */
+    char **removed_strings;
     size_t n_added, n_removed;
     size_t allocated_added, allocated_removed;
 };

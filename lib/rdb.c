@@ -1056,12 +1056,20 @@ column_set(struct rdb_row *row, const struct rdb_column_class *c,
     }
 }
 
+/* True if the elements of set column 'c' are strings. */
+static bool
+is_string_set(const struct rdb_column_class *c)
+{
+    return c->type == RDB_STRING && c->value_type == RDB_VOID && !c->enums;
+}
+
 /* The delta being recorded for column 'c' of 'row', or NULL if its
- * elements are not references. */
+ * elements are neither references nor strings. */
 static struct rdb_set_delta *
 set_delta_begin(struct rdb_row *row, const struct rdb_column_class *c)
 {
-    if (c->type != RDB_UUID || !c->ref_table || c->value_type != RDB_VOID) {
+    if (c->value_type != RDB_VOID
+        || !(c->type == RDB_UUID ? c->ref_table != NULL : is_string_set(c))) {
         return NULL;
     }
     size_t col = c - row->table->class->columns;
@@ -1081,14 +1089,41 @@ set_delta_begin(struct rdb_row *row, const struct rdb_column_class *c)
     return sd;
 }
 
+/* Records 'elem', an element of column 'c' (a row pointer or a string),
+ * as added ('add') or removed in 'sd'.  A string is copied: a removed
+ * one is freed right after. */
 static void
-set_delta_add(struct uuid **array, size_t *n, size_t *allocated,
-              const void *elem)
+set_delta_add(struct rdb_set_delta *sd, const struct rdb_column_class *c,
+              bool add, const void *elem)
 {
-    if (*n >= *allocated) {
-        *array = x2nrealloc(*array, allocated, sizeof **array);
+    size_t *n = add ? &sd->n_added : &sd->n_removed;
+    size_t *allocated = add ? &sd->allocated_added : &sd->allocated_removed;
+    if (c->type == RDB_UUID) {
+        struct uuid **array = add ? &sd->added : &sd->removed;
+        if (*n >= *allocated) {
+            *array = x2nrealloc(*array, allocated, sizeof **array);
+        }
+        (*array)[(*n)++] = (*(struct rdb_row *const *) elem)->uuid;
+    } else {
+        char ***array = add ? &sd->added_strings : &sd->removed_strings;
+        if (*n >= *allocated) {
+            *array = x2nrealloc(*array, allocated, sizeof **array);
+        }
+        (*array)[(*n)++] = xstrdup(*(char *const *) elem);
     }
-    (*array)[(*n)++] = (*(struct rdb_row *const *) elem)->uuid;
+}
+
+/* Frees the 'n' strings of 'v' and 'v' itself (NULL: the delta is of
+ * references, and 'n' counts those). */
+static void
+free_strings(char **v, size_t n)
+{
+    if (v) {
+        for (size_t i = 0; i < n; i++) {
+            free(v[i]);
+        }
+        free(v);
+    }
 }
 
 static void
@@ -1098,8 +1133,43 @@ set_deltas_clear(struct rdb_table *t)
     HMAP_FOR_EACH_POP (sd, node, &t->set_deltas) {
         free(sd->added);
         free(sd->removed);
+        free_strings(sd->added_strings, sd->n_added);
+        free_strings(sd->removed_strings, sd->n_removed);
         free(sd);
     }
+}
+
+/* The valid delta of column 'col' of 'row', a live row that is not new,
+ * or NULL. */
+static const struct rdb_set_delta *
+set_delta_find(const struct rdb_row *row, size_t col)
+{
+    const struct rdb_set_delta *sd;
+    HMAP_FOR_EACH_WITH_HASH (sd, node, hash_pointer(row, col),
+                             &row->table->set_deltas) {
+        if (sd->row == row && sd->col == col) {
+            return (!sd->valid || row->state != RDB_ROW_LIVE
+                    || row->track & RDB_TRACK_NEW ? NULL : sd);
+        }
+    }
+    return NULL;
+}
+
+bool
+rdb_row_get_string_set_delta(const struct rdb_row *row, size_t col,
+                             char *const **added, size_t *n_added,
+                             char *const **removed, size_t *n_removed)
+{
+    ovs_assert(is_string_set(&row->table->class->columns[col]));
+    const struct rdb_set_delta *sd = set_delta_find(row, col);
+    if (!sd) {
+        return false;
+    }
+    *added = sd->added_strings;
+    *n_added = sd->n_added;
+    *removed = sd->removed_strings;
+    *n_removed = sd->n_removed;
+    return true;
 }
 
 bool
@@ -1107,22 +1177,15 @@ rdb_row_get_set_delta(const struct rdb_row *row, size_t col,
                       const struct uuid **added, size_t *n_added,
                       const struct uuid **removed, size_t *n_removed)
 {
-    const struct rdb_set_delta *sd;
-    HMAP_FOR_EACH_WITH_HASH (sd, node, hash_pointer(row, col),
-                             &row->table->set_deltas) {
-        if (sd->row == row && sd->col == col) {
-            if (!sd->valid || row->state != RDB_ROW_LIVE
-                || row->track & RDB_TRACK_NEW) {
-                return false;
-            }
-            *added = sd->added;
-            *n_added = sd->n_added;
-            *removed = sd->removed;
-            *n_removed = sd->n_removed;
-            return true;
-        }
+    const struct rdb_set_delta *sd = set_delta_find(row, col);
+    if (!sd) {
+        return false;
     }
-    return false;
+    *added = sd->added;
+    *n_added = sd->n_added;
+    *removed = sd->removed;
+    *n_removed = sd->n_removed;
+    return true;
 }
 
 /* Applies the difference 'd' (RFC 7047's update2 "modify": the elements
@@ -1164,8 +1227,7 @@ column_apply_set_diff(struct rdb_row *row, const struct rdb_column_class *c,
             size_t tail = (*old_n - lo) * sz;
             if (lo < *old_n && !atom_compare(c, at, e)) {
                 if (sd) {
-                    set_delta_add(&sd->removed, &sd->n_removed,
-                                  &sd->allocated_removed, at);
+                    set_delta_add(sd, c, false, at);
                 }
                 elem_release(c, at);
                 memmove(at, at + sz, tail - sz);
@@ -1173,8 +1235,7 @@ column_apply_set_diff(struct rdb_row *row, const struct rdb_column_class *c,
                 elem_release(c, e);
             } else {
                 if (sd) {
-                    set_delta_add(&sd->added, &sd->n_added,
-                                  &sd->allocated_added, e);
+                    set_delta_add(sd, c, true, e);
                 }
                 *old = xrealloc(*old, (*old_n + 1) * sz);
                 at = *old + lo * sz;
@@ -1201,14 +1262,12 @@ column_apply_set_diff(struct rdb_row *row, const struct rdb_column_class *c,
             memcpy(merged + k++ * sz, *old + i++ * sz, sz);
         } else if (cmp > 0) {
             if (sd) {
-                set_delta_add(&sd->added, &sd->n_added,
-                              &sd->allocated_added, diff + j * sz);
+                set_delta_add(sd, c, true, diff + j * sz);
             }
             memcpy(merged + k++ * sz, diff + j++ * sz, sz);
         } else {
             if (sd) {
-                set_delta_add(&sd->removed, &sd->n_removed,
-                              &sd->allocated_removed, *old + i * sz);
+                set_delta_add(sd, c, false, *old + i * sz);
             }
             elem_release(c, *old + i++ * sz);
             elem_release(c, diff + j++ * sz);

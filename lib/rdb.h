@@ -312,6 +312,12 @@ bool rdb_row_get_set_delta(const struct rdb_row *, size_t col,
                            const struct uuid **added, size_t *n_added,
                            const struct uuid **removed, size_t *n_removed);
 
+/* The same for a set-of-strings column (an address set's addresses): the
+ * strings added and removed, valid until rdb_track_clear(). */
+bool rdb_row_get_string_set_delta(const struct rdb_row *, size_t col,
+                                  char *const **added, size_t *n_added,
+                                  char *const **removed, size_t *n_removed);
+
 void rdb_get_memory_usage(const struct rdb *, struct simap *usage);
 
 /* The distinct maps of "shared" map columns (see lib/rdb-gen.py) that the

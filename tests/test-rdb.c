@@ -1003,8 +1003,10 @@ tracking_error(const struct rdb_table_class *tc, const struct uuid *uuid,
     return 1;
 }
 
-/* Set deltas check_set_deltas() looked at. */
+/* Set deltas check_set_deltas() looked at, and those of sets of
+ * strings among them. */
 static int n_set_deltas;
+static int n_string_set_deltas;
 
 static size_t
 count_uuids(const char *value)
@@ -1016,6 +1018,75 @@ count_uuids(const char *value)
     return dashes / 4;
 }
 
+/* The number of strings in 'value', put_value()'s of a set of strings:
+ * each is quoted, and the generator writes none with a quote inside. */
+static size_t
+count_strings(const char *value)
+{
+    size_t quotes = 0;
+    for (const char *p = value; *p; p++) {
+        quotes += *p == '"';
+    }
+    return quotes / 2;
+}
+
+/* True if 'value', put_value()'s of a set of strings, has 's'. */
+static bool
+value_has_string(const char *value, const char *s)
+{
+    size_t len = strlen(s);
+    for (const char *p = value; (p = strchr(p, '"')) != NULL; ) {
+        const char *end = strchr(p + 1, '"');
+        if (!end) {
+            break;
+        }
+        if (end - (p + 1) == len && !memcmp(p + 1, s, len)) {
+            return true;
+        }
+        p = end + 1;
+    }
+    return false;
+}
+
+/* The same as check_set_deltas() for a set-of-strings column 'j'. */
+static int
+check_string_set_delta(const struct rdb_row *row,
+                       const struct rdb_table_class *tc, size_t j,
+                       const struct seen_row *o, const struct seen_row *n)
+{
+    char *const *added, *const *removed;
+    size_t n_added, n_removed;
+    if (!rdb_row_get_string_set_delta(row, j, &added, &n_added,
+                                      &removed, &n_removed)) {
+        return 0;
+    }
+    int errors = 0;
+    const char *name = tc->columns[j].name;
+    n_set_deltas++;
+    n_string_set_deltas++;
+    if (!rdb_row_is_updated(row, j)) {
+        errors += tracking_error(tc, &row->uuid,
+                                 "set delta, not updated:", name);
+    }
+    for (size_t k = 0; k < n_added + n_removed; k++) {
+        bool is_added = k < n_added;
+        const char *str = is_added ? added[k] : removed[k - n_added];
+        bool before = value_has_string(o->values[j], str);
+        bool after = value_has_string(n->values[j], str);
+        if (before == is_added || after != is_added) {
+            errors += tracking_error(tc, &row->uuid,
+                                     is_added ? "set delta adds wrongly:"
+                                     : "set delta removes wrongly:", name);
+        }
+    }
+    if (count_strings(o->values[j]) + n_added - n_removed
+        != count_strings(n->values[j])) {
+        errors += tracking_error(tc, &row->uuid, "set delta incomplete:",
+                                 name);
+    }
+    return errors;
+}
+
 /* Checks the set deltas the replica reports for modified row 'row' (see
  * rdb_row_get_set_delta()) against its values before ('o') and after
  * ('n'). */
@@ -1025,6 +1096,12 @@ check_set_deltas(const struct rdb_row *row, const struct rdb_table_class *tc,
 {
     int errors = 0;
     for (size_t j = 0; j < tc->n_columns; j++) {
+        const struct rdb_column_class *c = &tc->columns[j];
+        if (c->type == RDB_STRING && c->value_type == RDB_VOID
+            && !c->enums && c->storage == RDB_S_ARRAY) {
+            errors += check_string_set_delta(row, tc, j, o, n);
+            continue;
+        }
         const struct uuid *added, *removed;
         size_t n_added, n_removed;
         if (!rdb_row_get_set_delta(row, j, &added, &n_added,
@@ -1263,6 +1340,7 @@ do_follow_check(const struct rdb_class *class, const char *remote,
     printf("tracking errors: %d\n", errors);
     printf("changes seen: %d\n", changes);
     printf("set deltas checked: %d\n", n_set_deltas);
+    printf("string set deltas checked: %d\n", n_string_set_deltas);
     dump(db, class);
     rdb_destroy(db);
 }
