@@ -40,7 +40,7 @@ static struct sset valid_shapes = SSET_INITIALIZER(&valid_shapes);
 static size_t max_shapes;
 
 struct acl_check {
-    const struct shash *addr_sets;  /* Borrowed: name -> struct sset *. */
+    const struct groups *groups;    /* Borrowed: the address sets. */
     struct sset pgs;                /* Names of NB port groups. */
     struct expr_refs refs;          /* What validations needed so far. */
     struct ds key;                  /* Scratch for the key of a match. */
@@ -48,7 +48,7 @@ struct acl_check {
 };
 
 struct acl_check *
-acl_check_create(const struct shash *addr_sets, struct rdb *nb_db)
+acl_check_create(const struct groups *groups, struct rdb *nb_db)
 {
     if (!symtab_ready) {
         symtab_init_ovn(&symtab);
@@ -57,7 +57,7 @@ acl_check_create(const struct shash *addr_sets, struct rdb *nb_db)
     max_shapes = 2 * nb_acl_count(nb_db) + 1024;
 
     struct acl_check *c = xmalloc(sizeof *c);
-    c->addr_sets = addr_sets;
+    c->groups = groups;
     sset_init(&c->pgs);
     expr_refs_init(&c->refs);
     ds_init(&c->key);
@@ -103,30 +103,22 @@ acl_check_set_pg(struct acl_check *c, const char *name, bool exists)
     }
 }
 
-/* Adds address set 'name' ('set') to 'c->refs': with its addresses, or
- * only their count and widest ('summary'). */
-static void
-add_addr_set(struct acl_check *c, const char *name, const struct sset *set,
-             bool summary)
+/* Adds address set 'name' to 'c->refs': with its addresses, or only
+ * their count and widest ('summary').  False if there is no such set. */
+static bool
+add_addr_set(struct acl_check *c, const char *name, bool summary)
 {
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
-    /* Sorted, so errors name the same element every time; a summary
-     * (the count and widest address) does not depend on the order, so it
-     * is sorted only to report an error. */
-    const char **addrs = summary ? sset_array(set) : sset_sort(set);
-    char *error = (summary
-                   ? expr_refs_add_addr_set_summary(&c->refs, name, addrs,
-                                                    sset_count(set))
-                   : expr_refs_add_addr_set(&c->refs, name, addrs,
-                                            sset_count(set)));
-    if (error && summary) {
-        free(error);
-        free(addrs);
-        addrs = sset_sort(set);
-        error = expr_refs_add_addr_set_summary(&c->refs, name, addrs,
-                                               sset_count(set));
+    /* Sorted, so errors name the same element every time. */
+    size_t n;
+    const char **addrs = groups_set_addresses(c->groups, name, &n);
+    if (!addrs) {
+        return false;
     }
+    char *error = (summary
+                   ? expr_refs_add_addr_set_summary(&c->refs, name, addrs, n)
+                   : expr_refs_add_addr_set(&c->refs, name, addrs, n));
     if (error) {
         /* The bad entries are left out; ovn-controller does the same with
          * entries it cannot parse.  (Said once, when first added.) */
@@ -136,6 +128,7 @@ add_addr_set(struct acl_check *c, const char *name, const struct sset *set,
         free(error);
     }
     free(addrs);
+    return true;
 }
 
 /* Makes sure 'c->refs' holds the address sets and port groups in
@@ -149,10 +142,7 @@ add_refs(struct acl_check *c, const struct sset *as_names,
     const struct sset_node *sn;
     HMAP_FOR_EACH (sn, hmap_node, &as_names->map) {
         if (!sset_shash_find(&c->refs.addr_sets, sn)) {
-            const struct sset *set = shash_find_data(c->addr_sets, sn->name);
-            if (set) {
-                add_addr_set(c, sn->name, set, true);
-            }
+            add_addr_set(c, sn->name, true);
         }
     }
     HMAP_FOR_EACH (sn, hmap_node, &pg_names->map) {
@@ -176,9 +166,7 @@ with_addresses(struct acl_check *c, const struct sset *as_names)
     SSET_FOR_EACH (name, as_names) {
         const struct expr_const_set *in = shash_find_data(
             &c->refs.addr_sets, name);
-        const struct sset *set = shash_find_data(c->addr_sets, name);
-        if (in && in->summary && set) {
-            add_addr_set(c, name, set, false);
+        if (in && in->summary && add_addr_set(c, name, false)) {
             any = true;
         }
     }

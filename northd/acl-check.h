@@ -23,16 +23,16 @@ struct rdb;
 struct rdb_txn;
 
 /* The checker, from one full recompute to the next, over the address sets
- * the SB will get ('addr_sets', struct groups 'sets', borrowed until
- * acl_check_destroy()) and the NB's port groups.  A match is parsed only if
+ * the SB will get (those of 'groups', borrowed until acl_check_destroy())
+ * and the NB's port groups.  A match is parsed only if
  * no valid match had its validation key (expr_validation_key(): the match
  * with what validation reads of each set it names in place of the name),
  * so a pass parses a few matches of each shape, and keys found valid are
  * kept across passes. */
 struct acl_check;
 
-struct shash;
-struct acl_check *acl_check_create(const struct shash *addr_sets,
+struct groups;
+struct acl_check *acl_check_create(const struct groups *groups,
                                    struct rdb *nb_db);
 void acl_check_destroy(struct acl_check *);
 

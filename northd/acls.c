@@ -1457,7 +1457,7 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
         }
     }
 
-    a->check = acl_check_create(&groups->sets, nb_db);
+    a->check = acl_check_create(groups, nb_db);
     a->dps = xcalloc(dp_cap, sizeof *a->dps);
     for (size_t i = 0; i < m->n_datapaths; i++) {
         a->dps[i].has_lb = lb_model_dp_has_vips(lm, i);

@@ -340,20 +340,14 @@ name_counts_destroy(struct hmap *counts)
 }
 
 /* Adds 'delta' to address 'ip' (a pooled string) of derived set 'name',
- * whose counts and desired addresses are 'counts' and 'set'. */
+ * whose counts are 'counts': its addresses are those with a count. */
 static void
 derived_count(struct groups *g, const char *name, struct hmap *counts,
-              struct sset *set, const char *ip, int delta,
-              struct sset *sets_changed)
+              const char *ip, int delta, struct sset *sets_changed)
 {
     unsigned int old = name_count_add(counts, ip, strpool_hash(ip), delta);
     unsigned int new = old + delta;
     if (!old != !new) {
-        if (new) {
-            sset_add(set, ip);
-        } else {
-            sset_find_and_delete(set, ip);
-        }
         record_delta(g, name, ip, new > 0);
         if (!g->building) {
             sset_add(&g->dirty_sets, name);
@@ -397,15 +391,12 @@ member_count_ips(struct groups *g, const struct pg_state *pg,
         const char *name = pg->derived[f];
         struct shash_node *cn = shash_find_hashed(&g->derived, name,
                                                   pg->derived_hash[f]);
-        struct shash_node *sn = shash_find_hashed(&g->sets, name,
-                                                  pg->derived_hash[f]);
         struct hmap *counts = cn ? cn->data : NULL;
-        struct sset *set = sn ? sn->data : NULL;
-        if (!counts || !set) {
+        if (!counts) {
             continue;               /* An NB set took the name. */
         }
         for (size_t i = 0; i < n; i++) {
-            derived_count(g, name, counts, set, ips[i], delta, sets_changed);
+            derived_count(g, name, counts, ips[i], delta, sets_changed);
         }
     }
 }
@@ -566,7 +557,6 @@ pg_state_destroy(struct pg_state *pg)
     free(pg);
 }
 
-static struct sset *new_sset(void);
 static void sb_pgs_clear(struct hmap *);
 
 static struct pg_state *
@@ -589,6 +579,13 @@ pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
     return pg;
 }
 
+/* True if an address set, from the NB or derived, has 'name'. */
+static bool
+set_exists(const struct groups *g, const char *name)
+{
+    return shash_find(&g->derived, name) || shash_find(&g->nb_sets, name);
+}
+
 /* Creates the empty "<pg>_ip4" and "<pg>_ip6" sets of 'pg', unless an NB
  * address set has the name. */
 static void
@@ -596,14 +593,13 @@ add_derived_sets(struct groups *g, const struct pg_state *pg)
 {
     for (int f = 0; f < 2; f++) {
         char *name = derived_name(pg->name, f);
-        if (shash_find(&g->sets, name)) {
+        if (set_exists(g, name)) {
             VLOG_WARN_RL(&rl, "Port_Group %s: address set %s already "
                          "exists in the NB, not deriving it", pg->name,
                          name);
             free(name);
             continue;
         }
-        shash_add(&g->sets, name, new_sset());
         struct hmap *counts = xmalloc(sizeof *counts);
         hmap_init(counts);
         shash_add_nocopy(&g->derived, name, counts);
@@ -628,14 +624,6 @@ groups_find_pg(const struct groups *g, const struct uuid *uuid)
     return NULL;
 }
 
-static struct sset *
-new_sset(void)
-{
-    struct sset *s = xmalloc(sizeof *s);
-    sset_init(s);
-    return s;
-}
-
 void
 groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
             struct rdb *nb_db)
@@ -646,7 +634,6 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     hmap_init(&g->pgs);
     shash_init(&g->pg_names);
     shash_init(&g->port_pgs);
-    shash_init(&g->sets);
     shash_init(&g->derived);
     shash_init(&g->nb_sets);
     shash_init(&g->sb_sets);
@@ -662,17 +649,12 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
 
     const struct nb_address_set *as;
     NB_ADDRESS_SET_FOR_EACH (as, nb_db) {
-        if (shash_find(&g->sets, as->name)) {
+        if (shash_find(&g->nb_sets, as->name)) {
             VLOG_WARN_RL(&rl, "Address_Set "UUID_FMT": duplicate name \"%s\""
                          ", ignoring", UUID_ARGS(&as->header_.uuid),
                          as->name);
             continue;
         }
-        struct sset *s = new_sset();
-        for (size_t i = 0; i < as->n_addresses; i++) {
-            sset_add(s, as->addresses[i]);
-        }
-        shash_add(&g->sets, as->name, s);
         shash_add(&g->nb_sets, as->name, as);
     }
 
@@ -730,11 +712,6 @@ groups_destroy(struct groups *g)
         free(node->data);
     }
     shash_destroy(&g->port_pgs);
-    SHASH_FOR_EACH (node, &g->sets) {
-        sset_destroy(node->data);
-        free(node->data);
-    }
-    shash_destroy(&g->sets);
     SHASH_FOR_EACH (node, &g->derived) {
         name_counts_destroy(node->data);
         free(node->data);
@@ -790,7 +767,7 @@ pg_added(struct groups *g, const struct nb_port_group *row,
     }
     for (int f = 0; f < 2; f++) {
         char *name = derived_name(row->name, f);
-        bool taken = shash_find(&g->sets, name) != NULL;
+        bool taken = set_exists(g, name);
         free(name);
         if (taken) {
             return false;           /* An NB set has a derived name. */
@@ -836,9 +813,6 @@ pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
         if (counts) {
             name_counts_destroy(counts);
             free(counts);
-            struct sset *set = shash_find_and_delete(&g->sets, name);
-            sset_destroy(set);
-            free(set);
             forget_delta(g, name);
             sset_add(&g->dirty_sets, name);
             sset_add(sets_changed, name);
@@ -950,14 +924,6 @@ groups_handle_pg(struct groups *g, const struct nb_port_group *row,
     return true;
 }
 
-static int
-compare_strings(const void *a_, const void *b_)
-{
-    const char *const *a = a_;
-    const char *const *b = b_;
-    return strcmp(*a, *b);
-}
-
 /* True if 'name' is, or could be, a set derived from a port group. */
 static bool
 is_derived_name(const struct groups *g, const char *name)
@@ -987,21 +953,13 @@ groups_handle_as(struct groups *g, const struct nb_address_set *row,
         /* Names shared with another set, or with a derived one, are for a
          * full pass to sort out. */
         if (is_derived_name(g, row->name)
-            || (is_new ? shash_find(&g->sets, row->name) != NULL
+            || (is_new ? set_exists(g, row->name)
                        : shash_find_data(&g->nb_sets, row->name) != row)) {
             return false;
         }
         if (is_new) {
-            struct sset *s = new_sset();
-            for (size_t i = 0; i < row->n_addresses; i++) {
-                sset_add(s, row->addresses[i]);
-            }
-            shash_add(&g->sets, row->name, s);
             shash_add(&g->nb_sets, row->name, row);
         } else {
-            struct sset *s = shash_find_and_delete(&g->sets, row->name);
-            sset_destroy(s);
-            free(s);
             shash_find_and_delete(&g->nb_sets, row->name);
         }
         forget_delta(g, row->name);
@@ -1013,33 +971,25 @@ groups_handle_as(struct groups *g, const struct nb_address_set *row,
         return false;               /* Renamed, or a shadowed duplicate. */
     }
 
-    /* The NB column is sorted: look old addresses up in it. */
-    struct sset *set = shash_find_data(&g->sets, row->name);
-    size_t n_found = 0;
-    for (size_t i = 0; i < row->n_addresses; i++) {
-        const char *a = row->addresses[i];
-        if (sset_contains(set, a)) {
-            n_found++;
-        } else {
-            record_delta(g, row->name, a, true);
-        }
+    if (!nb_address_set_is_updated(row, NB_ADDRESS_SET_COL_ADDRESSES)) {
+        return true;
     }
-    if (n_found < sset_count(set)) {
-        const char *a;
-        SSET_FOR_EACH_SAFE (a, set) {
-            /* (An empty column has no array at all.) */
-            if (!row->n_addresses
-                || !bsearch(&a, row->addresses, row->n_addresses,
-                            sizeof *row->addresses, compare_strings)) {
-                record_delta(g, row->name, a, false);
-                sset_delete(set, SSET_NODE_FROM_NAME(a));
-            }
+
+    /* What the server said changed: northd keeps no copy of the addresses
+     * to compare with (the replica's are the set's). */
+    char *const *added, *const *removed;
+    size_t n_added, n_removed;
+    if (rdb_row_get_string_set_delta(&row->header_,
+                                     NB_ADDRESS_SET_COL_ADDRESSES,
+                                     &added, &n_added, &removed, &n_removed)) {
+        for (size_t i = 0; i < n_removed; i++) {
+            record_delta(g, row->name, removed[i], false);
         }
-    }
-    if (n_found < row->n_addresses) {
-        for (size_t i = 0; i < row->n_addresses; i++) {
-            sset_add(set, row->addresses[i]);
+        for (size_t i = 0; i < n_added; i++) {
+            record_delta(g, row->name, added[i], true);
         }
+    } else {
+        forget_delta(g, row->name);     /* Written whole. */
     }
     /* Every address added or removed above was recorded as a delta. */
     if (shash_find(&g->set_deltas, row->name)) {
@@ -1089,27 +1039,42 @@ groups_port_removed(struct groups *g, const struct ls_port *p,
 }
 
 /* What an SB Address_Set or Port_Group row should hold: the addresses of
- * 'set', or the names of the members of 'pg' on datapath 'dp' (neither:
- * nothing).  Port names are not kept per datapath: with most members of a
- * group on switches of their own, a set for each (group, switch) cost
- * more than the members themselves. */
+ * a derived set (those counted in 'counts') or of an NB set (its row's
+ * 'addrs'), or the names of the members of 'pg' on datapath 'dp' (none of
+ * these: nothing).  None is a copy: at a million ACLs copies of the NB
+ * addresses, of the derived ones and of port names per datapath cost more
+ * than the sets and members themselves. */
 struct group_want {
-    const struct sset *set;
+    const struct hmap *counts;
+    char *const *addrs;
+    size_t n_addrs;
     const struct pg_state *pg;
     size_t dp;
 };
 
-static struct group_want
-want_set(const struct sset *set)
+/* What address set 'name' should hold, into '*w'.  False if there is no
+ * such set. */
+static bool
+want_set(const struct groups *g, const char *name, struct group_want *w)
 {
-    return (struct group_want) { .set = set };
+    const struct hmap *counts = shash_find_data(&g->derived, name);
+    const struct nb_address_set *nb = (counts ? NULL
+                                       : shash_find_data(&g->nb_sets, name));
+    *w = (struct group_want) {
+        .counts = counts,
+        .addrs = nb ? nb->addresses : NULL,
+        .n_addrs = nb ? nb->n_addresses : 0,
+    };
+    return counts || nb;
 }
 
 static size_t
 want_count(const struct group_want *w)
 {
-    if (w->set) {
-        return sset_count(w->set);
+    if (w->counts) {
+        return hmap_count(w->counts);
+    } else if (w->n_addrs) {
+        return w->n_addrs;
     } else if (w->pg) {
         const struct pg_dp *pd = pg_dp_find(w->pg, w->dp);
         return pd ? pd->n_ports : 0;
@@ -1123,11 +1088,17 @@ static const char **
 want_array(const struct group_want *w, size_t *n)
 {
     *n = want_count(w);
-    if (w->set) {
-        return sset_array(w->set);
+    if (w->n_addrs) {
+        return xmemdup(w->addrs, w->n_addrs * sizeof *w->addrs);
     }
     const char **v = xmalloc(MAX(*n, 1) * sizeof *v);
-    if (*n) {
+    if (w->counts) {
+        size_t i = 0;
+        const struct name_count *c;
+        HMAP_FOR_EACH (c, node, w->counts) {
+            v[i++] = c->name;
+        }
+    } else if (*n) {
         size_t i = 0;
         const struct pg_member *mb;
         HMAP_FOR_EACH (mb, node, &w->pg->members) {
@@ -1156,10 +1127,14 @@ static uint64_t
 content_hash(const struct group_want *w)
 {
     uint64_t h = want_count(w) * UINT64_C(0x9e3779b97f4a7c15);
-    if (w->set) {
-        const struct sset_node *node;
-        HMAP_FOR_EACH (node, hmap_node, &w->set->map) {
-            h += content_hash_one(node->name, node->hmap_node.hash);
+    if (w->counts) {
+        const struct name_count *c;
+        HMAP_FOR_EACH (c, node, w->counts) {
+            h += content_hash_one(c->name, c->node.hash);
+        }
+    } else if (w->n_addrs) {
+        for (size_t i = 0; i < w->n_addrs; i++) {
+            h += content_hash_one(w->addrs[i], hash_string(w->addrs[i], 0));
         }
     } else if (w->pg) {
         const struct pg_member *mb;
@@ -1360,14 +1335,13 @@ insert_pg(struct groups *g, struct rdb_txn *txn, size_t dp,
 
 static void
 insert_set(struct groups *g, struct rdb_txn *txn, const char *name,
-           const struct sset *set)
+           const struct group_want *w)
 {
     struct uuid uuid;
     rdb_uuid_generate(&uuid);
     rdb_txn_insert(txn, &sb_table_address_set, &uuid);
     rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, name);
-    struct group_want w = want_set(set);
-    write_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, &w);
+    write_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, w);
     remember_uuid(&g->sb_sets, name, &uuid);
 }
 
@@ -1412,17 +1386,15 @@ update_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
                const struct uuid *uuid, size_t col,
                char **have, size_t n_have, const struct group_want *w)
 {
+    /* A copy, for lookups. */
     struct sset want_copy = SSET_INITIALIZER(&want_copy);
-    const struct sset *want = w->set;
-    if (!want) {
-        size_t n;
-        const char **v = want_array(w, &n);
-        for (size_t i = 0; i < n; i++) {
-            sset_add(&want_copy, v[i]);
-        }
-        free(v);
-        want = &want_copy;
+    size_t n_want;
+    const char **v = want_array(w, &n_want);
+    for (size_t i = 0; i < n_want; i++) {
+        sset_add(&want_copy, v[i]);
     }
+    free(v);
+    const struct sset *want = &want_copy;
     struct set_delta d = { .add = SSET_INITIALIZER(&d.add),
                            .del = SSET_INITIALIZER(&d.del) };
     struct sset have_set = SSET_INITIALIZER(&have_set);
@@ -1469,6 +1441,17 @@ sb_group_row_add(struct shash *rows, const char *name,
     return r;
 }
 
+/* True if NB address set 'name' changed in the replica since 'g' last
+ * followed it: its addresses are no longer what the SB row was given. */
+static bool
+nb_set_changed(const struct groups *g, const char *name)
+{
+    const struct nb_address_set *nb = shash_find_data(&g->nb_sets, name);
+    return nb && (nb_address_set_is_new(nb) || nb_address_set_is_deleted(nb)
+                  || nb_address_set_is_updated(nb,
+                                               NB_ADDRESS_SET_COL_ADDRESSES));
+}
+
 struct groups_sb_rows *
 groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
 {
@@ -1490,9 +1473,10 @@ groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
         }
         struct sb_group_row *r = sb_group_row_add(&rows->sets, node->name,
                                                   node->data);
-        const struct sset *want = shash_find_data(&g->sets, node->name);
-        if (want && !sset_contains(&g->dirty_sets, node->name)) {
-            struct group_want w = want_set(want);
+        struct group_want w;
+        if (want_set(g, node->name, &w)
+            && !sset_contains(&g->dirty_sets, node->name)
+            && !nb_set_changed(g, node->name)) {
             r->known = true;
             r->content = content_hash(&w);
         }
@@ -1547,12 +1531,11 @@ sync_sets_from_rows(struct groups *g, struct rdb_txn *txn,
     struct shash_node *node;
     SHASH_FOR_EACH (node, rows) {
         const struct sb_group_row *r = node->data;
-        const struct sset *set = shash_find_data(&g->sets, node->name);
-        if (!set) {
+        struct group_want w;
+        if (!want_set(g, node->name, &w)) {
             rdb_txn_delete(txn, &sb_table_address_set, &r->uuid);
             continue;
         }
-        struct group_want w = want_set(set);
         if (!r->known || r->content != content_hash(&w)) {
             write_whole(txn, &sb_table_address_set, &r->uuid,
                         SB_ADDRESS_SET_COL_ADDRESSES, &w);
@@ -1636,11 +1619,19 @@ produce_inserts(struct rdb_txn *txn, void *g_)
      * a resync may find most rows there already). */
     for (size_t n = 0, seen = 0; n < 1000 && seen < 20000; seen++) {
         if (g->next_set) {
+            /* Derived sets, then NB ones. */
             struct shash_node *node = CONTAINER_OF(g->next_set,
                                                    struct shash_node, node);
-            g->next_set = hmap_next(&g->sets.map, g->next_set);
-            if (!shash_find(&g->sb_sets, node->name)) {
-                insert_set(g, txn, node->name, node->data);
+            g->next_set = hmap_next(g->next_set_nb ? &g->nb_sets.map
+                                    : &g->derived.map, g->next_set);
+            if (!g->next_set && !g->next_set_nb) {
+                g->next_set = hmap_first(&g->nb_sets.map);
+                g->next_set_nb = true;
+            }
+            struct group_want w;
+            if (!shash_find(&g->sb_sets, node->name)
+                && want_set(g, node->name, &w)) {
+                insert_set(g, txn, node->name, &w);
                 n++;
             }
         } else if (g->next_pg) {
@@ -1675,13 +1666,13 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
     } else {
         const struct sb_address_set *sb_as;
         SB_ADDRESS_SET_FOR_EACH (sb_as, sb_db) {
-            const struct sset *want = shash_find_data(&g->sets, sb_as->name);
-            if (!want || shash_find(&g->sb_sets, sb_as->name)) {
+            struct group_want w;
+            if (!want_set(g, sb_as->name, &w)
+                || shash_find(&g->sb_sets, sb_as->name)) {
                 rdb_txn_delete(txn, &sb_table_address_set,
                                &sb_as->header_.uuid);
                 continue;
             }
-            struct group_want w = want_set(want);
             update_strings(txn, &sb_table_address_set, &sb_as->header_.uuid,
                            SB_ADDRESS_SET_COL_ADDRESSES, sb_as->addresses,
                            sb_as->n_addresses, &w);
@@ -1717,7 +1708,11 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
     /* The rows to insert: all of them on a cold start (690,000 port groups
      * at 1,000,000 ACLs), so they are produced as the server reads them
      * rather than queued at once. */
-    g->next_set = hmap_first(&g->sets.map);
+    g->next_set = hmap_first(&g->derived.map);
+    g->next_set_nb = !g->next_set;
+    if (!g->next_set) {
+        g->next_set = hmap_first(&g->nb_sets.map);
+    }
     g->next_pg = hmap_first(&g->pg_names.map);
     g->next_ref = NULL;
     g->next_ref_dp = 0;
@@ -1733,17 +1728,17 @@ groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
 {
     const char *name;
     SSET_FOR_EACH (name, &g->dirty_sets) {
-        const struct sset *want = shash_find_data(&g->sets, name);
+        struct group_want w;
+        bool exists = want_set(g, name, &w);
         const struct uuid *u = shash_find_data(&g->sb_sets, name);
-        if (!want) {
+        if (!exists) {
             if (u) {
                 rdb_txn_delete(txn, &sb_table_address_set, u);
             }
             forget_uuid(&g->sb_sets, name);
         } else if (!u) {
-            insert_set(g, txn, name, want);
+            insert_set(g, txn, name, &w);
         } else {
-            struct group_want w = want_set(want);
             apply_delta(txn, &sb_table_address_set, u,
                         SB_ADDRESS_SET_COL_ADDRESSES,
                         shash_find_data(&g->set_deltas, name), &w);
@@ -1776,4 +1771,28 @@ groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
     }
     sset_clear(&g->dirty_pgs);
     deltas_clear(&g->pg_deltas);
+}
+
+static int
+compare_strings(const void *a_, const void *b_)
+{
+    const char *const *a = a_;
+    const char *const *b = b_;
+    return strcmp(*a, *b);
+}
+
+const char **
+groups_set_addresses(const struct groups *g, const char *name, size_t *n)
+{
+    struct group_want w;
+    if (!want_set(g, name, &w)) {
+        *n = 0;
+        return NULL;
+    }
+    const char **v = want_array(&w, n);
+    if (w.counts) {
+        qsort(v, *n, sizeof *v, compare_strings);
+    }
+    /* (The replica keeps NB sets sorted.) */
+    return v;
 }

@@ -52,13 +52,13 @@ struct groups {
     struct shash port_pgs;          /* Port name -> struct hmapx of the
                                      * pg_states listing it. */
 
-    /* Desired SB address sets: name -> struct sset * of addresses.
-     * Derived "<pg>_ip4/6" sets also count each address's members in
-     * 'derived' (name -> struct hmap * of counted names, see groups.c),
-     * since members may share one. */
-    struct shash sets;
+    /* Desired SB address sets: the NB's (name -> its NB row, whose
+     * addresses they are) and those derived from port groups, "<pg>_ip4/6"
+     * (name -> struct hmap * of counted names, see groups.c: each address
+     * with the number of members that have it, since members may share
+     * one). */
+    struct shash nb_sets;
     struct shash derived;
-    struct shash nb_sets;           /* NB set name -> its NB row. */
 
     /* ACL references to port groups, per datapath (array of 'dp_cap'
      * hmaps of counted names, see groups.c), maintained by acls.c. */
@@ -83,9 +83,11 @@ struct groups {
                                      * ports that joined and left. */
 
     /* A full sync's inserts, produced while its transaction is sent:
-     * where production is in 'sets', then in 'pg_names' (port groups with
-     * members), then in 'dp_pg_refs' (those only ACLs refer to). */
+     * where production is in 'derived' and 'nb_sets', then in 'pg_names'
+     * (port groups with members), then in 'dp_pg_refs' (those only ACLs
+     * refer to). */
     struct hmap_node *next_set;
+    bool next_set_nb;               /* 'next_set' is in 'nb_sets'. */
     struct hmap_node *next_pg;
     size_t next_ref_dp;
     struct hmap_node *next_ref;
@@ -99,6 +101,12 @@ void groups_destroy(struct groups *);
 void groups_end_pass(struct groups *);
 
 struct pg_state *groups_find_pg(const struct groups *, const struct uuid *);
+
+/* The addresses of address set 'name' (from the NB, or derived from a
+ * port group), sorted, as a new array of '*n' borrowed strings (valid
+ * until the set changes), or NULL if there is no such set. */
+const char **groups_set_addresses(const struct groups *, const char *name,
+                                  size_t *n);
 bool groups_pg_exists(const struct groups *, const char *name);
 
 /* Adds the names of the address sets ("$name") and port groups ("@name")
