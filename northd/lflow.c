@@ -49,7 +49,7 @@ struct lflow {
     /* "stage-hint" names the lowest UUID among the contributing rows, so
      * it does not depend on the order they were compiled in.  The other
      * contributions' hints, which few flows have, are kept aside
-     * ('flow_hints'). */
+     * (struct lflow_rare). */
     uint32_t hint;                  /* First 32 bits of that UUID. */
 
     uint32_t dp;                    /* Without 'dps' and with 'on_dp', the
@@ -71,9 +71,9 @@ struct lflow {
     bool match_paren : 1;           /* The match ends in ")" after the
                                      * body. */
     bool on_dp : 1;                 /* Without 'dps': on 'dp'. */
-    bool has_meter : 1;             /* Has a controller meter, kept in
-                                     * 'flow_meters': few flows do. */
-    bool has_more_hints : 1;        /* Has hints in 'flow_hints'. */
+    bool has_meter : 1;             /* Has a controller meter... */
+    bool has_more_hints : 1;        /* ...or more hints: few flows do
+                                     * (struct lflow_rare). */
 
     struct uuid sb_uuid;            /* The row; zero if none yet. */
 
@@ -90,95 +90,94 @@ struct lflow {
  * group is a pointer rather than its UUID. */
 BUILD_ASSERT_DECL(sizeof(struct lflow) <= 96);
 
-/* The hints of the contributions to a flow other than the one in its
- * 'hint' ('has_more_hints'), after their count. */
-struct flow_hints {
-    struct hmap_node node;          /* In 'flow_hints', by flow pointer. */
+/* What few flows have, kept aside by flow pointer: a controller meter
+ * ('has_meter'), the hints of contributions other than the one in 'hint'
+ * ('has_more_hints'). */
+struct lflow_rare {
+    struct hmap_node node;          /* In 'flow_rares', by flow pointer. */
     const struct lflow *flow;
-    uint32_t *more;
+    const char *meter;              /* A strpool reference, or NULL. */
+    uint32_t *more_hints;           /* After their count, or NULL. */
 };
 
-static struct hmap flow_hints = HMAP_INITIALIZER(&flow_hints);
+static struct hmap flow_rares = HMAP_INITIALIZER(&flow_rares);
 
-static struct flow_hints *
-flow_hints_find(const struct lflow *f)
+static struct lflow_rare *
+lflow_rare_find(const struct lflow *f)
 {
-    struct flow_hints *fh;
-    HMAP_FOR_EACH_WITH_HASH (fh, node, hash_pointer(f, 0), &flow_hints) {
-        if (fh->flow == f) {
-            return fh;
+    if (!f->has_meter && !f->has_more_hints) {
+        return NULL;
+    }
+    struct lflow_rare *r;
+    HMAP_FOR_EACH_WITH_HASH (r, node, hash_pointer(f, 0), &flow_rares) {
+        if (r->flow == f) {
+            return r;
         }
     }
-    return NULL;
+    OVS_NOT_REACHED();
+}
+
+static struct lflow_rare *
+lflow_rare_get(const struct lflow *f)
+{
+    struct lflow_rare *r = lflow_rare_find(f);
+    if (!r) {
+        r = xzalloc(sizeof *r);
+        r->flow = f;
+        hmap_insert(&flow_rares, &r->node, hash_pointer(f, 0));
+    }
+    return r;
+}
+
+/* Frees 'f''s record once it holds nothing. */
+static void
+lflow_rare_trim(struct lflow *f, struct lflow_rare *r)
+{
+    f->has_meter = r->meter != NULL;
+    f->has_more_hints = r->more_hints != NULL;
+    if (!f->has_meter && !f->has_more_hints) {
+        hmap_remove(&flow_rares, &r->node);
+        free(r);
+        if (hmap_is_empty(&flow_rares)) {
+            hmap_destroy(&flow_rares);
+            hmap_init(&flow_rares);
+        }
+    }
 }
 
 /* The more hints of 'f', after their count, or NULL if none. */
 static uint32_t *
 lflow_more_hints(const struct lflow *f)
 {
-    return f->has_more_hints ? flow_hints_find(f)->more : NULL;
+    return f->has_more_hints ? lflow_rare_find(f)->more_hints : NULL;
 }
 
 /* Makes 'more' (owned, or NULL) the more hints of 'f'. */
 static void
 lflow_set_more_hints(struct lflow *f, uint32_t *more)
 {
-    struct flow_hints *fh = f->has_more_hints ? flow_hints_find(f) : NULL;
-    if (more) {
-        if (!fh) {
-            fh = xmalloc(sizeof *fh);
-            fh->flow = f;
-            hmap_insert(&flow_hints, &fh->node, hash_pointer(f, 0));
-            f->has_more_hints = true;
-        }
-        fh->more = more;
-    } else if (fh) {
-        hmap_remove(&flow_hints, &fh->node);
-        free(fh);
-        f->has_more_hints = false;
-        if (hmap_is_empty(&flow_hints)) {
-            hmap_destroy(&flow_hints);
-            hmap_init(&flow_hints);
-        }
+    if (more || f->has_more_hints) {
+        struct lflow_rare *r = lflow_rare_get(f);
+        r->more_hints = more;
+        lflow_rare_trim(f, r);
     }
-}
-
-/* The controller meters of the flows that have one ('has_meter'). */
-struct flow_meter {
-    struct hmap_node node;          /* In 'flow_meters', by flow pointer. */
-    const struct lflow *flow;
-    const char *meter;              /* A strpool reference. */
-};
-static struct hmap flow_meters = HMAP_INITIALIZER(&flow_meters);
-
-static struct flow_meter *
-flow_meter_find(const struct lflow *f)
-{
-    struct flow_meter *fm;
-    HMAP_FOR_EACH_WITH_HASH (fm, node, hash_pointer(f, 0), &flow_meters) {
-        if (fm->flow == f) {
-            return fm;
-        }
-    }
-    return NULL;
 }
 
 /* The controller meter of 'f', a strpool reference, or NULL if none. */
 static const char *
 lflow_meter(const struct lflow *f)
 {
-    return f->has_meter ? flow_meter_find(f)->meter : NULL;
+    return f->has_meter ? lflow_rare_find(f)->meter : NULL;
 }
 
 static void
 lflow_set_meter(struct lflow *f, const char *meter)
 {
     if (meter) {
-        struct flow_meter *fm = xmalloc(sizeof *fm);
-        fm->flow = f;
-        fm->meter = strpool_get(meter);
-        hmap_insert(&flow_meters, &fm->node, hash_pointer(f, 0));
-        f->has_meter = true;
+        struct lflow_rare *r = lflow_rare_get(f);
+        strpool_put(r->meter);
+        r->meter = strpool_get(meter);
+        lflow_rare_trim(f, r);
     }
 }
 
@@ -186,15 +185,10 @@ static void
 lflow_clear_meter(struct lflow *f)
 {
     if (f->has_meter) {
-        struct flow_meter *fm = flow_meter_find(f);
-        hmap_remove(&flow_meters, &fm->node);
-        strpool_put(fm->meter);
-        free(fm);
-        f->has_meter = false;
-        if (hmap_is_empty(&flow_meters)) {
-            hmap_destroy(&flow_meters);
-            hmap_init(&flow_meters);
-        }
+        struct lflow_rare *r = lflow_rare_find(f);
+        strpool_put(r->meter);
+        r->meter = NULL;
+        lflow_rare_trim(f, r);
     }
 }
 

@@ -1009,13 +1009,20 @@ static int n_set_deltas;
 static int n_string_set_deltas;
 
 static size_t
+count_char(const char *value, char c)
+{
+    size_t n = 0;
+    for (const char *p = value; *p; p++) {
+        n += *p == c;
+    }
+    return n;
+}
+
+/* The number of UUIDs in 'value' (put_value()'s), by their dashes. */
+static size_t
 count_uuids(const char *value)
 {
-    size_t dashes = 0;
-    for (const char *p = value; *p; p++) {
-        dashes += *p == '-';
-    }
-    return dashes / 4;
+    return count_char(value, '-') / 4;
 }
 
 /* The number of strings in 'value', put_value()'s of a set of strings:
@@ -1023,11 +1030,7 @@ count_uuids(const char *value)
 static size_t
 count_strings(const char *value)
 {
-    size_t quotes = 0;
-    for (const char *p = value; *p; p++) {
-        quotes += *p == '"';
-    }
-    return quotes / 2;
+    return count_char(value, '"') / 2;
 }
 
 /* True if 'value', put_value()'s of a set of strings, has 's'. */
@@ -1048,48 +1051,50 @@ value_has_string(const char *value, const char *s)
     return false;
 }
 
-/* The same as check_set_deltas() for a set-of-strings column 'j'. */
+/* Checks one set delta of column 'j' of 'row': the elements 'keys'
+ * (their text in put_value()'s values, the first 'n_added' added, the
+ * next 'n_removed' removed) against its values before ('o') and after
+ * ('n'), where 'has' finds an element and 'count' counts them. */
 static int
-check_string_set_delta(const struct rdb_row *row,
-                       const struct rdb_table_class *tc, size_t j,
-                       const struct seen_row *o, const struct seen_row *n)
+check_delta(const struct rdb_row *row, const struct rdb_table_class *tc,
+            size_t j, const struct seen_row *o, const struct seen_row *n,
+            char **keys, size_t n_added, size_t n_removed,
+            bool (*has)(const char *value, const char *key),
+            size_t (*count)(const char *value))
 {
-    char *const *added, *const *removed;
-    size_t n_added, n_removed;
-    if (!rdb_row_get_string_set_delta(row, j, &added, &n_added,
-                                      &removed, &n_removed)) {
-        return 0;
-    }
     int errors = 0;
     const char *name = tc->columns[j].name;
     n_set_deltas++;
-    n_string_set_deltas++;
     if (!rdb_row_is_updated(row, j)) {
         errors += tracking_error(tc, &row->uuid,
                                  "set delta, not updated:", name);
     }
     for (size_t k = 0; k < n_added + n_removed; k++) {
         bool is_added = k < n_added;
-        const char *str = is_added ? added[k] : removed[k - n_added];
-        bool before = value_has_string(o->values[j], str);
-        bool after = value_has_string(n->values[j], str);
+        bool before = has(o->values[j], keys[k]);
+        bool after = has(n->values[j], keys[k]);
         if (before == is_added || after != is_added) {
             errors += tracking_error(tc, &row->uuid,
                                      is_added ? "set delta adds wrongly:"
                                      : "set delta removes wrongly:", name);
         }
     }
-    if (count_strings(o->values[j]) + n_added - n_removed
-        != count_strings(n->values[j])) {
+    if (count(o->values[j]) + n_added - n_removed != count(n->values[j])) {
         errors += tracking_error(tc, &row->uuid, "set delta incomplete:",
                                  name);
     }
     return errors;
 }
 
+static bool
+value_has_uuid(const char *value, const char *key)
+{
+    return strstr(value, key) != NULL;
+}
+
 /* Checks the set deltas the replica reports for modified row 'row' (see
- * rdb_row_get_set_delta()) against its values before ('o') and after
- * ('n'). */
+ * rdb_row_get_set_delta() and rdb_row_get_string_set_delta()) against its
+ * values before ('o') and after ('n'). */
 static int
 check_set_deltas(const struct rdb_row *row, const struct rdb_table_class *tc,
                  const struct seen_row *o, const struct seen_row *n)
@@ -1099,39 +1104,39 @@ check_set_deltas(const struct rdb_row *row, const struct rdb_table_class *tc,
         const struct rdb_column_class *c = &tc->columns[j];
         if (c->type == RDB_STRING && c->value_type == RDB_VOID
             && !c->enums && c->storage == RDB_S_ARRAY) {
-            errors += check_string_set_delta(row, tc, j, o, n);
+            char *const *added, *const *removed;
+            size_t n_added, n_removed;
+            if (rdb_row_get_string_set_delta(row, j, &added, &n_added,
+                                             &removed, &n_removed)) {
+                char **keys = xmalloc((n_added + n_removed + 1)
+                                      * sizeof *keys);
+                memcpy(keys, added, n_added * sizeof *keys);
+                memcpy(keys + n_added, removed, n_removed * sizeof *keys);
+                errors += check_delta(row, tc, j, o, n, keys, n_added,
+                                      n_removed, value_has_string,
+                                      count_strings);
+                n_string_set_deltas++;
+                free(keys);
+            }
             continue;
         }
         const struct uuid *added, *removed;
         size_t n_added, n_removed;
-        if (!rdb_row_get_set_delta(row, j, &added, &n_added,
-                                   &removed, &n_removed)) {
-            continue;
-        }
-        const char *name = tc->columns[j].name;
-        n_set_deltas++;
-        if (!rdb_row_is_updated(row, j)) {
-            errors += tracking_error(tc, &row->uuid,
-                                     "set delta, not updated:", name);
-        }
-        for (size_t k = 0; k < n_added + n_removed; k++) {
-            bool is_added = k < n_added;
-            const struct uuid *u = is_added ? &added[k] : &removed[k - n_added];
-            char key[UUID_LEN + 1];
-            snprintf(key, sizeof key, UUID_FMT, UUID_ARGS(u));
-            bool before = strstr(o->values[j], key) != NULL;
-            bool after = strstr(n->values[j], key) != NULL;
-            if (before == is_added || after != is_added) {
-                errors += tracking_error(tc, &row->uuid,
-                                         is_added ? "set delta adds wrongly:"
-                                         : "set delta removes wrongly:",
-                                         name);
+        if (rdb_row_get_set_delta(row, j, &added, &n_added,
+                                  &removed, &n_removed)) {
+            size_t n_keys = n_added + n_removed;
+            char **keys = xmalloc((n_keys + 1) * sizeof *keys);
+            for (size_t k = 0; k < n_keys; k++) {
+                const struct uuid *u = (k < n_added ? &added[k]
+                                        : &removed[k - n_added]);
+                keys[k] = xasprintf(UUID_FMT, UUID_ARGS(u));
             }
-        }
-        if (count_uuids(o->values[j]) + n_added - n_removed
-            != count_uuids(n->values[j])) {
-            errors += tracking_error(tc, &row->uuid, "set delta incomplete:",
-                                     name);
+            errors += check_delta(row, tc, j, o, n, keys, n_added, n_removed,
+                                  value_has_uuid, count_uuids);
+            for (size_t k = 0; k < n_keys; k++) {
+                free(keys[k]);
+            }
+            free(keys);
         }
     }
     return errors;
