@@ -1039,14 +1039,14 @@ groups_port_removed(struct groups *g, const struct ls_port *p,
 }
 
 /* What an SB Address_Set or Port_Group row should hold: the addresses of
- * a derived set (those counted in 'counts') or of an NB set (its row's
- * 'addrs'), or the names of the members of 'pg' on datapath 'dp' (none of
- * these: nothing).  None is a copy: at a million ACLs copies of the NB
+ * a derived set (those counted in 'counts'), the strings 'addrs' (an NB
+ * set's row's addresses, or port names already collected), or the names
+ * of the members of 'pg' on datapath 'dp' (none of these: nothing).  None is a copy: at a million ACLs copies of the NB
  * addresses, of the derived ones and of port names per datapath cost more
  * than the sets and members themselves. */
 struct group_want {
     const struct hmap *counts;
-    char *const *addrs;
+    const char *const *addrs;
     size_t n_addrs;
     const struct pg_state *pg;
     size_t dp;
@@ -1062,7 +1062,7 @@ want_set(const struct groups *g, const char *name, struct group_want *w)
                                        : shash_find_data(&g->nb_sets, name));
     *w = (struct group_want) {
         .counts = counts,
-        .addrs = nb ? nb->addresses : NULL,
+        .addrs = nb ? (const char *const *) nb->addresses : NULL,
         .n_addrs = nb ? nb->n_addresses : 0,
     };
     return counts || nb;
@@ -1317,9 +1317,10 @@ write_whole(struct rdb_txn *txn, const struct rdb_table_class *tc,
     write_strings(txn, col, w);
 }
 
+/* Inserts the SB port group of 'pg' on 'dp', with the ports 'w' says. */
 static void
 insert_pg(struct groups *g, struct rdb_txn *txn, size_t dp,
-          const struct pg_state *pg)
+          const struct pg_state *pg, const struct group_want *w)
 {
     struct uuid uuid;
     rdb_uuid_generate(&uuid);
@@ -1328,8 +1329,7 @@ insert_pg(struct groups *g, struct rdb_txn *txn, size_t dp,
                                pg->name);
     rdb_txn_set_string(txn, SB_PORT_GROUP_COL_NAME, sb_name);
     free(sb_name);
-    struct group_want w = { .pg = pg, .dp = dp };
-    write_strings(txn, SB_PORT_GROUP_COL_PORTS, &w);
+    write_strings(txn, SB_PORT_GROUP_COL_PORTS, w);
     sb_pg_remember(g, dp, pg->name, &uuid);
 }
 
@@ -1567,9 +1567,51 @@ sync_pgs_from_rows(struct groups *g, struct rdb_txn *txn,
     }
 }
 
+/* A member's name and datapath, to sort a group's members by datapath. */
+struct dp_name {
+    uint32_t dp;
+    const char *name;
+};
+
+static int
+compare_dp_names(const void *a_, const void *b_)
+{
+    const struct dp_name *a = a_;
+    const struct dp_name *b = b_;
+    return a->dp < b->dp ? -1 : a->dp > b->dp;
+}
+
+/* Sorts the 'n' members in 'v' by datapath (below 'dp_cap'): by counting
+ * for a big group, whose members outnumber the datapaths. */
+static void
+sort_dp_names(struct dp_name *v, size_t n, size_t dp_cap)
+{
+    if (n < 64 || n < dp_cap / 4) {
+        qsort(v, n, sizeof *v, compare_dp_names);
+        return;
+    }
+    size_t *start = xcalloc(dp_cap + 1, sizeof *start);
+    for (size_t i = 0; i < n; i++) {
+        start[v[i].dp + 1]++;
+    }
+    for (size_t i = 1; i <= dp_cap; i++) {
+        start[i] += start[i - 1];
+    }
+    struct dp_name *sorted = xmalloc(n * sizeof *sorted);
+    for (size_t i = 0; i < n; i++) {
+        sorted[start[v[i].dp]++] = v[i];
+    }
+    memcpy(v, sorted, n * sizeof *v);
+    free(sorted);
+    free(start);
+}
+
 /* Inserts the SB port groups with members of the group at 'g->next_pg'
  * in 'pg_names' that the SB lacks, and moves on to the next group.
- * Returns the number of rows inserted. */
+ * Returns the number of rows inserted.  The members are sorted by
+ * datapath once for all of the group's rows: a group of thousands over
+ * hundreds of switches (Neutron's default drop group) would otherwise be
+ * walked once per switch. */
 static size_t
 produce_member_pgs(struct groups *g, struct rdb_txn *txn)
 {
@@ -1577,15 +1619,34 @@ produce_member_pgs(struct groups *g, struct rdb_txn *txn)
                                            node);
     g->next_pg = hmap_next(&g->pg_names.map, g->next_pg);
     const struct pg_state *pg = node->data;
+
+    struct dp_name *v = xmalloc(MAX(hmap_count(&pg->members), 1)
+                                * sizeof *v);
+    size_t n_v = 0;
+    const struct pg_member *mb;
+    HMAP_FOR_EACH (mb, node, &pg->members) {
+        if (mb->dp != NO_DP) {
+            v[n_v++] = (struct dp_name) { mb->dp, mb->name };
+        }
+    }
+    sort_dp_names(v, n_v, g->dp_cap);
+
     size_t n = 0;
-    const struct pg_dp *pd;
-    HMAP_FOR_EACH (pd, node, &pg->per_dp) {
-        if (pd->dp < g->model->n_datapaths
-            && !sb_pg_find(g, pd->dp, pg->name)) {
-            insert_pg(g, txn, pd->dp, pg);
+    const char **names = xmalloc(MAX(n_v, 1) * sizeof *names);
+    for (size_t i = 0; i < n_v; ) {
+        size_t dp = v[i].dp;
+        size_t n_names = 0;
+        for (; i < n_v && v[i].dp == dp; i++) {
+            names[n_names++] = v[i].name;
+        }
+        if (dp < g->model->n_datapaths && !sb_pg_find(g, dp, pg->name)) {
+            struct group_want w = { .addrs = names, .n_addrs = n_names };
+            insert_pg(g, txn, dp, pg, &w);
             n++;
         }
     }
+    free(names);
+    free(v);
     return n;
 }
 
@@ -1602,7 +1663,8 @@ produce_ref_pg(struct groups *g, struct rdb_txn *txn)
     g->next_ref = hmap_next(&g->dp_pg_refs[dp], g->next_ref);
     const struct pg_state *pg = shash_find_data(&g->pg_names, ref->name);
     if (pg && !pg_dp_find(pg, dp) && !sb_pg_find(g, dp, pg->name)) {
-        insert_pg(g, txn, dp, pg);
+        insert_pg(g, txn, dp, pg, &(struct group_want) { .pg = pg,
+                                                         .dp = dp });
         return 1;
     }
     return 0;
@@ -1762,7 +1824,7 @@ groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
                 sb_pg_free(r);
             }
         } else if (!r) {
-            insert_pg(g, txn, dp, w.pg);
+            insert_pg(g, txn, dp, w.pg, &w);
         } else {
             apply_delta(txn, &sb_table_port_group, &r->uuid,
                         SB_PORT_GROUP_COL_PORTS,
