@@ -1110,8 +1110,13 @@ check_set_deltas(const struct rdb_row *row, const struct rdb_table_class *tc,
                                              &removed, &n_removed)) {
                 char **keys = xmalloc((n_added + n_removed + 1)
                                       * sizeof *keys);
-                memcpy(keys, added, n_added * sizeof *keys);
-                memcpy(keys + n_added, removed, n_removed * sizeof *keys);
+                /* (Either array may be NULL when it is empty.) */
+                for (size_t k = 0; k < n_added; k++) {
+                    keys[k] = added[k];
+                }
+                for (size_t k = 0; k < n_removed; k++) {
+                    keys[n_added + k] = removed[k];
+                }
                 errors += check_delta(row, tc, j, o, n, keys, n_added,
                                       n_removed, value_has_string,
                                       count_strings);
