@@ -37,8 +37,8 @@ dp_group_index_uuid(struct dp_groups *g, struct dp_group *dpg)
     hmap_insert(&g->by_uuid, &dpg->uuid_node, uuid_hash(&dpg->sb_uuid));
 }
 
-static struct dp_group *
-dp_groups_find_uuid(const struct dp_groups *g, const struct uuid *uuid)
+struct dp_group *
+dp_groups_find_row(const struct dp_groups *g, const struct uuid *uuid)
 {
     struct dp_group *dpg;
     HMAP_FOR_EACH_WITH_HASH (dpg, uuid_node, uuid_hash(uuid), &g->by_uuid) {
@@ -234,12 +234,6 @@ dp_group_uuid(const struct dp_group *dpg)
 }
 
 struct dp_group *
-dp_groups_find_row(const struct dp_groups *g, const struct uuid *uuid)
-{
-    return dp_groups_find_uuid(g, uuid);
-}
-
-struct dp_group *
 dp_groups_get_group(struct dp_groups *g, struct rdb_txn *txn,
                     const unsigned long *bitmap, size_t n)
 {
@@ -287,7 +281,7 @@ dp_groups_unref_flow(struct dp_group *dpg)
 void
 dp_groups_pin(struct dp_groups *g, const struct uuid *uuid)
 {
-    struct dp_group *dpg = dp_groups_find_uuid(g, uuid);
+    struct dp_group *dpg = dp_groups_find_row(g, uuid);
     if (dpg) {
         dpg->pinned = true;
     }

@@ -1112,13 +1112,12 @@ want_array(const struct group_want *w, size_t *n)
     return v;
 }
 
-/* One string's share of content_hash(): hash_string(s, 0), which an sset
- * node and the pool keep, and one more with another basis, so that a
- * 32-bit collision is not enough. */
+/* One string's share of content_hash(): two 32-bit hashes with different
+ * bases, so that a 32-bit collision is not enough. */
 static uint64_t
-content_hash_one(const char *s, uint32_t hash)
+content_hash_one(const char *s)
 {
-    return ((uint64_t) hash << 32) | hash_string(s, 0x5bd1e995);
+    return ((uint64_t) hash_string(s, 0) << 32) | hash_string(s, 0x5bd1e995);
 }
 
 /* A hash of the strings of 'w' that does not depend on their order: a
@@ -1126,24 +1125,13 @@ content_hash_one(const char *s, uint32_t hash)
 static uint64_t
 content_hash(const struct group_want *w)
 {
-    uint64_t h = want_count(w) * UINT64_C(0x9e3779b97f4a7c15);
-    if (w->counts) {
-        const struct name_count *c;
-        HMAP_FOR_EACH (c, node, w->counts) {
-            h += content_hash_one(c->name, c->node.hash);
-        }
-    } else if (w->n_addrs) {
-        for (size_t i = 0; i < w->n_addrs; i++) {
-            h += content_hash_one(w->addrs[i], hash_string(w->addrs[i], 0));
-        }
-    } else if (w->pg) {
-        const struct pg_member *mb;
-        HMAP_FOR_EACH (mb, node, &w->pg->members) {
-            if (mb->dp == w->dp) {
-                h += content_hash_one(mb->name, strpool_hash(mb->name));
-            }
-        }
+    size_t n;
+    const char **v = want_array(w, &n);
+    uint64_t h = n * UINT64_C(0x9e3779b97f4a7c15);
+    for (size_t i = 0; i < n; i++) {
+        h += content_hash_one(v[i]);
     }
+    free(v);
     return h;
 }
 

@@ -1548,8 +1548,7 @@ order_back_to_front(struct lflow **flows, size_t n)
 
 /* Frees 'f', which no one contributes any more, deleting its SB row. */
 static void
-delete_flow(struct lflow_table *t, struct lflow *f, struct rdb_txn *txn,
-            struct dp_groups *dpgs)
+delete_flow(struct lflow_table *t, struct lflow *f, struct rdb_txn *txn)
 {
     ovs_assert(!f->n_refs);
     if (!uuid_is_zero(&f->sb_uuid)) {
@@ -1602,7 +1601,7 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
     for (size_t i = n_sorted; i < t->n_dirty; i++) {
         struct lflow *f = t->dirty[i];
         if (!lflow_n_dps(f)) {
-            delete_flow(t, f, txn, dpgs);
+            delete_flow(t, f, txn);
         } else if (uuid_is_zero(&f->sb_uuid)) {
             t->dirty[n_new++] = f;
         } else {
@@ -1622,7 +1621,7 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
             if (lflow_n_dps(f)) {
                 t->dirty[n_live++] = f;
             } else {
-                delete_flow(t, f, txn, dpgs);
+                delete_flow(t, f, txn);
             }
         }
         n_new = n_live;
@@ -1643,7 +1642,7 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
     for (; i < n_new && (!max_inserts || n_ins < max_inserts); i++) {
         struct lflow *f = t->dirty[i];
         if (!lflow_n_dps(f)) {
-            delete_flow(t, f, txn, dpgs);   /* Went away while waiting. */
+            delete_flow(t, f, txn);   /* Went away while waiting. */
             continue;
         }
         f->dirty = false;
