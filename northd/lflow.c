@@ -74,8 +74,10 @@ struct lflow {
     bool has_meter : 1;             /* Has a controller meter... */
     bool has_more_hints : 1;        /* ...or more hints: few flows do
                                      * (struct lflow_rare). */
-
-    struct uuid sb_uuid;            /* The row; zero if none yet. */
+    bool has_row : 1;               /* Has an SB row, whose UUID is... */
+    bool has_sb_uuid : 1;           /* ...kept aside (struct lflow_rare),
+                                     * or else derived from the content
+                                     * (lflow_sb_uuid()). */
 
     /* The row's datapath, the model's struct ls_datapath, or with
      * 'sb_group' its struct dp_group; NULL if it is not known to be one
@@ -84,20 +86,23 @@ struct lflow {
     const void *sb_target;
 };
 
-/* Two million flows: 96 bytes is an allocator size class, 104 is not.
- * So the rare controller meter and extra hints are kept aside, the
- * number of datapaths is the set's own count, and the row's datapath or
- * group is a pointer rather than its UUID. */
-BUILD_ASSERT_DECL(sizeof(struct lflow) <= 96);
+/* Two million flows at a million ACLs: each 16 bytes is 32 MB.  So the
+ * rare controller meter and extra hints are kept aside, the number of
+ * datapaths is the set's own count, the row's datapath or group is a
+ * pointer rather than its UUID, and the row's own UUID is not kept at all
+ * when it is the one northd derives from the flow's content. */
+BUILD_ASSERT_DECL(sizeof(struct lflow) <= 80);
 
 /* What few flows have, kept aside by flow pointer: a controller meter
  * ('has_meter'), the hints of contributions other than the one in 'hint'
- * ('has_more_hints'). */
+ * ('has_more_hints'), the UUID of a row that some other writer inserted
+ * ('has_sb_uuid'). */
 struct lflow_rare {
     struct hmap_node node;          /* In 'flow_rares', by flow pointer. */
     const struct lflow *flow;
     const char *meter;              /* A strpool reference, or NULL. */
     uint32_t *more_hints;           /* After their count, or NULL. */
+    struct uuid sb_uuid;            /* With 'has_sb_uuid'. */
 };
 
 static struct hmap flow_rares = HMAP_INITIALIZER(&flow_rares);
@@ -105,7 +110,7 @@ static struct hmap flow_rares = HMAP_INITIALIZER(&flow_rares);
 static struct lflow_rare *
 lflow_rare_find(const struct lflow *f)
 {
-    if (!f->has_meter && !f->has_more_hints) {
+    if (!f->has_meter && !f->has_more_hints && !f->has_sb_uuid) {
         return NULL;
     }
     struct lflow_rare *r;
@@ -135,7 +140,7 @@ lflow_rare_trim(struct lflow *f, struct lflow_rare *r)
 {
     f->has_meter = r->meter != NULL;
     f->has_more_hints = r->more_hints != NULL;
-    if (!f->has_meter && !f->has_more_hints) {
+    if (!f->has_meter && !f->has_more_hints && !f->has_sb_uuid) {
         hmap_remove(&flow_rares, &r->node);
         free(r);
         if (hmap_is_empty(&flow_rares)) {
@@ -400,6 +405,7 @@ lflow_table_init(struct lflow_table *t, size_t dp_cap)
 {
     hmap_init(&t->flows);
     hmap_init(&t->multi);
+    uuidset_init(&t->deleting);
     t->dp_cap = MAX(dp_cap, 1);
     t->owner = NULL;
     t->dirty = NULL;
@@ -419,6 +425,8 @@ lflow_table_reserve(struct lflow_table *t, size_t n_flows)
     hmap_reserve(&t->flows, n_flows);
 }
 
+static void lflow_clear_row(struct lflow *);
+
 static void
 lflow_free(struct lflow *f)
 {
@@ -429,6 +437,7 @@ lflow_free(struct lflow *f)
         free(CONST_CAST(char *, f->match_head));
     }
     strpool_put(f->actions);
+    lflow_clear_row(f);
     lflow_clear_meter(f);
     free(lflow_more_hints(f));
     lflow_set_more_hints(f, NULL);
@@ -452,6 +461,7 @@ lflow_table_destroy(struct lflow_table *t)
         free(lm);
     }
     hmap_destroy(&t->multi);
+    uuidset_destroy(&t->deleting);
     free(t->dirty);
     free(t->chunk);
     ds_destroy(&match_scratch);
@@ -1049,6 +1059,67 @@ lflow_content_hash(const struct lflow *f)
     return h;
 }
 
+/* The UUID northd gives the SB row of a flow whose content hashes to
+ * 'content'.  The content is what tells flows apart (no two flows of a
+ * table share it), so a later pass, or the next northd on the same SB,
+ * finds the row's UUID without having kept it.  It is marked as a random
+ * (version 4) UUID, like those OVSDB makes. */
+static struct uuid
+lflow_derive_uuid(const struct rdb_hash *content)
+{
+    struct uuid u;
+    u.parts[0] = content->h[0];
+    u.parts[1] = content->h[0] >> 32;
+    u.parts[2] = content->h[1];
+    u.parts[3] = content->h[1] >> 32;
+    u.parts[1] = (u.parts[1] & ~0xf000) | 0x4000;
+    u.parts[2] = (u.parts[2] & ~0xc0000000) | 0x80000000;
+    return u;
+}
+
+/* The UUID of 'f''s SB row ('has_row'). */
+static struct uuid
+lflow_sb_uuid(const struct lflow *f)
+{
+    ovs_assert(f->has_row);
+    if (f->has_sb_uuid) {
+        return lflow_rare_find(f)->sb_uuid;
+    }
+    struct rdb_hash content = lflow_content_hash(f);
+    return lflow_derive_uuid(&content);
+}
+
+/* Takes note that 'f''s SB row is 'uuid'.  'content' is 'f''s content
+ * hash. */
+static void
+lflow_set_row(struct lflow *f, const struct uuid *uuid,
+              const struct rdb_hash *content)
+{
+    struct uuid derived = lflow_derive_uuid(content);
+    f->has_row = true;
+    if (!uuid_equals(uuid, &derived)) {
+        /* Inserted by some other writer (or a northd that was not ours). */
+        struct lflow_rare *r = lflow_rare_get(f);
+        r->sb_uuid = *uuid;
+        f->has_sb_uuid = true;
+    } else if (f->has_sb_uuid) {
+        f->has_sb_uuid = false;
+        lflow_rare_trim(f, lflow_rare_find(f));
+    }
+}
+
+/* Takes note that 'f' has no SB row. */
+static void
+lflow_clear_row(struct lflow *f)
+{
+    f->has_row = false;
+    if (f->has_sb_uuid) {
+        struct lflow_rare *r = lflow_rare_find(f);
+        f->has_sb_uuid = false;
+        lflow_rare_trim(f, r);
+    }
+}
+
 /* Where 'f' should apply: one datapath, or a group of them. */
 struct lflow_target {
     const void *target;             /* See struct lflow 'sb_target'. */
@@ -1102,7 +1173,8 @@ update_sb_flow(const struct lflow_table *t, struct lflow *f,
                struct dp_groups *dpgs, bool ids_ok)
 {
     struct lflow_target target = lflow_target(t, f, m, txn, dpgs);
-    rdb_txn_update(txn, &sb_table_logical_flow, &f->sb_uuid);
+    struct uuid uuid = lflow_sb_uuid(f);
+    rdb_txn_update(txn, &sb_table_logical_flow, &uuid);
     if (!f->sb_target
         || target.group != f->sb_group
         || target.target != f->sb_target) {
@@ -1151,8 +1223,15 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
                struct dp_groups *dpgs)
 {
     struct lflow_target target = lflow_target(t, f, m, txn, dpgs);
-    rdb_uuid_generate(&f->sb_uuid);
-    rdb_txn_insert(txn, &sb_table_logical_flow, &f->sb_uuid);
+    struct rdb_hash content = lflow_content_hash(f);
+    struct uuid uuid = lflow_derive_uuid(&content);
+    if (uuidset_find(&t->deleting, &uuid)) {
+        /* A row this transaction deletes has it: only a row someone
+         * changed under northd's feet (or a collision of 122 bits). */
+        rdb_uuid_generate(&uuid);
+    }
+    lflow_set_row(f, &uuid, &content);
+    rdb_txn_insert(txn, &sb_table_logical_flow, &uuid);
     rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE,
                        lflow_pipeline_name(ls_stage_pipeline(f->stage)));
     rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_TABLE_ID,
@@ -1338,13 +1417,18 @@ lflow_sb_rows_from_table(const struct lflow_table *t,
     struct lflow_sb_rows *r = sb_rows_create(hmap_count(&t->flows));
     const struct lflow *f;
     HMAP_FOR_EACH (f, node, &t->flows) {
-        if (uuid_is_zero(&f->sb_uuid) || uuidset_find(gone, &f->sb_uuid)) {
+        if (!f->has_row) {
             continue;
         }
         struct rdb_hash content = lflow_content_hash(f);
+        struct uuid uuid = (f->has_sb_uuid ? lflow_rare_find(f)->sb_uuid
+                            : lflow_derive_uuid(&content));
+        if (uuidset_find(gone, &uuid)) {
+            continue;
+        }
         struct rdb_hash ids = lflow_ids_hash(f, f->sb_hint_set, f->sb_hint);
         const struct uuid *target = target_uuid(f);
-        sb_rows_add(r, &content, &ids, &f->sb_uuid,
+        sb_rows_add(r, &content, &ids, &uuid,
                     target ? target : &zero_uuid, f->sb_group);
     }
     sb_rows_index(r);
@@ -1421,7 +1505,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
     HMAP_FOR_EACH_SAFE (f, node, &t->flows) {
         f->claimed = false;
         f->dirty = false;
-        uuid_zero(&f->sb_uuid);
+        lflow_clear_row(f);
         if (!f->n_refs) {
             hmap_remove(&t->flows, &f->node);
             lflow_free(f);
@@ -1431,6 +1515,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
     t->n_sorted = 0;
     t->all_new = false;
     shrink_dirty(t);
+    uuidset_clear(&t->deleting);
 
     /* Each desired flow takes the first existing row with its content;
      * rows nobody takes are deleted.  (Into an empty SB, as on a first
@@ -1440,11 +1525,15 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
         sb_dps_init(&sb_dps, m);
         HMAP_FOR_EACH (f, node, &t->flows) {
             struct rdb_hash content = lflow_content_hash(f);
-            struct lflow_sb_row *row;
-            HMAP_FOR_EACH_WITH_HASH (row, node, content.h[0],
+            struct uuid derived = lflow_derive_uuid(&content);
+            struct lflow_sb_row *row = NULL, *r;
+            HMAP_FOR_EACH_WITH_HASH (r, node, content.h[0],
                                      &existing->by_content) {
-                if (rdb_hash_equals(&row->content, &content)) {
-                    break;
+                if (rdb_hash_equals(&r->content, &content)) {
+                    /* Of rows alike, the one with the derived UUID. */
+                    if (!row || uuid_equals(&r->uuid, &derived)) {
+                        row = r;
+                    }
                 }
             }
             if (!row) {
@@ -1452,7 +1541,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
             }
             hmap_remove(&existing->by_content, &row->node);
             f->claimed = true;
-            f->sb_uuid = row->uuid;
+            lflow_set_row(f, &row->uuid, &content);
             f->sb_group = row->group;
             if (row->group) {
                 struct dp_group *dpg = dp_groups_find_row(dpgs, &row->target);
@@ -1475,6 +1564,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
         struct lflow_sb_row *row;
         HMAP_FOR_EACH (row, node, &existing->by_content) {
             rdb_txn_delete(txn, &sb_table_logical_flow, &row->uuid);
+            uuidset_insert(&t->deleting, &row->uuid);
             COVERAGE_INC(lflow_deleted);
         }
     }
@@ -1551,8 +1641,9 @@ static void
 delete_flow(struct lflow_table *t, struct lflow *f, struct rdb_txn *txn)
 {
     ovs_assert(!f->n_refs);
-    if (!uuid_is_zero(&f->sb_uuid)) {
-        rdb_txn_delete(txn, &sb_table_logical_flow, &f->sb_uuid);
+    if (f->has_row) {
+        struct uuid uuid = lflow_sb_uuid(f);
+        rdb_txn_delete(txn, &sb_table_logical_flow, &uuid);
         COVERAGE_INC(lflow_deleted);
         unref_target(f);
     }
@@ -1574,6 +1665,11 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
      * writing the chunk. */
     size_t n_sorted = MIN(t->n_sorted, t->n_dirty);
 
+    /* A new transaction: the full sync's deletions are done. */
+    if (!uuidset_is_empty(&t->deleting)) {
+        uuidset_clear(&t->deleting);
+    }
+
     /* The last chunk was written out whole: a transaction that fails or
      * goes away before that is followed by a full recompute on a new
      * table, never by another sync of this one. */
@@ -1583,7 +1679,7 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
      * (dp-groups.h): then the flows' rows need no change. */
     for (size_t i = n_sorted; i < t->n_dirty; i++) {
         const struct lflow *f = t->dirty[i];
-        if (f->sb_group && f->sb_target && !uuid_is_zero(&f->sb_uuid)) {
+        if (f->sb_group && f->sb_target && f->has_row) {
             dp_groups_propose_move(dpgs,
                                    CONST_CAST(struct dp_group *,
                                               f->sb_target),
@@ -1602,7 +1698,7 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
         struct lflow *f = t->dirty[i];
         if (!lflow_n_dps(f)) {
             delete_flow(t, f, txn);
-        } else if (uuid_is_zero(&f->sb_uuid)) {
+        } else if (!f->has_row) {
             t->dirty[n_new++] = f;
         } else {
             update_sb_flow(t, f, m, txn, dpgs, true);

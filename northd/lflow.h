@@ -24,6 +24,7 @@
 #include "northd/pipeline.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/uuid.h"
+#include "uuidset.h"
 #include "util.h"
 
 struct ls_model;
@@ -87,6 +88,10 @@ struct lflow_table {
     bool all_new;                   /* No sync yet: the first, a full one,
                                      * looks at every flow, so none is
                                      * kept in 'dirty'. */
+    struct uuidset deleting;        /* Rows of other content that the
+                                     * transaction of a full sync deletes:
+                                     * no insert in it may reuse their
+                                     * UUIDs. */
 };
 
 void lflow_table_init(struct lflow_table *, size_t dp_cap);
