@@ -340,7 +340,7 @@ static size_t
 elem_size(const struct rdb_column_class *c)
 {
     switch (c->type) {
-    case RDB_INTEGER: return sizeof(int64_t);
+    case RDB_INTEGER: return c->int32 ? sizeof(int32_t) : sizeof(int64_t);
     case RDB_REAL: return sizeof(double);
     case RDB_BOOLEAN: return sizeof(bool);
     case RDB_STRING: return sizeof(char *);
@@ -865,7 +865,15 @@ atom_to_elem(struct rdb_row *row, const struct rdb_column_class *c,
 {
     switch (c->type) {
     case RDB_INTEGER:
-        *(int64_t *) elem = a->integer;
+        if (c->int32) {
+            /* The schema's range keeps a server from sending more; one
+             * with another schema gets the nearest value. */
+            *(int32_t *) elem = (a->integer > INT32_MAX ? INT32_MAX
+                                 : a->integer < INT32_MIN ? INT32_MIN
+                                 : a->integer);
+        } else {
+            *(int64_t *) elem = a->integer;
+        }
         break;
     case RDB_REAL:
         *(double *) elem = a->real;

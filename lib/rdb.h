@@ -103,6 +103,9 @@ struct rdb_column_class {
     const char *const *keys;        /* Map keys kept, NULL-terminated; NULL
                                      * to keep every key. */
     int hash_group;                 /* RDB_S_HASHED: which hash. */
+    bool int32;                     /* An RDB_S_SCALAR integer whose
+                                     * range in the schema fits in an
+                                     * int32_t, which it is kept as. */
     bool quiet;                     /* Not tracked; see above. */
     bool pooled;                    /* Strings are lib/strpool.h
                                      * references. */

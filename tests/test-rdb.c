@@ -133,7 +133,8 @@ put_atom(struct ds *s, const struct rdb_column_class *c, const void *elem)
 {
     switch (c->type) {
     case RDB_INTEGER:
-        ds_put_format(s, "%"PRId64, *(const int64_t *) elem);
+        ds_put_format(s, "%"PRId64, (c->int32 ? *(const int32_t *) elem
+                                     : *(const int64_t *) elem));
         break;
     case RDB_REAL:
         ds_put_format(s, "%g", *(const double *) elem);
@@ -163,7 +164,7 @@ static size_t
 elem_size(const struct rdb_column_class *c)
 {
     switch (c->type) {
-    case RDB_INTEGER: return sizeof(int64_t);
+    case RDB_INTEGER: return c->int32 ? sizeof(int32_t) : sizeof(int64_t);
     case RDB_REAL: return sizeof(double);
     case RDB_BOOLEAN: return sizeof(bool);
     case RDB_STRING: return sizeof(char *);
