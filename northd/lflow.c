@@ -387,15 +387,21 @@ lflow_owner_init(struct lflow_owner *o)
     memset(o, 0, sizeof *o);
 }
 
+/* The 'n_sets' sets of 'o'. */
+static const struct dpset **
+owner_sets(struct lflow_owner *o)
+{
+    return o->n_sets > 1 ? o->sets.v : &o->sets.one;
+}
+
+static void owner_clear_sets(struct lflow_owner *);
+
 void
 lflow_owner_destroy(struct lflow_owner *o)
 {
     if (o) {
         free(o->refs);
-        for (size_t i = 0; i < o->n_sets; i++) {
-            dpset_unref(o->sets[i]);
-        }
-        free(o->sets);
+        owner_clear_sets(o);
         lflow_owner_init(o);
     }
 }
@@ -615,7 +621,8 @@ dp_remove(struct lflow_table *t, struct lflow *f, size_t dp)
 static const unsigned long *
 ref_set(const struct lflow_owner *o, const struct lflow_ref *r)
 {
-    return o->sets[r->dp & LFLOW_REF_INDEX]->map;
+    return owner_sets(CONST_CAST(struct lflow_owner *, o))
+        [r->dp & LFLOW_REF_INDEX]->map;
 }
 
 /* Takes back what contribution 'r' of owner 'o' put on the datapaths of
@@ -654,9 +661,14 @@ ref_remove(struct lflow_table *t, const struct lflow_owner *o,
 static void
 owner_clear_sets(struct lflow_owner *o)
 {
+    const struct dpset **sets = owner_sets(o);
     for (size_t i = 0; i < o->n_sets; i++) {
-        dpset_unref(o->sets[i]);
+        dpset_unref(sets[i]);
     }
+    if (o->n_sets > 1) {
+        free(o->sets.v);
+    }
+    o->sets.one = NULL;
     o->n_sets = 0;
 }
 
@@ -698,12 +710,18 @@ lflow_owner_clear_dps(struct lflow_table *t, struct lflow_owner *o,
      * no contribution any more: drop them and renumber. */
     size_t n_sets = 0;
     uint32_t *renumber = xmalloc(MAX(o->n_sets, 1) * sizeof *renumber);
+    const struct dpset **sets = owner_sets(o);
     for (size_t i = 0; i < o->n_sets; i++) {
-        const struct dpset *set = dpset_minus(o->sets[i], dps);
+        const struct dpset *set = dpset_minus(sets[i], dps);
         if (set) {
             renumber[i] = n_sets;
-            o->sets[n_sets++] = set;
+            sets[n_sets++] = set;
         }
+    }
+    if (o->n_sets > 1 && n_sets <= 1) {
+        const struct dpset *one = n_sets ? sets[0] : NULL;
+        free(o->sets.v);
+        o->sets.one = one;
     }
     if (n_sets != o->n_sets) {
         for (size_t i = 0; i < o->n_refs; i++) {
@@ -852,11 +870,21 @@ owner_set(struct lflow_table *t, const unsigned long *dps)
 {
     struct lflow_owner *o = t->owner;
     if (o->n_sets
-        && bitmap_equal(o->sets[o->n_sets - 1]->map, dps, t->dp_cap)) {
+        && bitmap_equal(owner_sets(o)[o->n_sets - 1]->map, dps, t->dp_cap)) {
         return o->n_sets - 1;
     }
-    o->sets = xrealloc(o->sets, (o->n_sets + 1) * sizeof *o->sets);
-    o->sets[o->n_sets] = dpset_intern(dps, t->dp_cap);
+    const struct dpset *set = dpset_intern(dps, t->dp_cap);
+    if (!o->n_sets) {
+        o->sets.one = set;
+    } else if (o->n_sets == 1) {
+        const struct dpset **v = xmalloc(2 * sizeof *v);
+        v[0] = o->sets.one;
+        v[1] = set;
+        o->sets.v = v;
+    } else {
+        o->sets.v = xrealloc(o->sets.v, (o->n_sets + 1) * sizeof *o->sets.v);
+        o->sets.v[o->n_sets] = set;
+    }
     return o->n_sets++;
 }
 
@@ -873,7 +901,7 @@ lflow_add_dps_at(struct lflow_table *t, const unsigned long *dps,
     struct lflow *f = lflow_get(t, stage, priority, match, actions,
                                 ctrl_meter, where);
     uint32_t set = owner_set(t, dps);
-    const struct dpset *ds = t->owner->sets[set];
+    const struct dpset *ds = owner_sets(t->owner)[set];
     if (!f->on_dp && !f->dps && ds->n >= 2) {
         /* The usual case: a new flow, on the owner's set exactly. */
         f->dps = dpset_ref(ds);

@@ -56,7 +56,12 @@ struct lflow_ref {
  * lflow_add_dps(): one contribution per flow, not one per datapath. */
 struct lflow_owner {
     struct lflow_ref *refs;
-    const struct dpset **sets;      /* Datapath sets, a reference each. */
+    union {                         /* Datapath sets, a reference each: */
+        const struct dpset *one;    /* with 'n_sets' at most 1 (an ACL's
+                                     * one set, without an allocation of
+                                     * its own), */
+        const struct dpset **v;     /* with more. */
+    } sets;
     uint32_t n_refs, allocated_refs;
     uint32_t n_sets;
 };
