@@ -489,6 +489,78 @@ member_find(const struct pg_state *pg, const struct uuid *row)
     return NULL;
 }
 
+/* The port groups that list the port named 'name' (an array: a port is in
+ * a handful of groups, and an hmapx would cost 32 bytes a group and 64
+ * more a port). */
+struct port_pgs {
+    struct hmap_node node;          /* In groups 'port_pgs'. */
+    const char *name;               /* A strpool reference. */
+    uint32_t n, allocated;
+    struct pg_state **pgs;
+};
+
+static struct port_pgs *
+port_pgs_find(const struct groups *g, const char *name)
+{
+    struct port_pgs *pp;
+    HMAP_FOR_EACH_WITH_HASH (pp, node, hash_string(name, 0), &g->port_pgs) {
+        if (pp->name == name || !strcmp(pp->name, name)) {
+            return pp;
+        }
+    }
+    return NULL;
+}
+
+/* Records that 'pg' lists the port named 'name' (a strpool string). */
+static void
+port_pgs_add(struct groups *g, const char *name, struct pg_state *pg)
+{
+    struct port_pgs *pp = port_pgs_find(g, name);
+    if (!pp) {
+        pp = xzalloc(sizeof *pp);
+        pp->name = strpool_ref(name);
+        hmap_insert(&g->port_pgs, &pp->node, strpool_hash(name));
+    }
+    for (size_t i = 0; i < pp->n; i++) {
+        if (pp->pgs[i] == pg) {
+            return;
+        }
+    }
+    if (pp->n >= pp->allocated) {
+        pp->allocated = MAX(2, 2 * pp->allocated);
+        pp->pgs = xrealloc(pp->pgs, pp->allocated * sizeof *pp->pgs);
+    }
+    pp->pgs[pp->n++] = pg;
+}
+
+static void
+port_pgs_free(struct port_pgs *pp)
+{
+    strpool_put(pp->name);
+    free(pp->pgs);
+    free(pp);
+}
+
+/* Forgets that 'pg' lists the port named 'name'. */
+static void
+port_pgs_remove(struct groups *g, const char *name, struct pg_state *pg)
+{
+    struct port_pgs *pp = port_pgs_find(g, name);
+    if (!pp) {
+        return;
+    }
+    for (size_t i = 0; i < pp->n; i++) {
+        if (pp->pgs[i] == pg) {
+            pp->pgs[i] = pp->pgs[--pp->n];
+            break;
+        }
+    }
+    if (!pp->n) {
+        hmap_remove(&g->port_pgs, &pp->node);
+        port_pgs_free(pp);
+    }
+}
+
 static void
 member_add(struct groups *g, struct pg_state *pg,
            const struct nb_logical_switch_port *row,
@@ -504,13 +576,7 @@ member_add(struct groups *g, struct pg_state *pg,
     mb->row = row->header_.uuid;
     hmap_insert(&pg->members, &mb->node, uuid_hash(&mb->row));
 
-    struct hmapx *pgs = shash_find_data(&g->port_pgs, mb->name);
-    if (!pgs) {
-        pgs = xmalloc(sizeof *pgs);
-        hmapx_init(pgs);
-        shash_add(&g->port_pgs, mb->name, pgs);
-    }
-    hmapx_add(pgs, pg);
+    port_pgs_add(g, mb->name, pg);
     member_apply(g, pg, mb, span_changed, sets_changed);
 }
 
@@ -519,16 +585,7 @@ member_remove(struct groups *g, struct pg_state *pg, struct pg_member *mb,
               struct hmapx *span_changed, struct sset *sets_changed)
 {
     member_unapply(g, pg, mb, span_changed, sets_changed);
-    struct shash_node *node = shash_find(&g->port_pgs, mb->name);
-    if (node) {
-        struct hmapx *pgs = node->data;
-        hmapx_find_and_delete(pgs, pg);
-        if (hmapx_is_empty(pgs)) {
-            hmapx_destroy(pgs);
-            free(pgs);
-            shash_delete(&g->port_pgs, node);
-        }
-    }
+    port_pgs_remove(g, mb->name, pg);
     hmap_remove(&pg->members, &mb->node);
     member_clear_ips(mb);
     strpool_put(mb->name);
@@ -633,7 +690,7 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     g->dp_cap = dp_cap;
     hmap_init(&g->pgs);
     shash_init(&g->pg_names);
-    shash_init(&g->port_pgs);
+    hmap_init(&g->port_pgs);
     shash_init(&g->derived);
     shash_init(&g->nb_sets);
     shash_init(&g->sb_sets);
@@ -706,12 +763,12 @@ groups_destroy(struct groups *g)
     }
     hmap_destroy(&g->pgs);
     shash_destroy(&g->pg_names);
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, &g->port_pgs) {
-        hmapx_destroy(node->data);
-        free(node->data);
+    struct port_pgs *pp;
+    HMAP_FOR_EACH_POP (pp, node, &g->port_pgs) {
+        port_pgs_free(pp);
     }
-    shash_destroy(&g->port_pgs);
+    hmap_destroy(&g->port_pgs);
+    struct shash_node *node;
     SHASH_FOR_EACH (node, &g->derived) {
         name_counts_destroy(node->data);
         free(node->data);
@@ -1005,13 +1062,12 @@ static void
 port_memberships(struct groups *g, const struct ls_port *p, bool apply,
                  struct hmapx *span_changed, struct sset *sets_changed)
 {
-    struct hmapx *pgs = shash_find_data(&g->port_pgs, p->nb->name);
-    if (!pgs) {
+    const struct port_pgs *pp = port_pgs_find(g, p->nb->name);
+    if (!pp) {
         return;
     }
-    struct hmapx_node *node;
-    HMAPX_FOR_EACH (node, pgs) {
-        struct pg_state *pg = node->data;
+    for (size_t i = 0; i < pp->n; i++) {
+        struct pg_state *pg = pp->pgs[i];
         struct pg_member *mb = member_find(pg, &p->nb->header_.uuid);
         if (!mb) {
             continue;

@@ -49,8 +49,9 @@ struct groups {
     size_t dp_cap;
     struct hmap pgs;                /* "struct pg_state"s. */
     struct shash pg_names;          /* Name -> the pg_state that owns it. */
-    struct shash port_pgs;          /* Port name -> struct hmapx of the
-                                     * pg_states listing it. */
+    struct hmap port_pgs;           /* "struct port_pgs"s (groups.c): by
+                                     * port name, the pg_states listing
+                                     * it. */
 
     /* Desired SB address sets: the NB's (name -> its NB row, whose
      * addresses they are) and those derived from port groups, "<pg>_ip4/6"
