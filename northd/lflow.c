@@ -523,16 +523,32 @@ multi_find(const struct lflow_table *t, const struct lflow *f, uint32_t dp)
     return NULL;
 }
 
+/* The room kept for 'n' contributions: the next power of 2, at least 2
+ * (the room is not kept in the owner, of which there are a million). */
+static size_t
+refs_room(size_t n)
+{
+    return n ? MAX(2, ROUND_UP_POW2(n)) : 0;
+}
+
+/* The room 'o''s 'refs' has at least.  (It may have more: after its
+ * contributions were taken back, say.) */
+static size_t
+owner_refs_room(const struct lflow_owner *o)
+{
+    return o->refs_exact ? o->n_refs : refs_room(o->n_refs);
+}
+
 void
 lflow_owner_shrink(struct lflow_owner *o)
 {
     if (!o->n_refs) {
         free(o->refs);
         o->refs = NULL;
-        o->allocated_refs = 0;
-    } else if (o->allocated_refs > o->n_refs) {
-        o->allocated_refs = o->n_refs;
+        o->refs_exact = false;
+    } else if (!o->refs_exact) {
         o->refs = xrealloc(o->refs, o->n_refs * sizeof *o->refs);
+        o->refs_exact = true;
     }
 }
 
@@ -838,10 +854,11 @@ owner_add_ref(struct lflow_table *t, struct lflow *f, uint32_t dp,
         dp |= LFLOW_REF_HINT;
         flow_add_hint(t, f, h);
     }
-    if (o->n_refs >= o->allocated_refs) {
+    if (o->n_refs >= owner_refs_room(o)) {
         /* Most owners contribute one or two flows. */
-        o->allocated_refs = MAX(2, 2 * o->allocated_refs);
-        o->refs = xrealloc(o->refs, o->allocated_refs * sizeof *o->refs);
+        o->refs = xrealloc(o->refs,
+                           refs_room(o->n_refs + 1) * sizeof *o->refs);
+        o->refs_exact = false;
     }
     o->refs[o->n_refs++] = (struct lflow_ref) { f, dp, h };
 }

@@ -62,8 +62,11 @@ struct lflow_owner {
                                      * its own), */
         const struct dpset **v;     /* with more. */
     } sets;
-    uint32_t n_refs, allocated_refs;
-    uint32_t n_sets;
+    uint32_t n_refs;
+    uint32_t n_sets : 31;
+    uint32_t refs_exact : 1;        /* 'refs' has room for 'n_refs' exactly
+                                     * (lflow_owner_shrink()), rather than
+                                     * for the next power of 2. */
 };
 
 void lflow_owner_init(struct lflow_owner *);
