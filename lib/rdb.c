@@ -198,12 +198,20 @@ void
 rdb_uuid_generate(struct uuid *uuid)
 {
     uint64_t a = uuid_next(), b = uuid_next();
-    uuid->parts[0] = a;
-    uuid->parts[1] = a >> 32;
-    uuid->parts[2] = b;
-    uuid->parts[3] = b >> 32;
-    uuid->parts[1] = (uuid->parts[1] & ~0xf000) | 0x4000;
-    uuid->parts[2] = (uuid->parts[2] & ~0xc0000000) | 0x80000000;
+    *uuid = rdb_uuid_from_bits(a, b);
+}
+
+struct uuid
+rdb_uuid_from_bits(uint64_t a, uint64_t b)
+{
+    struct uuid u;
+    u.parts[0] = a;
+    u.parts[1] = a >> 32;
+    u.parts[2] = b;
+    u.parts[3] = b >> 32;
+    u.parts[1] = (u.parts[1] & ~0xf000) | 0x4000;
+    u.parts[2] = (u.parts[2] & ~0xc0000000) | 0x80000000;
+    return u;
 }
 
 /* Tables. */

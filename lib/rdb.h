@@ -333,6 +333,10 @@ size_t rdb_shared_map_count(void);
  * cheaper (a cold start inserts tens of thousands of rows). */
 void rdb_uuid_generate(struct uuid *);
 
+/* The version 4 UUID made of the 128 bits 'a' and 'b' (less the six the
+ * format fixes): for a UUID derived from content, e.g. a hash. */
+struct uuid rdb_uuid_from_bits(uint64_t a, uint64_t b);
+
 /* True if typed row pointer ROW (possibly NULL) is the row with UUID. */
 #define RDB_ROW_IS(ROW, UUID) \
     ((ROW) != NULL && uuid_equals(&(ROW)->header_.uuid, (UUID)))

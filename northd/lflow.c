@@ -1112,14 +1112,7 @@ lflow_content_hash(const struct lflow *f)
 static struct uuid
 lflow_derive_uuid(const struct rdb_hash *content)
 {
-    struct uuid u;
-    u.parts[0] = content->h[0];
-    u.parts[1] = content->h[0] >> 32;
-    u.parts[2] = content->h[1];
-    u.parts[3] = content->h[1] >> 32;
-    u.parts[1] = (u.parts[1] & ~0xf000) | 0x4000;
-    u.parts[2] = (u.parts[2] & ~0xc0000000) | 0x80000000;
-    return u;
+    return rdb_uuid_from_bits(content->h[0], content->h[1]);
 }
 
 /* The UUID of 'f''s SB row ('has_row'). */
