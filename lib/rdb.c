@@ -875,10 +875,17 @@ atom_to_elem(struct rdb_row *row, const struct rdb_column_class *c,
     case RDB_INTEGER:
         if (c->int32) {
             /* The schema's range keeps a server from sending more; one
-             * with another schema gets the nearest value. */
-            *(int32_t *) elem = (a->integer > INT32_MAX ? INT32_MAX
-                                 : a->integer < INT32_MIN ? INT32_MIN
-                                 : a->integer);
+             * with another schema gets the nearest value, and a word. */
+            int32_t v = (a->integer > INT32_MAX ? INT32_MAX
+                         : a->integer < INT32_MIN ? INT32_MIN
+                         : a->integer);
+            if (v != a->integer) {
+                VLOG_WARN_RL(&bad_rl, "%s row "UUID_FMT": %s %"PRId64" is "
+                             "out of the schema's range, taken as %"PRId32,
+                             row->table->class->name, UUID_ARGS(&row->uuid),
+                             c->name, a->integer, v);
+            }
+            *(int32_t *) elem = v;
         } else {
             *(int64_t *) elem = a->integer;
         }
