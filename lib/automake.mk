@@ -3,6 +3,8 @@ noinst_LIBRARIES += lib/libovnls.a
 lib_libovnls_a_SOURCES = \
 	lib/actions.c \
 	lib/actions.h \
+	lib/counting-sort.c \
+	lib/counting-sort.h \
 	lib/decimal.h \
 	lib/expr.c \
 	lib/expr.h \

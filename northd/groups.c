@@ -10,6 +10,7 @@
 #include "coverage.h"
 #include "hash.h"
 #include "hmapx.h"
+#include "lib/counting-sort.h"
 #include "lib/decimal.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
@@ -1625,6 +1626,12 @@ compare_dp_names(const void *a_, const void *b_)
     return a->dp < b->dp ? -1 : a->dp > b->dp;
 }
 
+static size_t
+dp_name_key(const void *dp_name)
+{
+    return ((const struct dp_name *) dp_name)->dp;
+}
+
 /* Sorts the 'n' members in 'v' by datapath (below 'dp_cap'): by counting
  * for a big group, whose members outnumber the datapaths. */
 static void
@@ -1632,22 +1639,9 @@ sort_dp_names(struct dp_name *v, size_t n, size_t dp_cap)
 {
     if (n < 64 || n < dp_cap / 4) {
         qsort(v, n, sizeof *v, compare_dp_names);
-        return;
+    } else {
+        counting_sort(v, n, sizeof *v, dp_cap, dp_name_key);
     }
-    size_t *start = xcalloc(dp_cap + 1, sizeof *start);
-    for (size_t i = 0; i < n; i++) {
-        start[v[i].dp + 1]++;
-    }
-    for (size_t i = 1; i <= dp_cap; i++) {
-        start[i] += start[i - 1];
-    }
-    struct dp_name *sorted = xmalloc(n * sizeof *sorted);
-    for (size_t i = 0; i < n; i++) {
-        sorted[start[v[i].dp]++] = v[i];
-    }
-    memcpy(v, sorted, n * sizeof *v);
-    free(sorted);
-    free(start);
 }
 
 /* Inserts the SB port groups with members of the group at 'g->next_pg'

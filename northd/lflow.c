@@ -7,6 +7,7 @@
 #include "bitmap.h"
 #include "coverage.h"
 #include "hash.h"
+#include "lib/counting-sort.h"
 #include "lib/jscan.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
@@ -1654,24 +1655,17 @@ insert_rank(const struct lflow *f)
             + (255 - ls_stage_table(f->stage)));
 }
 
+static size_t
+insert_rank_key(const void *flowp)
+{
+    return insert_rank(*(struct lflow *const *) flowp);
+}
+
 /* Sorts 'flows' by insert_rank(), keeping the order within a rank. */
 static void
 order_back_to_front(struct lflow **flows, size_t n)
 {
-    size_t *start = xcalloc(INSERT_RANKS + 1, sizeof *start);
-    for (size_t i = 0; i < n; i++) {
-        start[insert_rank(flows[i]) + 1]++;
-    }
-    for (size_t r = 1; r <= INSERT_RANKS; r++) {
-        start[r] += start[r - 1];
-    }
-    struct lflow **sorted = xmalloc(n * sizeof *sorted);
-    for (size_t i = 0; i < n; i++) {
-        sorted[start[insert_rank(flows[i])]++] = flows[i];
-    }
-    memcpy(flows, sorted, n * sizeof *flows);
-    free(sorted);
-    free(start);
+    counting_sort(flows, n, sizeof *flows, INSERT_RANKS, insert_rank_key);
 }
 
 /* Frees 'f', which no one contributes any more, deleting its SB row. */
