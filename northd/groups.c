@@ -1644,6 +1644,21 @@ sort_dp_names(struct dp_name *v, size_t n, size_t dp_cap)
     }
 }
 
+/* Moves 'g->next_set' on to the next set to insert: the derived sets,
+ * then the NB ones. */
+static void
+next_set_advance(struct groups *g)
+{
+    if (g->next_set) {
+        g->next_set = hmap_next(g->next_set_nb ? &g->nb_sets.map
+                                : &g->derived.map, g->next_set);
+    }
+    if (!g->next_set && !g->next_set_nb) {
+        g->next_set = hmap_first(&g->nb_sets.map);
+        g->next_set_nb = true;
+    }
+}
+
 /* Inserts the SB port groups with members of the group at 'g->next_pg'
  * in 'pg_names' that the SB lacks, and moves on to the next group.
  * Returns the number of rows inserted.  The members are sorted by
@@ -1719,15 +1734,9 @@ produce_inserts(struct rdb_txn *txn, void *g_)
      * a resync may find most rows there already). */
     for (size_t n = 0, seen = 0; n < 1000 && seen < 20000; seen++) {
         if (g->next_set) {
-            /* Derived sets, then NB ones. */
             struct shash_node *node = CONTAINER_OF(g->next_set,
                                                    struct shash_node, node);
-            g->next_set = hmap_next(g->next_set_nb ? &g->nb_sets.map
-                                    : &g->derived.map, g->next_set);
-            if (!g->next_set && !g->next_set_nb) {
-                g->next_set = hmap_first(&g->nb_sets.map);
-                g->next_set_nb = true;
-            }
+            next_set_advance(g);
             struct group_want w;
             if (!shash_find(&g->sb_sets, node->name)
                 && want_set(g, node->name, &w)) {
@@ -1809,9 +1818,9 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
      * at 1,000,000 ACLs), so they are produced as the server reads them
      * rather than queued at once. */
     g->next_set = hmap_first(&g->derived.map);
-    g->next_set_nb = !g->next_set;
+    g->next_set_nb = false;
     if (!g->next_set) {
-        g->next_set = hmap_first(&g->nb_sets.map);
+        next_set_advance(g);
     }
     g->next_pg = hmap_first(&g->pg_names.map);
     g->next_ref = NULL;
