@@ -42,10 +42,13 @@ struct lflow {
     const char *match_body;
     const char *actions;            /* A reference in the strpool. */
 
-    /* The datapaths the flow is on.  Most flows are on one: 'dps' is
-     * taken only once a flow is on a second, and is then usually the very
-     * set its owner compiled it for (dpset.h). */
-    const struct dpset *dps;        /* Counted reference, or NULL. */
+    /* The datapaths the flow is on.  Most flows are on one, 'dp': a set
+     * is taken only once a flow is on a second, and is then usually the
+     * very set its owner compiled it for (dpset.h). */
+    union {
+        const struct dpset *dps;    /* With 'on_set', a counted reference. */
+        uint32_t dp;                /* With 'on_dp'. */
+    } on;
 
     /* "stage-hint" names the lowest UUID among the contributing rows, so
      * it does not depend on the order they were compiled in.  The other
@@ -53,13 +56,7 @@ struct lflow {
      * (struct lflow_rare). */
     uint32_t hint;                  /* First 32 bits of that UUID. */
 
-    uint32_t dp;                    /* Without 'dps' and with 'on_dp', the
-                                     * one datapath. */
     uint32_t n_refs;                /* Contributions, all owners. */
-
-    /* What its SB row holds, as northd last wrote or found it: the replica
-     * does not keep northd's own Logical_Flow rows (lib/sb.rdb). */
-    uint32_t sb_hint;               /* "stage-hint" of these 32 bits... */
 
     uint16_t priority;
     uint16_t stage;                 /* enum ls_stage. */
@@ -67,11 +64,15 @@ struct lflow {
     bool dirty : 1;                 /* In the table's 'dirty' array. */
     bool claimed : 1;               /* Matched to an SB row by the sync. */
     bool hint_set : 1;              /* 'hint' is valid. */
-    bool sb_hint_set : 1;           /* ...if external_ids has one. */
+    bool hint_written : 1;          /* The SB row's external_ids show the
+                                     * hint as it is (the replica does not
+                                     * keep northd's own Logical_Flow rows,
+                                     * lib/sb.rdb). */
     bool sb_group : 1;              /* 'sb_target' is a Logical_DP_Group. */
     bool match_paren : 1;           /* The match ends in ")" after the
                                      * body. */
-    bool on_dp : 1;                 /* Without 'dps': on 'dp'. */
+    bool on_dp : 1;                 /* On 'on.dp' only... */
+    bool on_set : 1;                /* ...or on the set 'on.dps'. */
     bool has_meter : 1;             /* Has a controller meter... */
     bool has_more_hints : 1;        /* ...or more hints: few flows do
                                      * (struct lflow_rare). */
@@ -89,10 +90,12 @@ struct lflow {
 
 /* Two million flows at a million ACLs: each 16 bytes is 32 MB.  So the
  * rare controller meter and extra hints are kept aside, the number of
- * datapaths is the set's own count, the row's datapath or group is a
- * pointer rather than its UUID, and the row's own UUID is not kept at all
- * when it is the one northd derives from the flow's content. */
-BUILD_ASSERT_DECL(sizeof(struct lflow) <= 80);
+ * datapaths is the set's own count, the one datapath shares its room with
+ * the set, the row's datapath or group is a pointer rather than its UUID,
+ * the row's hint is a bit, and the row's own UUID is not kept at all when
+ * it is the one northd derives from the flow's content.  72 bytes is an
+ * 80-byte allocation, 80 a 96-byte one. */
+BUILD_ASSERT_DECL(sizeof(struct lflow) <= 72);
 
 /* What few flows have, kept aside by flow pointer: a controller meter
  * ('has_meter'), the hints of contributions other than the one in 'hint'
@@ -202,7 +205,7 @@ lflow_clear_meter(struct lflow *f)
 static uint32_t
 lflow_n_dps(const struct lflow *f)
 {
-    return f->dps ? f->dps->n : f->on_dp;
+    return f->on_set ? f->on.dps->n : f->on_dp;
 }
 
 /* The source locations flows were added from ("northd/acls.c:123"), by
@@ -315,23 +318,25 @@ lflow_match_equals(const struct lflow *f, const char *match, size_t n)
 static bool
 dps_contains(const struct lflow *f, size_t dp)
 {
-    return f->dps ? bitmap_is_set(f->dps->map, dp) : f->on_dp && f->dp == dp;
+    return (f->on_set ? bitmap_is_set(f->on.dps->map, dp)
+            : f->on_dp && f->on.dp == dp);
 }
 
 static void
 dps_add(const struct lflow_table *t, struct lflow *f, size_t dp)
 {
-    if (f->dps) {
-        f->dps = dpset_with(f->dps, dp, true);
+    if (f->on_set) {
+        f->on.dps = dpset_with(f->on.dps, dp, true);
     } else if (!f->on_dp) {
-        f->dp = dp;
+        f->on.dp = dp;
         f->on_dp = true;
     } else {
         unsigned long *map = bitmap_allocate(t->dp_cap);
-        bitmap_set1(map, f->dp);
+        bitmap_set1(map, f->on.dp);
         bitmap_set1(map, dp);
-        f->dps = dpset_intern(map, t->dp_cap);
+        f->on.dps = dpset_intern(map, t->dp_cap);
         f->on_dp = false;
+        f->on_set = true;
         bitmap_free(map);
     }
 }
@@ -339,13 +344,14 @@ dps_add(const struct lflow_table *t, struct lflow *f, size_t dp)
 static void
 dps_remove(struct lflow *f, size_t dp)
 {
-    if (!f->dps) {
+    if (!f->on_set) {
         f->on_dp = false;
-    } else if (f->dps->n == 1) {
-        dpset_unref(f->dps);
-        f->dps = NULL;
+    } else if (f->on.dps->n == 1) {
+        dpset_unref(f->on.dps);
+        f->on.dps = NULL;
+        f->on_set = false;
     } else {
-        f->dps = dpset_with(f->dps, dp, false);
+        f->on.dps = dpset_with(f->on.dps, dp, false);
     }
 }
 
@@ -353,7 +359,8 @@ dps_remove(struct lflow *f, size_t dp)
 static size_t
 dps_single(const struct lflow_table *t, const struct lflow *f)
 {
-    return f->dps ? bitmap_scan(f->dps->map, true, 0, t->dp_cap) : f->dp;
+    return (f->on_set ? bitmap_scan(f->on.dps->map, true, 0, t->dp_cap)
+            : f->on.dp);
 }
 
 /* A (flow, datapath) pair contributed more than once. */
@@ -448,7 +455,9 @@ lflow_free(struct lflow *f)
     lflow_clear_meter(f);
     free(lflow_more_hints(f));
     lflow_set_more_hints(f, NULL);
-    dpset_unref(f->dps);
+    if (f->on_set) {
+        dpset_unref(f->on.dps);
+    }
     free(f);
 }
 
@@ -562,6 +571,7 @@ flow_add_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
     if (!f->hint_set) {
         f->hint_set = true;
         f->hint = h;
+        f->hint_written = false;
         mark_dirty(t, f);
         return;
     }
@@ -573,6 +583,7 @@ flow_add_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
     if (h < f->hint) {
         more[n] = f->hint;
         f->hint = h;
+        f->hint_written = false;
         mark_dirty(t, f);
     } else {
         more[n] = h;
@@ -590,6 +601,7 @@ flow_remove_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
     size_t i;
     if (f->hint == h) {
         mark_dirty(t, f);
+        f->hint_written = false;
         if (!n) {
             f->hint_set = false;
             return;
@@ -920,9 +932,10 @@ lflow_add_dps_at(struct lflow_table *t, const unsigned long *dps,
                                 ctrl_meter, where);
     uint32_t set = owner_set(t, dps);
     const struct dpset *ds = owner_sets(t->owner)[set];
-    if (!f->on_dp && !f->dps && ds->n >= 2) {
+    if (!f->on_dp && !f->on_set && ds->n >= 2) {
         /* The usual case: a new flow, on the owner's set exactly. */
-        f->dps = dpset_ref(ds);
+        f->on.dps = dpset_ref(ds);
+        f->on_set = true;
         mark_dirty(t, f);
     } else {
         size_t dp;
@@ -995,13 +1008,6 @@ lflow_ids_hash(const struct lflow *f, bool hint_set, uint32_t hint)
     return sum;
 }
 
-static bool
-hint_is_written(const struct lflow *f)
-{
-    return (f->hint_set == f->sb_hint_set
-            && (!f->hint_set || f->sb_hint == f->hint));
-}
-
 /* Pieces of the JSON of a flow's external_ids, each put together once: its
  * head up to the stage name, by stage, and its tail from "source" on, by
  * 'where'.  's' is NULL if the piece would need escaping (never, with the
@@ -1048,8 +1054,7 @@ where_tail(const struct lflow *f)
 static void
 set_lflow_ids(struct lflow *f, struct rdb_txn *txn)
 {
-    f->sb_hint_set = f->hint_set;
-    f->sb_hint = f->hint;
+    f->hint_written = true;
 
     /* Every flow gets one: from the pieces above and the hint's hex digits,
      * not generically.  (The order of a map's pairs does not matter.) */
@@ -1065,9 +1070,9 @@ set_lflow_ids(struct lflow *f, struct rdb_txn *txn)
         char *p = buf;
         memcpy(p, head->s, head->n);
         p += head->n;
-        if (f->sb_hint_set) {
+        if (f->hint_set) {
             memcpy(p, hint_json, sizeof hint_json - 1);
-            put_hint_hex(p + sizeof hint_json - 1 - 10, f->sb_hint);
+            put_hint_hex(p + sizeof hint_json - 1 - 10, f->hint);
             p += sizeof hint_json - 1;
         }
         memcpy(p, tail->s, tail->n);
@@ -1075,7 +1080,7 @@ set_lflow_ids(struct lflow *f, struct rdb_txn *txn)
         rdb_txn_set_json(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, buf, p - buf);
     } else {
         struct lflow_ids ids;
-        lflow_ids_init(f, f->sb_hint_set, f->sb_hint, &ids);
+        lflow_ids_init(f, f->hint_set, f->hint, &ids);
         rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, ids.keys,
                         ids.values, ids.n);
     }
@@ -1177,8 +1182,8 @@ lflow_target(const struct lflow_table *t, const struct lflow *f,
         const struct ls_datapath *dp = m->dp_array[dps_single(t, f)];
         return (struct lflow_target) { dp, &dp->sb_uuid, false };
     }
-    struct dp_group *dpg = dp_groups_get_group(dpgs, txn, f->dps->map,
-                                               f->dps->n);
+    struct dp_group *dpg = dp_groups_get_group(dpgs, txn, f->on.dps->map,
+                                               f->on.dps->n);
     return (struct lflow_target) { dpg, dp_group_uuid(dpg), true };
 }
 
@@ -1204,8 +1209,8 @@ target_uuid(const struct lflow *f)
 }
 
 /* Brings 'f''s existing SB row in line: the datapath or group it applies
- * to, and external_ids ('ids_ok': the row is known to have 'f''s, as of
- * its sb_hint). */
+ * to, and external_ids ('ids_ok': the row is known to have 'f''s, but for
+ * the hint, which 'hint_written' tells). */
 static void
 update_sb_flow(const struct lflow_table *t, struct lflow *f,
                const struct ls_model *m, struct rdb_txn *txn,
@@ -1229,7 +1234,7 @@ update_sb_flow(const struct lflow_table *t, struct lflow *f,
         f->sb_group = target.group;
         COVERAGE_INC(lflow_updated);
     }
-    if (!ids_ok || !hint_is_written(f)) {
+    if (!ids_ok || !f->hint_written) {
         set_lflow_ids(f, txn);
         COVERAGE_INC(lflow_updated);
     }
@@ -1465,7 +1470,11 @@ lflow_sb_rows_from_table(const struct lflow_table *t,
         if (uuidset_find(gone, &uuid)) {
             continue;
         }
-        struct rdb_hash ids = lflow_ids_hash(f, f->sb_hint_set, f->sb_hint);
+        /* A row whose hint is behind matches no flow's external_ids: the
+         * sync writes them. */
+        struct rdb_hash ids = (f->hint_written
+                               ? lflow_ids_hash(f, f->hint_set, f->hint)
+                               : (struct rdb_hash) { { 0, 0 } });
         const struct uuid *target = target_uuid(f);
         sb_rows_add(r, &content, &ids, &uuid,
                     target ? target : &zero_uuid, f->sb_group);
@@ -1593,10 +1602,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
             }
             struct rdb_hash ids = lflow_ids_hash(f, f->hint_set, f->hint);
             bool ids_ok = rdb_hash_equals(&ids, &row->ids);
-            if (ids_ok) {
-                f->sb_hint_set = f->hint_set;
-                f->sb_hint = f->hint;
-            }
+            f->hint_written = ids_ok;
             update_sb_flow(t, f, m, txn, dpgs, ids_ok);
         }
         sb_dps_destroy(&sb_dps);
@@ -1715,7 +1721,8 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
             dp_groups_propose_move(dpgs,
                                    CONST_CAST(struct dp_group *,
                                               f->sb_target),
-                                   lflow_n_dps(f) >= 2 ? f->dps->map : NULL,
+                                   (lflow_n_dps(f) >= 2
+                                    ? f->on.dps->map : NULL),
                                    lflow_n_dps(f));
         }
     }
