@@ -19,6 +19,8 @@ lib_libovnls_a_SOURCES = \
 	lib/lsp-addresses.h \
 	lib/lsp-types.c \
 	lib/lsp-types.h \
+	lib/objpool.c \
+	lib/objpool.h \
 	lib/rdb.c \
 	lib/rdb.h \
 	lib/rdb-conn.c \

@@ -4,6 +4,7 @@
 #ifndef LIB_RDB_PRIVATE_H
 #define LIB_RDB_PRIVATE_H 1
 
+#include "lib/objpool.h"
 #include "lib/rdb.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/list.h"
@@ -29,6 +30,9 @@ struct rdb_table {
     uint64_t server_columns;        /* Columns the server has. */
     struct hmap set_deltas;         /* "struct rdb_set_delta"s of tracked
                                      * rows, until rdb_track_clear(). */
+    struct objpool row_pool;        /* Where its rows come from: a million
+                                     * ACL rows are 152 bytes each rather
+                                     * than 160. */
 };
 
 /* What one update did to a modified row's set-of-references column. */

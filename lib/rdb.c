@@ -394,7 +394,7 @@ static struct rdb_row *
 row_create(struct rdb_table *t, const struct uuid *uuid,
            enum rdb_row_state state)
 {
-    struct rdb_row *row = xzalloc(t->class->row_size);
+    struct rdb_row *row = objpool_zalloc(&t->row_pool);
     row->uuid = *uuid;
     row->table = t;
     row->state = state;
@@ -521,7 +521,7 @@ row_free(struct rdb_row *row, bool deref)
             smap_destroy(member(row, &tc->columns[i]));
         }
     }
-    free(row);
+    objpool_free(&row->table->row_pool, row);
 }
 
 static void
@@ -1542,7 +1542,7 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
             /* Someone else deleted a row of a table whose inserts are not
              * reported: track the deletion of a row with no contents. */
             COVERAGE_INC(rdb_row_delete);
-            row = xzalloc(t->class->row_size);
+            row = objpool_zalloc(&t->row_pool);
             row->uuid = uuid;
             row->table = t;
             row->state = RDB_ROW_DELETED;
@@ -1844,6 +1844,7 @@ rdb_create(const struct rdb_class *class, const char *remote)
         hmap_init(&t->rows);
         ovs_list_init(&t->tracked);
         hmap_init(&t->set_deltas);
+        objpool_init(&t->row_pool, tc->row_size, "rdb-rows");
     }
     ovs_list_init(&db->graveyard);
     ovs_list_init(&db->zombies);
@@ -1875,6 +1876,7 @@ rdb_destroy(struct rdb *db)
     for (size_t i = 0; i < db->class->n_tables; i++) {
         hmap_destroy(&db->tables[i].rows);
         hmap_destroy(&db->tables[i].set_deltas);
+        objpool_destroy(&db->tables[i].row_pool);
     }
     uuidset_destroy(&db->expected_deletes);
     free(db->tables);

@@ -9,6 +9,7 @@
 #include "hash.h"
 #include "lib/counting-sort.h"
 #include "lib/jscan.h"
+#include "lib/objpool.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
 #include "lib/strpool.h"
@@ -93,9 +94,11 @@ struct lflow {
  * datapaths is the set's own count, the one datapath shares its room with
  * the set, the row's datapath or group is a pointer rather than its UUID,
  * the row's hint is a bit, and the row's own UUID is not kept at all when
- * it is the one northd derives from the flow's content.  72 bytes is an
- * 80-byte allocation, 80 a 96-byte one. */
+ * it is the one northd derives from the flow's content.  Flows come from a
+ * pool (lib/objpool.h), without malloc's 8 bytes and rounding to 16. */
 BUILD_ASSERT_DECL(sizeof(struct lflow) <= 72);
+static struct objpool lflow_pool = OBJPOOL_INITIALIZER(struct lflow,
+                                                       "lflows");
 
 /* What few flows have, kept aside by flow pointer: a controller meter
  * ('has_meter'), the hints of contributions other than the one in 'hint'
@@ -458,7 +461,7 @@ lflow_free(struct lflow *f)
     if (f->on_set) {
         dpset_unref(f->on.dps);
     }
-    free(f);
+    objpool_free(&lflow_pool, f);
 }
 
 void
@@ -812,7 +815,7 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
     struct lflow *f = lflow_find(t, hash, stage, priority, match, ml,
                                  actions, al, ctrl_meter);
     if (!f) {
-        f = xzalloc(sizeof *f);
+        f = objpool_zalloc(&lflow_pool);
         f->stage = stage;
         f->priority = priority;
         bool paren;

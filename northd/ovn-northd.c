@@ -17,6 +17,7 @@
 #include "daemon.h"
 #include "fatal-signal.h"
 #include "lib/nb-rdb.h"
+#include "lib/objpool.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
 #include "lib/strpool.h"
@@ -464,6 +465,7 @@ main(int argc, char *argv[])
             simap_increase(&usage, "strings", strpool_count());
             simap_put(&usage, "rdb-shared-maps",
                       rdb_shared_map_count());
+            objpool_get_memory_usage(&usage);
             memory_report(&usage);
             simap_destroy(&usage);
         }

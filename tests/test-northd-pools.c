@@ -1,8 +1,10 @@
 /* Unit tests of northd's shared pools: datapath sets (northd/dpset.h) and
- * interned strings (lib/strpool.h).
+ * interned strings (lib/strpool.h); and of the record pools
+ * (lib/objpool.h).
  *
  *   test-northd-pools dpset [SEED [OPS]]
  *   test-northd-pools strpool [SEED [OPS]]
+ *   test-northd-pools objpool [SEED [OPS]]
  *
  * Each runs OPS random operations on a few dozen holders, each holding a
  * reference (or nothing), against a plain model of what each should hold,
@@ -10,7 +12,13 @@
  * content, that holders of equal content share one object, and that the
  * pool holds exactly the distinct contents held.  At the end every
  * reference is given back and the pool must be empty.  Prints one summary
- * line; exits with a message and status 1 at the first disagreement. */
+ * line; exits with a message and status 1 at the first disagreement.
+ *
+ * "objpool" allocates and frees records at random among a few thousand
+ * holders, each record filled with a pattern of its own, and checks that
+ * no record's pattern changes while it is held (records do not overlap),
+ * that records are aligned, that freed records are reused before the pool
+ * grows, and that the counts the pool reports are the holders'. */
 #include <config.h>
 
 #include <stdio.h>
@@ -20,8 +28,10 @@
 #include "bitmap.h"
 #include "hash.h"
 #include "northd/dpset.h"
+#include "lib/objpool.h"
 #include "lib/strpool.h"
 #include "random.h"
+#include "simap.h"
 #include "util.h"
 
 #define N_HOLDERS 40
@@ -267,17 +277,126 @@ test_strpool(int ops)
            ops, n_shared);
 }
 
+/* Records. */
+
+struct test_record {
+    uint64_t words[5];              /* 40 bytes: not a power of 2. */
+};
+
+#define N_RECORD_HOLDERS 3000
+
+static void
+fill_record(struct test_record *r, uint64_t tag)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(r->words); i++) {
+        r->words[i] = tag * 0x9e3779b97f4a7c15ULL + i;
+    }
+}
+
+static bool
+record_intact(const struct test_record *r, uint64_t tag)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(r->words); i++) {
+        if (r->words[i] != tag * 0x9e3779b97f4a7c15ULL + i) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void
+test_objpool(int ops)
+{
+    static struct objpool pool = OBJPOOL_INITIALIZER(struct test_record,
+                                                     "test-records");
+    static struct test_record *held[N_RECORD_HOLDERS];
+    static uint64_t tags[N_RECORD_HOLDERS];
+    struct test_record *last_freed = NULL;
+    size_t n_held = 0, n_reused = 0, max_held = 0;
+
+    for (int op = 0; op < ops; op++) {
+        size_t i = random_range(N_RECORD_HOLDERS);
+        /* Grow for the first half, shrink for the second. */
+        bool grow = random_range(100) < (op < ops / 2 ? 70 : 30);
+        if (!held[i] && grow) {
+            size_t bytes = pool.bytes;
+            held[i] = (random_range(2) ? objpool_alloc(&pool)
+                       : objpool_zalloc(&pool));
+            if ((uintptr_t) held[i] % 8) {
+                fail("a record is not aligned", op);
+            }
+            if (last_freed) {
+                if (held[i] != last_freed || pool.bytes != bytes) {
+                    fail("a freed record was not reused first", op);
+                }
+                n_reused++;
+                last_freed = NULL;
+            }
+            tags[i] = op + 1;
+            fill_record(held[i], tags[i]);
+            n_held++;
+            max_held = MAX(max_held, n_held);
+        } else if (held[i] && !grow) {
+            if (!record_intact(held[i], tags[i])) {
+                fail("a record changed while held", op);
+            }
+            objpool_free(&pool, held[i]);
+            last_freed = held[i];
+            held[i] = NULL;
+            n_held--;
+        }
+        if (pool.n_live != n_held) {
+            fail("the pool's count of live records is wrong", op);
+        }
+        if (op % 1000 == 999) {
+            for (size_t j = 0; j < N_RECORD_HOLDERS; j++) {
+                if (held[j] && !record_intact(held[j], tags[j])) {
+                    fail("a record changed while held", op);
+                }
+            }
+        }
+    }
+
+    struct simap usage = SIMAP_INITIALIZER(&usage);
+    objpool_get_memory_usage(&usage);
+    if (simap_get(&usage, "test-records") != n_held
+        || simap_get(&usage, "test-records-kB") != pool.bytes / 1024) {
+        fail("objpool_get_memory_usage() disagrees", ops);
+    }
+    simap_destroy(&usage);
+    /* The blocks hold what the most records held at once needed, and less
+     * than twice that (they double), plus the smallest block. */
+    size_t need = max_held * sizeof(struct test_record);
+    if (pool.bytes < need || pool.bytes > 2 * need + 4096) {
+        fail("the blocks are not sized to the records held", ops);
+    }
+    for (size_t j = 0; j < N_RECORD_HOLDERS; j++) {
+        objpool_free(&pool, held[j]);
+        held[j] = NULL;
+    }
+    objpool_free(&pool, NULL);
+    if (pool.n_live) {
+        fail("records are left at the end", ops);
+    }
+    printf("objpool: %d operations, at most %"PRIuSIZE" records held, "
+           "%"PRIuSIZE" reused, none left\n", ops, max_held, n_reused);
+}
+
 int
 main(int argc, char *argv[])
 {
-    if (argc < 2 || (strcmp(argv[1], "dpset") && strcmp(argv[1], "strpool"))) {
-        fprintf(stderr, "usage: %s dpset|strpool [SEED [OPS]]\n", argv[0]);
+    if (argc < 2 || (strcmp(argv[1], "dpset") && strcmp(argv[1], "strpool")
+                     && strcmp(argv[1], "objpool"))) {
+        fprintf(stderr, "usage: %s dpset|strpool|objpool [SEED [OPS]]\n",
+                argv[0]);
         return 2;
     }
     random_set_seed(argc > 2 ? atoi(argv[2]) : 1);
     int ops = argc > 3 ? atoi(argv[3]) : 20000;
     if (!strcmp(argv[1], "dpset")) {
         test_dpset(ops);
+    } else if (!strcmp(argv[1], "objpool")) {
+        test_objpool(ops);
     } else {
         test_strpool(ops);
     }
