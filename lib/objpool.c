@@ -39,7 +39,8 @@ enum objpool_mode {
 #define OBJPOOL_MIN_BLOCK 4096
 #define OBJPOOL_MAX_BLOCK (1024 * 1024)
 
-/* A block's first word links it to the pool's older blocks. */
+/* A block's first word links it to the pool's older blocks, its second
+ * is its size. */
 #define OBJPOOL_BLOCK_HEADER 16
 
 static struct objpool *pools;   /* Pools in use, for memory reports. */
@@ -76,8 +77,10 @@ objpool_destroy(struct objpool *pool)
         }
     }
     while (pool->blocks) {
-        void *block = pool->blocks;
+        char *block = pool->blocks;
         pool->blocks = *(void **) block;
+        /* The allocator may reuse what was poisoned here. */
+        OBJPOOL_UNPOISON(block, ((size_t *) block)[1]);
         free(block);
     }
     pool->mode = 0;
@@ -94,6 +97,7 @@ objpool_new_block(struct objpool *pool)
     size = MAX(size, OBJPOOL_BLOCK_HEADER + pool->size);
     char *block = xmalloc(size);
     *(void **) block = pool->blocks;
+    ((size_t *) block)[1] = size;
     pool->blocks = block;
     pool->block_size = size;
     pool->bytes += size;
