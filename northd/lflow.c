@@ -65,10 +65,10 @@ struct lflow {
     bool dirty : 1;                 /* In the table's 'dirty' array. */
     bool claimed : 1;               /* Matched to an SB row by the sync. */
     bool hint_set : 1;              /* 'hint' is valid. */
-    bool hint_written : 1;          /* The SB row's external_ids show the
-                                     * hint as it is (the replica does not
-                                     * keep northd's own Logical_Flow rows,
-                                     * lib/sb.rdb). */
+    bool hint_written : 1;          /* The SB row's external_ids are the
+                                     * flow's, its hint as it is (the
+                                     * replica does not keep northd's own
+                                     * Logical_Flow rows, lib/sb.rdb). */
     bool sb_group : 1;              /* 'sb_target' is a Logical_DP_Group. */
     bool match_paren : 1;           /* The match ends in ")" after the
                                      * body. */
@@ -95,7 +95,7 @@ struct lflow {
  * the set, the row's datapath or group is a pointer rather than its UUID,
  * the row's hint is a bit, and the row's own UUID is not kept at all when
  * it is the one northd derives from the flow's content.  Flows come from a
- * pool (lib/objpool.h), without malloc's 8 bytes and rounding to 16. */
+ * pool (lib/objpool.h): mimalloc's next size class is 80 bytes. */
 BUILD_ASSERT_DECL(sizeof(struct lflow) <= 72);
 static struct objpool lflow_pool = OBJPOOL_INITIALIZER(struct lflow,
                                                        "lflows");
@@ -1212,12 +1212,11 @@ target_uuid(const struct lflow *f)
 }
 
 /* Brings 'f''s existing SB row in line: the datapath or group it applies
- * to, and external_ids ('ids_ok': the row is known to have 'f''s, but for
- * the hint, which 'hint_written' tells). */
+ * to, and external_ids unless 'hint_written' says they are 'f''s. */
 static void
 update_sb_flow(const struct lflow_table *t, struct lflow *f,
                const struct ls_model *m, struct rdb_txn *txn,
-               struct dp_groups *dpgs, bool ids_ok)
+               struct dp_groups *dpgs)
 {
     struct lflow_target target = lflow_target(t, f, m, txn, dpgs);
     struct uuid uuid = lflow_sb_uuid(f);
@@ -1237,7 +1236,7 @@ update_sb_flow(const struct lflow_table *t, struct lflow *f,
         f->sb_group = target.group;
         COVERAGE_INC(lflow_updated);
     }
-    if (!ids_ok || !f->hint_written) {
+    if (!f->hint_written) {
         set_lflow_ids(f, txn);
         COVERAGE_INC(lflow_updated);
     }
@@ -1604,9 +1603,8 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
                 f->sb_target = find_sb_dp(&sb_dps, &row->target);
             }
             struct rdb_hash ids = lflow_ids_hash(f, f->hint_set, f->hint);
-            bool ids_ok = rdb_hash_equals(&ids, &row->ids);
-            f->hint_written = ids_ok;
-            update_sb_flow(t, f, m, txn, dpgs, ids_ok);
+            f->hint_written = rdb_hash_equals(&ids, &row->ids);
+            update_sb_flow(t, f, m, txn, dpgs);
         }
         sb_dps_destroy(&sb_dps);
         struct lflow_sb_row *row;
@@ -1743,7 +1741,7 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
         } else if (!f->has_row) {
             t->dirty[n_new++] = f;
         } else {
-            update_sb_flow(t, f, m, txn, dpgs, true);
+            update_sb_flow(t, f, m, txn, dpgs);
             f->dirty = false;
         }
     }
