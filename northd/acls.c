@@ -12,6 +12,7 @@
 
 #include "bitmap.h"
 #include "coverage.h"
+#include "hash.h"
 #include "hmapx.h"
 #include "lib/lex.h"
 #include "lib/nb-rdb.h"
@@ -74,26 +75,34 @@ struct acl_container {
 };
 
 /* The sets an ACL's match names, and the port groups of the drop that
- * replaces an invalid one ('force_drop'), as strings of the strpool: a
- * million ACLs name a few thousand distinct sets, and an sset each cost
- * more than the rest of the ACL's state.
+ * replaces an invalid one ('force_drop'), as strings of the strpool.  ACLs
+ * that name the same ones share one list: a network policy's rules all
+ * name its port group and its peers' sets, so a million ACLs have a few
+ * tens of thousands of distinct lists, where a list each (and the ACL in
+ * the users of each of its names) cost 60 bytes per ACL.
  *
- * The ACL is a user of each of its first n_as + n_pg names (see struct
- * acl_users): 'names' is followed by that many uint32_t, the ACL's
- * position in each name's array of users (acl_names_pos()). */
+ * The list's users are the ACLs that have it, each at its 'names_pos'.
+ * The list itself is a user of each of its first n_as + n_pg names (see
+ * struct name_lists): 'names' is followed by that many uint32_t, the
+ * list's position in each name's array (acl_names_pos()).  A list goes
+ * with its last user. */
 struct acl_names {
+    struct hmap_node node;          /* In acls 'name_lists', by content. */
+    struct acl_state **users;
+    uint32_t n_users, allocated_users;
     uint16_t n_as;                  /* names[0 .. n_as - 1]. */
     uint16_t n_pg;                  /* The next 'n_pg'. */
     uint16_t n_drop_pg;             /* The next 'n_drop_pg'. */
-    const char *names[];
+    const char *names[];            /* Each part in pointer order. */
 };
 
-/* The ACLs whose match names one address set or port group: an array
- * rather than a set, so that a user costs 12 bytes (its pointer here and
- * its position in its struct acl_names) where an hmapx node cost 32.  A
- * user leaves by moving the last one into its place. */
-struct acl_users {
-    struct acl_state **v;
+/* The name lists that name one address set or port group: an array rather
+ * than a set, so that a list costs 12 bytes here (its pointer here and its
+ * position in its struct acl_names).  A list leaves by moving the last one
+ * into its place.  The ACLs that name the set are the users of these
+ * lists. */
+struct name_lists {
+    struct acl_names **v;
     size_t n, allocated;
 };
 
@@ -118,8 +127,7 @@ struct acl_rare {
                                      * not compiled yet; NULL if none. */
 };
 
-/* One NB ACL, as last compiled.  (96 bytes, an allocator size class: a
- * million of them.) */
+/* One NB ACL, as last compiled.  (A million of them.) */
 struct acl_state {
     struct hmap_node node;          /* In acls 'states', by NB UUID. */
     const struct nb_acl *nb;        /* Its row, which has the UUID: even
@@ -136,6 +144,7 @@ struct acl_state {
     const struct dpset *dps;        /* While applied (dpset.h). */
     struct acl_names *names;        /* What the match names, or NULL. */
     struct acl_rare *rare;          /* NULL if all its members would be. */
+    uint32_t names_pos;             /* In names->users. */
     uint32_t n_refs;
     uint8_t k;                      /* enum acl_stage_kind. */
     uint8_t tier;
@@ -146,8 +155,8 @@ struct acl_state {
     bool skipped : 1;               /* Left out, counted in 'n_skipped'. */
     bool deleted : 1;               /* The row was deleted. */
 };
-/* A million of them, from a pool (lib/objpool.h): 88 bytes each. */
-BUILD_ASSERT_DECL(sizeof(struct acl_state) <= 88);
+/* A million of them, from a pool (lib/objpool.h): 96 bytes each. */
+BUILD_ASSERT_DECL(sizeof(struct acl_state) <= 96);
 static struct objpool acl_state_pool
     = OBJPOOL_INITIALIZER(struct acl_state, "acl-states");
 
@@ -249,9 +258,9 @@ struct acls {
     struct acl_dp *dps;             /* By datapath index. */
     struct hmap states;
     struct hmap containers;
+    struct hmap name_lists;         /* struct acl_names, shared. */
     struct shash set_users;         /* Address set name -> struct
-                                     * acl_users: the acl_states whose
-                                     * match names it. */
+                                     * name_lists: those that name it. */
     struct shash pg_users;          /* The same for port groups. */
     struct hmap pg_refs;            /* struct acl_pg_ref. */
     struct hmapx queue;             /* States to re-evaluate. */
@@ -781,8 +790,8 @@ container_find(const struct acls *a, const struct uuid *uuid)
     return NULL;
 }
 
-/* The positions of the ACL in the users of each of its first n_as + n_pg
- * names, which follow the names (see struct acl_names). */
+/* The positions of list 'names' in the name_lists of each of its first
+ * n_as + n_pg names, which follow the names (see struct acl_names). */
 static uint32_t *
 acl_names_pos(const struct acl_names *names)
 {
@@ -791,51 +800,168 @@ acl_names_pos(const struct acl_names *names)
                         CONST_CAST(const char **, names->names + n));
 }
 
-/* Interns the names of 'as', 'pg' and 'drop_pg' (may be NULL); NULL if
- * there are none. */
-static struct acl_names *
-acl_names_create(const struct sset *as, const struct sset *pg,
-                 const struct sset *drop_pg)
+static int
+compare_pointers(const void *a_, const void *b_)
 {
+    uintptr_t a = (uintptr_t) *(const char *const *) a_;
+    uintptr_t b = (uintptr_t) *(const char *const *) b_;
+    return a < b ? -1 : a > b;
+}
+
+/* Appends the names of 'set' (may be NULL) to 'v' at '*n' as strpool
+ * references, in pointer order, so that equal lists compare equal. */
+static void
+put_sorted_names(const char **v, size_t *n, const struct sset *set)
+{
+    size_t start = *n;
+    const char *name;
+    SSET_FOR_EACH (name, set) {
+        v[(*n)++] = strpool_get(name);
+    }
+    qsort(v + start, *n - start, sizeof *v, compare_pointers);
+}
+
+static uint32_t
+names_hash(const char *const *v, size_t n_as, size_t n_pg, size_t n_drop)
+{
+    uint32_t hash = hash_int(n_as | (n_pg << 16), n_drop);
+    for (size_t i = 0; i < n_as + n_pg + n_drop; i++) {
+        hash = hash_pointer(v[i], hash);
+    }
+    return hash;
+}
+
+/* Adds list 'an' to, or removes it from, the name_lists of each of its
+ * first n_as + n_pg names: in 'set_users' for the address sets, in
+ * 'pg_users' for the port groups. */
+static void
+name_lists_update(struct acls *a, struct acl_names *an, bool add)
+{
+    uint32_t *pos = acl_names_pos(an);
+    for (size_t i = 0; i < an->n_as + an->n_pg; i++) {
+        struct shash *by_name = i < an->n_as ? &a->set_users : &a->pg_users;
+        const char *name = an->names[i];
+        struct shash_node *node = shash_find_hashed(by_name, name,
+                                                    strpool_hash(name));
+        struct name_lists *nl = node ? node->data : NULL;
+        if (add) {
+            if (!nl) {
+                nl = xzalloc(sizeof *nl);
+                shash_add(by_name, name, nl);
+            }
+            if (nl->n >= nl->allocated) {
+                nl->v = x2nrealloc(nl->v, &nl->allocated, sizeof *nl->v);
+            }
+            ovs_assert(nl->n < UINT32_MAX);
+            pos[i] = nl->n;
+            nl->v[nl->n++] = an;
+        } else {
+            ovs_assert(nl && pos[i] < nl->n && nl->v[pos[i]] == an);
+            struct acl_names *last = nl->v[--nl->n];
+            if (last != an) {
+                nl->v[pos[i]] = last;
+                /* 'last' names 'name' once among the same part. */
+                size_t first = i < an->n_as ? 0 : last->n_as;
+                size_t end = i < an->n_as ? last->n_as
+                             : last->n_as + last->n_pg;
+                size_t j = first;
+                while (last->names[j] != name) {
+                    j++;
+                    ovs_assert(j < end);
+                }
+                acl_names_pos(last)[j] = pos[i];
+            }
+            if (!nl->n) {
+                free(nl->v);
+                free(nl);
+                shash_delete(by_name, node);
+            }
+        }
+    }
+}
+
+/* Makes 's' a user of the list of the names of 'as', 'pg' and 'drop_pg'
+ * (may be NULL), found or made; none if there are no names. */
+static void
+acl_names_attach(struct acls *a, struct acl_state *s, const struct sset *as,
+                 const struct sset *pg, const struct sset *drop_pg)
+{
+    ovs_assert(!s->names);
     size_t n_as = sset_count(as), n_pg = sset_count(pg);
     size_t n_drop = drop_pg ? sset_count(drop_pg) : 0;
     size_t n = n_as + n_pg + n_drop;
     if (!n) {
-        return NULL;
+        return;
     }
     /* A match is at most a few kB: its names fit in 16 bits. */
     ovs_assert(n <= UINT16_MAX);
-    struct acl_names *names = xmalloc(sizeof *names
-                                      + n * sizeof *names->names
-                                      + (n_as + n_pg) * sizeof(uint32_t));
-    names->n_as = n_as;
-    names->n_pg = n_pg;
-    names->n_drop_pg = n_drop;
+    const char **v = xmalloc(n * sizeof *v);
     size_t i = 0;
-    const char *name;
-    SSET_FOR_EACH (name, as) {
-        names->names[i++] = strpool_get(name);
-    }
-    SSET_FOR_EACH (name, pg) {
-        names->names[i++] = strpool_get(name);
-    }
+    put_sorted_names(v, &i, as);
+    put_sorted_names(v, &i, pg);
     if (drop_pg) {
-        SSET_FOR_EACH (name, drop_pg) {
-            names->names[i++] = strpool_get(name);
+        put_sorted_names(v, &i, drop_pg);
+    }
+
+    uint32_t hash = names_hash(v, n_as, n_pg, n_drop);
+    struct acl_names *an;
+    HMAP_FOR_EACH_WITH_HASH (an, node, hash, &a->name_lists) {
+        if (an->n_as == n_as && an->n_pg == n_pg && an->n_drop_pg == n_drop
+            && !memcmp(an->names, v, n * sizeof *v)) {
+            break;
         }
     }
-    return names;
+    if (an) {
+        for (i = 0; i < n; i++) {
+            strpool_put(v[i]);
+        }
+    } else {
+        an = xzalloc(sizeof *an + n * sizeof *an->names
+                     + (n_as + n_pg) * sizeof(uint32_t));
+        an->n_as = n_as;
+        an->n_pg = n_pg;
+        an->n_drop_pg = n_drop;
+        memcpy(an->names, v, n * sizeof *v);
+        hmap_insert(&a->name_lists, &an->node, hash);
+        name_lists_update(a, an, true);
+    }
+    free(v);
+
+    if (an->n_users >= an->allocated_users) {
+        size_t allocated = an->allocated_users;
+        an->users = x2nrealloc(an->users, &allocated, sizeof *an->users);
+        ovs_assert(allocated <= UINT32_MAX);
+        an->allocated_users = allocated;
+    }
+    s->names = an;
+    s->names_pos = an->n_users;
+    an->users[an->n_users++] = s;
 }
 
+/* Takes 's' out of the users of its list, which goes if it was the last. */
 static void
-acl_names_destroy(struct acl_names *names)
+acl_names_detach(struct acls *a, struct acl_state *s)
 {
-    if (names) {
-        size_t n = names->n_as + names->n_pg + names->n_drop_pg;
+    struct acl_names *an = s->names;
+    if (!an) {
+        return;
+    }
+    ovs_assert(s->names_pos < an->n_users && an->users[s->names_pos] == s);
+    struct acl_state *last = an->users[--an->n_users];
+    if (last != s) {
+        an->users[s->names_pos] = last;
+        last->names_pos = s->names_pos;
+    }
+    s->names = NULL;
+    if (!an->n_users) {
+        name_lists_update(a, an, false);
+        hmap_remove(&a->name_lists, &an->node);
+        size_t n = an->n_as + an->n_pg + an->n_drop_pg;
         for (size_t i = 0; i < n; i++) {
-            strpool_put(names->names[i]);
+            strpool_put(an->names[i]);
         }
-        free(names);
+        free(an->users);
+        free(an);
     }
 }
 
@@ -882,106 +1008,57 @@ acl_names_to_ssets(const struct acl_state *s, struct sset *as,
     }
 }
 
-/* The names of 's' that make it a user in 'pg_users' (if 'pg') or else in
- * 'set_users': names[*first .. *first + *n - 1]. */
+/* Queues for revalidation every ACL whose match names 'name' in
+ * 'by_name' (the address sets' or the port groups' table). */
 static void
-user_names(const struct acl_state *s, bool pg, size_t *first, size_t *n)
+revalidate_users(struct acls *a, const struct shash *by_name,
+                 const char *name)
 {
-    const struct acl_names *an = s->names;
-    *first = an && pg ? an->n_as : 0;
-    *n = !an ? 0 : pg ? an->n_pg : an->n_as;
-}
-
-/* Where 's' is in the users of 'name' (a strpool string, which 's' names
- * once among those user_names() gives). */
-static uint32_t *
-user_pos(const struct acl_state *s, bool pg, const char *name)
-{
-    size_t first, n;
-    user_names(s, pg, &first, &n);
-    for (size_t i = first; i < first + n; i++) {
-        if (s->names->names[i] == name) {
-            return &acl_names_pos(s->names)[i];
-        }
-    }
-    OVS_NOT_REACHED();
-}
-
-/* Adds 's' to, or removes it from, the users of each of its names in
- * 'users_by_name' ('pg' says which of the two tables that is). */
-static void
-users_update(struct shash *users_by_name, bool pg, struct acl_state *s,
-             bool add)
-{
-    size_t first, n;
-    user_names(s, pg, &first, &n);
-    for (size_t i = first; i < first + n; i++) {
-        const char *name = s->names->names[i];
-        uint32_t *pos = &acl_names_pos(s->names)[i];
-        struct shash_node *node = shash_find_hashed(users_by_name, name,
-                                                    strpool_hash(name));
-        struct acl_users *users = node ? node->data : NULL;
-        if (add) {
-            if (!users) {
-                users = xzalloc(sizeof *users);
-                shash_add(users_by_name, name, users);
-            }
-            if (users->n >= users->allocated) {
-                users->v = x2nrealloc(users->v, &users->allocated,
-                                      sizeof *users->v);
-            }
-            ovs_assert(users->n < UINT32_MAX);
-            *pos = users->n;
-            users->v[users->n++] = s;
-        } else {
-            ovs_assert(users && *pos < users->n && users->v[*pos] == s);
-            struct acl_state *last = users->v[--users->n];
-            if (last != s) {
-                users->v[*pos] = last;
-                *user_pos(last, pg, name) = *pos;
-            }
-            if (!users->n) {
-                free(users->v);
-                free(users);
-                shash_delete(users_by_name, node);
-            }
+    const struct name_lists *nl = shash_find_data(by_name, name);
+    for (size_t i = 0; nl && i < nl->n; i++) {
+        const struct acl_names *an = nl->v[i];
+        for (size_t j = 0; j < an->n_users; j++) {
+            hmapx_add(&a->revalidate, an->users[j]);
         }
     }
 }
 
 static void
-users_destroy(struct shash *users_by_name)
+users_destroy(struct shash *by_name)
 {
     struct shash_node *node;
-    SHASH_FOR_EACH (node, users_by_name) {
-        struct acl_users *users = node->data;
-        free(users->v);
-        free(users);
+    SHASH_FOR_EACH (node, by_name) {
+        struct name_lists *nl = node->data;
+        free(nl->v);
+        free(nl);
     }
-    shash_destroy(users_by_name);
+    shash_destroy(by_name);
 }
 
-/* Gives back the room the arrays of 'users_by_name' keep for more users:
- * after a full pass, the doubling left a third of them unused, 10 MB at a
- * million ACLs. */
+/* Gives back the room the arrays of 'a''s lists keep for more users:
+ * after a full pass, the doubling left a third of them unused. */
 static void
-users_shrink(struct shash *users_by_name)
+users_shrink(struct acls *a)
 {
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, users_by_name) {
-        struct acl_users *users = node->data;
-        if (users->allocated > users->n) {
-            users->v = xrealloc(users->v, users->n * sizeof *users->v);
-            users->allocated = users->n;
+    struct acl_names *an;
+    HMAP_FOR_EACH (an, node, &a->name_lists) {
+        if (an->allocated_users > an->n_users) {
+            an->users = xrealloc(an->users,
+                                 an->n_users * sizeof *an->users);
+            an->allocated_users = an->n_users;
         }
     }
-}
-
-static void
-set_users_update(struct acls *a, struct acl_state *s, bool add)
-{
-    users_update(&a->set_users, false, s, add);
-    users_update(&a->pg_users, true, s, add);
+    struct shash *tables[] = { &a->set_users, &a->pg_users };
+    for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
+        struct shash_node *node;
+        SHASH_FOR_EACH (node, tables[i]) {
+            struct name_lists *nl = node->data;
+            if (nl->allocated > nl->n) {
+                nl->v = xrealloc(nl->v, nl->n * sizeof *nl->v);
+                nl->allocated = nl->n;
+            }
+        }
+    }
 }
 
 /* The port groups the flows of 's' name: those of its match, or of the
@@ -1071,9 +1148,7 @@ acl_unapply(struct acls *a, struct lflow_table *t, struct acl_state *s)
         a->n_skipped--;
         s->skipped = false;
     }
-    set_users_update(a, s, false);
-    acl_names_destroy(s->names);
-    s->names = NULL;
+    acl_names_detach(a, s);
     if (s->rare) {
         free(s->rare->drop_match);
         s->rare->drop_match = NULL;
@@ -1095,7 +1170,7 @@ acl_state_destroy(struct acls *a, struct acl_state *s)
     acl_rare_destroy(s);
     lflow_owner_destroy(&s->owner);
     dpset_unref(s->dps);
-    acl_names_destroy(s->names);
+    acl_names_detach(a, s);
     if (s->n_refs > 1) {
         free(s->refs.v);
     }
@@ -1185,10 +1260,9 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
         sset_clear(drop_pg);
         groups_scan_refs(r->drop_match, NULL, drop_pg);
     }
-    s->names = acl_names_create(as, pg, drop_pg);
     /* Even a left-out ACL is a user: a port group's appearance changes
      * the verdict too. */
-    set_users_update(a, s, true);
+    acl_names_attach(a, s, as, pg, drop_pg);
     if (error && !s->force_drop) {
         s->skipped = true;
         a->n_skipped++;
@@ -1467,6 +1541,7 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
         a->dps[i].has_lb = lb_model_dp_has_vips(lm, i);
     }
     hmap_init(&a->states);
+    hmap_init(&a->name_lists);
     hmap_init(&a->containers);
     shash_init(&a->set_users);
     shash_init(&a->pg_users);
@@ -1521,6 +1596,8 @@ acls_destroy(struct acls *a)
         free(c);
     }
     hmap_destroy(&a->containers);
+    ovs_assert(hmap_is_empty(&a->name_lists));
+    hmap_destroy(&a->name_lists);
     users_destroy(&a->set_users);
     users_destroy(&a->pg_users);
     struct acl_pg_ref *r;
@@ -1609,10 +1686,7 @@ void
 acls_pg_exists(struct acls *a, const char *name, bool exists)
 {
     acl_check_set_pg(a->check, name, exists);
-    const struct acl_users *users = shash_find_data(&a->pg_users, name);
-    for (size_t i = 0; users && i < users->n; i++) {
-        hmapx_add(&a->revalidate, users->v[i]);
-    }
+    revalidate_users(a, &a->pg_users, name);
 }
 
 void
@@ -1621,11 +1695,7 @@ acls_sets_changed(struct acls *a, const struct sset *names)
     const char *name;
     SSET_FOR_EACH (name, names) {
         acl_check_set_changed(a->check, name);
-        const struct acl_users *users = shash_find_data(&a->set_users,
-                                                        name);
-        for (size_t i = 0; users && i < users->n; i++) {
-            hmapx_add(&a->revalidate, users->v[i]);
-        }
+        revalidate_users(a, &a->set_users, name);
     }
 }
 
@@ -1750,8 +1820,7 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
         hmap_shrink(&queues[i]->map);
     }
     if (n_evaluated > 10000) {
-        users_shrink(&a->set_users);
-        users_shrink(&a->pg_users);
+        users_shrink(a);
     }
 }
 
@@ -1771,4 +1840,6 @@ acls_format_stats(const struct acls *a, struct ds *out)
     ds_put_format(out, "ACLs compiled (per switch): %"PRIuSIZE"\n",
                   a ? a->n_compiled : 0);
     ds_put_format(out, "ACLs skipped: %"PRIuSIZE"\n", a ? a->n_skipped : 0);
+    ds_put_format(out, "ACL name lists: %"PRIuSIZE"\n",
+                  a ? hmap_count(&a->name_lists) : 0);
 }
