@@ -8,7 +8,7 @@ HEADER is what the source includes (default: lib/PREFIX-rdb.h).
 SPEC names the tables and columns to replicate, one table per paragraph:
 
     table NAME [count] [quiet] [select=initial,insert,modify,delete]
-        COLUMN [quiet] [keys=K1,K2] [hash=GROUP] [pooled] [shared]
+        COLUMN [quiet] [keys=K1,K2] [hash=GROUP] [pooled] [shared] [compact]
 
 "count" replicates a table's rows without columns (to count them);
 "select" narrows the changes the server reports (default: all).  A
@@ -21,7 +21,13 @@ its values in lib/strpool.h, shared with whatever else holds the same
 string (northd's flows hold an ACL's match that way).  A "shared" string
 map is a pointer to a read-only smap that every row with the same map
 shares ('const struct smap *options', never NULL): for a column most of
-whose rows hold one of a few maps.
+whose rows hold one of a few maps.  A "compact" column of at most one
+string of an enum is a 'uint8_t', one of the generated constants
+<PREFIX>_<TABLE>_<COLUMN>_<VALUE> (0, ..._NONE_, if it has none): a million
+ACLs need not each keep three pointers for "to-lport", "allow-related"
+and a severity.  An integer whose range in the schema fits in 32 bits is
+an 'int32_t' (or 'uint32_t' if the range starts at 0 and needs the top
+bit, like an ACL's label).
 
 The output is C: one struct per table (members named and typed as in
 OVS's IDL: 'char *name', 'struct X **ports' with 'size_t n_ports', 'struct
@@ -65,7 +71,8 @@ def parse_spec(path):
                 if cur is None:
                     die("%s:%d: column outside a table" % (path, lineno))
                 col = {"name": words[0], "quiet": False, "keys": None,
-                       "hash": None, "pooled": False, "shared": False}
+                       "hash": None, "pooled": False, "shared": False,
+                       "compact": False}
                 for w in words[1:]:
                     if w == "quiet":
                         col["quiet"] = True
@@ -77,6 +84,8 @@ def parse_spec(path):
                         col["pooled"] = True
                     elif w == "shared":
                         col["shared"] = True
+                    elif w == "compact":
+                        col["compact"] = True
                     else:
                         die("%s:%d: unknown column flag %s"
                             % (path, lineno, w))
@@ -152,6 +161,13 @@ class Gen:
                     if not c["hash"]:
                         die("%s.%s: only string-to-string maps are "
                             "supported" % (t["name"], c["name"]))
+                key, enum, ref = c["type"]["key"]
+                if c["compact"] and (key != "string" or not enum
+                                     or c["type"]["max"] != 1
+                                     or c["type"]["value"] or c["hash"]
+                                     or len(enum) > 254):
+                    die("%s.%s: only a column of at most one string of an "
+                        "enum can be compact" % (t["name"], c["name"]))
             t["groups"] = groups
 
     def struct(self, t):
@@ -177,15 +193,21 @@ class Gen:
         return "RDB_S_ARRAY"
 
     def int32(self, c):
-        """True if 'c' is an integer, exactly one, whose range in the
-        schema fits in 32 bits (an ACL's priority or tier)."""
+        """"int32_t" if 'c' is an integer, exactly one, whose range in the
+        schema fits in 32 bits (an ACL's priority or tier), "uint32_t" if
+        it fits only unsigned (an ACL's label), else None."""
         if c["hash"] or self.storage(c) != "RDB_S_SCALAR":
-            return False
+            return None
         if c["type"]["key"][0] != "integer":
-            return False
+            return None
         lo, hi = c["type"]["range"]
-        return (lo is not None and hi is not None
-                and lo >= -2 ** 31 and hi < 2 ** 31)
+        if lo is None or hi is None:
+            return None
+        if lo >= -2 ** 31 and hi < 2 ** 31:
+            return "int32_t"
+        if lo >= 0 and hi < 2 ** 32:
+            return "uint32_t"
+        return None
 
     def member(self, t, c):
         """C declaration(s) of column 'c' of table 't'."""
@@ -198,10 +220,12 @@ class Gen:
             return ["struct smap %s;" % name]
         if st == "RDB_S_SHARED_MAP":
             return ["const struct smap *%s;" % name]
+        if c["compact"]:
+            return ["uint8_t %s;" % name]
         if key == "uuid" and ref in self.names:
             elem = "struct %s *" % self.struct(ref)
         elif self.int32(c):
-            elem = "int32_t"
+            elem = self.int32(c)
         else:
             elem = C_ATOMS[key]
         if st in ("RDB_S_SCALAR", "RDB_S_OPTIONAL"):
@@ -244,8 +268,9 @@ class Gen:
             # Narrow members last, so that a row has no padding between
             # them: an ACL row is 8 bytes smaller, a million times over.
             members = [m for c in t["columns"] for m in self.member(t, c)]
-            narrow = lambda m: (m.startswith("int32_t ") * 1
-                                + m.startswith("bool ") * 2)
+            narrow = lambda m: (m.startswith(("int32_t ", "uint32_t ")) * 1
+                                + m.startswith("uint8_t ") * 2
+                                + m.startswith("bool ") * 3)
             for m in sorted(members, key=narrow):
                 w("    %s" % m)
             if t["groups"]:
@@ -264,6 +289,14 @@ class Gen:
                     if c["pooled"]:
                         w("#define %s_%s_COL_%s_POOLED 1"
                           % (P, T, c_ident(c["name"]).upper()))
+            for c in t["columns"]:
+                if c["compact"]:
+                    E = "%s_%s_%s" % (P, T, c_ident(c["name"]).upper())
+                    w("enum {")
+                    w("    %s_NONE_,  /* No value. */" % E)
+                    for e in c["type"]["key"][1]:
+                        w("    %s_%s," % (E, c_ident(e).upper()))
+                    w("};")
             if t["groups"]:
                 w("enum {")
                 for g in t["groups"]:
@@ -345,8 +378,12 @@ class Gen:
                     w("        .keys = %s_%s_keys," % (s, cn))
                 if c["hash"]:
                     w("        .hash_group = %d," % t["groups"].index(c["hash"]))
-                if self.int32(c):
+                if self.int32(c) == "int32_t":
                     w("        .int32 = true,")
+                elif self.int32(c):
+                    w("        .uint32 = true,")
+                if c["compact"]:
+                    w("        .compact = true,")
                 if c["quiet"]:
                     w("        .quiet = true,")
                 if c["pooled"]:

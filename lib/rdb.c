@@ -347,8 +347,12 @@ member_n(const struct rdb_row *row, const struct rdb_column_class *c)
 static size_t
 elem_size(const struct rdb_column_class *c)
 {
+    if (c->compact) {
+        return sizeof(uint8_t);
+    }
     switch (c->type) {
-    case RDB_INTEGER: return c->int32 ? sizeof(int32_t) : sizeof(int64_t);
+    case RDB_INTEGER:
+        return c->int32 || c->uint32 ? sizeof(int32_t) : sizeof(int64_t);
     case RDB_REAL: return sizeof(double);
     case RDB_BOOLEAN: return sizeof(bool);
     case RDB_STRING: return sizeof(char *);
@@ -380,7 +384,8 @@ row_init_defaults(struct rdb_row *row)
     const struct rdb_table_class *tc = row->table->class;
     for (size_t i = 0; i < tc->n_columns; i++) {
         const struct rdb_column_class *c = &tc->columns[i];
-        if (c->storage == RDB_S_SCALAR && c->type == RDB_STRING) {
+        if (c->storage == RDB_S_SCALAR && c->type == RDB_STRING
+            && !c->compact) {
             *(char **) member(row, c) = empty_string;
         } else if (c->storage == RDB_S_SMAP) {
             smap_init(member(row, c));
@@ -447,7 +452,9 @@ column_clear(struct rdb_row *row, const struct rdb_column_class *c,
     switch (c->storage) {
     case RDB_S_SCALAR:
     case RDB_S_OPTIONAL:
-        if (c->type == RDB_STRING) {
+        if (c->compact) {
+            *(uint8_t *) m = 0;
+        } else if (c->type == RDB_STRING) {
             char **s = m;
             if (*s) {
                 free_string(c, *s);
@@ -886,6 +893,17 @@ atom_to_elem(struct rdb_row *row, const struct rdb_column_class *c,
                              c->name, a->integer, v);
             }
             *(int32_t *) elem = v;
+        } else if (c->uint32) {
+            uint32_t v = (a->integer > UINT32_MAX ? UINT32_MAX
+                          : a->integer < 0 ? 0
+                          : a->integer);
+            if (v != a->integer) {
+                VLOG_WARN_RL(&bad_rl, "%s row "UUID_FMT": %s %"PRId64" is "
+                             "out of the schema's range, taken as %"PRIu32,
+                             row->table->class->name, UUID_ARGS(&row->uuid),
+                             c->name, a->integer, v);
+            }
+            *(uint32_t *) elem = v;
         } else {
             *(int64_t *) elem = a->integer;
         }
@@ -973,6 +991,24 @@ key_kept(const struct rdb_column_class *c, const char *key)
     return false;
 }
 
+/* The value that stands for 's' in compact column 'c' of 'row'. */
+static uint8_t
+compact_value(const struct rdb_row *row, const struct rdb_column_class *c,
+              const char *s)
+{
+    for (size_t i = 0; c->enums[i]; i++) {
+        if (!strcmp(c->enums[i], s)) {
+            return i + 1;
+        }
+    }
+    /* The schema keeps a server from sending another; one with another
+     * schema gets none, and a word. */
+    VLOG_WARN_RL(&bad_rl, "%s row "UUID_FMT": \"%s\" is not a value %s may "
+                 "have, taken as none", row->table->class->name,
+                 UUID_ARGS(&row->uuid), s, c->name);
+    return 0;
+}
+
 /* Replaces the value of column 'c' of 'row' with 'd'.  Returns true if it
  * changed. */
 static bool
@@ -985,6 +1021,15 @@ column_set(struct rdb_row *row, const struct rdb_column_class *c,
     case RDB_S_OPTIONAL: {
         if (d->n > 1) {
             return false;
+        }
+        if (c->compact) {
+            uint8_t *v = m;
+            uint8_t new = d->n ? compact_value(row, c, d->keys[0].string) : 0;
+            if (*v == new) {
+                return false;
+            }
+            *v = new;
+            return true;
         }
         if (c->type == RDB_STRING) {
             char **s = m;

@@ -105,7 +105,11 @@ struct rdb_column_class {
     int hash_group;                 /* RDB_S_HASHED: which hash. */
     bool int32;                     /* An RDB_S_SCALAR integer whose
                                      * range in the schema fits in an
-                                     * int32_t, which it is kept as. */
+                                     * int32_t, which it is kept as... */
+    bool uint32;                    /* ...or in a uint32_t. */
+    bool compact;                   /* At most one of 'enums', kept as a
+                                     * uint8_t: 0 for none, else 1 + its
+                                     * index in 'enums'. */
     bool quiet;                     /* Not tracked; see above. */
     bool pooled;                    /* Strings are lib/strpool.h
                                      * references. */
@@ -133,6 +137,14 @@ struct rdb_table_class {
     size_t hash_offset;             /* Of 'struct rdb_hash hash_[]'. */
     size_t n_hash_groups;
 };
+
+/* The string that value 'v' of compact column 'col' of 'tc' stands for:
+ * "" for none. */
+static inline const char *
+rdb_enum_string(const struct rdb_table_class *tc, size_t col, uint8_t v)
+{
+    return v ? tc->columns[col].enums[v - 1] : "";
+}
 
 struct rdb_class {
     const char *database;

@@ -288,7 +288,7 @@ struct acls {
 static enum acl_stage_kind
 acl_stage_of(const struct nb_acl *acl)
 {
-    if (!strcmp(acl->direction, "to-lport")) {
+    if (acl->direction == NB_ACL_DIRECTION_TO_LPORT) {
         return ACL_OUT;
     }
     return smap_get_bool(acl->options, "apply-after-lb", false)
@@ -320,7 +320,7 @@ static char *
 pg_traffic_match(const struct nb_port_group *pg,
                  const struct nb_acl *acl)
 {
-    const char *field = (!strcmp(acl->direction, "to-lport")
+    const char *field = (acl->direction == NB_ACL_DIRECTION_TO_LPORT
                          ? "outport" : "inport");
     if (pg_name_is_referable(pg->name)) {
         return xasprintf("%s == @%s", field, pg->name);
@@ -374,7 +374,10 @@ put_log(struct ds *a, const struct nb_acl *acl, const char *verdict,
         ds_put_cstr(a, ", ");
     }
     ds_put_format(a, "severity=%s, verdict=%s",
-                  acl->severity && acl->severity[0] ? acl->severity : "info",
+                  (acl->severity
+                   ? rdb_enum_string(&nb_table_acl, NB_ACL_COL_SEVERITY,
+                                     acl->severity)
+                   : "info"),
                   verdict);
     if (acl->meter && acl->meter[0]) {
         ds_put_cstr(a, ", meter=");
@@ -457,10 +460,10 @@ build_acl_flows(struct lflow_table *t, const struct acl_target *tgt,
     uint16_t prio = acl->priority + ACL_PRI_OFFSET;
     int tier = MAX(0, MIN(acl->tier, ACL_MAX_TIER));
     bool stateful = ad->has_stateful || ad->has_lb;
-    const char *verb = ref->force_drop ? "drop" : acl->action;
+    uint8_t verb = ref->force_drop ? NB_ACL_ACTION_DROP : acl->action;
     const char *user_match = ref->match;
 
-    if (!strcmp(verb, "pass")) {
+    if (verb == NB_ACL_ACTION_PASS) {
         /* Leave this tier: re-enter the stage one tier up.  One past the
          * last tier only the stage's defaults match.  23.03's log() does
          * not know a "pass" verdict, so pass is not logged. */
@@ -473,9 +476,10 @@ build_acl_flows(struct lflow_table *t, const struct acl_target *tgt,
         return;
     }
 
-    bool is_allow = !strcmp(verb, "allow") || !strcmp(verb, "allow-related");
-    bool is_stateless = !strcmp(verb, "allow-stateless");
-    bool is_reject = !strcmp(verb, "reject");
+    bool is_allow = (verb == NB_ACL_ACTION_ALLOW
+                     || verb == NB_ACL_ACTION_ALLOW_RELATED);
+    bool is_stateless = verb == NB_ACL_ACTION_ALLOW_STATELESS;
+    bool is_reject = verb == NB_ACL_ACTION_REJECT;
 
     if (is_stateless && ad->has_stateful) {
         /* Keep matching traffic away from conntrack altogether. */
@@ -508,7 +512,7 @@ build_acl_flows(struct lflow_table *t, const struct acl_target *tgt,
         struct ds label = DS_EMPTY_INITIALIZER;
         if (acl->label) {
             ds_put_format(&label, REGBIT_ACL_LABEL" = 1; "REG_LABEL" = %"
-                          PRId64"; ", acl->label);
+                          PRIu32"; ", acl->label);
         }
         put_match(m, ad, k, tier, REGBIT_ACL_HINT_ALLOW_NEW" == 1",
                   user_match);
@@ -565,8 +569,8 @@ build_log_related(struct lflow_table *t, const struct acl_target *tgt,
     const struct nb_acl *acl = ref->nb;
     if (!acl->log || !acl->label
         || !smap_get_bool(acl->options, "log-related", false)
-        || (strcmp(acl->action, "allow") && strcmp(acl->action,
-                                                    "allow-related"))) {
+        || (acl->action != NB_ACL_ACTION_ALLOW
+            && acl->action != NB_ACL_ACTION_ALLOW_RELATED)) {
         return;
     }
     bool reply_in_ingress = acl_stage_of(acl) == ACL_OUT;
@@ -575,7 +579,7 @@ build_log_related(struct lflow_table *t, const struct acl_target *tgt,
 
     ds_clear(m);
     ds_put_format(m, "ct.est && !ct.rel && !ct.new && %sct.rpl && "
-                  "ct_mark.blocked == 0 && ct_label.label == %"PRId64,
+                  "ct_mark.blocked == 0 && ct_label.label == %"PRIu32,
                   inv, acl->label);
     ds_clear(a);
     put_log(a, acl, "allow", g);
@@ -588,7 +592,7 @@ build_log_related(struct lflow_table *t, const struct acl_target *tgt,
 
     ds_clear(m);
     ds_put_format(m, "!ct.est && ct.rel && !ct.new && %sct_mark.blocked == 0"
-                  " && ct_label.label == %"PRId64, inv, acl->label);
+                  " && ct_label.label == %"PRIu32, inv, acl->label);
     ds_clear(a);
     put_log(a, acl, "allow", g);
     ds_put_cstr(a, reply_in_ingress
@@ -1243,8 +1247,8 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
     acl_rare_trim(s);
     s->force_drop = false;
     if (error) {
-        bool blocks = (!strcmp(acl->action, "drop")
-                       || !strcmp(acl->action, "reject"));
+        bool blocks = (acl->action == NB_ACL_ACTION_DROP
+                       || acl->action == NB_ACL_ACTION_REJECT);
         s->force_drop = a->g.fail_closed && blocks;
         acl_errors_report(acl, home->owner, error, s->force_drop);
     }
@@ -1271,8 +1275,9 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
     }
 
     s->k = acl_stage_of(acl);
-    s->stateful = !s->force_drop && !strcmp(acl->action, "allow-related");
-    s->pass = !strcmp(acl->action, "pass");
+    s->stateful = (!s->force_drop
+                   && acl->action == NB_ACL_ACTION_ALLOW_RELATED);
+    s->pass = acl->action == NB_ACL_ACTION_PASS;
     s->tier = MAX(0, MIN(acl->tier, ACL_MAX_TIER));
 
     s->dps = acl_current_dps(a, s);

@@ -131,9 +131,15 @@ wait_synced(struct rdb *db)
 static void
 put_atom(struct ds *s, const struct rdb_column_class *c, const void *elem)
 {
+    if (c->compact) {
+        uint8_t v = *(const uint8_t *) elem;
+        ds_put_format(s, "\"%s\"", v ? c->enums[v - 1] : "");
+        return;
+    }
     switch (c->type) {
     case RDB_INTEGER:
         ds_put_format(s, "%"PRId64, (c->int32 ? *(const int32_t *) elem
+                                     : c->uint32 ? *(const uint32_t *) elem
                                      : *(const int64_t *) elem));
         break;
     case RDB_REAL:
@@ -163,8 +169,12 @@ put_atom(struct ds *s, const struct rdb_column_class *c, const void *elem)
 static size_t
 elem_size(const struct rdb_column_class *c)
 {
+    if (c->compact) {
+        return sizeof(uint8_t);
+    }
     switch (c->type) {
-    case RDB_INTEGER: return c->int32 ? sizeof(int32_t) : sizeof(int64_t);
+    case RDB_INTEGER:
+        return c->int32 || c->uint32 ? sizeof(int32_t) : sizeof(int64_t);
     case RDB_REAL: return sizeof(double);
     case RDB_BOOLEAN: return sizeof(bool);
     case RDB_STRING: return sizeof(char *);
@@ -185,7 +195,11 @@ put_value(struct ds *v, const struct rdb_row *row,
     const char *m = (const char *) row + c->offset;
     switch (c->storage) {
     case RDB_S_SCALAR:
-        if (c->type == RDB_UUID) {
+        if (c->compact) {
+            if (*(const uint8_t *) m) {
+                put_atom(v, c, m);
+            }
+        } else if (c->type == RDB_UUID) {
             if (*(void *const *) m) {
                 put_atom(v, c, m);
             }
@@ -194,7 +208,8 @@ put_value(struct ds *v, const struct rdb_row *row,
         }
         break;
     case RDB_S_OPTIONAL:
-        if (*(void *const *) m) {
+        if (c->compact ? *(const uint8_t *) m != 0
+            : *(void *const *) m != NULL) {
             put_atom(v, c, m);
         }
         break;
