@@ -22,7 +22,19 @@ struct rdb_table {
     struct hmap rows;               /* Live and placeholder rows, by
                                      * UUID. */
     size_t n_live;
-    struct ovs_list tracked;        /* "struct rdb_row"s, by track_node. */
+
+    /* Rows tracked since the last rdb_track_clear(), in the order they
+     * first changed (a row's 'track_pos' is its place); NULL where a row
+     * was freed since. */
+    struct rdb_tracked *tracked;
+    size_t n_tracked, allocated_tracked;
+
+    /* Row numbers (rdb_row_index()): 'n_indexes' were ever handed out,
+     * and those of freed rows wait in 'free_indexes' for new rows. */
+    uint32_t n_indexes;
+    uint32_t *free_indexes;
+    size_t n_free_indexes, allocated_free_indexes;
+
     size_t next_col;                /* Where to look for the next column
                                      * name first. */
     size_t name_lens[64];           /* Of the columns' names. */
@@ -31,8 +43,20 @@ struct rdb_table {
     struct hmap set_deltas;         /* "struct rdb_set_delta"s of tracked
                                      * rows, until rdb_track_clear(). */
     struct objpool row_pool;        /* Where its rows come from: a million
-                                     * ACL rows are 152 bytes each rather
-                                     * than 160. */
+                                     * ACL rows are 96 bytes each, not the
+                                     * next size class of malloc(). */
+};
+
+/* A tracked row, and the columns of it that changed. */
+struct rdb_tracked {
+    struct rdb_row *row;
+    uint64_t updated;
+};
+
+/* An array of rows. */
+struct rdb_rows {
+    struct rdb_row **rows;
+    size_t n, allocated;
 };
 
 /* What one update did to a modified row's set-of-references column. */
@@ -93,10 +117,13 @@ struct rdb {
     unsigned int reset_seqno;
     bool changed;                   /* A change that is not quiet since the
                                      * current message began. */
+    uint8_t id;                     /* What its rows call it (rdb.c). */
     bool synced, ever_synced;
-    struct ovs_list graveyard;      /* Rows of a previous copy, freed on
+    bool fresh_copy;                /* Receiving a fresh copy: the rows
+                                     * are not tracked. */
+    struct rdb_rows graveyard;      /* Rows of a previous copy, freed on
                                      * the next rdb_track_clear(). */
-    struct ovs_list zombies;        /* Deleted rows something still
+    struct rdb_rows zombies;        /* Deleted rows something still
                                      * refers to: freed with the db. */
     struct uuidset expected_deletes;    /* See rdb_expect_delete(). */
     bool has_local_tables;
@@ -129,6 +156,7 @@ struct rdb {
 /* rdb.c. */
 struct rdb_table *rdb_table(const struct rdb *,
                             const struct rdb_table_class *);
+struct rdb_table *rdb_row_table(const struct rdb_row *);
 void rdb_reset(struct rdb *);
 void rdb_update_begin(struct rdb *);
 void rdb_update_end(struct rdb *);

@@ -224,6 +224,16 @@ rdb_table(const struct rdb *db, const struct rdb_table_class *tc)
     return &db->tables[tc->index];
 }
 
+/* Every replica of the process, by the number its rows know it by (see
+ * struct rdb_row). */
+static struct rdb *rdbs[UINT8_MAX + 1];
+
+struct rdb_table *
+rdb_row_table(const struct rdb_row *row)
+{
+    return &rdbs[row->db_id]->tables[row->table_id];
+}
+
 static bool
 is_enum_string(const struct rdb_column_class *c, const char *s)
 {
@@ -381,7 +391,7 @@ row_find(const struct rdb_table *t, const struct uuid *uuid)
 static void
 row_init_defaults(struct rdb_row *row)
 {
-    const struct rdb_table_class *tc = row->table->class;
+    const struct rdb_table_class *tc = rdb_row_table(row)->class;
     for (size_t i = 0; i < tc->n_columns; i++) {
         const struct rdb_column_class *c = &tc->columns[i];
         if (c->storage == RDB_S_SCALAR && c->type == RDB_STRING
@@ -395,16 +405,32 @@ row_init_defaults(struct rdb_row *row)
     }
 }
 
+/* A new row of 't', with default values and a number, in no hash
+ * table. */
+static struct rdb_row *
+row_alloc(struct rdb_table *t, const struct uuid *uuid,
+          enum rdb_row_state state)
+{
+    struct rdb_row *row = objpool_zalloc(&t->row_pool);
+    row->uuid = *uuid;
+    row->db_id = t->db->id;
+    row->table_id = t->class->index;
+    row->state = state;
+    if (t->n_free_indexes) {
+        row->index = t->free_indexes[--t->n_free_indexes];
+    } else {
+        ovs_assert(t->n_indexes < UINT32_MAX);
+        row->index = t->n_indexes++;
+    }
+    row_init_defaults(row);
+    return row;
+}
+
 static struct rdb_row *
 row_create(struct rdb_table *t, const struct uuid *uuid,
            enum rdb_row_state state)
 {
-    struct rdb_row *row = objpool_zalloc(&t->row_pool);
-    row->uuid = *uuid;
-    row->table = t;
-    row->state = state;
-    ovs_list_init(&row->track_node);
-    row_init_defaults(row);
+    struct rdb_row *row = row_alloc(t, uuid, state);
     hmap_insert(&t->rows, &row->node, uuid_hash(uuid));
     return row;
 }
@@ -431,7 +457,7 @@ static void
 ref_put(struct rdb_row *row)
 {
     if (row && !--row->n_refs && row->state == RDB_ROW_ORPHAN) {
-        hmap_remove(&row->table->rows, &row->node);
+        hmap_remove(&rdb_row_table(row)->rows, &row->node);
         row_free(row, true);
     }
 }
@@ -439,7 +465,7 @@ ref_put(struct rdb_row *row)
 static struct rdb_table *
 ref_table(const struct rdb_row *row, const struct rdb_column_class *c)
 {
-    return &row->table->db->tables[c->ref_table->index];
+    return &rdb_row_table(row)->db->tables[c->ref_table->index];
 }
 
 /* Frees the values of column 'c' of 'row' ('deref': and drops its
@@ -507,7 +533,7 @@ column_clear(struct rdb_row *row, const struct rdb_column_class *c,
 static void
 row_clear(struct rdb_row *row, bool deref)
 {
-    const struct rdb_table_class *tc = row->table->class;
+    const struct rdb_table_class *tc = rdb_row_table(row)->class;
     for (size_t i = 0; i < tc->n_columns; i++) {
         column_clear(row, &tc->columns[i], deref);
     }
@@ -519,25 +545,82 @@ row_clear(struct rdb_row *row, bool deref)
 }
 
 static void
+rows_push(struct rdb_rows *v, struct rdb_row *row)
+{
+    if (v->n >= v->allocated) {
+        v->rows = x2nrealloc(v->rows, &v->allocated, sizeof *v->rows);
+    }
+    v->rows[v->n++] = row;
+}
+
+static void
+rows_destroy(struct rdb_rows *v)
+{
+    free(v->rows);
+    v->rows = NULL;
+    v->n = v->allocated = 0;
+}
+
+static void
 row_free(struct rdb_row *row, bool deref)
 {
-    const struct rdb_table_class *tc = row->table->class;
+    struct rdb_table *t = rdb_row_table(row);
+    const struct rdb_table_class *tc = t->class;
+    ovs_assert(!row->track);
     row_clear(row, deref);
     for (size_t i = 0; i < tc->n_columns; i++) {
         if (tc->columns[i].storage == RDB_S_SMAP) {
             smap_destroy(member(row, &tc->columns[i]));
         }
     }
-    objpool_free(&row->table->row_pool, row);
+    if (t->n_free_indexes >= t->allocated_free_indexes) {
+        t->free_indexes = x2nrealloc(t->free_indexes,
+                                     &t->allocated_free_indexes,
+                                     sizeof *t->free_indexes);
+    }
+    t->free_indexes[t->n_free_indexes++] = row->index;
+    objpool_free(&t->row_pool, row);
 }
 
+/* Tracks 'what' happened to 'row', and that the columns in 'updated'
+ * changed; nothing while a fresh copy comes in. */
 static void
-track(struct rdb_row *row, uint8_t what)
+track(struct rdb_row *row, uint8_t what, uint64_t updated)
 {
+    struct rdb_table *t = rdb_row_table(row);
+    if (t->db->fresh_copy) {
+        return;
+    }
     if (!row->track) {
-        ovs_list_push_back(&row->table->tracked, &row->track_node);
+        if (t->n_tracked >= t->allocated_tracked) {
+            t->tracked = x2nrealloc(t->tracked, &t->allocated_tracked,
+                                    sizeof *t->tracked);
+        }
+        ovs_assert(t->n_tracked < UINT32_MAX);
+        row->track_pos = t->n_tracked;
+        t->tracked[t->n_tracked++] = (struct rdb_tracked) { .row = row };
     }
     row->track |= what;
+    t->tracked[row->track_pos].updated |= updated;
+}
+
+/* Takes 'row' off its table's tracked rows, if it is there (before it is
+ * freed). */
+static void
+untrack(struct rdb_row *row)
+{
+    if (row->track) {
+        rdb_row_table(row)->tracked[row->track_pos].row = NULL;
+        row->track = 0;
+    }
+}
+
+uint64_t
+rdb_row_updated_columns(const struct rdb_row *row)
+{
+    return (row->track
+            ? rdb_row_table(row)->tracked[row->track_pos].updated
+            : 0);
 }
 
 /* Decoding values. */
@@ -889,7 +972,7 @@ atom_to_elem(struct rdb_row *row, const struct rdb_column_class *c,
             if (v != a->integer) {
                 VLOG_WARN_RL(&bad_rl, "%s row "UUID_FMT": %s %"PRId64" is "
                              "out of the schema's range, taken as %"PRId32,
-                             row->table->class->name, UUID_ARGS(&row->uuid),
+                             rdb_row_table(row)->class->name, UUID_ARGS(&row->uuid),
                              c->name, a->integer, v);
             }
             *(int32_t *) elem = v;
@@ -900,7 +983,7 @@ atom_to_elem(struct rdb_row *row, const struct rdb_column_class *c,
             if (v != a->integer) {
                 VLOG_WARN_RL(&bad_rl, "%s row "UUID_FMT": %s %"PRId64" is "
                              "out of the schema's range, taken as %"PRIu32,
-                             row->table->class->name, UUID_ARGS(&row->uuid),
+                             rdb_row_table(row)->class->name, UUID_ARGS(&row->uuid),
                              c->name, a->integer, v);
             }
             *(uint32_t *) elem = v;
@@ -1004,7 +1087,7 @@ compact_value(const struct rdb_row *row, const struct rdb_column_class *c,
     /* The schema keeps a server from sending another; one with another
      * schema gets none, and a word. */
     VLOG_WARN_RL(&bad_rl, "%s row "UUID_FMT": \"%s\" is not a value %s may "
-                 "have, taken as none", row->table->class->name,
+                 "have, taken as none", rdb_row_table(row)->class->name,
                  UUID_ARGS(&row->uuid), s, c->name);
     return 0;
 }
@@ -1140,10 +1223,10 @@ set_delta_begin(struct rdb_row *row, const struct rdb_column_class *c)
         || !(c->type == RDB_UUID ? c->ref_table != NULL : is_string_set(c))) {
         return NULL;
     }
-    size_t col = c - row->table->class->columns;
+    size_t col = c - rdb_row_table(row)->class->columns;
     uint32_t hash = hash_pointer(row, col);
     struct rdb_set_delta *sd;
-    HMAP_FOR_EACH_WITH_HASH (sd, node, hash, &row->table->set_deltas) {
+    HMAP_FOR_EACH_WITH_HASH (sd, node, hash, &rdb_row_table(row)->set_deltas) {
         if (sd->row == row && sd->col == col) {
             sd->valid = false;      /* Two updates: no longer one delta. */
             return NULL;
@@ -1153,7 +1236,7 @@ set_delta_begin(struct rdb_row *row, const struct rdb_column_class *c)
     sd->row = row;
     sd->col = col;
     sd->valid = true;
-    hmap_insert(&row->table->set_deltas, &sd->node, hash);
+    hmap_insert(&rdb_row_table(row)->set_deltas, &sd->node, hash);
     return sd;
 }
 
@@ -1214,7 +1297,7 @@ set_delta_find(const struct rdb_row *row, size_t col)
 {
     const struct rdb_set_delta *sd;
     HMAP_FOR_EACH_WITH_HASH (sd, node, hash_pointer(row, col),
-                             &row->table->set_deltas) {
+                             &rdb_row_table(row)->set_deltas) {
         if (sd->row == row && sd->col == col) {
             return (!sd->valid || row->state != RDB_ROW_LIVE
                     || row->track & RDB_TRACK_NEW ? NULL : sd);
@@ -1228,7 +1311,7 @@ rdb_row_get_string_set_delta(const struct rdb_row *row, size_t col,
                              char *const **added, size_t *n_added,
                              char *const **removed, size_t *n_removed)
 {
-    ovs_assert(is_string_set(&row->table->class->columns[col]));
+    ovs_assert(is_string_set(&rdb_row_table(row)->class->columns[col]));
     const struct rdb_set_delta *sd = set_delta_find(row, col);
     if (!sd) {
         return false;
@@ -1459,10 +1542,11 @@ find_column(struct rdb_table *t, const char *name, size_t n, size_t *idx)
 }
 
 /* Decodes the row object in 't' into 'row': every column for an insert
- * ('modify' false), the changed ones otherwise. */
+ * ('modify' false), the changed ones otherwise.  Adds the columns that
+ * changed and are not quiet to '*updated'. */
 static bool
 decode_row(struct rdb_table *t, struct rdb_row *row, struct jtext *text,
-           bool modify, bool *changed)
+           bool modify, uint64_t *updated)
 {
     struct rdb *db = t->db;
     struct ds *scratch = &db->scratch;
@@ -1518,8 +1602,7 @@ decode_row(struct rdb_table *t, struct rdb_row *row, struct jtext *text,
         }
         datum_destroy(&d, c);
         if (col_changed && !c->quiet) {
-            row->updated |= UINT64_C(1) << idx;
-            *changed = true;
+            *updated |= UINT64_C(1) << idx;
         }
     } while (jtext_accept(text, ','));
     return jtext_expect(text, '}');
@@ -1532,7 +1615,7 @@ apply_delete(struct rdb_table *t, struct rdb_row *row)
     hmap_remove(&t->rows, &row->node);
     row->state = RDB_ROW_DELETED;
     t->n_live--;
-    track(row, RDB_TRACK_DELETED);
+    track(row, RDB_TRACK_DELETED, 0);
     if (!t->class->quiet) {
         t->db->changed = true;
     }
@@ -1576,24 +1659,17 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
             if (own) {
                 hmap_remove(&t->rows, &row->node);
                 t->n_live--;
-                if (row->track) {
-                    ovs_list_remove(&row->track_node);
-                }
+                untrack(row);
                 row_free(row, true);
             } else {
                 apply_delete(t, row);
             }
-        } else if (!row && local && !own) {
+        } else if (!row && local && !own && !t->db->fresh_copy) {
             /* Someone else deleted a row of a table whose inserts are not
              * reported: track the deletion of a row with no contents. */
             COVERAGE_INC(rdb_row_delete);
-            row = objpool_zalloc(&t->row_pool);
-            row->uuid = uuid;
-            row->table = t;
-            row->state = RDB_ROW_DELETED;
-            ovs_list_init(&row->track_node);
-            row_init_defaults(row);
-            track(row, RDB_TRACK_DELETED);
+            row = row_alloc(t, &uuid, RDB_ROW_DELETED);
+            track(row, RDB_TRACK_DELETED, 0);
             if (!t->class->quiet) {
                 t->db->changed = true;
             }
@@ -1609,11 +1685,11 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
         }
         row->state = RDB_ROW_LIVE;
         t->n_live++;
-        bool changed = false;
-        if (!decode_row(t, row, &text, false, &changed)) {
+        uint64_t updated = 0;
+        if (!decode_row(t, row, &text, false, &updated)) {
             goto syntax;
         }
-        track(row, RDB_TRACK_NEW);
+        track(row, RDB_TRACK_NEW, updated);
         if (!t->class->quiet) {
             t->db->changed = true;
         }
@@ -1624,12 +1700,12 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
                                 UUID_ARGS(&uuid));
             return false;
         }
-        bool changed = false;
-        if (!decode_row(t, row, &text, true, &changed)) {
+        uint64_t updated = 0;
+        if (!decode_row(t, row, &text, true, &updated)) {
             goto syntax;
         }
-        if (changed) {
-            track(row, RDB_TRACK_MODIFIED);
+        if (updated) {
+            track(row, RDB_TRACK_MODIFIED, updated);
             t->db->changed = true;
         }
     } else {
@@ -1678,9 +1754,7 @@ rdb_forget_rows(struct rdb *db, const struct rdb_table_class *tc)
         }
         hmap_remove(&t->rows, &row->node);
         t->n_live--;
-        if (row->track) {
-            ovs_list_remove(&row->track_node);
-        }
+        untrack(row);
         row_free(row, true);
     }
 }
@@ -1698,31 +1772,49 @@ rdb_update_end(struct rdb *db)
         db->seqno++;
     }
     db->changed = false;
+    db->fresh_copy = false;
 }
 
-/* Moves every row into the graveyard: a fresh copy follows.  The old rows
- * stay readable until the next rdb_track_clear(), so that whoever still
- * points at them can let go first. */
+/* Forgets the tracked rows of 't' (which the caller has dealt with), and
+ * gives back the room a burst of them took. */
+static void
+tracked_clear(struct rdb_table *t)
+{
+    t->n_tracked = 0;
+    if (t->allocated_tracked > 1024) {
+        free(t->tracked);
+        t->tracked = NULL;
+        t->allocated_tracked = 0;
+    }
+}
+
+/* Moves every row into the graveyard: a fresh copy follows, untracked.
+ * The old rows stay readable until the next rdb_track_clear(), so that
+ * whoever still points at them can let go first. */
 void
 rdb_reset(struct rdb *db)
 {
     for (size_t i = 0; i < db->class->n_tables; i++) {
         struct rdb_table *t = &db->tables[i];
-        struct rdb_row *row;
-        LIST_FOR_EACH_POP (row, track_node, &t->tracked) {
-            row->track = 0;
-            row->updated = 0;
-            if (row->state != RDB_ROW_DELETED) {
-                hmap_remove(&t->rows, &row->node);
+        for (size_t j = 0; j < t->n_tracked; j++) {
+            struct rdb_row *row = t->tracked[j].row;
+            if (row) {
+                row->track = 0;
+                if (row->state != RDB_ROW_DELETED) {
+                    hmap_remove(&t->rows, &row->node);
+                }
+                rows_push(&db->graveyard, row);
             }
-            ovs_list_push_back(&db->graveyard, &row->track_node);
         }
+        tracked_clear(t);
+        struct rdb_row *row;
         HMAP_FOR_EACH_POP (row, node, &t->rows) {
-            ovs_list_push_back(&db->graveyard, &row->track_node);
+            rows_push(&db->graveyard, row);
         }
         set_deltas_clear(t);
         t->n_live = 0;
     }
+    db->fresh_copy = true;
     db->reset_seqno++;
     db->seqno++;
 }
@@ -1734,21 +1826,23 @@ rdb_track_clear(struct rdb *db)
      * deleted together (a datapath and its port bindings) refer to each
      * other. */
     for (size_t i = 0; i < db->class->n_tables; i++) {
-        set_deltas_clear(&db->tables[i]);
-        struct rdb_row *row;
-        LIST_FOR_EACH (row, track_node, &db->tables[i].tracked) {
-            if (row->state == RDB_ROW_DELETED) {
+        struct rdb_table *t = &db->tables[i];
+        set_deltas_clear(t);
+        for (size_t j = 0; j < t->n_tracked; j++) {
+            struct rdb_row *row = t->tracked[j].row;
+            if (row && row->state == RDB_ROW_DELETED) {
                 row_clear(row, true);
             }
         }
     }
     for (size_t i = 0; i < db->class->n_tables; i++) {
         struct rdb_table *t = &db->tables[i];
-        struct rdb_row *row;
-        LIST_FOR_EACH_POP (row, track_node, &t->tracked) {
+        for (size_t j = 0; j < t->n_tracked; j++) {
+            struct rdb_row *row = t->tracked[j].row;
+            if (!row) {
+                continue;
+            }
             row->track = 0;
-            row->updated = 0;
-            ovs_list_init(&row->track_node);
             if (row->state != RDB_ROW_DELETED) {
                 continue;
             }
@@ -1764,14 +1858,15 @@ rdb_track_clear(struct rdb *db)
                 hmap_insert(&t->rows, &row->node, uuid_hash(&row->uuid));
             } else {
                 row_clear(row, true);
-                ovs_list_push_back(&db->zombies, &row->track_node);
+                rows_push(&db->zombies, row);
             }
         }
+        tracked_clear(t);
     }
-    struct rdb_row *row;
-    LIST_FOR_EACH_POP (row, track_node, &db->graveyard) {
-        row_free(row, false);
+    for (size_t i = 0; i < db->graveyard.n; i++) {
+        row_free(db->graveyard.rows[i], false);
     }
+    rows_destroy(&db->graveyard);
 }
 
 /* Lookups. */
@@ -1798,7 +1893,7 @@ rdb_first(const struct rdb *db, const struct rdb_table_class *tc)
 const struct rdb_row *
 rdb_next(const struct rdb_row *row)
 {
-    const struct rdb_table *t = row->table;
+    const struct rdb_table *t = rdb_row_table(row);
     return live_from(t, hmap_next(&t->rows, &row->node));
 }
 
@@ -1806,6 +1901,12 @@ size_t
 rdb_count(const struct rdb *db, const struct rdb_table_class *tc)
 {
     return rdb_table(db, tc)->n_live;
+}
+
+size_t
+rdb_index_limit(const struct rdb *db, const struct rdb_table_class *tc)
+{
+    return rdb_table(db, tc)->n_indexes;
 }
 
 const struct rdb_row *
@@ -1816,25 +1917,28 @@ rdb_get(const struct rdb *db, const struct rdb_table_class *tc,
     return row && row->state == RDB_ROW_LIVE ? row : NULL;
 }
 
+/* The first tracked row of 't' at or after position 'pos'. */
+static const struct rdb_row *
+tracked_from(const struct rdb_table *t, size_t pos)
+{
+    for (; pos < t->n_tracked; pos++) {
+        if (t->tracked[pos].row) {
+            return t->tracked[pos].row;
+        }
+    }
+    return NULL;
+}
+
 const struct rdb_row *
 rdb_track_first(const struct rdb *db, const struct rdb_table_class *tc)
 {
-    const struct rdb_table *t = rdb_table(db, tc);
-    if (ovs_list_is_empty(&t->tracked)) {
-        return NULL;
-    }
-    return CONTAINER_OF(ovs_list_front(&t->tracked), struct rdb_row,
-                        track_node);
+    return tracked_from(rdb_table(db, tc), 0);
 }
 
 const struct rdb_row *
 rdb_track_next(const struct rdb_row *row)
 {
-    const struct rdb_table *t = row->table;
-    if (row->track_node.next == &t->tracked) {
-        return NULL;
-    }
-    return CONTAINER_OF(row->track_node.next, struct rdb_row, track_node);
+    return tracked_from(rdb_row_table(row), row->track_pos + 1);
 }
 
 void
@@ -1874,8 +1978,16 @@ rdb_create(const struct rdb_class *class, const char *remote)
 {
     hash_init();
     struct rdb *db = xzalloc(sizeof *db);
+    size_t id = 0;
+    while (id < ARRAY_SIZE(rdbs) && rdbs[id]) {
+        id++;
+    }
+    ovs_assert(id < ARRAY_SIZE(rdbs));
+    rdbs[id] = db;
+    db->id = id;
     db->class = class;
     db->remote = xstrdup(remote);
+    ovs_assert(class->n_tables <= UINT8_MAX + 1);
     db->tables = xcalloc(class->n_tables, sizeof *db->tables);
     for (size_t i = 0; i < class->n_tables; i++) {
         struct rdb_table *t = &db->tables[i];
@@ -1887,12 +1999,9 @@ rdb_create(const struct rdb_class *class, const char *remote)
         }
         t->db = db;
         hmap_init(&t->rows);
-        ovs_list_init(&t->tracked);
         hmap_init(&t->set_deltas);
         objpool_init(&t->row_pool, tc->row_size, "rdb-rows");
     }
-    ovs_list_init(&db->graveyard);
-    ovs_list_init(&db->zombies);
     uuidset_init(&db->expected_deletes);
     for (size_t i = 0; i < class->n_tables; i++) {
         db->has_local_tables |= rdb_table_is_local(class->tables[i]);
@@ -1911,22 +2020,27 @@ rdb_destroy(struct rdb *db)
     }
     rdb_conn_destroy(db);
     rdb_reset(db);
-    struct rdb_row *row;
-    LIST_FOR_EACH_POP (row, track_node, &db->graveyard) {
-        row_free(row, false);
+    for (size_t i = 0; i < db->graveyard.n; i++) {
+        row_free(db->graveyard.rows[i], false);
     }
-    LIST_FOR_EACH_POP (row, track_node, &db->zombies) {
-        row_free(row, false);
+    rows_destroy(&db->graveyard);
+    for (size_t i = 0; i < db->zombies.n; i++) {
+        row_free(db->zombies.rows[i], false);
     }
+    rows_destroy(&db->zombies);
     for (size_t i = 0; i < db->class->n_tables; i++) {
-        hmap_destroy(&db->tables[i].rows);
-        hmap_destroy(&db->tables[i].set_deltas);
-        objpool_destroy(&db->tables[i].row_pool);
+        struct rdb_table *t = &db->tables[i];
+        hmap_destroy(&t->rows);
+        hmap_destroy(&t->set_deltas);
+        objpool_destroy(&t->row_pool);
+        free(t->tracked);
+        free(t->free_indexes);
     }
     uuidset_destroy(&db->expected_deletes);
     free(db->tables);
     ds_destroy(&db->scratch);
     free(db->remote);
+    rdbs[db->id] = NULL;
     free(db);
 }
 

@@ -42,7 +42,11 @@
  * Change tracking: every row inserted, modified or deleted since the last
  * rdb_track_clear() is on its table's tracked list, with the columns that
  * changed.  Columns a spec marks "quiet" (what the user writes itself) are
- * kept up to date but not tracked, and do not advance the change seqno. */
+ * kept up to date but not tracked, and do not advance the change seqno.
+ * A fresh copy of the database (on every connection, after
+ * rdb_force_resync()) is not tracked: the reset seqno says that everything
+ * must be derived again, and a million tracked rows would cost memory for
+ * nothing. */
 #ifndef LIB_RDB_H
 #define LIB_RDB_H 1
 
@@ -51,7 +55,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "openvswitch/hmap.h"
-#include "openvswitch/list.h"
 #include "openvswitch/uuid.h"
 #include "util.h"
 #include "uuid.h"
@@ -208,19 +211,36 @@ enum {
 
 struct rdb_table;
 
+/* The header of every row.  A million ACL rows make each of its bytes a
+ * megabyte: it names its replica and table by number rather than by
+ * pointer, and what only tracked rows need (their place in the tracked
+ * list and which columns changed) is kept in that list, not here. */
 struct rdb_row {
     struct hmap_node node;          /* In its table's 'rows', by UUID. */
     struct uuid uuid;
-    struct rdb_table *table;
-    struct ovs_list track_node;     /* In its table's 'tracked' list, if
-                                     * 'track' is nonzero. */
-    uint64_t updated;               /* Bitmap of columns modified. */
     uint32_t n_refs;                /* References from other rows. */
-    uint8_t state;                  /* enum rdb_row_state. */
-    uint8_t track;                  /* RDB_TRACK_*. */
-    bool hash_stale;                /* A hashed column was modified: its
+    uint32_t index;                 /* See rdb_row_index(). */
+    uint32_t track_pos;             /* With 'track': its place among its
+                                     * table's tracked rows. */
+    uint8_t db_id;                  /* Its replica's number (rdb.c). */
+    uint8_t table_id;               /* Its table's index in the class. */
+    uint8_t state : 2;              /* enum rdb_row_state. */
+    uint8_t track : 3;              /* RDB_TRACK_*. */
+    bool hash_stale : 1;            /* A hashed column was modified: its
                                      * hash no longer says anything. */
 };
+BUILD_ASSERT_DECL(sizeof(struct rdb_row) == 48);
+
+/* A number for 'row' that no other row of its table has while it exists:
+ * rows are numbered densely from 0 (a freed row's number is given to a
+ * later one), so that a user may keep what it derives from the rows of a
+ * table in an array indexed by it, rather than in a hash table by UUID.
+ * A placeholder row has one too, and keeps it when it becomes live. */
+static inline uint32_t
+rdb_row_index(const struct rdb_row *row)
+{
+    return row->index;
+}
 
 /* The replica. */
 
@@ -277,6 +297,8 @@ const struct rdb_row *rdb_first(const struct rdb *,
                                 const struct rdb_table_class *);
 const struct rdb_row *rdb_next(const struct rdb_row *);
 size_t rdb_count(const struct rdb *, const struct rdb_table_class *);
+/* One more than the highest rdb_row_index() a row of 'tc' has now. */
+size_t rdb_index_limit(const struct rdb *, const struct rdb_table_class *);
 const struct rdb_row *rdb_get(const struct rdb *,
                               const struct rdb_table_class *,
                               const struct uuid *);
@@ -303,11 +325,14 @@ rdb_row_is_deleted(const struct rdb_row *row)
     return row->state == RDB_ROW_DELETED;
 }
 
-/* True if column 'col' of a row that existed before changed. */
+/* The columns of a tracked row that changed, as a bitmap by column
+ * index, and whether column 'col' of a row that existed before did. */
+uint64_t rdb_row_updated_columns(const struct rdb_row *);
+
 static inline bool
 rdb_row_is_updated(const struct rdb_row *row, size_t col)
 {
-    return (row->updated & (UINT64_C(1) << col)) != 0;
+    return (rdb_row_updated_columns(row) & (UINT64_C(1) << col)) != 0;
 }
 
 static inline const struct rdb_hash *

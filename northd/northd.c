@@ -388,7 +388,7 @@ row_changed_except(const struct rdb_row *row, const size_t *ok, size_t n_ok)
     for (size_t j = 0; j < n_ok; j++) {
         allowed |= UINT64_C(1) << ok[j];
     }
-    return (row->updated & ~allowed) != 0;
+    return (rdb_row_updated_columns(row) & ~allowed) != 0;
 }
 
 /* What an incremental pass changed, for the write phase. */
