@@ -127,9 +127,10 @@ struct acl_rare {
                                      * not compiled yet; NULL if none. */
 };
 
-/* One NB ACL, as last compiled.  (A million of them.) */
+/* One NB ACL, as last compiled.  (A million of them.)  Found by its
+ * row's number (acls 'by_row'), not by UUID in a hash table: 16 bytes of
+ * hash node and 8 of bucket per ACL are more than the array's 8. */
 struct acl_state {
-    struct hmap_node node;          /* In acls 'states', by NB UUID. */
     const struct nb_acl *nb;        /* Its row, which has the UUID: even
                                      * once deleted ('deleted'), the state
                                      * goes in the same pass, while the
@@ -145,18 +146,23 @@ struct acl_state {
     struct acl_names *names;        /* What the match names, or NULL. */
     struct acl_rare *rare;          /* NULL if all its members would be. */
     uint32_t names_pos;             /* In names->users. */
-    uint32_t n_refs;
-    uint8_t k;                      /* enum acl_stage_kind. */
-    uint8_t tier;
-    bool applied : 1;               /* Counted on the datapaths in 'dps'. */
-    bool stateful : 1;              /* allow-related (and not forced). */
-    bool pass : 1;
-    bool force_drop : 1;
-    bool skipped : 1;               /* Left out, counted in 'n_skipped'. */
-    bool deleted : 1;               /* The row was deleted. */
+    uint32_t n_refs : 22;           /* At most ACL_MAX_REFS. */
+    uint32_t k : 2;                 /* enum acl_stage_kind. */
+    uint32_t tier : 2;
+    uint32_t applied : 1;           /* Counted on the datapaths in 'dps'. */
+    uint32_t stateful : 1;          /* allow-related (and not forced). */
+    uint32_t pass : 1;
+    uint32_t force_drop : 1;
+    uint32_t skipped : 1;           /* Left out, counted in 'n_skipped'. */
+    uint32_t deleted : 1;           /* The row was deleted. */
 };
-/* A million of them, from a pool (lib/objpool.h): 96 bytes each. */
-BUILD_ASSERT_DECL(sizeof(struct acl_state) <= 96);
+/* A million of them, from a pool (lib/objpool.h): 72 bytes each. */
+BUILD_ASSERT_DECL(sizeof(struct acl_state) <= 72);
+BUILD_ASSERT_DECL(N_ACL_STAGES <= 4 && ACL_MAX_TIER < 4);
+
+/* The containers (switches and port groups) that may list one ACL: a row
+ * listed by more, which no CMS makes, is left out of the others. */
+#define ACL_MAX_REFS ((1u << 22) - 1)
 static struct objpool acl_state_pool
     = OBJPOOL_INITIALIZER(struct acl_state, "acl-states");
 
@@ -256,7 +262,9 @@ struct acls {
     struct acl_globals g;
     size_t dp_cap;
     struct acl_dp *dps;             /* By datapath index. */
-    struct hmap states;
+    struct acl_state **by_row;      /* By rdb_row_index() of the NB row;
+                                     * NULL where there is no state. */
+    size_t n_by_row;
     struct hmap containers;
     struct hmap name_lists;         /* struct acl_names, shared. */
     struct shash set_users;         /* Address set name -> struct
@@ -757,27 +765,34 @@ build_acl_stage_defaults(struct lflow_table *t, const struct ls_datapath *dp,
     }
 }
 static struct acl_state *
-acl_state_find(const struct acls *a, const struct uuid *uuid)
+acl_state_find(const struct acls *a, const struct nb_acl *nb)
 {
-    struct acl_state *s;
-    HMAP_FOR_EACH_WITH_HASH (s, node, uuid_hash(uuid), &a->states) {
-        if (uuid_equals(acl_state_uuid(s), uuid)) {
-            return s;
-        }
-    }
-    return NULL;
+    uint32_t i = rdb_row_index(&nb->header_);
+    struct acl_state *s = i < a->n_by_row ? a->by_row[i] : NULL;
+    /* A state goes before its row does, so a row's number is not given
+     * to another row while a state has it. */
+    ovs_assert(!s || s->nb == nb);
+    return s;
 }
 
 static struct acl_state *
 acl_state_get(struct acls *a, const struct nb_acl *nb)
 {
-    struct acl_state *s = acl_state_find(a, &nb->header_.uuid);
+    struct acl_state *s = acl_state_find(a, nb);
     if (!s) {
+        uint32_t i = rdb_row_index(&nb->header_);
+        if (i >= a->n_by_row) {
+            size_t n = MAX(i + 1, 2 * a->n_by_row);
+            a->by_row = xrealloc(a->by_row, n * sizeof *a->by_row);
+            memset(a->by_row + a->n_by_row, 0,
+                   (n - a->n_by_row) * sizeof *a->by_row);
+            a->n_by_row = n;
+        }
         s = objpool_zalloc(&acl_state_pool);
         lflow_owner_init(&s->owner);
-        hmap_insert(&a->states, &s->node, uuid_hash(&nb->header_.uuid));
+        s->nb = nb;
+        a->by_row[i] = s;
     }
-    s->nb = nb;
     s->deleted = nb_acl_is_deleted(nb);
     return s;
 }
@@ -1165,7 +1180,7 @@ acl_unapply(struct acls *a, struct lflow_table *t, struct acl_state *s)
 static void
 acl_state_destroy(struct acls *a, struct acl_state *s)
 {
-    hmap_remove(&a->states, &s->node);
+    a->by_row[rdb_row_index(&s->nb->header_)] = NULL;
     hmapx_find_and_delete(&a->queue, s);
     hmapx_find_and_delete(&a->revalidate, s);
     hmapx_find_and_delete(&a->compile, s);
@@ -1481,7 +1496,7 @@ set_container_acls(struct acls *a, const struct uuid *uuid,
     c->acls = xmalloc(MAX(n, 1) * sizeof *c->acls);
     c->n_acls = 0;
     for (size_t i = 0; i < n; i++) {
-        struct acl_state *s = acl_state_find(a, &rows[i]->header_.uuid);
+        struct acl_state *s = acl_state_find(a, rows[i]);
         if (s && hmapx_find_and_delete(&old, s)) {
             c->acls[c->n_acls++] = s;       /* Stays. */
             if (renamed) {
@@ -1495,6 +1510,15 @@ set_container_acls(struct acls *a, const struct uuid *uuid,
             dup = acl_refs(s)[j] == c;
         }
         if (dup) {
+            continue;
+        }
+        if (s->n_refs >= ACL_MAX_REFS) {
+            static struct vlog_rate_limit refs_rl
+                = VLOG_RATE_LIMIT_INIT(1, 5);
+            VLOG_WARN_RL(&refs_rl, "ACL "UUID_FMT" is listed by more than "
+                         "%u switches and port groups: not applied through "
+                         "%s", UUID_ARGS(acl_state_uuid(s)), ACL_MAX_REFS,
+                         owner);
             continue;
         }
         acl_refs_add(s, c);
@@ -1545,7 +1569,9 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
     for (size_t i = 0; i < m->n_datapaths; i++) {
         a->dps[i].has_lb = lb_model_dp_has_vips(lm, i);
     }
-    hmap_init(&a->states);
+    /* Room for every ACL row there is now. */
+    a->n_by_row = rdb_index_limit(nb_db, &nb_table_acl);
+    a->by_row = xcalloc(MAX(a->n_by_row, 1), sizeof *a->by_row);
     hmap_init(&a->name_lists);
     hmap_init(&a->containers);
     shash_init(&a->set_users);
@@ -1589,11 +1615,12 @@ acls_destroy(struct acls *a)
     if (!a) {
         return;
     }
-    struct acl_state *s;
-    HMAP_FOR_EACH_SAFE (s, node, &a->states) {
-        acl_state_destroy(a, s);
+    for (size_t i = 0; i < a->n_by_row; i++) {
+        if (a->by_row[i]) {
+            acl_state_destroy(a, a->by_row[i]);
+        }
     }
-    hmap_destroy(&a->states);
+    free(a->by_row);
     struct acl_container *c;
     HMAP_FOR_EACH_POP (c, node, &a->containers) {
         free(c->acls);
@@ -1631,9 +1658,8 @@ acls_destroy(struct acls *a)
 void
 acls_handle_acl(struct acls *a, const struct nb_acl *row)
 {
-    struct acl_state *s = acl_state_find(a, &row->header_.uuid);
+    struct acl_state *s = acl_state_find(a, row);
     if (s) {
-        s->nb = row;
         s->deleted = nb_acl_is_deleted(row);
         hmapx_add(&a->queue, s);
     }
