@@ -29,6 +29,8 @@ lib_libovnls_a_SOURCES = \
 	lib/sset-shash.h \
 	lib/strpool.c \
 	lib/strpool.h \
+	lib/strpack.c \
+	lib/strpack.h \
 	lib/text-hash.h \
 	lib/symtab.c \
 	lib/symtab.h \

@@ -8,7 +8,8 @@ HEADER is what the source includes (default: lib/PREFIX-rdb.h).
 SPEC names the tables and columns to replicate, one table per paragraph:
 
     table NAME [count] [quiet] [select=initial,insert,modify,delete]
-        COLUMN [quiet] [keys=K1,K2] [hash=GROUP] [pooled] [shared] [compact]
+        COLUMN [quiet] [keys=K1,K2] [hash=GROUP] [pooled] [packed] [shared]
+               [compact]
 
 "count" replicates a table's rows without columns (to count them);
 "select" narrows the changes the server reports (default: all).  A
@@ -18,7 +19,9 @@ rows coming and going are tracked but do not wake the user up either.  "keys" ke
 named keys of a string map.  "hash" keeps no value, only a content hash
 per GROUP (see rdb_hash in lib/rdb.h).  A "pooled" string column keeps
 its values in lib/strpool.h, shared with whatever else holds the same
-string (northd's flows hold an ACL's match that way).  A "shared" string
+string.  A "packed" one, exactly one string, is a 'const struct strpack
+*' (lib/strpack.h): interned and compressed, NULL for the empty string
+(northd's flows hold an ACL's match that way).  A "shared" string
 map is a pointer to a read-only smap that every row with the same map
 shares ('const struct smap *options', never NULL): for a column most of
 whose rows hold one of a few maps.  A "compact" column of at most one
@@ -71,7 +74,8 @@ def parse_spec(path):
                 if cur is None:
                     die("%s:%d: column outside a table" % (path, lineno))
                 col = {"name": words[0], "quiet": False, "keys": None,
-                       "hash": None, "pooled": False, "shared": False,
+                       "hash": None, "pooled": False, "packed": False,
+                       "shared": False,
                        "compact": False}
                 for w in words[1:]:
                     if w == "quiet":
@@ -82,6 +86,8 @@ def parse_spec(path):
                         col["hash"] = w[5:]
                     elif w == "pooled":
                         col["pooled"] = True
+                    elif w == "packed":
+                        col["packed"] = True
                     elif w == "shared":
                         col["shared"] = True
                     elif w == "compact":
@@ -168,6 +174,14 @@ class Gen:
                                      or len(enum) > 254):
                     die("%s.%s: only a column of at most one string of an "
                         "enum can be compact" % (t["name"], c["name"]))
+                if c["packed"] and (key != "string" or enum
+                                    or c["type"]["min"] != 1
+                                    or c["type"]["max"] != 1
+                                    or c["type"]["value"] or c["hash"]
+                                    or c["pooled"]):
+                    die("%s.%s: only a column of exactly one string "
+                        "without enums can be packed"
+                        % (t["name"], c["name"]))
             t["groups"] = groups
 
     def struct(self, t):
@@ -222,6 +236,8 @@ class Gen:
             return ["const struct smap *%s;" % name]
         if c["compact"]:
             return ["uint8_t %s;" % name]
+        if c["packed"]:
+            return ["const struct strpack *%s;" % name]
         if key == "uuid" and ref in self.names:
             elem = "struct %s *" % self.struct(ref)
         elif self.int32(c):
@@ -288,6 +304,9 @@ class Gen:
                 for c in t["columns"]:
                     if c["pooled"]:
                         w("#define %s_%s_COL_%s_POOLED 1"
+                          % (P, T, c_ident(c["name"]).upper()))
+                    if c["packed"]:
+                        w("#define %s_%s_COL_%s_PACKED 1"
                           % (P, T, c_ident(c["name"]).upper()))
             for c in t["columns"]:
                 if c["compact"]:
@@ -391,6 +410,8 @@ class Gen:
                         die("%s.%s: only a string column without enums "
                             "can be pooled" % (t["name"], c["name"]))
                     w("        .pooled = true,")
+                if c["packed"]:
+                    w("        .packed = true,")
                 w("    },")
             if t["columns"]:
                 w("};")

@@ -11,6 +11,7 @@
 #include "coverage.h"
 #include "entropy.h"
 #include "lib/jtext.h"
+#include "lib/strpack.h"
 #include "lib/strpool.h"
 #include "openvswitch/json.h"
 #include "openvswitch/vlog.h"
@@ -395,7 +396,7 @@ row_init_defaults(struct rdb_row *row)
     for (size_t i = 0; i < tc->n_columns; i++) {
         const struct rdb_column_class *c = &tc->columns[i];
         if (c->storage == RDB_S_SCALAR && c->type == RDB_STRING
-            && !c->compact) {
+            && !c->compact && !c->packed) {
             *(char **) member(row, c) = empty_string;
         } else if (c->storage == RDB_S_SMAP) {
             smap_init(member(row, c));
@@ -480,6 +481,10 @@ column_clear(struct rdb_row *row, const struct rdb_column_class *c,
     case RDB_S_OPTIONAL:
         if (c->compact) {
             *(uint8_t *) m = 0;
+        } else if (c->packed) {
+            const struct strpack **p = m;
+            strpack_put(*p);
+            *p = NULL;
         } else if (c->type == RDB_STRING) {
             char **s = m;
             if (*s) {
@@ -972,8 +977,8 @@ atom_to_elem(struct rdb_row *row, const struct rdb_column_class *c,
             if (v != a->integer) {
                 VLOG_WARN_RL(&bad_rl, "%s row "UUID_FMT": %s %"PRId64" is "
                              "out of the schema's range, taken as %"PRId32,
-                             rdb_row_table(row)->class->name, UUID_ARGS(&row->uuid),
-                             c->name, a->integer, v);
+                             rdb_row_table(row)->class->name,
+                             UUID_ARGS(&row->uuid), c->name, a->integer, v);
             }
             *(int32_t *) elem = v;
         } else if (c->uint32) {
@@ -983,8 +988,8 @@ atom_to_elem(struct rdb_row *row, const struct rdb_column_class *c,
             if (v != a->integer) {
                 VLOG_WARN_RL(&bad_rl, "%s row "UUID_FMT": %s %"PRId64" is "
                              "out of the schema's range, taken as %"PRIu32,
-                             rdb_row_table(row)->class->name, UUID_ARGS(&row->uuid),
-                             c->name, a->integer, v);
+                             rdb_row_table(row)->class->name,
+                             UUID_ARGS(&row->uuid), c->name, a->integer, v);
             }
             *(uint32_t *) elem = v;
         } else {
@@ -1112,6 +1117,19 @@ column_set(struct rdb_row *row, const struct rdb_column_class *c,
                 return false;
             }
             *v = new;
+            return true;
+        }
+        if (c->packed) {
+            /* Equal text, equal pointer. */
+            const struct strpack **p = m;
+            const char *s = d->n ? d->keys[0].string : "";
+            const struct strpack *new = strpack_get(s, strlen(s));
+            if (new == *p) {
+                strpack_put(new);
+                return false;
+            }
+            strpack_put(*p);
+            *p = new;
             return true;
         }
         if (c->type == RDB_STRING) {

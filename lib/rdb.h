@@ -61,6 +61,7 @@
 
 struct ds;
 struct simap;
+struct strpack;
 struct smap;
 struct uuidset;
 
@@ -116,6 +117,9 @@ struct rdb_column_class {
     bool quiet;                     /* Not tracked; see above. */
     bool pooled;                    /* Strings are lib/strpool.h
                                      * references. */
+    bool packed;                    /* An RDB_S_SCALAR string kept as a
+                                     * lib/strpack.h reference (NULL for
+                                     * ""). */
 };
 
 enum {

@@ -174,11 +174,9 @@ with_addresses(struct acl_check *c, const struct sset *as_names)
 }
 
 const char *
-acl_check_match(struct acl_check *c, const struct nb_acl *acl,
+acl_check_match(struct acl_check *c, const char *match,
                 const struct sset *as_names, const struct sset *pg_names)
 {
-    const char *match = acl->match;
-
     free(c->error);
     c->error = NULL;
     add_refs(c, as_names, pg_names);
@@ -290,8 +288,8 @@ acl_errors_forget(const struct uuid *uuid)
 }
 
 void
-acl_errors_report(const struct nb_acl *acl, const char *owner,
-                  const char *error, bool dropped)
+acl_errors_report(const struct nb_acl *acl, const char *match,
+                  const char *owner, const char *error, bool dropped)
 {
     const struct uuid *uuid = &acl->header_.uuid;
     if (acl_error_find(&new_errors, uuid)) {
@@ -301,7 +299,7 @@ acl_errors_report(const struct nb_acl *acl, const char *owner,
     e->uuid = *uuid;
     e->name = xstrdup(acl->name ? acl->name : "");
     e->owner = xstrdup(owner);
-    e->match = xstrdup(acl->match);
+    e->match = xstrdup(match);
     e->error = xstrdup(error);
     e->dropped = dropped;
     hmap_insert(&new_errors, &e->node, uuid_hash(uuid));

@@ -41,12 +41,12 @@ void acl_check_destroy(struct acl_check *);
 void acl_check_set_changed(struct acl_check *, const char *name);
 void acl_check_set_pg(struct acl_check *, const char *name, bool exists);
 
-/* Returns NULL if 'acl''s match is valid, otherwise the reason (valid
+/* Returns NULL if ACL match 'match' is valid, otherwise the reason (valid
  * until the next call or acl_check_destroy()).  'as_names' and 'pg_names'
  * are the address sets and port groups the match names
  * (groups_scan_refs()). */
 struct sset;
-const char *acl_check_match(struct acl_check *, const struct nb_acl *,
+const char *acl_check_match(struct acl_check *, const char *match,
                             const struct sset *as_names,
                             const struct sset *pg_names);
 
@@ -54,8 +54,8 @@ const char *acl_check_match(struct acl_check *, const struct nb_acl *,
  * met between acl_errors_begin() and acl_errors_end(); the latter logs new
  * errors and brings NB ACL_Error in line (when 'nb_txn' is open). */
 void acl_errors_begin(void);
-void acl_errors_report(const struct nb_acl *, const char *owner,
-                       const char *error, bool dropped);
+void acl_errors_report(const struct nb_acl *, const char *match,
+                       const char *owner, const char *error, bool dropped);
 void acl_errors_end(struct rdb *nb_db, struct rdb_txn *nb_txn,
                     bool full);
 

@@ -18,6 +18,7 @@
 #include "lib/nb-rdb.h"
 #include "lib/objpool.h"
 #include "lib/sset-shash.h"
+#include "lib/strpack.h"
 #include "lib/strpool.h"
 #include "northd/acl-check.h"
 #include "northd/datapaths.h"
@@ -288,6 +289,8 @@ struct acls {
     struct ds match, actions;       /* Scratch for compile_acl_dp(): kept
                                      * so that 10,000s of ACLs do not each
                                      * grow their own. */
+    struct ds match_text;           /* An ACL's match, expanded from its
+                                     * row's packed copy (lib/strpack.h). */
 
     size_t n_compiled;              /* (ACL, datapath) pairs applied. */
     size_t n_skipped;               /* Invalid ACLs left out. */
@@ -1249,9 +1252,10 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
     struct sset *as = &a->scratch_as, *pg = &a->scratch_pg;
     sset_clear(as);
     sset_clear(pg);
-    groups_scan_refs(acl->match, as, pg);
+    const char *match = strpack_cstr(acl->match, &a->match_text);
+    groups_scan_refs(match, as, pg);
 
-    const char *error = acl_check_match(a->check, acl, as, pg);
+    const char *error = acl_check_match(a->check, match, as, pg);
     if (s->rare) {
         free(s->rare->error);
         s->rare->error = NULL;
@@ -1265,7 +1269,7 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
         bool blocks = (acl->action == NB_ACL_ACTION_DROP
                        || acl->action == NB_ACL_ACTION_REJECT);
         s->force_drop = a->g.fail_closed && blocks;
-        acl_errors_report(acl, home->owner, error, s->force_drop);
+        acl_errors_report(acl, match, home->owner, error, s->force_drop);
     }
     struct sset *drop_pg = NULL;
     if (s->force_drop) {
@@ -1408,9 +1412,13 @@ compile_acl_dps(struct acls *a, struct lflow_table *t, struct acl_state *s,
 
     /* Every change to the row queued 's' for acl_evaluate() before this:
      * its match is the one that was checked. */
-    struct acl_ref ref = { s->nb, s->force_drop ? s->rare->drop_match
-                                                : s->nb->match,
+    struct acl_ref ref = { s->nb,
+                           (s->force_drop ? s->rare->drop_match
+                            : strpack_cstr(s->nb->match, &a->match_text)),
                            s->force_drop };
+    if (!s->force_drop) {
+        lflow_table_hint_body(s->nb->match, ref.match);
+    }
     for (unsigned int p = 0; p < N_ACL_PROFILES; p++) {
         if (!n[p]) {
             continue;
@@ -1588,6 +1596,7 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
     sset_init(&a->scratch_pg);
     sset_init(&a->scratch_drop_pg);
     ds_init(&a->match);
+    ds_init(&a->match_text);
     ds_init(&a->actions);
     /* Every datapath is classified on the first run. */
     bitmap_set_multiple(a->touched, 0, m->n_datapaths, true);
@@ -1649,6 +1658,7 @@ acls_destroy(struct acls *a)
     sset_destroy(&a->scratch_pg);
     sset_destroy(&a->scratch_drop_pg);
     ds_destroy(&a->match);
+    ds_destroy(&a->match_text);
     ds_destroy(&a->actions);
     acl_check_destroy(a->check);
     shash_destroy(&a->g.fair_meters);
@@ -1784,8 +1794,9 @@ acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
             continue;
         }
         acl_names_to_ssets(s, &a->scratch_as, &a->scratch_pg);
-        const char *error = acl_check_match(a->check, s->nb, &a->scratch_as,
-                                            &a->scratch_pg);
+        const char *error = acl_check_match(
+            a->check, strpack_cstr(s->nb->match, &a->match_text),
+            &a->scratch_as, &a->scratch_pg);
         if (!nullable_string_is_equal(error, ACL_RARE(s, error))) {
             hmapx_add(&a->queue, s);
         }

@@ -12,6 +12,7 @@
 #include "lib/objpool.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
+#include "lib/strpack.h"
 #include "lib/strpool.h"
 #include "lib/text-hash.h"
 #include "northd/datapaths.h"
@@ -35,12 +36,12 @@ struct lflow {
     struct hmap_node node;          /* In lflow_table 'flows'. */
 
     /* The match is 'match_head' followed by 'match_body' (if nonnull)
-     * and, with 'match_paren', a ")": strpool references, see
-     * split_match().  A match that does not split (a port's ARP responder,
-     * most often unique) is only 'match_head', owned: pooling it would
-     * cost a lookup and gain nothing. */
+     * and, with 'match_paren', a ")": a strpool and a strpack reference,
+     * see split_match().  A match that does not split (a port's ARP
+     * responder, most often unique) is only 'match_head', owned: pooling
+     * it would cost a lookup and gain nothing. */
     const char *match_head;
-    const char *match_body;
+    const struct strpack *match_body;
     const char *actions;            /* A reference in the strpool. */
 
     /* The datapaths the flow is on.  Most flows are on one, 'dp': a set
@@ -264,9 +265,10 @@ n_more_hints(const struct lflow *f)
  * if " && " comes right before it.  The flows of an ACL match
  * "<registers> && (<the ACL's match>)" and differ in the registers only:
  * they share the body, the biggest part of a flow's memory, and since the
- * replica pools the NB ACL's match (lib/nb.rdb), so does the NB row.  So
- * that the body is the ACL's match exactly, a closing ")" is left out of
- * it ('*paren').  Returns 0 for a match not to split. */
+ * replica packs the NB ACL's match (lib/nb.rdb, lib/strpack.h), so does
+ * the NB row.  So that the body is the ACL's match exactly, a closing ")"
+ * is left out of it ('*paren').  Returns 0 for a match not to split; the
+ * body is never empty. */
 static size_t
 split_match(const char *match, size_t len, bool *paren)
 {
@@ -285,6 +287,55 @@ split_match(const char *match, size_t len, bool *paren)
  * whenever a table is (so that nothing is left at exit). */
 static struct ds match_scratch = DS_EMPTY_INITIALIZER;
 
+/* The body packed or expanded last, and its text: the 2-3 flows of an ACL
+ * come one after the other with the same body, which is then packed once,
+ * and writing a flow's row hashes its match and then writes it.  The
+ * cache holds a reference, so that its pointer stays the body's. */
+static const struct strpack *cached_body;
+static struct ds cached_body_text = DS_EMPTY_INITIALIZER;
+
+static void
+cache_body(const struct strpack *body, const char *text, size_t n)
+{
+    strpack_put(cached_body);
+    cached_body = strpack_ref(body);
+    ds_clear(&cached_body_text);
+    ds_put_buffer(&cached_body_text, text, n);
+}
+
+/* The packed body with the 'n' bytes of text at 's', a new reference. */
+static const struct strpack *
+body_from_text(const char *s, size_t n)
+{
+    if (cached_body && cached_body_text.length == n
+        && !memcmp(cached_body_text.string, s, n)) {
+        return strpack_ref(cached_body);
+    }
+    const struct strpack *body = strpack_get(s, n);
+    cache_body(body, s, n);
+    return body;
+}
+
+void
+lflow_table_hint_body(const struct strpack *body, const char *text)
+{
+    if (body && body != cached_body) {
+        cache_body(body, text, strpack_len(body));
+    }
+}
+
+/* The text of 'body' (valid until the next body_*() call). */
+static const char *
+body_text(const struct strpack *body)
+{
+    if (body != cached_body) {
+        strpack_put(cached_body);
+        cached_body = strpack_ref(body);
+        strpack_cstr(body, &cached_body_text);
+    }
+    return ds_cstr(&cached_body_text);
+}
+
 /* The match of 'f', in 'scratch' if it has to be put together. */
 static const char *
 lflow_match(const struct lflow *f, struct ds *scratch)
@@ -294,26 +345,56 @@ lflow_match(const struct lflow *f, struct ds *scratch)
     }
     ds_clear(scratch);
     ds_put_cstr(scratch, f->match_head);
-    ds_put_cstr(scratch, f->match_body);
+    ds_put_buffer(scratch, body_text(f->match_body),
+                  strpack_len(f->match_body));
     if (f->match_paren) {
         ds_put_char(scratch, ')');
     }
     return ds_cstr(scratch);
 }
 
-/* Whether 'match', of 'n' bytes, is the match of 'f'. */
-static bool
-lflow_match_equals(const struct lflow *f, const char *match, size_t n)
+/* A match taken apart by split_match(): its first 'head' bytes, then
+ * 'body' (NULL if it does not split), then ")" with 'paren'. */
+struct split {
+    const char *text;
+    size_t len;
+    size_t head;
+    const struct strpack *body;     /* A reference. */
+    bool paren;
+};
+
+static void
+split_init(struct split *sp, const char *match)
 {
-    if (!f->match_body) {
-        return !strcmp(f->match_head, match);
+    sp->text = match;
+    sp->len = strlen(match);
+    sp->head = split_match(match, sp->len, &sp->paren);
+    sp->body = NULL;
+    if (sp->head) {
+        sp->body = body_from_text(match + sp->head,
+                                  sp->len - sp->head - sp->paren);
     }
-    size_t hl = strpool_len(f->match_head);
-    size_t bl = strpool_len(f->match_body);
-    return (n == hl + bl + f->match_paren
-            && !memcmp(f->match_head, match, hl)
-            && !memcmp(f->match_body, match + hl, bl)
-            && (!f->match_paren || match[n - 1] == ')'));
+}
+
+static void
+split_destroy(struct split *sp)
+{
+    strpack_put(sp->body);
+}
+
+/* Whether 'sp' is the match of 'f'.  Equal bodies are the same packed
+ * string. */
+static bool
+lflow_match_equals(const struct lflow *f, const struct split *sp)
+{
+    if (!f->match_body || !sp->body) {
+        return !f->match_body && !sp->body && !strcmp(f->match_head,
+                                                      sp->text);
+    }
+    return (f->match_body == sp->body
+            && f->match_paren == sp->paren
+            && strpool_len(f->match_head) == sp->head
+            && !memcmp(f->match_head, sp->text, sp->head));
 }
 
 /* The flow's datapaths. */
@@ -449,7 +530,7 @@ lflow_free(struct lflow *f)
 {
     if (f->match_body) {
         strpool_put(f->match_head);
-        strpool_put(f->match_body);
+        strpack_put(f->match_body);
     } else {
         free(CONST_CAST(char *, f->match_head));
     }
@@ -485,6 +566,10 @@ lflow_table_destroy(struct lflow_table *t)
     free(t->chunk);
     ds_destroy(&match_scratch);
     ds_init(&match_scratch);
+    strpack_put(cached_body);
+    cached_body = NULL;
+    ds_destroy(&cached_body_text);
+    ds_init(&cached_body_text);
 }
 
 size_t
@@ -785,14 +870,14 @@ lflow_hash(enum ls_stage stage, uint16_t priority, const char *match,
 
 static struct lflow *
 lflow_find(const struct lflow_table *t, uint32_t hash, enum ls_stage stage,
-           uint16_t priority, const char *match, size_t match_len,
+           uint16_t priority, const struct split *sp,
            const char *actions, size_t actions_len, const char *ctrl_meter)
 {
     struct lflow *f;
     HMAP_FOR_EACH_WITH_HASH (f, node, hash, &t->flows) {
         if (f->stage == stage && f->priority == priority
             && strpool_len(f->actions) == actions_len
-            && lflow_match_equals(f, match, match_len)
+            && lflow_match_equals(f, sp)
             && !memcmp(f->actions, actions, actions_len)
             && f->has_meter == (ctrl_meter != NULL)
             && (!ctrl_meter || !strcmp(lflow_meter(f), ctrl_meter))) {
@@ -809,24 +894,23 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
           const char *match, const char *actions, const char *ctrl_meter,
           const char *where)
 {
-    size_t ml = strlen(match), al = strlen(actions);
-    uint32_t hash = lflow_hash(stage, priority, match, ml, actions, al,
+    struct split sp;
+    split_init(&sp, match);
+    size_t al = strlen(actions);
+    uint32_t hash = lflow_hash(stage, priority, match, sp.len, actions, al,
                                ctrl_meter);
-    struct lflow *f = lflow_find(t, hash, stage, priority, match, ml,
+    struct lflow *f = lflow_find(t, hash, stage, priority, &sp,
                                  actions, al, ctrl_meter);
     if (!f) {
         f = objpool_zalloc(&lflow_pool);
         f->stage = stage;
         f->priority = priority;
-        bool paren;
-        size_t head = split_match(match, ml, &paren);
-        if (head) {
-            f->match_head = strpool_get_len(match, head);
-            f->match_body = strpool_get_len(match + head,
-                                            ml - head - paren);
-            f->match_paren = paren;
+        if (sp.body) {
+            f->match_head = strpool_get_len(match, sp.head);
+            f->match_body = strpack_ref(sp.body);
+            f->match_paren = sp.paren;
         } else {
-            f->match_head = xmemdup0(match, ml);
+            f->match_head = xmemdup0(match, sp.len);
         }
         f->actions = strpool_get_len(actions, al);
         lflow_set_meter(f, ctrl_meter);
@@ -834,6 +918,7 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
         hmap_insert(&t->flows, &f->node, hash);
         mark_dirty(t, f);
     }
+    split_destroy(&sp);
     return f;
 }
 
@@ -1243,7 +1328,7 @@ update_sb_flow(const struct lflow_table *t, struct lflow *f,
 }
 
 /* Writes the match of 'f' from its pieces, without putting it together:
- * the pooled ones know their lengths. */
+ * they know their lengths and whether JSON needs them escaped. */
 static void
 put_lflow_match(const struct lflow *f, struct rdb_txn *txn)
 {
@@ -1251,12 +1336,14 @@ put_lflow_match(const struct lflow *f, struct rdb_txn *txn)
         rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_MATCH, f->match_head);
         return;
     }
-    const char *parts[] = { f->match_head, f->match_body, ")" };
+    const char *parts[] = {
+        f->match_head, body_text(f->match_body), ")"
+    };
     size_t lens[] = {
-        strpool_len(f->match_head), strpool_len(f->match_body), 1
+        strpool_len(f->match_head), strpack_len(f->match_body), 1
     };
     bool plain = (strpool_is_json_plain(f->match_head)
-                  && strpool_is_json_plain(f->match_body));
+                  && strpack_is_json_plain(f->match_body));
     rdb_txn_set_string_parts(txn, SB_LOGICAL_FLOW_COL_MATCH, parts, lens,
                              f->match_paren ? 3 : 2, plain);
 }

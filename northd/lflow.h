@@ -114,6 +114,12 @@ lflow_table_set_owner(struct lflow_table *t, struct lflow_owner *owner)
     t->owner = owner;
 }
 
+/* Says that the flows added next are likely to have 'text' as the body of
+ * their match (see split_match() in lflow.c), packed as 'body': an ACL's
+ * flows then share its row's packed match without packing it again. */
+struct strpack;
+void lflow_table_hint_body(const struct strpack *body, const char *text);
+
 /* Gives back the room 'owner' keeps for more contributions: for an owner
  * that is done (an ACL after its compile), of which there are a million. */
 void lflow_owner_shrink(struct lflow_owner *);

@@ -20,6 +20,7 @@
 #include "lib/objpool.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
+#include "lib/strpack.h"
 #include "lib/strpool.h"
 #include "memory.h"
 #include "northd/acl-check.h"
@@ -463,6 +464,8 @@ main(int argc, char *argv[])
             simap_increase(&usage, "dpsets", dpset_pool_count());
             simap_increase(&usage, "dpset-kB", dpset_pool_bytes() / 1024);
             simap_increase(&usage, "strings", strpool_count());
+            simap_increase(&usage, "packed-strings", strpack_count());
+            simap_increase(&usage, "packed-kB", strpack_bytes() / 1024);
             simap_put(&usage, "rdb-shared-maps",
                       rdb_shared_map_count());
             objpool_get_memory_usage(&usage);

@@ -4,6 +4,7 @@
  *
  *   test-northd-pools dpset [SEED [OPS]]
  *   test-northd-pools strpool [SEED [OPS]]
+ *   test-northd-pools strpack [SEED [OPS]]
  *   test-northd-pools objpool [SEED [OPS]]
  *
  * Each runs OPS random operations on a few dozen holders, each holding a
@@ -13,6 +14,14 @@
  * pool holds exactly the distinct contents held.  At the end every
  * reference is given back and the pool must be empty.  Prints one summary
  * line; exits with a message and status 1 at the first disagreement.
+ *
+ * "strpack" does the same for packed strings (lib/strpack.h), with texts
+ * made of what packs (phrases, long numbers, UUIDs) and what does not
+ * (short or zero-led numbers, numbers past 2**64, UUIDs in capitals or
+ * cut short, bytes of 0x80 and above, quotes and control characters),
+ * each checked to expand to itself; it also checks that ACL matches of
+ * the shapes ovn-kubernetes and Neutron write take at most 60% of their
+ * text once packed.
  *
  * "objpool" allocates and frees records at random among a few thousand
  * holders, each record filled with a pattern of its own, and checks that
@@ -29,7 +38,9 @@
 #include "hash.h"
 #include "northd/dpset.h"
 #include "lib/objpool.h"
+#include "lib/strpack.h"
 #include "lib/strpool.h"
+#include "openvswitch/dynamic-string.h"
 #include "random.h"
 #include "simap.h"
 #include "util.h"
@@ -277,6 +288,211 @@ test_strpool(int ops)
            ops, n_shared);
 }
 
+/* Packed strings. */
+
+struct pack_holder {
+    const struct strpack *p;        /* NULL: holds nothing. */
+    char *model;
+};
+
+/* Appends a random piece of text to 's'. */
+static void
+random_piece(struct ds *s)
+{
+    static const char *const words[] = {
+        " && ", "ip4.src == {$", "outport == @", "inport == @", "tcp",
+        " && tcp && tcp.dst == ", "(arp || nd)", "ip4", "ip6.dst == ",
+        ", $", "} && ", "pg_", "_ip4", "\"", "\\", "\t", "(", ")",
+        "tcp.dst >= ", "eth.src == ", " ", "a", "x", "ip", "i", "ip4.",
+        "\xc3\xa9", "\xff", "\x80", "{", "}",
+    };
+    static const char *const numbers[] = {
+        "0", "7", "1024", "123456789", "1234567890", "0123456789012",
+        "4181552541830563277", "12012305423157545417",
+        "18446744073709551615", "18446744073709551616",
+        "99999999999999999999", "123456789012345678901",
+    };
+    static const char *const uuids[] = {
+        "7cd1686b_4eaf_4e59_9769_f53d3c0653ca",
+        "7cd1686b-4eaf-4e59-9769-f53d3c0653ca",
+        "7CD1686B_4EAF_4E59_9769_F53D3C0653CA",
+        "7cd1686b_4eaf-4e59_9769_f53d3c0653ca",
+        "7cd1686b_4eaf_4e59_9769_f53d3c0653c",
+        "00000000_0000_0000_0000_000000000000",
+    };
+    switch (random_range(4)) {
+    case 0:
+        ds_put_cstr(s, words[random_range(ARRAY_SIZE(words))]);
+        break;
+    case 1:
+        ds_put_cstr(s, numbers[random_range(ARRAY_SIZE(numbers))]);
+        break;
+    case 2:
+        ds_put_cstr(s, uuids[random_range(ARRAY_SIZE(uuids))]);
+        break;
+    default:
+        /* Any byte but a null one. */
+        ds_put_char(s, 1 + random_range(255));
+        break;
+    }
+}
+
+static void
+check_pack(const struct strpack *p, const char *model, int op)
+{
+    size_t n = strlen(model);
+    struct ds text = DS_EMPTY_INITIALIZER;
+    if (strcmp(strpack_cstr(p, &text), model)) {
+        fail("a packed string does not expand to its text", op);
+    }
+    if (strpack_len(p) != n) {
+        fail("strpack_len() is not the length of the text", op);
+    }
+    if (!strpack_equals(p, model, n)
+        || (n && strpack_equals(p, model, n - 1))) {
+        fail("strpack_equals() is wrong", op);
+    }
+    bool plain = true;
+    for (const char *c = model; *c; c++) {
+        plain &= *c != '"' && *c != '\\' && (unsigned char) *c >= 0x20;
+    }
+    if (strpack_is_json_plain(p) != plain) {
+        fail("strpack_is_json_plain() is wrong", op);
+    }
+    ds_destroy(&text);
+}
+
+/* The size the pool gives 'texts' (which it must not hold yet), against
+ * their length. */
+static double
+pack_ratio(const char *const *texts, size_t n)
+{
+    size_t before = strpack_bytes(), text_bytes = 0;
+    const struct strpack **p = xmalloc(n * sizeof *p);
+    for (size_t i = 0; i < n; i++) {
+        p[i] = strpack_get(texts[i], strlen(texts[i]));
+        check_pack(p[i], texts[i], -1);
+        text_bytes += strlen(texts[i]);
+    }
+    double ratio = (double) (strpack_bytes() - before) / text_bytes;
+    for (size_t i = 0; i < n; i++) {
+        strpack_put(p[i]);
+    }
+    free(p);
+    return ratio;
+}
+
+static void
+test_strpack(int ops)
+{
+    struct pack_holder h[N_HOLDERS];
+    memset(h, 0, sizeof h);
+    int n_shared = 0;
+
+    for (int op = 0; op < ops; op++) {
+        struct pack_holder *a = &h[random_range(N_HOLDERS)];
+        int choice = random_range(3);
+        if (choice == 0) {
+            /* Few distinct texts, so that equal ones meet. */
+            struct ds s = DS_EMPTY_INITIALIZER;
+            uint32_t seed = random_range(60);
+            uint32_t saved = random_uint32();
+            random_set_seed(seed + 1);
+            int n = random_range(12);
+            for (int i = 0; i < n; i++) {
+                random_piece(&s);
+            }
+            random_set_seed(saved);
+            strpack_put(a->p);
+            a->p = strpack_get(ds_cstr(&s), s.length);
+            free(a->model);
+            a->model = ds_steal_cstr(&s);
+        } else if (choice == 1) {
+            struct pack_holder *b = &h[random_range(N_HOLDERS)];
+            if (a != b && b->p) {
+                strpack_put(a->p);
+                a->p = strpack_ref(b->p);
+                free(a->model);
+                a->model = xstrdup(b->model);
+                n_shared++;
+            }
+        } else {
+            strpack_put(a->p);
+            a->p = NULL;
+            free(a->model);
+            a->model = NULL;
+        }
+
+        size_t distinct = 0;
+        for (int i = 0; i < N_HOLDERS; i++) {
+            if (!h[i].p) {
+                continue;
+            }
+            check_pack(h[i].p, h[i].model, op);
+            bool first = true;
+            for (int j = 0; j < i; j++) {
+                if (h[j].p) {
+                    bool same = !strcmp(h[j].model, h[i].model);
+                    if (same != (h[j].p == h[i].p)) {
+                        fail(same ? "equal texts are not shared"
+                             : "different texts share a copy", op);
+                    }
+                    first &= !same;
+                }
+            }
+            distinct += first;
+        }
+        if (strpack_count() != distinct) {
+            fail("the pool does not hold exactly the texts held", op);
+        }
+    }
+    for (int i = 0; i < N_HOLDERS; i++) {
+        strpack_put(h[i].p);
+        free(h[i].model);
+    }
+    if (strpack_count() || strpack_bytes()) {
+        fail("the pool is not empty at the end", ops);
+    }
+
+    /* The empty text is NULL, and NULL is the empty text. */
+    struct ds text = DS_EMPTY_INITIALIZER;
+    if (strpack_get("x", 0) || strpack_len(NULL)
+        || !strpack_is_json_plain(NULL) || !strpack_equals(NULL, "", 0)
+        || strpack_equals(NULL, "x", 1) || *strpack_cstr(NULL, &text)) {
+        fail("NULL is not the empty text", ops);
+    }
+    ds_destroy(&text);
+
+    /* What it is for: ACL matches take at most 60% of their text, the
+     * header of each packed string included (a pooled string takes its
+     * text and a 28-byte header). */
+    static const char *const k8s[] = {
+        "ip4.src == {$a4181552541830563277, $a1353318423378051541} && "
+        "outport == @a4724942486990247290 && tcp && tcp.dst == 1024",
+        "ip4.dst == {$a17569677105212888909, $a984038500344837386} && "
+        "inport == @a111382457356317706 && tcp && tcp.dst == 1043",
+        "outport == @a2607809996451748528 && (arp || nd)",
+    };
+    static const char *const neutron[] = {
+        "outport == @pg_a516c874_b00c_4046_bccc_6aa67012192e && ip4 && "
+        "ip4.src == $pg_1a6f9365_06b0_4a21_baec_1fcf3aaeb5ed_ip4 && udp && "
+        "udp.dst >= 1053 && udp.dst <= 1063",
+        "inport == @pg_b207d668_bdad_47e9_a370_a05a5b273e7c && ip4 && "
+        "ip4.dst == 0.0.0.0/0 && udp && udp.dst == 1064",
+        "outport == @pg_0fd2ec9a_ac61_4318_bfc7_6d8ca0aee32f && ip4 && "
+        "ip4.src == 0.0.0.0/0 && icmp4 && icmp4.type == 0 && "
+        "icmp4.code == 0",
+    };
+    double rk = pack_ratio(k8s, ARRAY_SIZE(k8s));
+    double rn = pack_ratio(neutron, ARRAY_SIZE(neutron));
+    if (rk > 0.6 || rn > 0.6) {
+        fail("ACL matches take more than 60% of their text", ops);
+    }
+    printf("strpack: %d operations, %d references shared, pool empty; "
+           "matches pack to %.0f%% (k8s) and %.0f%% (Neutron)\n",
+           ops, n_shared, rk * 100, rn * 100);
+}
+
 /* Records. */
 
 struct test_record {
@@ -386,8 +602,10 @@ int
 main(int argc, char *argv[])
 {
     if (argc < 2 || (strcmp(argv[1], "dpset") && strcmp(argv[1], "strpool")
+                     && strcmp(argv[1], "strpack")
                      && strcmp(argv[1], "objpool"))) {
-        fprintf(stderr, "usage: %s dpset|strpool|objpool [SEED [OPS]]\n",
+        fprintf(stderr,
+                "usage: %s dpset|strpool|strpack|objpool [SEED [OPS]]\n",
                 argv[0]);
         return 2;
     }
@@ -397,6 +615,8 @@ main(int argc, char *argv[])
         test_dpset(ops);
     } else if (!strcmp(argv[1], "objpool")) {
         test_objpool(ops);
+    } else if (!strcmp(argv[1], "strpack")) {
+        test_strpack(ops);
     } else {
         test_strpool(ops);
     }

@@ -88,6 +88,7 @@
 #include "lib/jscan.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
+#include "lib/strpack.h"
 #include "tests/sbt-rdb.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/poll-loop.h"
@@ -134,6 +135,12 @@ put_atom(struct ds *s, const struct rdb_column_class *c, const void *elem)
     if (c->compact) {
         uint8_t v = *(const uint8_t *) elem;
         ds_put_format(s, "\"%s\"", v ? c->enums[v - 1] : "");
+        return;
+    }
+    if (c->packed) {
+        ds_put_char(s, '"');
+        ds_put_strpack(s, *(const struct strpack *const *) elem);
+        ds_put_char(s, '"');
         return;
     }
     switch (c->type) {
@@ -199,7 +206,7 @@ put_value(struct ds *v, const struct rdb_row *row,
             if (*(const uint8_t *) m) {
                 put_atom(v, c, m);
             }
-        } else if (c->type == RDB_UUID) {
+        } else if (c->type == RDB_UUID || c->packed) {
             if (*(void *const *) m) {
                 put_atom(v, c, m);
             }
