@@ -31,14 +31,6 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 COVERAGE_DEFINE(sb_group_mutated);
 
-/* How many members of one port group are on one datapath.  (Which they
- * are, the members say: see want_array().) */
-struct pg_dp {
-    struct hmap_node node;          /* In pg_state 'per_dp', by 'dp'. */
-    uint32_t dp;
-    uint32_t n_ports;
-};
-
 /* One member of a port group, and what it contributed when applied. */
 struct pg_member {
     struct hmap_node node;          /* In pg_state 'members', by 'row'. */
@@ -139,18 +131,6 @@ groups_scan_refs(const char *match, struct sset *addr_sets, struct sset *pgs)
     }
 }
 
-static struct pg_dp *
-pg_dp_find(const struct pg_state *pg, size_t dp)
-{
-    struct pg_dp *pd;
-    HMAP_FOR_EACH_WITH_HASH (pd, node, hash_int(dp, 0), &pg->per_dp) {
-        if (pd->dp == dp) {
-            return pd;
-        }
-    }
-    return NULL;
-}
-
 /* The SB name of port group 'pg' on the switch with tunnel key 'key',
  * "KEY_PG", as ovn-controller expects.  Made for every group on every
  * switch it spans, so without printf, which would be most of the cost. */
@@ -190,10 +170,10 @@ delta_get(struct shash *deltas, const char *key)
     return d;
 }
 
+/* 's' joined ('add') or left the set whose delta is 'd'. */
 static void
-delta_record(struct shash *deltas, const char *key, const char *s, bool add)
+set_delta_record(struct set_delta *d, const char *s, bool add)
 {
-    struct set_delta *d = delta_get(deltas, key);
     if (d->whole) {
         return;
     }
@@ -202,6 +182,12 @@ delta_record(struct shash *deltas, const char *key, const char *s, bool add)
     if (!sset_find_and_delete(from, s)) {
         sset_add(to, s);
     }
+}
+
+static void
+delta_record(struct shash *deltas, const char *key, const char *s, bool add)
+{
+    set_delta_record(delta_get(deltas, key), s, add);
 }
 
 static void
@@ -243,34 +229,186 @@ forget_delta(struct groups *g, const char *name)
     }
 }
 
-static char *
-pg_key(size_t dp, const char *name)
+/* The UUID of an SB row that is not the one northd derives for it: one
+ * some other writer inserted (a stock ovn-northd before this one), or one
+ * northd chose because another row already had the derived one.  Keyed by
+ * the record that holds the row's state ("struct pg_dp"), so only such
+ * rows cost anything. */
+struct foreign_row {
+    struct hmap_node node;          /* In groups 'foreign', by 'owner'. */
+    const void *owner;
+    struct uuid uuid;
+};
+
+static struct foreign_row *
+foreign_row_find(const struct groups *g, const void *owner)
 {
-    return xasprintf("%"PRIuSIZE" %s", dp, name);
+    struct foreign_row *fr;
+    HMAP_FOR_EACH_WITH_HASH (fr, node, hash_pointer(owner, 0), &g->foreign) {
+        if (fr->owner == owner) {
+            return fr;
+        }
+    }
+    return NULL;
 }
 
 static void
-mark_pg_dirty(struct groups *g, size_t dp, const char *name)
+remember_foreign_uuid(struct groups *g, const void *owner,
+                      const struct uuid *uuid)
 {
-    if (!g->building) {
-        sset_add_and_free(&g->dirty_pgs, pg_key(dp, name));
+    struct foreign_row *fr = foreign_row_find(g, owner);
+    if (!fr) {
+        fr = xmalloc(sizeof *fr);
+        fr->owner = owner;
+        hmap_insert(&g->foreign, &fr->node, hash_pointer(owner, 0));
+    }
+    fr->uuid = *uuid;
+}
+
+static void
+forget_foreign_uuid(struct groups *g, const void *owner)
+{
+    struct foreign_row *fr = foreign_row_find(g, owner);
+    if (fr) {
+        hmap_remove(&g->foreign, &fr->node);
+        free(fr);
     }
 }
 
-static bool pg_owns_name(const struct groups *, const struct pg_state *);
+/* A port group on one switch: how many members of the group that owns
+ * the name are there, how many ACL flows there name it, and whether its
+ * SB Port_Group "<key>_<name>" exists.  The row should exist while
+ * either count is nonzero (and a group has the name); the record lives
+ * while it counts anything, while the row exists and while it waits to
+ * be written.  (There are as many as memberships at a million ACLs:
+ * 690,000, hence one record for all three.) */
+struct pg_dp {
+    struct hmap_node node;          /* In groups 'pg_dps', by pg_dp_hash(). */
+    const char *name;               /* The port group's, a strpool
+                                     * reference. */
+    uint32_t dp;                    /* Datapath index. */
+    uint32_t n_ports;               /* Applied members of the owner. */
+    uint32_t n_refs;                /* ACL references, groups_pg_ref(). */
+    bool has_row : 1;               /* The SB has its row, under the UUID
+                                     * pg_dp_uuid() says. */
+    bool foreign_uuid : 1;          /* That UUID is not the derived one: it
+                                     * is kept in 'foreign'. */
+    bool dirty : 1;                 /* In 'dirty_pg_dps'. */
+};
+BUILD_ASSERT_DECL(sizeof(struct pg_dp) <= 40);
 
-/* Port 'port' joined ('add') or left 'pg' on datapath 'dp'.  Only the
- * group that owns the name decides what the SB row holds. */
+static uint32_t
+pg_dp_hash(size_t dp, uint32_t name_hash)
+{
+    return hash_int(dp, name_hash);
+}
+
+/* The record of port group 'name' (whose hash_string() is 'name_hash') on
+ * datapath 'dp', or NULL. */
+static struct pg_dp *
+pg_dp_find(const struct groups *g, size_t dp, const char *name,
+           uint32_t name_hash)
+{
+    struct pg_dp *r;
+    HMAP_FOR_EACH_WITH_HASH (r, node, pg_dp_hash(dp, name_hash), &g->pg_dps) {
+        if (r->dp == dp && (r->name == name || !strcmp(r->name, name))) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* The same, created if needed; 'name' is a strpool string. */
+static struct pg_dp *
+pg_dp_get(struct groups *g, size_t dp, const char *name, uint32_t name_hash)
+{
+    struct pg_dp *r = pg_dp_find(g, dp, name, name_hash);
+    if (!r) {
+        r = xzalloc(sizeof *r);
+        r->name = strpool_ref(name);
+        r->dp = dp;
+        hmap_insert(&g->pg_dps, &r->node, pg_dp_hash(dp, name_hash));
+    }
+    return r;
+}
+
+/* Frees 'r' if it no longer says anything. */
 static void
-pg_member_changed(struct groups *g, const struct pg_state *pg, size_t dp,
-                  const char *port, bool add)
+pg_dp_trim(struct groups *g, struct pg_dp *r)
+{
+    if (!r->n_ports && !r->n_refs && !r->has_row && !r->dirty) {
+        if (r->foreign_uuid) {
+            forget_foreign_uuid(g, r);
+        }
+        hmap_remove(&g->pg_dps, &r->node);
+        strpool_put(r->name);
+        free(r);
+    }
+}
+
+/* What joined and left a dirty port group on one switch. */
+struct pg_delta {
+    struct hmap_node node;          /* In groups 'pg_deltas', by record. */
+    const struct pg_dp *r;
+    struct set_delta d;
+};
+
+static struct pg_delta *
+pg_delta_find(const struct groups *g, const struct pg_dp *r)
+{
+    struct pg_delta *pd;
+    HMAP_FOR_EACH_WITH_HASH (pd, node, hash_pointer(r, 0), &g->pg_deltas) {
+        if (pd->r == r) {
+            return pd;
+        }
+    }
+    return NULL;
+}
+
+static void
+pg_deltas_clear(struct groups *g)
+{
+    struct pg_delta *pd;
+    HMAP_FOR_EACH_POP (pd, node, &g->pg_deltas) {
+        sset_destroy(&pd->d.add);
+        sset_destroy(&pd->d.del);
+        free(pd);
+    }
+}
+
+/* 'r' is to be synced by groups_sync_sb_dirty(). */
+static void
+mark_pg_dp_dirty(struct groups *g, struct pg_dp *r)
+{
+    if (!g->building && !r->dirty) {
+        r->dirty = true;
+        if (g->n_dirty_pg_dps >= g->allocated_dirty_pg_dps) {
+            g->dirty_pg_dps = x2nrealloc(g->dirty_pg_dps,
+                                         &g->allocated_dirty_pg_dps,
+                                         sizeof *g->dirty_pg_dps);
+        }
+        g->dirty_pg_dps[g->n_dirty_pg_dps++] = r;
+    }
+}
+
+/* Port 'port' joined ('add') or left the group that owns the name of 'r'
+ * on its datapath. */
+static void
+pg_member_changed(struct groups *g, struct pg_dp *r, const char *port,
+                  bool add)
 {
     if (!g->building) {
-        char *key = pg_key(dp, pg->name);
-        if (pg_owns_name(g, pg)) {
-            delta_record(&g->pg_deltas, key, port, add);
+        struct pg_delta *pd = pg_delta_find(g, r);
+        if (!pd) {
+            pd = xmalloc(sizeof *pd);
+            pd->r = r;
+            sset_init(&pd->d.add);
+            sset_init(&pd->d.del);
+            pd->d.whole = false;
+            hmap_insert(&g->pg_deltas, &pd->node, hash_pointer(r, 0));
         }
-        sset_add_and_free(&g->dirty_pgs, key);
+        set_delta_record(&pd->d, port, add);
+        mark_pg_dp_dirty(g, r);
     }
 }
 
@@ -402,6 +540,32 @@ member_count_ips(struct groups *g, const struct pg_state *pg,
     }
 }
 
+/* Adds ('value') or removes datapath 'dp' from the switches 'pg' spans. */
+static void
+pg_span_set(struct pg_state *pg, size_t dp, bool value,
+            struct hmapx *span_changed)
+{
+    if (bitmap_is_set(pg->dps, dp) != value) {
+        bitmap_set(pg->dps, dp, value);
+        if (span_changed) {
+            hmapx_add(span_changed, pg);
+        }
+    }
+}
+
+/* True if an applied member of 'pg' is on datapath 'dp'. */
+static bool
+pg_has_member_on(const struct pg_state *pg, size_t dp)
+{
+    const struct pg_member *mb;
+    HMAP_FOR_EACH (mb, node, &pg->members) {
+        if (mb->dp == dp) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Applies member 'mb' of 'pg' if its port is in the model. */
 static void
 member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
@@ -413,21 +577,17 @@ member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
         return;
     }
     mb->dp = p->dp->index;
-    struct pg_dp *pd = pg_dp_find(pg, mb->dp);
-    if (!pd) {
-        pd = xmalloc(sizeof *pd);
-        pd->dp = mb->dp;
-        pd->n_ports = 0;
-        hmap_insert(&pg->per_dp, &pd->node, hash_int(pd->dp, 0));
-        bitmap_set1(pg->dps, mb->dp);
-        if (span_changed) {
-            hmapx_add(span_changed, pg);
+    if (pg_owns_name(g, pg)) {
+        struct pg_dp *r = pg_dp_get(g, mb->dp, pg->name, pg->name_hash);
+        if (!r->n_ports++) {
+            pg_span_set(pg, mb->dp, true, span_changed);
         }
+        pg_member_changed(g, r, mb->name, true);
+    } else {
+        /* A group whose name another has (a full pass sorts that out)
+         * still spans the switches of its members. */
+        pg_span_set(pg, mb->dp, true, span_changed);
     }
-    /* No other applied member has the name: the model has one port of
-     * each name, and a member applies only with that port's row. */
-    pd->n_ports++;
-    pg_member_changed(g, pg, mb->dp, mb->name, true);
 
     member_clear_ips(mb);
     size_t n_ips = 0;
@@ -460,22 +620,21 @@ member_unapply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
     if (mb->dp == NO_DP) {
         return;
     }
-    struct pg_dp *pd = pg_dp_find(pg, mb->dp);
-    ovs_assert(pd);
-    ovs_assert(pd->n_ports);
-    pd->n_ports--;
-    pg_member_changed(g, pg, mb->dp, mb->name, false);
-    if (!pd->n_ports) {
-        hmap_remove(&pg->per_dp, &pd->node);
-        free(pd);
-        bitmap_set0(pg->dps, mb->dp);
-        if (span_changed) {
-            hmapx_add(span_changed, pg);
+    size_t dp = mb->dp;
+    mb->dp = NO_DP;
+    if (pg_owns_name(g, pg)) {
+        struct pg_dp *r = pg_dp_find(g, dp, pg->name, pg->name_hash);
+        ovs_assert(r && r->n_ports);
+        pg_member_changed(g, r, mb->name, false);
+        if (!--r->n_ports) {
+            pg_span_set(pg, dp, false, span_changed);
+            pg_dp_trim(g, r);
         }
+    } else if (!pg_has_member_on(pg, dp)) {
+        pg_span_set(pg, dp, false, span_changed);
     }
     member_count_ips(g, pg, mb, -1, sets_changed);
     member_clear_ips(mb);
-    mb->dp = NO_DP;
 }
 
 static struct pg_member *
@@ -603,19 +762,12 @@ pg_state_destroy(struct pg_state *pg)
         free(mb);
     }
     hmap_destroy(&pg->members);
-    struct pg_dp *pd;
-    HMAP_FOR_EACH_POP (pd, node, &pg->per_dp) {
-        free(pd);
-    }
-    hmap_destroy(&pg->per_dp);
     bitmap_free(pg->dps);
-    free(pg->name);
+    strpool_put(pg->name);
     free(pg->derived[0]);
     free(pg->derived[1]);
     free(pg);
 }
-
-static void sb_pgs_clear(struct hmap *);
 
 static struct pg_state *
 pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
@@ -623,7 +775,7 @@ pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
     struct pg_state *pg = xzalloc(sizeof *pg);
     pg->uuid = nb_pg->header_.uuid;
     pg->nb = nb_pg;
-    pg->name = xstrdup(nb_pg->name);
+    pg->name = strpool_get(nb_pg->name);
     pg->derived[0] = derived_name(pg->name, 0);
     pg->derived[1] = derived_name(pg->name, 1);
     pg->name_hash = hash_string(pg->name, 0);
@@ -631,7 +783,6 @@ pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
         pg->derived_hash[f] = hash_string(pg->derived[f], 0);
     }
     pg->dps = bitmap_allocate(g->dp_cap);
-    hmap_init(&pg->per_dp);
     hmap_init(&pg->members);
     hmap_insert(&g->pgs, &pg->node, uuid_hash(&pg->uuid));
     return pg;
@@ -694,16 +845,12 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     hmap_init(&g->port_pgs);
     shash_init(&g->derived);
     shash_init(&g->nb_sets);
+    hmap_init(&g->pg_dps);
     shash_init(&g->sb_sets);
-    hmap_init(&g->sb_pgs);
+    hmap_init(&g->foreign);
     sset_init(&g->dirty_sets);
-    sset_init(&g->dirty_pgs);
     shash_init(&g->set_deltas);
-    shash_init(&g->pg_deltas);
-    g->dp_pg_refs = xmalloc(dp_cap * sizeof *g->dp_pg_refs);
-    for (size_t i = 0; i < dp_cap; i++) {
-        hmap_init(&g->dp_pg_refs[i]);
-    }
+    hmap_init(&g->pg_deltas);
 
     const struct nb_address_set *as;
     NB_ADDRESS_SET_FOR_EACH (as, nb_db) {
@@ -777,29 +924,36 @@ groups_destroy(struct groups *g)
     shash_destroy(&g->derived);
     shash_destroy(&g->nb_sets);
     shash_destroy_free_data(&g->sb_sets);
-    sb_pgs_clear(&g->sb_pgs);
-    hmap_destroy(&g->sb_pgs);
+    struct pg_dp *r;
+    HMAP_FOR_EACH_POP (r, node, &g->pg_dps) {
+        strpool_put(r->name);
+        free(r);
+    }
+    hmap_destroy(&g->pg_dps);
+    struct foreign_row *fr;
+    HMAP_FOR_EACH_POP (fr, node, &g->foreign) {
+        free(fr);
+    }
+    hmap_destroy(&g->foreign);
     sset_destroy(&g->dirty_sets);
-    sset_destroy(&g->dirty_pgs);
     deltas_clear(&g->set_deltas);
     shash_destroy(&g->set_deltas);
-    deltas_clear(&g->pg_deltas);
-    shash_destroy(&g->pg_deltas);
-    for (size_t i = 0; i < g->dp_cap; i++) {
-        name_counts_destroy(&g->dp_pg_refs[i]);
-    }
-    free(g->dp_pg_refs);
+    pg_deltas_clear(g);
+    hmap_destroy(&g->pg_deltas);
+    free(g->dirty_pg_dps);
 }
 
 void
 groups_pg_ref(struct groups *g, size_t dp, const char *name, uint32_t hash,
               int delta)
 {
-    unsigned int old = name_count_add(&g->dp_pg_refs[dp], name, hash, delta);
-    unsigned int new = old + delta;
-    if (!old != !new) {
-        mark_pg_dirty(g, dp, name);
+    struct pg_dp *r = pg_dp_get(g, dp, name, hash);
+    unsigned int old = r->n_refs;
+    r->n_refs += delta;
+    if (!old != !r->n_refs) {
+        mark_pg_dp_dirty(g, r);
     }
+    pg_dp_trim(g, r);
 }
 
 /* Marks the SB port groups named 'name' on every datapath with ACL
@@ -809,8 +963,9 @@ mark_referring_dps(struct groups *g, const char *name)
 {
     uint32_t hash = hash_string(name, 0);
     for (size_t i = 0; i < g->model->n_datapaths; i++) {
-        if (name_count_find(&g->dp_pg_refs[i], name, hash)) {
-            mark_pg_dirty(g, i, name);
+        struct pg_dp *r = pg_dp_find(g, i, name, hash);
+        if (r && r->n_refs) {
+            mark_pg_dp_dirty(g, r);
         }
     }
 }
@@ -1107,6 +1262,7 @@ struct group_want {
     size_t n_addrs;
     const struct pg_state *pg;
     size_t dp;
+    size_t n_ports;                 /* Of 'pg' on 'dp'. */
 };
 
 /* What address set 'name' should hold, into '*w'.  False if there is no
@@ -1133,8 +1289,7 @@ want_count(const struct group_want *w)
     } else if (w->n_addrs) {
         return w->n_addrs;
     } else if (w->pg) {
-        const struct pg_dp *pd = pg_dp_find(w->pg, w->dp);
-        return pd ? pd->n_ports : 0;
+        return w->n_ports;
     }
     return 0;
 }
@@ -1192,79 +1347,75 @@ content_hash(const struct group_want *w)
     return h;
 }
 
-/* The SB Port_Group "<key>_<name>" for datapath 'dp' should hold what
- * '*w' says, if it should exist at all: while the group has members
- * there, or ACLs there refer to it. */
+/* The SB Port_Group of 'r' should hold what '*w' says, if it should
+ * exist at all: while the group has members there, or ACLs there refer to
+ * it. */
 static bool
-desired_pg(const struct groups *g, size_t dp, const char *name,
+pg_dp_want(const struct groups *g, const struct pg_dp *r,
            struct group_want *w)
 {
-    const struct pg_state *pg = shash_find_data(&g->pg_names, name);
-    *w = (struct group_want) { .pg = pg, .dp = dp };
-    if (!pg || dp >= g->model->n_datapaths) {
-        return false;
+    const struct pg_state *pg = shash_find_data(&g->pg_names, r->name);
+    *w = (struct group_want) { .pg = pg, .dp = r->dp,
+                               .n_ports = r->n_ports };
+    return (pg && r->dp < g->model->n_datapaths
+            && (r->n_ports || r->n_refs));
+}
+
+/* The UUID northd gives the SB row named 'name' of a table whose rows
+ * have unique names, in a family of names 'basis' says (an SB port
+ * group's datapath tunnel key, with the port group's name, or 0 for an
+ * address set): a later pass, or the next northd on the same SB, finds
+ * the row by its name without having kept its UUID.  Unlike a flow's
+ * (lflow.c), it does not depend on the process: lib/rdb.h's content
+ * hashes are keyed per process. */
+static struct uuid
+derive_uuid(uint32_t basis, const char *name)
+{
+    ovs_u128 h;
+    hash_bytes128(name, strlen(name), basis, &h);
+    return rdb_uuid_from_bits(h.u64.lo, h.u64.hi);
+}
+
+/* The UUID northd derives for the SB port group of 'r'. */
+static struct uuid
+pg_dp_derived_uuid(const struct groups *g, const struct pg_dp *r)
+{
+    return derive_uuid(g->model->dp_array[r->dp]->tunnel_key, r->name);
+}
+
+/* The UUID of the SB port group of 'r' ('has_row'), or of the row northd
+ * is about to insert for it. */
+static struct uuid
+pg_dp_uuid(const struct groups *g, const struct pg_dp *r)
+{
+    if (r->foreign_uuid) {
+        return foreign_row_find(g, r)->uuid;
     }
-    return (pg_dp_find(pg, dp)
-            || name_count_find(&g->dp_pg_refs[dp], name,
-                               hash_string(name, 0)));
+    return pg_dp_derived_uuid(g, r);
 }
 
-/* The SB Port_Group rows northd's last pass left, by datapath and port
- * group rather than by their "<key>_<pg>" names: 690,000 of them at a
- * million ACLs. */
-struct sb_pg {
-    struct hmap_node node;          /* In groups 'sb_pgs'. */
-    const char *name;               /* The port group's, a strpool
-                                     * reference. */
-    uint32_t dp;
-    struct uuid uuid;
-};
-
-static uint32_t
-sb_pg_hash(size_t dp, const char *name)
+/* Takes note that the SB port group of 'r' is row 'uuid'. */
+static void
+pg_dp_set_row(struct groups *g, struct pg_dp *r, const struct uuid *uuid)
 {
-    return hash_int(dp, hash_string(name, 0));
-}
-
-static struct sb_pg *
-sb_pg_find(const struct groups *g, size_t dp, const char *name)
-{
-    struct sb_pg *r;
-    HMAP_FOR_EACH_WITH_HASH (r, node, sb_pg_hash(dp, name), &g->sb_pgs) {
-        if (r->dp == dp && !strcmp(r->name, name)) {
-            return r;
-        }
+    struct uuid derived = pg_dp_derived_uuid(g, r);
+    r->has_row = true;
+    r->foreign_uuid = !uuid_equals(uuid, &derived);
+    if (r->foreign_uuid) {
+        remember_foreign_uuid(g, r, uuid);
+    } else {
+        forget_foreign_uuid(g, r);
     }
-    return NULL;
 }
 
+/* Takes note that 'r' has no SB row. */
 static void
-sb_pg_remember(struct groups *g, size_t dp, const char *name,
-               const struct uuid *uuid)
+pg_dp_clear_row(struct groups *g, struct pg_dp *r)
 {
-    struct sb_pg *r = sb_pg_find(g, dp, name);
-    if (!r) {
-        r = xmalloc(sizeof *r);
-        r->name = strpool_get(name);
-        r->dp = dp;
-        hmap_insert(&g->sb_pgs, &r->node, sb_pg_hash(dp, name));
-    }
-    r->uuid = *uuid;
-}
-
-static void
-sb_pg_free(struct sb_pg *r)
-{
-    strpool_put(r->name);
-    free(r);
-}
-
-static void
-sb_pgs_clear(struct hmap *sb_pgs)
-{
-    struct sb_pg *r;
-    HMAP_FOR_EACH_POP (r, node, sb_pgs) {
-        sb_pg_free(r);
+    r->has_row = false;
+    if (r->foreign_uuid) {
+        r->foreign_uuid = false;
+        forget_foreign_uuid(g, r);
     }
 }
 
@@ -1362,20 +1513,19 @@ write_whole(struct rdb_txn *txn, const struct rdb_table_class *tc,
     write_strings(txn, col, w);
 }
 
-/* Inserts the SB port group of 'pg' on 'dp', with the ports 'w' says. */
+/* Inserts the SB port group of 'r', with the ports 'w' says. */
 static void
-insert_pg(struct groups *g, struct rdb_txn *txn, size_t dp,
-          const struct pg_state *pg, const struct group_want *w)
+insert_pg(struct groups *g, struct rdb_txn *txn, struct pg_dp *r,
+          const struct group_want *w)
 {
-    struct uuid uuid;
-    rdb_uuid_generate(&uuid);
+    struct uuid uuid = pg_dp_uuid(g, r);
     rdb_txn_insert(txn, &sb_table_port_group, &uuid);
-    char *sb_name = sb_pg_name(g->model->dp_array[dp]->tunnel_key,
-                               pg->name);
+    char *sb_name = sb_pg_name(g->model->dp_array[r->dp]->tunnel_key,
+                               r->name);
     rdb_txn_set_string(txn, SB_PORT_GROUP_COL_NAME, sb_name);
     free(sb_name);
     write_strings(txn, SB_PORT_GROUP_COL_PORTS, w);
-    sb_pg_remember(g, dp, pg->name, &uuid);
+    pg_dp_set_row(g, r, &uuid);
 }
 
 static void
@@ -1527,31 +1677,26 @@ groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
         }
     }
 
-    struct sset dirty = SSET_INITIALIZER(&dirty);
-    const char *key;
-    SSET_FOR_EACH (key, &g->dirty_pgs) {
-        const char *space = strchr(key, ' ');
-        sset_add(&dirty, space ? space + 1 : key);
-    }
-    const struct sb_pg *sp;
-    HMAP_FOR_EACH (sp, node, &g->sb_pgs) {
-        if (uuidset_find(&gone, &sp->uuid)
-            || sp->dp >= g->model->n_datapaths) {
+    const struct pg_dp *pd;
+    HMAP_FOR_EACH (pd, node, &g->pg_dps) {
+        if (!pd->has_row || pd->dp >= g->model->n_datapaths) {
             continue;
         }
-        char *sb_name = sb_pg_name(g->model->dp_array[sp->dp]->tunnel_key,
-                                   sp->name);
+        struct uuid uuid = pg_dp_uuid(g, pd);
+        if (uuidset_find(&gone, &uuid)) {
+            continue;
+        }
+        char *sb_name = sb_pg_name(g->model->dp_array[pd->dp]->tunnel_key,
+                                   pd->name);
         struct sb_group_row *r = sb_group_row_add(&rows->pgs, sb_name,
-                                                  &sp->uuid);
+                                                  &uuid);
         free(sb_name);
         struct group_want w;
-        if (desired_pg(g, sp->dp, sp->name, &w)
-            && !sset_contains(&dirty, sp->name)) {
+        if (!pd->dirty && pg_dp_want(g, pd, &w)) {
             r->known = true;
             r->content = content_hash(&w);
         }
     }
-    sset_destroy(&dirty);
     uuidset_destroy(&gone);
     return rows;
 }
@@ -1589,26 +1734,40 @@ sync_sets_from_rows(struct groups *g, struct rdb_txn *txn,
     }
 }
 
+/* The record of the SB port group named 'sb_name' if northd wants that
+ * row and has not found it yet, with what it should hold in '*w'; NULL if
+ * the row is to go. */
+static struct pg_dp *
+claimable_pg_dp(const struct groups *g, const struct hmap *key_dps,
+                const char *sb_name, struct group_want *w)
+{
+    size_t dp;
+    const char *pg_name;
+    if (!parse_sb_pg_name(key_dps, sb_name, &dp, &pg_name)) {
+        return NULL;
+    }
+    struct pg_dp *r = pg_dp_find(g, dp, pg_name, hash_string(pg_name, 0));
+    return r && !r->has_row && pg_dp_want(g, r, w) ? r : NULL;
+}
+
 static void
 sync_pgs_from_rows(struct groups *g, struct rdb_txn *txn,
                    const struct shash *rows, const struct hmap *key_dps)
 {
     struct shash_node *node;
     SHASH_FOR_EACH (node, rows) {
-        const struct sb_group_row *r = node->data;
-        size_t dp;
-        const char *pg_name;
+        const struct sb_group_row *row = node->data;
         struct group_want w;
-        if (!parse_sb_pg_name(key_dps, node->name, &dp, &pg_name)
-            || !desired_pg(g, dp, pg_name, &w)) {
-            rdb_txn_delete(txn, &sb_table_port_group, &r->uuid);
+        struct pg_dp *r = claimable_pg_dp(g, key_dps, node->name, &w);
+        if (!r) {
+            rdb_txn_delete(txn, &sb_table_port_group, &row->uuid);
             continue;
         }
-        if (!r->known || r->content != content_hash(&w)) {
-            write_whole(txn, &sb_table_port_group, &r->uuid,
+        if (!row->known || row->content != content_hash(&w)) {
+            write_whole(txn, &sb_table_port_group, &row->uuid,
                         SB_PORT_GROUP_COL_PORTS, &w);
         }
-        sb_pg_remember(g, dp, pg_name, &r->uuid);
+        pg_dp_set_row(g, r, &row->uuid);
     }
 }
 
@@ -1692,9 +1851,10 @@ produce_member_pgs(struct groups *g, struct rdb_txn *txn)
         for (; i < n_v && v[i].dp == dp; i++) {
             names[n_names++] = v[i].name;
         }
-        if (dp < g->model->n_datapaths && !sb_pg_find(g, dp, pg->name)) {
+        struct pg_dp *r = pg_dp_find(g, dp, pg->name, pg->name_hash);
+        if (r && !r->has_row && dp < g->model->n_datapaths) {
             struct group_want w = { .addrs = names, .n_addrs = n_names };
-            insert_pg(g, txn, dp, pg, &w);
+            insert_pg(g, txn, r, &w);
             n++;
         }
     }
@@ -1703,21 +1863,18 @@ produce_member_pgs(struct groups *g, struct rdb_txn *txn)
     return n;
 }
 
-/* Inserts the SB port group without members that the ACL reference at
- * 'g->next_ref' (on datapath 'g->next_ref_dp') needs, if the SB lacks it,
- * and moves on to the next reference.  Returns the number of rows
- * inserted. */
+/* Inserts the SB port group of the record at 'g->next_pg_dp' if it is
+ * wanted and the SB lacks it (those with members are in already: what is
+ * left is those only ACLs refer to), and moves on to the next record.
+ * Returns the number of rows inserted. */
 static size_t
 produce_ref_pg(struct groups *g, struct rdb_txn *txn)
 {
-    size_t dp = g->next_ref_dp;
-    const struct name_count *ref = CONTAINER_OF(g->next_ref,
-                                                struct name_count, node);
-    g->next_ref = hmap_next(&g->dp_pg_refs[dp], g->next_ref);
-    const struct pg_state *pg = shash_find_data(&g->pg_names, ref->name);
-    if (pg && !pg_dp_find(pg, dp) && !sb_pg_find(g, dp, pg->name)) {
-        insert_pg(g, txn, dp, pg, &(struct group_want) { .pg = pg,
-                                                         .dp = dp });
+    struct pg_dp *r = CONTAINER_OF(g->next_pg_dp, struct pg_dp, node);
+    g->next_pg_dp = hmap_next(&g->pg_dps, g->next_pg_dp);
+    struct group_want w;
+    if (!r->has_row && pg_dp_want(g, r, &w)) {
+        insert_pg(g, txn, r, &w);
         return 1;
     }
     return 0;
@@ -1745,16 +1902,8 @@ produce_inserts(struct rdb_txn *txn, void *g_)
             }
         } else if (g->next_pg) {
             n += produce_member_pgs(g, txn);
-        } else if (g->next_ref_dp < g->model->n_datapaths) {
-            if (!g->next_ref) {
-                g->next_ref = hmap_first(&g->dp_pg_refs[g->next_ref_dp]);
-            }
-            if (g->next_ref) {
-                n += produce_ref_pg(g, txn);
-            }
-            if (!g->next_ref) {
-                g->next_ref_dp++;       /* Done with this datapath. */
-            }
+        } else if (g->next_pg_dp) {
+            n += produce_ref_pg(g, txn);
         } else {
             return true;
         }
@@ -1762,12 +1911,49 @@ produce_inserts(struct rdb_txn *txn, void *g_)
     return false;
 }
 
+/* Forgets which port groups by switch were dirty, and what changed in
+ * them: written, or to be compared whole. */
+static void
+clear_dirty_pg_dps(struct groups *g)
+{
+    for (size_t i = 0; i < g->n_dirty_pg_dps; i++) {
+        struct pg_dp *r = g->dirty_pg_dps[i];
+        r->dirty = false;
+        pg_dp_trim(g, r);
+    }
+    g->n_dirty_pg_dps = 0;
+    pg_deltas_clear(g);
+}
+
+/* Gives the port groups to insert whose derived UUID a row in the
+ * replica's fresh copy has (a row someone renamed, or whose name hashes
+ * alike) a random UUID instead: inserting it would fail the transaction,
+ * and so would every later one.  Only an SB with rows can have them. */
+static void
+avoid_taken_pg_uuids(struct groups *g, struct rdb *sb_db)
+{
+    if (!rdb_count(sb_db, &sb_table_port_group)) {
+        return;
+    }
+    struct pg_dp *r;
+    HMAP_FOR_EACH (r, node, &g->pg_dps) {
+        struct group_want w;
+        if (!r->has_row && pg_dp_want(g, r, &w)) {
+            struct uuid uuid = pg_dp_derived_uuid(g, r);
+            if (rdb_get(sb_db, &sb_table_port_group, &uuid)) {
+                rdb_uuid_generate(&uuid);
+                remember_foreign_uuid(g, r, &uuid);
+                r->foreign_uuid = true;
+            }
+        }
+    }
+}
+
 void
 groups_sync_sb(struct groups *g, struct rdb *sb_db,
                const struct groups_sb_rows *existing, struct rdb_txn *txn)
 {
     shash_clear_free_data(&g->sb_sets);
-    sb_pgs_clear(&g->sb_pgs);
 
     /* Address sets. */
     if (existing) {
@@ -1797,20 +1983,18 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
     } else {
         const struct sb_port_group *sb;
         SB_PORT_GROUP_FOR_EACH (sb, sb_db) {
-            size_t dp;
-            const char *pg_name;
             struct group_want w;
-            if (!parse_sb_pg_name(&key_dps, sb->name, &dp, &pg_name)
-                || !desired_pg(g, dp, pg_name, &w)
-                || sb_pg_find(g, dp, pg_name)) {
+            struct pg_dp *r = claimable_pg_dp(g, &key_dps, sb->name, &w);
+            if (!r) {
                 rdb_txn_delete(txn, &sb_table_port_group, &sb->header_.uuid);
                 continue;
             }
             update_strings(txn, &sb_table_port_group, &sb->header_.uuid,
                            SB_PORT_GROUP_COL_PORTS, sb->ports, sb->n_ports,
                            &w);
-            sb_pg_remember(g, dp, pg_name, &sb->header_.uuid);
+            pg_dp_set_row(g, r, &sb->header_.uuid);
         }
+        avoid_taken_pg_uuids(g, sb_db);
     }
     key_dps_destroy(&key_dps);
 
@@ -1823,13 +2007,11 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
         next_set_advance(g);
     }
     g->next_pg = hmap_first(&g->pg_names.map);
-    g->next_ref = NULL;
-    g->next_ref_dp = 0;
+    g->next_pg_dp = hmap_first(&g->pg_dps);
     rdb_txn_add_producer(txn, produce_inserts, g);
     sset_clear(&g->dirty_sets);
-    sset_clear(&g->dirty_pgs);
     deltas_clear(&g->set_deltas);
-    deltas_clear(&g->pg_deltas);
+    clear_dirty_pg_dps(g);
 }
 
 void
@@ -1856,30 +2038,26 @@ groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
     sset_clear(&g->dirty_sets);
     deltas_clear(&g->set_deltas);
 
-    const char *key;
-    SSET_FOR_EACH (key, &g->dirty_pgs) {
-        char *end;
-        size_t dp = strtoul(key, &end, 10);
-        const char *pg_name = end + 1;
+    for (size_t i = 0; i < g->n_dirty_pg_dps; i++) {
+        struct pg_dp *r = g->dirty_pg_dps[i];
         struct group_want w;
-        bool exists = desired_pg(g, dp, pg_name, &w);
-        struct sb_pg *r = sb_pg_find(g, dp, pg_name);
-        if (!exists) {
-            if (r) {
-                rdb_txn_delete(txn, &sb_table_port_group, &r->uuid);
-                hmap_remove(&g->sb_pgs, &r->node);
-                sb_pg_free(r);
+        bool wanted = pg_dp_want(g, r, &w);
+        if (!wanted) {
+            if (r->has_row) {
+                struct uuid uuid = pg_dp_uuid(g, r);
+                rdb_txn_delete(txn, &sb_table_port_group, &uuid);
+                pg_dp_clear_row(g, r);
             }
-        } else if (!r) {
-            insert_pg(g, txn, dp, w.pg, &w);
+        } else if (!r->has_row) {
+            insert_pg(g, txn, r, &w);
         } else {
-            apply_delta(txn, &sb_table_port_group, &r->uuid,
-                        SB_PORT_GROUP_COL_PORTS,
-                        shash_find_data(&g->pg_deltas, key), &w);
+            struct uuid uuid = pg_dp_uuid(g, r);
+            const struct pg_delta *pd = pg_delta_find(g, r);
+            apply_delta(txn, &sb_table_port_group, &uuid,
+                        SB_PORT_GROUP_COL_PORTS, pd ? &pd->d : NULL, &w);
         }
     }
-    sset_clear(&g->dirty_pgs);
-    deltas_clear(&g->pg_deltas);
+    clear_dirty_pg_dps(g);
 }
 
 static int

@@ -20,6 +20,7 @@
 
 struct groups_sb_rows;
 struct hmapx;
+struct pg_dp;
 struct ls_model;
 struct ls_port;
 struct nb_address_set;
@@ -32,10 +33,10 @@ struct pg_state {
     struct hmap_node node;          /* In groups 'pgs', by NB UUID. */
     struct uuid uuid;
     const struct nb_port_group *nb;
-    char *name;                     /* As last seen ('nb' may be gone). */
+    const char *name;               /* As last seen ('nb' may be gone), a
+                                     * strpool reference. */
     unsigned long *dps;             /* Datapaths with a member ('dp_cap'
                                      * bits). */
-    struct hmap per_dp;             /* "struct pg_dp"s: members by dp. */
     struct hmap members;            /* "struct pg_member"s, by port row. */
     char *derived[2];               /* "<name>_ip4", "<name>_ip6". */
     uint32_t name_hash;             /* hash_string() of 'name'... */
@@ -61,17 +62,22 @@ struct groups {
     struct shash nb_sets;
     struct shash derived;
 
-    /* ACL references to port groups, per datapath (array of 'dp_cap'
-     * hmaps of counted names, see groups.c), maintained by acls.c. */
-    struct hmap *dp_pg_refs;
+    /* Port groups by switch: "struct pg_dp"s (groups.c), one for each
+     * (switch, port group name) with members of the group there, ACL
+     * flows there that name it (counted through groups_pg_ref()), or an
+     * SB Port_Group row. */
+    struct hmap pg_dps;
 
     /* SB rows as last written: address sets by name (name -> struct
-     * uuid *), port groups by datapath and group.  The SB
-     * replica keeps these tables only in a fresh copy (lib/sb.rdb), so
-     * these say which rows northd's last pass left, and the wanted
-     * contents above what they hold (but for the dirty ones below). */
+     * uuid *); port groups say it in 'pg_dps'.  The SB replica keeps these
+     * tables only in a fresh copy (lib/sb.rdb), so these say which rows
+     * northd's last pass left, and the wanted contents above what they
+     * hold (but for the dirty ones below). */
     struct shash sb_sets;
-    struct hmap sb_pgs;             /* "struct sb_pg"s (groups.c). */
+
+    /* The UUIDs of the SB rows that do not have the one northd derives
+     * from their names ("struct foreign_row"s, groups.c). */
+    struct hmap foreign;
 
     struct pg_state **dead_pgs;     /* Deleted this pass, freed by
                                      * groups_end_pass(). */
@@ -79,19 +85,19 @@ struct groups {
     struct sset dirty_sets;         /* Address set names to sync. */
     struct shash set_deltas;        /* Name -> struct set_delta: what
                                      * changed in a dirty set. */
-    struct sset dirty_pgs;          /* "<dp index> <pg name>" to sync. */
-    struct shash pg_deltas;         /* Same key -> struct set_delta: the
-                                     * ports that joined and left. */
+    struct pg_dp **dirty_pg_dps;    /* Port groups by switch to sync. */
+    size_t n_dirty_pg_dps, allocated_dirty_pg_dps;
+    struct hmap pg_deltas;          /* "struct pg_delta"s: the ports that
+                                     * joined and left a dirty one. */
 
     /* A full sync's inserts, produced while its transaction is sent:
      * where production is in 'derived' and 'nb_sets', then in 'pg_names'
-     * (port groups with members), then in 'dp_pg_refs' (those only ACLs
+     * (port groups with members), then in 'pg_dps' (those only ACLs
      * refer to). */
     struct hmap_node *next_set;
     bool next_set_nb;               /* 'next_set' is in 'nb_sets'. */
     struct hmap_node *next_pg;
-    size_t next_ref_dp;
-    struct hmap_node *next_ref;
+    struct hmap_node *next_pg_dp;
 };
 
 void groups_init(struct groups *, const struct ls_model *, size_t dp_cap,
