@@ -29,7 +29,10 @@ VLOG_DEFINE_THIS_MODULE(groups);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
+COVERAGE_DEFINE(sb_group_deleted);
+COVERAGE_DEFINE(sb_group_inserted);
 COVERAGE_DEFINE(sb_group_mutated);
+COVERAGE_DEFINE(sb_group_rewritten);
 
 /* One member of a port group, and what it contributed when applied. */
 struct pg_member {
@@ -151,29 +154,49 @@ sb_pg_name(uint32_t key, const char *pg)
  * the row to compare with).  'whole': the set was replaced, not changed
  * member by member: write all of it. */
 struct set_delta {
+    struct hmap_node node;          /* In groups 'deltas', by 'owner'. */
+    const void *owner;              /* The struct as_state or struct pg_dp
+                                     * of the row. */
     struct sset add;
     struct sset del;
     bool whole;
 };
 
 static struct set_delta *
-delta_get(struct shash *deltas, const char *key)
+delta_find(const struct groups *g, const void *owner)
 {
-    struct set_delta *d = shash_find_data(deltas, key);
+    struct set_delta *d;
+    HMAP_FOR_EACH_WITH_HASH (d, node, hash_pointer(owner, 0), &g->deltas) {
+        if (d->owner == owner) {
+            return d;
+        }
+    }
+    return NULL;
+}
+
+static struct set_delta *
+delta_get(struct groups *g, const void *owner)
+{
+    struct set_delta *d = delta_find(g, owner);
     if (!d) {
         d = xmalloc(sizeof *d);
+        d->owner = owner;
         sset_init(&d->add);
         sset_init(&d->del);
         d->whole = false;
-        shash_add(deltas, key, d);
+        hmap_insert(&g->deltas, &d->node, hash_pointer(owner, 0));
     }
     return d;
 }
 
-/* 's' joined ('add') or left the set whose delta is 'd'. */
+/* 's' joined ('add') or left the row of 'owner'. */
 static void
-set_delta_record(struct set_delta *d, const char *s, bool add)
+delta_record(struct groups *g, const void *owner, const char *s, bool add)
 {
+    if (g->building) {
+        return;
+    }
+    struct set_delta *d = delta_get(g, owner);
     if (d->whole) {
         return;
     }
@@ -184,48 +207,26 @@ set_delta_record(struct set_delta *d, const char *s, bool add)
     }
 }
 
+/* The set of 'owner' was replaced or went away: write it whole. */
 static void
-delta_record(struct shash *deltas, const char *key, const char *s, bool add)
+delta_set_whole(struct groups *g, const void *owner)
 {
-    set_delta_record(delta_get(deltas, key), s, add);
+    if (!g->building) {
+        struct set_delta *d = delta_get(g, owner);
+        d->whole = true;
+        sset_clear(&d->add);
+        sset_clear(&d->del);
+    }
 }
 
 static void
-delta_set_whole(struct shash *deltas, const char *key)
+deltas_clear(struct groups *g)
 {
-    struct set_delta *d = delta_get(deltas, key);
-    d->whole = true;
-    sset_clear(&d->add);
-    sset_clear(&d->del);
-}
-
-static void
-deltas_clear(struct shash *deltas)
-{
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, deltas) {
-        struct set_delta *d = node->data;
+    struct set_delta *d;
+    HMAP_FOR_EACH_POP (d, node, &g->deltas) {
         sset_destroy(&d->add);
         sset_destroy(&d->del);
         free(d);
-    }
-    shash_clear(deltas);
-}
-
-static void
-record_delta(struct groups *g, const char *name, const char *addr, bool add)
-{
-    if (!g->building) {
-        delta_record(&g->set_deltas, name, addr, add);
-    }
-}
-
-/* Address set 'name' was replaced or went away. */
-static void
-forget_delta(struct groups *g, const char *name)
-{
-    if (!g->building) {
-        delta_set_whole(&g->set_deltas, name);
     }
 }
 
@@ -346,36 +347,6 @@ pg_dp_trim(struct groups *g, struct pg_dp *r)
     }
 }
 
-/* What joined and left a dirty port group on one switch. */
-struct pg_delta {
-    struct hmap_node node;          /* In groups 'pg_deltas', by record. */
-    const struct pg_dp *r;
-    struct set_delta d;
-};
-
-static struct pg_delta *
-pg_delta_find(const struct groups *g, const struct pg_dp *r)
-{
-    struct pg_delta *pd;
-    HMAP_FOR_EACH_WITH_HASH (pd, node, hash_pointer(r, 0), &g->pg_deltas) {
-        if (pd->r == r) {
-            return pd;
-        }
-    }
-    return NULL;
-}
-
-static void
-pg_deltas_clear(struct groups *g)
-{
-    struct pg_delta *pd;
-    HMAP_FOR_EACH_POP (pd, node, &g->pg_deltas) {
-        sset_destroy(&pd->d.add);
-        sset_destroy(&pd->d.del);
-        free(pd);
-    }
-}
-
 /* 'r' is to be synced by groups_sync_sb_dirty(). */
 static void
 mark_pg_dp_dirty(struct groups *g, struct pg_dp *r)
@@ -397,18 +368,106 @@ static void
 pg_member_changed(struct groups *g, struct pg_dp *r, const char *port,
                   bool add)
 {
-    if (!g->building) {
-        struct pg_delta *pd = pg_delta_find(g, r);
-        if (!pd) {
-            pd = xmalloc(sizeof *pd);
-            pd->r = r;
-            sset_init(&pd->d.add);
-            sset_init(&pd->d.del);
-            pd->d.whole = false;
-            hmap_insert(&g->pg_deltas, &pd->node, hash_pointer(r, 0));
+    delta_record(g, r, port, add);
+    mark_pg_dp_dirty(g, r);
+}
+
+/* An address set: what its SB Address_Set should hold, and whether it
+ * exists.  The NB's sets and those derived from port groups
+ * ("<pg>_ip4/6") have one, and so does a set that went away, until its
+ * row is deleted. */
+struct as_state {
+    struct hmap_node node;          /* In groups 'sets', by name. */
+    const char *name;               /* A strpool reference. */
+    const struct nb_address_set *nb;    /* An NB set: its row... */
+    struct hmap *counts;            /* ...or a derived one: its addresses,
+                                     * counted (see derived_count()). */
+    bool has_row : 1;               /* The SB has its row, under the UUID
+                                     * as_uuid() says. */
+    bool foreign_uuid : 1;          /* That UUID is not the derived one: it
+                                     * is kept in 'foreign'. */
+    bool dirty : 1;                 /* In 'dirty_sets'. */
+};
+
+/* The set named 'name' (whose hash_string() is 'hash'), or NULL. */
+static struct as_state *
+as_find(const struct groups *g, const char *name, uint32_t hash)
+{
+    struct as_state *as;
+    HMAP_FOR_EACH_WITH_HASH (as, node, hash, &g->sets) {
+        if (as->name == name || !strcmp(as->name, name)) {
+            return as;
         }
-        set_delta_record(&pd->d, port, add);
-        mark_pg_dp_dirty(g, r);
+    }
+    return NULL;
+}
+
+/* The same, created if needed. */
+static struct as_state *
+as_get(struct groups *g, const char *name)
+{
+    uint32_t hash = hash_string(name, 0);
+    struct as_state *as = as_find(g, name, hash);
+    if (!as) {
+        as = xzalloc(sizeof *as);
+        as->name = strpool_get(name);
+        hmap_insert(&g->sets, &as->node, hash);
+    }
+    return as;
+}
+
+/* True if 'as' is a set northd should write (rather than a row to
+ * delete). */
+static bool
+as_exists(const struct as_state *as)
+{
+    return as && (as->nb || as->counts);
+}
+
+static void name_counts_destroy(struct hmap *);
+
+/* Frees 'as' if it no longer says anything. */
+static void
+as_trim(struct groups *g, struct as_state *as)
+{
+    if (!as->nb && !as->counts && !as->has_row && !as->dirty) {
+        if (as->foreign_uuid) {
+            forget_foreign_uuid(g, as);
+        }
+        hmap_remove(&g->sets, &as->node);
+        strpool_put(as->name);
+        free(as);
+    }
+}
+
+static void
+as_free(struct as_state *as)
+{
+    if (as->counts) {
+        name_counts_destroy(as->counts);
+        free(as->counts);
+    }
+    strpool_put(as->name);
+    free(as);
+}
+
+/* 'as' is to be synced by groups_sync_sb_dirty(), and its name goes into
+ * 'sets_changed' (if nonnull) for the ACLs that use it. */
+static void
+mark_set_changed(struct groups *g, struct as_state *as,
+                 struct sset *sets_changed)
+{
+    if (!g->building && !as->dirty) {
+        as->dirty = true;
+        if (g->n_dirty_sets >= g->allocated_dirty_sets) {
+            g->dirty_sets = x2nrealloc(g->dirty_sets,
+                                       &g->allocated_dirty_sets,
+                                       sizeof *g->dirty_sets);
+        }
+        g->dirty_sets[g->n_dirty_sets++] = as;
+    }
+    if (sets_changed) {
+        sset_add(sets_changed, as->name);
     }
 }
 
@@ -478,22 +537,18 @@ name_counts_destroy(struct hmap *counts)
     hmap_destroy(counts);
 }
 
-/* Adds 'delta' to address 'ip' (a pooled string) of derived set 'name',
- * whose counts are 'counts': its addresses are those with a count. */
+/* Adds 'delta' to address 'ip' (a pooled string) of derived set 'as':
+ * its addresses are those with a count. */
 static void
-derived_count(struct groups *g, const char *name, struct hmap *counts,
-              const char *ip, int delta, struct sset *sets_changed)
+derived_count(struct groups *g, struct as_state *as, const char *ip,
+              int delta, struct sset *sets_changed)
 {
-    unsigned int old = name_count_add(counts, ip, strpool_hash(ip), delta);
+    unsigned int old = name_count_add(as->counts, ip, strpool_hash(ip),
+                                      delta);
     unsigned int new = old + delta;
     if (!old != !new) {
-        record_delta(g, name, ip, new > 0);
-        if (!g->building) {
-            sset_add(&g->dirty_sets, name);
-        }
-        if (sets_changed) {
-            sset_add(sets_changed, name);
-        }
+        delta_record(g, as, ip, new > 0);
+        mark_set_changed(g, as, sets_changed);
     }
 }
 
@@ -507,35 +562,19 @@ pg_owns_name(const struct groups *g, const struct pg_state *pg)
 }
 
 /* Adds (delta 1) or takes back (-1) the addresses of 'mb' in the derived
- * sets of 'pg', unless another group has the name.  It runs for every
- * member of every group, so it finds the names by the hashes 'pg' keeps. */
+ * sets of 'pg' (which it has only while it owns its name). */
 static void
 member_count_ips(struct groups *g, const struct pg_state *pg,
                  const struct pg_member *mb, int delta,
                  struct sset *sets_changed)
 {
-    if (!mb->n_ips[0] && !mb->n_ips[1]) {
-        return;
-    }
-    if (!pg_owns_name(g, pg)) {
-        return;
-    }
     for (int f = 0; f < 2; f++) {
         size_t n;
         const char *const *ips = member_ips(mb, f, &n);
-        if (!n) {
-            continue;
-        }
-        /* Looked up once per family, not once per address. */
-        const char *name = pg->derived[f];
-        struct shash_node *cn = shash_find_hashed(&g->derived, name,
-                                                  pg->derived_hash[f]);
-        struct hmap *counts = cn ? cn->data : NULL;
-        if (!counts) {
-            continue;               /* An NB set took the name. */
-        }
-        for (size_t i = 0; i < n; i++) {
-            derived_count(g, name, counts, ips[i], delta, sets_changed);
+        if (n && pg->sets[f]) {
+            for (size_t i = 0; i < n; i++) {
+                derived_count(g, pg->sets[f], ips[i], delta, sets_changed);
+            }
         }
     }
 }
@@ -764,8 +803,6 @@ pg_state_destroy(struct pg_state *pg)
     hmap_destroy(&pg->members);
     bitmap_free(pg->dps);
     strpool_put(pg->name);
-    free(pg->derived[0]);
-    free(pg->derived[1]);
     free(pg);
 }
 
@@ -776,12 +813,7 @@ pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
     pg->uuid = nb_pg->header_.uuid;
     pg->nb = nb_pg;
     pg->name = strpool_get(nb_pg->name);
-    pg->derived[0] = derived_name(pg->name, 0);
-    pg->derived[1] = derived_name(pg->name, 1);
     pg->name_hash = hash_string(pg->name, 0);
-    for (int f = 0; f < 2; f++) {
-        pg->derived_hash[f] = hash_string(pg->derived[f], 0);
-    }
     pg->dps = bitmap_allocate(g->dp_cap);
     hmap_init(&pg->members);
     hmap_insert(&g->pgs, &pg->node, uuid_hash(&pg->uuid));
@@ -792,26 +824,30 @@ pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
 static bool
 set_exists(const struct groups *g, const char *name)
 {
-    return shash_find(&g->derived, name) || shash_find(&g->nb_sets, name);
+    return as_exists(as_find(g, name, hash_string(name, 0)));
 }
 
 /* Creates the empty "<pg>_ip4" and "<pg>_ip6" sets of 'pg', unless an NB
- * address set has the name. */
+ * address set has the name, and marks them changed. */
 static void
-add_derived_sets(struct groups *g, const struct pg_state *pg)
+add_derived_sets(struct groups *g, struct pg_state *pg,
+                 struct sset *sets_changed)
 {
     for (int f = 0; f < 2; f++) {
         char *name = derived_name(pg->name, f);
-        if (set_exists(g, name)) {
+        struct as_state *as = as_get(g, name);
+        free(name);
+        if (as_exists(as)) {
             VLOG_WARN_RL(&rl, "Port_Group %s: address set %s already "
                          "exists in the NB, not deriving it", pg->name,
-                         name);
-            free(name);
+                         as->name);
             continue;
         }
-        struct hmap *counts = xmalloc(sizeof *counts);
-        hmap_init(counts);
-        shash_add_nocopy(&g->derived, name, counts);
+        as->counts = xmalloc(sizeof *as->counts);
+        hmap_init(as->counts);
+        pg->sets[f] = as;
+        delta_set_whole(g, as);
+        mark_set_changed(g, as, sets_changed);
     }
 }
 
@@ -843,24 +879,22 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     hmap_init(&g->pgs);
     shash_init(&g->pg_names);
     hmap_init(&g->port_pgs);
-    shash_init(&g->derived);
-    shash_init(&g->nb_sets);
+    hmap_init(&g->sets);
     hmap_init(&g->pg_dps);
-    shash_init(&g->sb_sets);
     hmap_init(&g->foreign);
-    sset_init(&g->dirty_sets);
-    shash_init(&g->set_deltas);
-    hmap_init(&g->pg_deltas);
+    hmap_init(&g->deltas);
+    g->building = true;
 
-    const struct nb_address_set *as;
-    NB_ADDRESS_SET_FOR_EACH (as, nb_db) {
-        if (shash_find(&g->nb_sets, as->name)) {
+    const struct nb_address_set *nb_as;
+    NB_ADDRESS_SET_FOR_EACH (nb_as, nb_db) {
+        struct as_state *as = as_get(g, nb_as->name);
+        if (as->nb) {
             VLOG_WARN_RL(&rl, "Address_Set "UUID_FMT": duplicate name \"%s\""
-                         ", ignoring", UUID_ARGS(&as->header_.uuid),
-                         as->name);
+                         ", ignoring", UUID_ARGS(&nb_as->header_.uuid),
+                         nb_as->name);
             continue;
         }
-        shash_add(&g->nb_sets, as->name, as);
+        as->nb = nb_as;
     }
 
     /* Port groups in UUID order, so that which of two groups with one
@@ -876,10 +910,9 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     }
     struct shash_node *node;
     SHASH_FOR_EACH (node, &g->pg_names) {
-        add_derived_sets(g, node->data);
+        add_derived_sets(g, node->data, NULL);
     }
     struct pg_state *pg;
-    g->building = true;
     HMAP_FOR_EACH (pg, node, &g->pgs) {
         for (size_t i = 0; i < pg->nb->n_ports; i++) {
             member_add(g, pg, pg->nb->ports[i], NULL, NULL);
@@ -916,14 +949,11 @@ groups_destroy(struct groups *g)
         port_pgs_free(pp);
     }
     hmap_destroy(&g->port_pgs);
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, &g->derived) {
-        name_counts_destroy(node->data);
-        free(node->data);
+    struct as_state *as;
+    HMAP_FOR_EACH_POP (as, node, &g->sets) {
+        as_free(as);
     }
-    shash_destroy(&g->derived);
-    shash_destroy(&g->nb_sets);
-    shash_destroy_free_data(&g->sb_sets);
+    hmap_destroy(&g->sets);
     struct pg_dp *r;
     HMAP_FOR_EACH_POP (r, node, &g->pg_dps) {
         strpool_put(r->name);
@@ -935,11 +965,9 @@ groups_destroy(struct groups *g)
         free(fr);
     }
     hmap_destroy(&g->foreign);
-    sset_destroy(&g->dirty_sets);
-    deltas_clear(&g->set_deltas);
-    shash_destroy(&g->set_deltas);
-    pg_deltas_clear(g);
-    hmap_destroy(&g->pg_deltas);
+    deltas_clear(g);
+    hmap_destroy(&g->deltas);
+    free(g->dirty_sets);
     free(g->dirty_pg_dps);
 }
 
@@ -988,13 +1016,7 @@ pg_added(struct groups *g, const struct nb_port_group *row,
     }
     struct pg_state *pg = pg_state_create(g, row);
     shash_add(&g->pg_names, pg->name, pg);
-    add_derived_sets(g, pg);
-    for (int f = 0; f < 2; f++) {
-        char *name = derived_name(pg->name, f);
-        sset_add(&g->dirty_sets, name);
-        sset_add(sets_changed, name);
-        free(name);
-    }
+    add_derived_sets(g, pg, sets_changed);
     for (size_t i = 0; i < row->n_ports; i++) {
         member_add(g, pg, row->ports[i], span_changed, sets_changed);
     }
@@ -1021,16 +1043,16 @@ pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
         member_remove(g, pg, mb, span_changed, sets_changed);
     }
     for (int f = 0; f < 2; f++) {
-        char *name = derived_name(pg->name, f);
-        struct hmap *counts = shash_find_and_delete(&g->derived, name);
-        if (counts) {
-            name_counts_destroy(counts);
-            free(counts);
-            forget_delta(g, name);
-            sset_add(&g->dirty_sets, name);
-            sset_add(sets_changed, name);
+        struct as_state *as = pg->sets[f];
+        if (as) {
+            name_counts_destroy(as->counts);
+            free(as->counts);
+            as->counts = NULL;
+            pg->sets[f] = NULL;
+            delta_set_whole(g, as);
+            mark_set_changed(g, as, sets_changed);
+            as_trim(g, as);
         }
-        free(name);
     }
     shash_find_and_delete(&g->pg_names, pg->name);
     mark_referring_dps(g, pg->name);
@@ -1162,25 +1184,26 @@ groups_handle_as(struct groups *g, const struct nb_address_set *row,
     if (is_new && is_deleted) {
         return true;                /* Came and went between passes. */
     }
+    struct as_state *as = as_find(g, row->name, hash_string(row->name, 0));
     if (is_new || is_deleted) {
         /* Names shared with another set, or with a derived one, are for a
          * full pass to sort out. */
         if (is_derived_name(g, row->name)
-            || (is_new ? set_exists(g, row->name)
-                       : shash_find_data(&g->nb_sets, row->name) != row)) {
+            || (is_new ? as_exists(as) : !as || as->nb != row)) {
             return false;
         }
         if (is_new) {
-            shash_add(&g->nb_sets, row->name, row);
+            as = as_get(g, row->name);
+            as->nb = row;
         } else {
-            shash_find_and_delete(&g->nb_sets, row->name);
+            as->nb = NULL;
         }
-        forget_delta(g, row->name);
-        sset_add(&g->dirty_sets, row->name);
-        sset_add(sets_changed, row->name);
+        delta_set_whole(g, as);
+        mark_set_changed(g, as, sets_changed);
+        as_trim(g, as);
         return true;
     }
-    if (shash_find_data(&g->nb_sets, row->name) != row) {
+    if (!as || as->nb != row) {
         return false;               /* Renamed, or a shadowed duplicate. */
     }
 
@@ -1196,18 +1219,17 @@ groups_handle_as(struct groups *g, const struct nb_address_set *row,
                                      NB_ADDRESS_SET_COL_ADDRESSES,
                                      &added, &n_added, &removed, &n_removed)) {
         for (size_t i = 0; i < n_removed; i++) {
-            record_delta(g, row->name, removed[i], false);
+            delta_record(g, as, removed[i], false);
         }
         for (size_t i = 0; i < n_added; i++) {
-            record_delta(g, row->name, added[i], true);
+            delta_record(g, as, added[i], true);
         }
     } else {
-        forget_delta(g, row->name);     /* Written whole. */
+        delta_set_whole(g, as);         /* Written whole. */
     }
     /* Every address added or removed above was recorded as a delta. */
-    if (shash_find(&g->set_deltas, row->name)) {
-        sset_add(&g->dirty_sets, row->name);
-        sset_add(sets_changed, row->name);
+    if (delta_find(g, as)) {
+        mark_set_changed(g, as, sets_changed);
     }
     return true;
 }
@@ -1265,20 +1287,18 @@ struct group_want {
     size_t n_ports;                 /* Of 'pg' on 'dp'. */
 };
 
-/* What address set 'name' should hold, into '*w'.  False if there is no
- * such set. */
+/* What the SB row of address set 'as' should hold, into '*w'.  False if
+ * it should not exist. */
 static bool
-want_set(const struct groups *g, const char *name, struct group_want *w)
+as_want(const struct as_state *as, struct group_want *w)
 {
-    const struct hmap *counts = shash_find_data(&g->derived, name);
-    const struct nb_address_set *nb = (counts ? NULL
-                                       : shash_find_data(&g->nb_sets, name));
+    const struct nb_address_set *nb = as->nb;
     *w = (struct group_want) {
-        .counts = counts,
+        .counts = as->counts,
         .addrs = nb ? (const char *const *) nb->addresses : NULL,
         .n_addrs = nb ? nb->n_addresses : 0,
     };
-    return counts || nb;
+    return as_exists(as);
 }
 
 static size_t
@@ -1419,6 +1439,49 @@ pg_dp_clear_row(struct groups *g, struct pg_dp *r)
     }
 }
 
+/* The UUID northd derives for the SB row of address set 'as'. */
+static struct uuid
+as_derived_uuid(const struct as_state *as)
+{
+    return derive_uuid(0, as->name);
+}
+
+/* The UUID of the SB row of 'as' ('has_row'), or of the row northd is
+ * about to insert for it. */
+static struct uuid
+as_uuid(const struct groups *g, const struct as_state *as)
+{
+    if (as->foreign_uuid) {
+        return foreign_row_find(g, as)->uuid;
+    }
+    return as_derived_uuid(as);
+}
+
+/* Takes note that the SB row of 'as' is row 'uuid'. */
+static void
+as_set_row(struct groups *g, struct as_state *as, const struct uuid *uuid)
+{
+    struct uuid derived = as_derived_uuid(as);
+    as->has_row = true;
+    as->foreign_uuid = !uuid_equals(uuid, &derived);
+    if (as->foreign_uuid) {
+        remember_foreign_uuid(g, as, uuid);
+    } else {
+        forget_foreign_uuid(g, as);
+    }
+}
+
+/* Takes note that 'as' has no SB row. */
+static void
+as_clear_row(struct groups *g, struct as_state *as)
+{
+    as->has_row = false;
+    if (as->foreign_uuid) {
+        as->foreign_uuid = false;
+        forget_foreign_uuid(g, as);
+    }
+}
+
 /* Datapath indexes by tunnel key, to read SB port group names with. */
 struct key_dp {
     struct hmap_node node;
@@ -1478,20 +1541,11 @@ parse_sb_pg_name(const struct hmap *key_dps, const char *sb_name,
 }
 
 static void
-remember_uuid(struct shash *map, const char *name, const struct uuid *uuid)
+delete_row(struct rdb_txn *txn, const struct rdb_table_class *tc,
+           const struct uuid *uuid)
 {
-    struct uuid *u = shash_find_data(map, name);
-    if (!u) {
-        u = xmalloc(sizeof *u);
-        shash_add(map, name, u);
-    }
-    *u = *uuid;
-}
-
-static void
-forget_uuid(struct shash *map, const char *name)
-{
-    free(shash_find_and_delete(map, name));
+    rdb_txn_delete(txn, tc, uuid);
+    COVERAGE_INC(sb_group_deleted);
 }
 
 /* Writes all of 'w' to string set column 'col' of the row being inserted
@@ -1509,6 +1563,7 @@ static void
 write_whole(struct rdb_txn *txn, const struct rdb_table_class *tc,
             const struct uuid *uuid, size_t col, const struct group_want *w)
 {
+    COVERAGE_INC(sb_group_rewritten);
     rdb_txn_update(txn, tc, uuid);
     write_strings(txn, col, w);
 }
@@ -1520,6 +1575,7 @@ insert_pg(struct groups *g, struct rdb_txn *txn, struct pg_dp *r,
 {
     struct uuid uuid = pg_dp_uuid(g, r);
     rdb_txn_insert(txn, &sb_table_port_group, &uuid);
+    COVERAGE_INC(sb_group_inserted);
     char *sb_name = sb_pg_name(g->model->dp_array[r->dp]->tunnel_key,
                                r->name);
     rdb_txn_set_string(txn, SB_PORT_GROUP_COL_NAME, sb_name);
@@ -1528,16 +1584,17 @@ insert_pg(struct groups *g, struct rdb_txn *txn, struct pg_dp *r,
     pg_dp_set_row(g, r, &uuid);
 }
 
+/* Inserts the SB row of address set 'as', with the addresses 'w' says. */
 static void
-insert_set(struct groups *g, struct rdb_txn *txn, const char *name,
+insert_set(struct groups *g, struct rdb_txn *txn, struct as_state *as,
            const struct group_want *w)
 {
-    struct uuid uuid;
-    rdb_uuid_generate(&uuid);
+    struct uuid uuid = as_uuid(g, as);
     rdb_txn_insert(txn, &sb_table_address_set, &uuid);
-    rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, name);
+    COVERAGE_INC(sb_group_inserted);
+    rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, as->name);
     write_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, w);
-    remember_uuid(&g->sb_sets, name, &uuid);
+    as_set_row(g, as, &uuid);
 }
 
 static void
@@ -1636,12 +1693,12 @@ sb_group_row_add(struct shash *rows, const char *name,
     return r;
 }
 
-/* True if NB address set 'name' changed in the replica since 'g' last
+/* True if the NB row of 'as' changed in the replica since 'g' last
  * followed it: its addresses are no longer what the SB row was given. */
 static bool
-nb_set_changed(const struct groups *g, const char *name)
+nb_set_changed(const struct as_state *as)
 {
-    const struct nb_address_set *nb = shash_find_data(&g->nb_sets, name);
+    const struct nb_address_set *nb = as->nb;
     return nb && (nb_address_set_is_new(nb) || nb_address_set_is_deleted(nb)
                   || nb_address_set_is_updated(nb,
                                                NB_ADDRESS_SET_COL_ADDRESSES));
@@ -1661,17 +1718,19 @@ groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
 
     /* What the last sync wrote is what 'g' wants, but for what changed
      * since (a pass that gave up halfway may have changed some). */
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, &g->sb_sets) {
-        if (uuidset_find(&gone, node->data)) {
+    const struct as_state *as;
+    HMAP_FOR_EACH (as, node, &g->sets) {
+        if (!as->has_row) {
             continue;
         }
-        struct sb_group_row *r = sb_group_row_add(&rows->sets, node->name,
-                                                  node->data);
+        struct uuid uuid = as_uuid(g, as);
+        if (uuidset_find(&gone, &uuid)) {
+            continue;
+        }
+        struct sb_group_row *r = sb_group_row_add(&rows->sets, as->name,
+                                                  &uuid);
         struct group_want w;
-        if (want_set(g, node->name, &w)
-            && !sset_contains(&g->dirty_sets, node->name)
-            && !nb_set_changed(g, node->name)) {
+        if (as_want(as, &w) && !as->dirty && !nb_set_changed(as)) {
             r->known = true;
             r->content = content_hash(&w);
         }
@@ -1711,6 +1770,16 @@ groups_sb_rows_destroy(struct groups_sb_rows *rows)
     }
 }
 
+/* The set of the SB address set named 'name' if northd wants that row and
+ * has not found it yet, with what it should hold in '*w'; NULL if the row
+ * is to go. */
+static struct as_state *
+claimable_set(const struct groups *g, const char *name, struct group_want *w)
+{
+    struct as_state *as = as_find(g, name, hash_string(name, 0));
+    return as && !as->has_row && as_want(as, w) ? as : NULL;
+}
+
 /* The first half of a full sync of a table, from the rows the last pass
  * left: rows 'g' does not want go, rows whose content differs are written
  * whole; the caller inserts the missing ones. */
@@ -1720,17 +1789,18 @@ sync_sets_from_rows(struct groups *g, struct rdb_txn *txn,
 {
     struct shash_node *node;
     SHASH_FOR_EACH (node, rows) {
-        const struct sb_group_row *r = node->data;
+        const struct sb_group_row *row = node->data;
         struct group_want w;
-        if (!want_set(g, node->name, &w)) {
-            rdb_txn_delete(txn, &sb_table_address_set, &r->uuid);
+        struct as_state *as = claimable_set(g, node->name, &w);
+        if (!as) {
+            delete_row(txn, &sb_table_address_set, &row->uuid);
             continue;
         }
-        if (!r->known || r->content != content_hash(&w)) {
-            write_whole(txn, &sb_table_address_set, &r->uuid,
+        if (!row->known || row->content != content_hash(&w)) {
+            write_whole(txn, &sb_table_address_set, &row->uuid,
                         SB_ADDRESS_SET_COL_ADDRESSES, &w);
         }
-        remember_uuid(&g->sb_sets, node->name, &r->uuid);
+        as_set_row(g, as, &row->uuid);
     }
 }
 
@@ -1760,7 +1830,7 @@ sync_pgs_from_rows(struct groups *g, struct rdb_txn *txn,
         struct group_want w;
         struct pg_dp *r = claimable_pg_dp(g, key_dps, node->name, &w);
         if (!r) {
-            rdb_txn_delete(txn, &sb_table_port_group, &row->uuid);
+            delete_row(txn, &sb_table_port_group, &row->uuid);
             continue;
         }
         if (!row->known || row->content != content_hash(&w)) {
@@ -1800,21 +1870,6 @@ sort_dp_names(struct dp_name *v, size_t n, size_t dp_cap)
         qsort(v, n, sizeof *v, compare_dp_names);
     } else {
         counting_sort(v, n, sizeof *v, dp_cap, dp_name_key);
-    }
-}
-
-/* Moves 'g->next_set' on to the next set to insert: the derived sets,
- * then the NB ones. */
-static void
-next_set_advance(struct groups *g)
-{
-    if (g->next_set) {
-        g->next_set = hmap_next(g->next_set_nb ? &g->nb_sets.map
-                                : &g->derived.map, g->next_set);
-    }
-    if (!g->next_set && !g->next_set_nb) {
-        g->next_set = hmap_first(&g->nb_sets.map);
-        g->next_set_nb = true;
     }
 }
 
@@ -1891,13 +1946,12 @@ produce_inserts(struct rdb_txn *txn, void *g_)
      * a resync may find most rows there already). */
     for (size_t n = 0, seen = 0; n < 1000 && seen < 20000; seen++) {
         if (g->next_set) {
-            struct shash_node *node = CONTAINER_OF(g->next_set,
-                                                   struct shash_node, node);
-            next_set_advance(g);
+            struct as_state *as = CONTAINER_OF(g->next_set, struct as_state,
+                                               node);
+            g->next_set = hmap_next(&g->sets, g->next_set);
             struct group_want w;
-            if (!shash_find(&g->sb_sets, node->name)
-                && want_set(g, node->name, &w)) {
-                insert_set(g, txn, node->name, &w);
+            if (!as->has_row && as_want(as, &w)) {
+                insert_set(g, txn, as, &w);
                 n++;
             }
         } else if (g->next_pg) {
@@ -1911,18 +1965,45 @@ produce_inserts(struct rdb_txn *txn, void *g_)
     return false;
 }
 
-/* Forgets which port groups by switch were dirty, and what changed in
- * them: written, or to be compared whole. */
+/* Forgets which sets and port groups by switch were dirty, and what
+ * changed in them: written, or to be compared whole. */
 static void
-clear_dirty_pg_dps(struct groups *g)
+clear_dirty(struct groups *g)
 {
+    for (size_t i = 0; i < g->n_dirty_sets; i++) {
+        struct as_state *as = g->dirty_sets[i];
+        as->dirty = false;
+        as_trim(g, as);
+    }
+    g->n_dirty_sets = 0;
     for (size_t i = 0; i < g->n_dirty_pg_dps; i++) {
         struct pg_dp *r = g->dirty_pg_dps[i];
         r->dirty = false;
         pg_dp_trim(g, r);
     }
     g->n_dirty_pg_dps = 0;
-    pg_deltas_clear(g);
+    deltas_clear(g);
+}
+
+/* The same as avoid_taken_pg_uuids(), for address sets. */
+static void
+avoid_taken_set_uuids(struct groups *g, struct rdb *sb_db)
+{
+    if (!rdb_count(sb_db, &sb_table_address_set)) {
+        return;
+    }
+    struct as_state *as;
+    HMAP_FOR_EACH (as, node, &g->sets) {
+        struct group_want w;
+        if (!as->has_row && as_want(as, &w)) {
+            struct uuid uuid = as_derived_uuid(as);
+            if (rdb_get(sb_db, &sb_table_address_set, &uuid)) {
+                rdb_uuid_generate(&uuid);
+                remember_foreign_uuid(g, as, &uuid);
+                as->foreign_uuid = true;
+            }
+        }
+    }
 }
 
 /* Gives the port groups to insert whose derived UUID a row in the
@@ -1953,8 +2034,6 @@ void
 groups_sync_sb(struct groups *g, struct rdb *sb_db,
                const struct groups_sb_rows *existing, struct rdb_txn *txn)
 {
-    shash_clear_free_data(&g->sb_sets);
-
     /* Address sets. */
     if (existing) {
         sync_sets_from_rows(g, txn, &existing->sets);
@@ -1962,17 +2041,17 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
         const struct sb_address_set *sb_as;
         SB_ADDRESS_SET_FOR_EACH (sb_as, sb_db) {
             struct group_want w;
-            if (!want_set(g, sb_as->name, &w)
-                || shash_find(&g->sb_sets, sb_as->name)) {
-                rdb_txn_delete(txn, &sb_table_address_set,
-                               &sb_as->header_.uuid);
+            struct as_state *as = claimable_set(g, sb_as->name, &w);
+            if (!as) {
+                delete_row(txn, &sb_table_address_set, &sb_as->header_.uuid);
                 continue;
             }
             update_strings(txn, &sb_table_address_set, &sb_as->header_.uuid,
                            SB_ADDRESS_SET_COL_ADDRESSES, sb_as->addresses,
                            sb_as->n_addresses, &w);
-            remember_uuid(&g->sb_sets, sb_as->name, &sb_as->header_.uuid);
+            as_set_row(g, as, &sb_as->header_.uuid);
         }
+        avoid_taken_set_uuids(g, sb_db);
     }
 
     /* Port groups. */
@@ -1986,7 +2065,7 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
             struct group_want w;
             struct pg_dp *r = claimable_pg_dp(g, &key_dps, sb->name, &w);
             if (!r) {
-                rdb_txn_delete(txn, &sb_table_port_group, &sb->header_.uuid);
+                delete_row(txn, &sb_table_port_group, &sb->header_.uuid);
                 continue;
             }
             update_strings(txn, &sb_table_port_group, &sb->header_.uuid,
@@ -2001,42 +2080,33 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
     /* The rows to insert: all of them on a cold start (690,000 port groups
      * at 1,000,000 ACLs), so they are produced as the server reads them
      * rather than queued at once. */
-    g->next_set = hmap_first(&g->derived.map);
-    g->next_set_nb = false;
-    if (!g->next_set) {
-        next_set_advance(g);
-    }
+    g->next_set = hmap_first(&g->sets);
     g->next_pg = hmap_first(&g->pg_names.map);
     g->next_pg_dp = hmap_first(&g->pg_dps);
     rdb_txn_add_producer(txn, produce_inserts, g);
-    sset_clear(&g->dirty_sets);
-    deltas_clear(&g->set_deltas);
-    clear_dirty_pg_dps(g);
+    clear_dirty(g);
 }
 
 void
 groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
 {
-    const char *name;
-    SSET_FOR_EACH (name, &g->dirty_sets) {
+    for (size_t i = 0; i < g->n_dirty_sets; i++) {
+        struct as_state *as = g->dirty_sets[i];
         struct group_want w;
-        bool exists = want_set(g, name, &w);
-        const struct uuid *u = shash_find_data(&g->sb_sets, name);
-        if (!exists) {
-            if (u) {
-                rdb_txn_delete(txn, &sb_table_address_set, u);
+        if (!as_want(as, &w)) {
+            if (as->has_row) {
+                struct uuid uuid = as_uuid(g, as);
+                delete_row(txn, &sb_table_address_set, &uuid);
+                as_clear_row(g, as);
             }
-            forget_uuid(&g->sb_sets, name);
-        } else if (!u) {
-            insert_set(g, txn, name, &w);
+        } else if (!as->has_row) {
+            insert_set(g, txn, as, &w);
         } else {
-            apply_delta(txn, &sb_table_address_set, u,
-                        SB_ADDRESS_SET_COL_ADDRESSES,
-                        shash_find_data(&g->set_deltas, name), &w);
+            struct uuid uuid = as_uuid(g, as);
+            apply_delta(txn, &sb_table_address_set, &uuid,
+                        SB_ADDRESS_SET_COL_ADDRESSES, delta_find(g, as), &w);
         }
     }
-    sset_clear(&g->dirty_sets);
-    deltas_clear(&g->set_deltas);
 
     for (size_t i = 0; i < g->n_dirty_pg_dps; i++) {
         struct pg_dp *r = g->dirty_pg_dps[i];
@@ -2045,19 +2115,18 @@ groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
         if (!wanted) {
             if (r->has_row) {
                 struct uuid uuid = pg_dp_uuid(g, r);
-                rdb_txn_delete(txn, &sb_table_port_group, &uuid);
+                delete_row(txn, &sb_table_port_group, &uuid);
                 pg_dp_clear_row(g, r);
             }
         } else if (!r->has_row) {
             insert_pg(g, txn, r, &w);
         } else {
             struct uuid uuid = pg_dp_uuid(g, r);
-            const struct pg_delta *pd = pg_delta_find(g, r);
             apply_delta(txn, &sb_table_port_group, &uuid,
-                        SB_PORT_GROUP_COL_PORTS, pd ? &pd->d : NULL, &w);
+                        SB_PORT_GROUP_COL_PORTS, delta_find(g, r), &w);
         }
     }
-    clear_dirty_pg_dps(g);
+    clear_dirty(g);
 }
 
 static int
@@ -2072,7 +2141,8 @@ const char **
 groups_set_addresses(const struct groups *g, const char *name, size_t *n)
 {
     struct group_want w;
-    if (!want_set(g, name, &w)) {
+    const struct as_state *as = as_find(g, name, hash_string(name, 0));
+    if (!as || !as_want(as, &w)) {
         *n = 0;
         return NULL;
     }

@@ -18,6 +18,7 @@
 #include "openvswitch/uuid.h"
 #include "sset.h"
 
+struct as_state;
 struct groups_sb_rows;
 struct hmapx;
 struct pg_dp;
@@ -38,9 +39,10 @@ struct pg_state {
     unsigned long *dps;             /* Datapaths with a member ('dp_cap'
                                      * bits). */
     struct hmap members;            /* "struct pg_member"s, by port row. */
-    char *derived[2];               /* "<name>_ip4", "<name>_ip6". */
-    uint32_t name_hash;             /* hash_string() of 'name'... */
-    uint32_t derived_hash[2];       /* ...and of 'derived'. */
+    struct as_state *sets[2];       /* Its "<name>_ip4" and "<name>_ip6"
+                                     * (groups.c), NULL if it does not own
+                                     * its name or an NB set has it. */
+    uint32_t name_hash;             /* hash_string() of 'name'. */
 };
 
 struct groups {
@@ -54,13 +56,10 @@ struct groups {
                                      * port name, the pg_states listing
                                      * it. */
 
-    /* Desired SB address sets: the NB's (name -> its NB row, whose
-     * addresses they are) and those derived from port groups, "<pg>_ip4/6"
-     * (name -> struct hmap * of counted names, see groups.c: each address
-     * with the number of members that have it, since members may share
-     * one). */
-    struct shash nb_sets;
-    struct shash derived;
+    /* Address sets by name: "struct as_state"s (groups.c), the NB's,
+     * those derived from port groups ("<pg>_ip4/6"), and those whose SB
+     * row is still to be deleted. */
+    struct hmap sets;
 
     /* Port groups by switch: "struct pg_dp"s (groups.c), one for each
      * (switch, port group name) with members of the group there, ACL
@@ -68,12 +67,10 @@ struct groups {
      * SB Port_Group row. */
     struct hmap pg_dps;
 
-    /* SB rows as last written: address sets by name (name -> struct
-     * uuid *); port groups say it in 'pg_dps'.  The SB replica keeps these
-     * tables only in a fresh copy (lib/sb.rdb), so these say which rows
-     * northd's last pass left, and the wanted contents above what they
-     * hold (but for the dirty ones below). */
-    struct shash sb_sets;
+    /* Which SB rows exist, as last written, 'sets' and 'pg_dps' say.
+     * The SB replica keeps these tables only in a fresh copy (lib/sb.rdb),
+     * so that is which rows northd's last pass left, and the wanted
+     * contents what they hold (but for the dirty ones below). */
 
     /* The UUIDs of the SB rows that do not have the one northd derives
      * from their names ("struct foreign_row"s, groups.c). */
@@ -82,20 +79,18 @@ struct groups {
     struct pg_state **dead_pgs;     /* Deleted this pass, freed by
                                      * groups_end_pass(). */
     size_t n_dead_pgs;
-    struct sset dirty_sets;         /* Address set names to sync. */
-    struct shash set_deltas;        /* Name -> struct set_delta: what
-                                     * changed in a dirty set. */
+    struct as_state **dirty_sets;   /* Address sets to sync. */
+    size_t n_dirty_sets, allocated_dirty_sets;
     struct pg_dp **dirty_pg_dps;    /* Port groups by switch to sync. */
     size_t n_dirty_pg_dps, allocated_dirty_pg_dps;
-    struct hmap pg_deltas;          /* "struct pg_delta"s: the ports that
-                                     * joined and left a dirty one. */
+    struct hmap deltas;             /* "struct set_delta"s: what joined
+                                     * and left a dirty set or port group
+                                     * on a switch. */
 
     /* A full sync's inserts, produced while its transaction is sent:
-     * where production is in 'derived' and 'nb_sets', then in 'pg_names'
-     * (port groups with members), then in 'pg_dps' (those only ACLs
-     * refer to). */
+     * where production is in 'sets', then in 'pg_names' (port groups with
+     * members), then in 'pg_dps' (those only ACLs refer to). */
     struct hmap_node *next_set;
-    bool next_set_nb;               /* 'next_set' is in 'nb_sets'. */
     struct hmap_node *next_pg;
     struct hmap_node *next_pg_dp;
 };
