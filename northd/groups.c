@@ -34,57 +34,38 @@ COVERAGE_DEFINE(sb_group_inserted);
 COVERAGE_DEFINE(sb_group_mutated);
 COVERAGE_DEFINE(sb_group_rewritten);
 
-/* One member of a port group, and what it contributed when applied. */
-struct pg_member {
-    struct hmap_node node;          /* In pg_state 'members', by 'row'. */
-    const char *name;               /* A strpool reference. */
-    struct uuid row;                /* The NB port row the group lists. */
-
-    /* The distinct addresses contributed, strpool references: n_ips[0]
-     * IPv4 ones, then n_ips[1] IPv6 ones.  (A port is in several groups:
-     * its name and addresses are held once, not once per group.) */
-    const char **ips;
-    uint32_t n_ips[2];
-    uint32_t dp;                    /* NO_DP: not in the model. */
-    unsigned int seen;              /* For groups_handle_pg(). */
-};
-#define NO_DP UINT32_MAX
-BUILD_ASSERT_DECL(sizeof(struct pg_member) <= 64);
-
-/* The addresses of family 'f' (0: IPv4, 1: IPv6) 'mb' contributes, as
- * '*n' strings. */
-static const char *const *
-member_ips(const struct pg_member *mb, int f, size_t *n)
+/* True if IP address 'k' of family 'f' (0: IPv4, 1: IPv6) of entry 'j' of
+ * the addresses of port 'p' appears there earlier: a member counts each of
+ * its addresses once. */
+static bool
+port_ip_is_repeat(const struct ls_port *p, int f, size_t j, size_t k)
 {
-    *n = mb->n_ips[f];
-    return *n ? mb->ips + (f ? mb->n_ips[0] : 0) : NULL;
-}
-
-/* Appends 'ip' to the addresses of 'mb' unless it has it (of either
- * family: the two never share a spelling).  'mb->ips' has room. */
-static void
-member_add_ip(struct pg_member *mb, int f, const char *ip)
-{
-    size_t n = mb->n_ips[0] + mb->n_ips[1];
-    for (size_t i = 0; i < n; i++) {
-        if (!strcmp(mb->ips[i], ip)) {
-            return;
+    const struct lsp_addresses *la = &p->addrs[j];
+    for (size_t j2 = 0; j2 <= j; j2++) {
+        const struct lsp_addresses *la2 = &p->addrs[j2];
+        size_t n2 = j2 < j ? (f ? la2->n_ipv6 : la2->n_ipv4) : k;
+        for (size_t k2 = 0; k2 < n2; k2++) {
+            if (f ? ipv6_addr_equals(&la2->ipv6[k2].addr, &la->ipv6[k].addr)
+                  : la2->ipv4[k2].addr == la->ipv4[k].addr) {
+                return true;
+            }
         }
     }
-    mb->ips[n] = strpool_get(ip);
-    mb->n_ips[f]++;
+    return false;
 }
 
+/* Writes IP address 'k' of family 'f' of entry 'j' of the addresses of 'p'
+ * into 'buf', as an SB address set holds it. */
 static void
-member_clear_ips(struct pg_member *mb)
+port_ip_format(const struct ls_port *p, int f, size_t j, size_t k,
+               char buf[INET6_ADDRSTRLEN])
 {
-    size_t n = mb->n_ips[0] + mb->n_ips[1];
-    for (size_t i = 0; i < n; i++) {
-        strpool_put(mb->ips[i]);
+    const struct lsp_addresses *la = &p->addrs[j];
+    if (f) {
+        inet_ntop(AF_INET6, &la->ipv6[k].addr, buf, INET6_ADDRSTRLEN);
+    } else {
+        lsp_ip4_format(la->ipv4[k].addr, buf);
     }
-    free(mb->ips);
-    mb->ips = NULL;
-    mb->n_ips[0] = mb->n_ips[1] = 0;
 }
 
 /* True for the characters of a set's name after "$" or "@" (C locale). */
@@ -561,19 +542,30 @@ pg_owns_name(const struct groups *g, const struct pg_state *pg)
     return node && node->data == pg;
 }
 
-/* Adds (delta 1) or takes back (-1) the addresses of 'mb' in the derived
- * sets of 'pg' (which it has only while it owns its name). */
+/* Adds (delta 1) or takes back (-1) the addresses of member port 'p' in
+ * the derived sets of 'pg' (which it has only while it owns its name).
+ * What it takes back is what it added: a port's addresses change only
+ * while it is out of the groups (groups_port_removed(), then
+ * groups_port_added()). */
 static void
 member_count_ips(struct groups *g, const struct pg_state *pg,
-                 const struct pg_member *mb, int delta,
+                 const struct ls_port *p, int delta,
                  struct sset *sets_changed)
 {
     for (int f = 0; f < 2; f++) {
-        size_t n;
-        const char *const *ips = member_ips(mb, f, &n);
-        if (n && pg->sets[f]) {
-            for (size_t i = 0; i < n; i++) {
-                derived_count(g, pg->sets[f], ips[i], delta, sets_changed);
+        if (!pg->sets[f]) {
+            continue;
+        }
+        for (size_t j = 0; j < p->n_addrs; j++) {
+            size_t n = f ? p->addrs[j].n_ipv6 : p->addrs[j].n_ipv4;
+            for (size_t k = 0; k < n; k++) {
+                if (!port_ip_is_repeat(p, f, j, k)) {
+                    char buf[INET6_ADDRSTRLEN];
+                    port_ip_format(p, f, j, k, buf);
+                    const char *ip = strpool_get(buf);
+                    derived_count(g, pg->sets[f], ip, delta, sets_changed);
+                    strpool_put(ip);
+                }
             }
         }
     }
@@ -596,155 +588,168 @@ pg_span_set(struct pg_state *pg, size_t dp, bool value,
 static bool
 pg_has_member_on(const struct pg_state *pg, size_t dp)
 {
-    const struct pg_member *mb;
-    HMAP_FOR_EACH (mb, node, &pg->members) {
-        if (mb->dp == dp) {
+    for (size_t i = 0; i < pg->n_ports; i++) {
+        if (pg->ports[i]->dp->index == dp) {
             return true;
         }
     }
     return false;
 }
 
-/* Applies member 'mb' of 'pg' if its port is in the model. */
+/* Member 'p' of 'pg' joined ('add') or is about to leave the model: what
+ * it contributes to the span of 'pg', its switch's SB port group and the
+ * derived sets. */
 static void
-member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
-             struct hmapx *span_changed, struct sset *sets_changed)
+member_apply(struct groups *g, struct pg_state *pg, const struct ls_port *p,
+             bool add, struct hmapx *span_changed, struct sset *sets_changed)
 {
-    const struct ls_port *p = ls_model_find_port(g->model, mb->name);
-    if (!p || !uuid_equals(&p->nb->header_.uuid, &mb->row)) {
-        mb->dp = NO_DP;
-        return;
-    }
-    mb->dp = p->dp->index;
+    size_t dp = p->dp->index;
     if (pg_owns_name(g, pg)) {
-        struct pg_dp *r = pg_dp_get(g, mb->dp, pg->name, pg->name_hash);
-        if (!r->n_ports++) {
-            pg_span_set(pg, mb->dp, true, span_changed);
+        struct pg_dp *r = pg_dp_get(g, dp, pg->name, pg->name_hash);
+        ovs_assert(add || r->n_ports);
+        pg_member_changed(g, r, p->nb->name, add);
+        if (add ? !r->n_ports++ : !--r->n_ports) {
+            pg_span_set(pg, dp, add, span_changed);
         }
-        pg_member_changed(g, r, mb->name, true);
-    } else {
+        pg_dp_trim(g, r);
+        member_count_ips(g, pg, p, add ? 1 : -1, sets_changed);
+    } else if (add || !pg_has_member_on(pg, dp)) {
         /* A group whose name another has (a full pass sorts that out)
          * still spans the switches of its members. */
-        pg_span_set(pg, mb->dp, true, span_changed);
+        pg_span_set(pg, dp, add, span_changed);
     }
-
-    member_clear_ips(mb);
-    size_t n_ips = 0;
-    for (size_t j = 0; j < p->n_addrs; j++) {
-        n_ips += p->addrs[j].n_ipv4 + p->addrs[j].n_ipv6;
-    }
-    mb->ips = n_ips ? xmalloc(n_ips * sizeof *mb->ips) : NULL;
-    for (int f = 0; f < 2; f++) {
-        for (size_t j = 0; j < p->n_addrs; j++) {
-            const struct lsp_addresses *la = &p->addrs[j];
-            size_t n = f ? la->n_ipv6 : la->n_ipv4;
-            for (size_t k = 0; k < n; k++) {
-                char buf[INET6_ADDRSTRLEN];
-                if (f) {
-                    inet_ntop(AF_INET6, &la->ipv6[k].addr, buf, sizeof buf);
-                } else {
-                    lsp_ip4_format(la->ipv4[k].addr, buf);
-                }
-                member_add_ip(mb, f, buf);
-            }
-        }
-    }
-    member_count_ips(g, pg, mb, 1, sets_changed);
 }
 
+/* Binary search of the 'n' elements of 'v' ('size' bytes each), sorted by
+ * the UUID that 'key' finds in an element, for 'uuid'.  Returns its
+ * position, or where it would go, and sets '*found'. */
+static size_t
+uuid_search(const void *v, size_t n, size_t size,
+            const struct uuid *(*key)(const void *), const struct uuid *uuid,
+            bool *found)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int cmp = uuid_compare_3way(key((const char *) v + mid * size), uuid);
+        if (!cmp) {
+            *found = true;
+            return mid;
+        } else if (cmp < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    *found = false;
+    return lo;
+}
+
+static const struct uuid *
+port_key(const void *pp)
+{
+    const struct ls_port *const *p = pp;
+    return &(*p)->nb->header_.uuid;
+}
+
+static const struct uuid *
+uuid_key(const void *uuid)
+{
+    return uuid;
+}
+
+/* Where member row 'uuid' is, or would go, in 'pg''s applied members. */
+static size_t
+find_applied(const struct pg_state *pg, const struct uuid *uuid, bool *found)
+{
+    return uuid_search(pg->ports, pg->n_ports, sizeof *pg->ports, port_key,
+                       uuid, found);
+}
+
+/* The same among the others. */
+static size_t
+find_absent(const struct pg_state *pg, const struct uuid *uuid, bool *found)
+{
+    return uuid_search(pg->absent, pg->n_absent, sizeof *pg->absent,
+                       uuid_key, uuid, found);
+}
+
+/* Inserts the 'size' bytes at 'elem' at position 'i' of the array '*v' of
+ * '*n' elements, which has room for exactly that many. */
 static void
-member_unapply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
-               struct hmapx *span_changed, struct sset *sets_changed)
+array_insert(void *v_, uint32_t *n, size_t size, size_t i, const void *elem)
 {
-    if (mb->dp == NO_DP) {
-        return;
-    }
-    size_t dp = mb->dp;
-    mb->dp = NO_DP;
-    if (pg_owns_name(g, pg)) {
-        struct pg_dp *r = pg_dp_find(g, dp, pg->name, pg->name_hash);
-        ovs_assert(r && r->n_ports);
-        pg_member_changed(g, r, mb->name, false);
-        if (!--r->n_ports) {
-            pg_span_set(pg, dp, false, span_changed);
-            pg_dp_trim(g, r);
-        }
-    } else if (!pg_has_member_on(pg, dp)) {
-        pg_span_set(pg, dp, false, span_changed);
-    }
-    member_count_ips(g, pg, mb, -1, sets_changed);
-    member_clear_ips(mb);
+    void **v = v_;
+    *v = xrealloc(*v, (*n + 1) * size);
+    char *p = (char *) *v + i * size;
+    memmove(p + size, p, (*n - i) * size);
+    memcpy(p, elem, size);
+    ++*n;
 }
 
-static struct pg_member *
-member_find(const struct pg_state *pg, const struct uuid *row)
+/* Removes element 'i' of the array '*v' of '*n' elements. */
+static void
+array_remove(void *v_, uint32_t *n, size_t size, size_t i)
 {
-    struct pg_member *mb;
-    HMAP_FOR_EACH_WITH_HASH (mb, node, uuid_hash(row), &pg->members) {
-        if (uuid_equals(&mb->row, row)) {
-            return mb;
-        }
+    void **v = v_;
+    char *p = (char *) *v + i * size;
+    memmove(p, p + size, (*n - i - 1) * size);
+    if (!--*n) {
+        free(*v);
+        *v = NULL;
+    } else {
+        *v = xrealloc(*v, *n * size);
     }
-    return NULL;
 }
 
-/* The port groups that list the port named 'name' (an array: a port is in
- * a handful of groups, and an hmapx would cost 32 bytes a group and 64
- * more a port). */
+/* The port groups that list the port with NB row 'row' (an array: a port
+ * is in a handful of groups, and an hmapx would cost 32 bytes a group and
+ * 64 more a port). */
 struct port_pgs {
-    struct hmap_node node;          /* In groups 'port_pgs'. */
-    const char *name;               /* A strpool reference. */
-    uint32_t n, allocated;
-    struct pg_state **pgs;
+    struct hmap_node node;          /* In groups 'port_pgs', by 'row'. */
+    struct uuid row;
+    uint32_t n;
+    struct pg_state **pgs;          /* Exactly 'n' of them. */
 };
 
 static struct port_pgs *
-port_pgs_find(const struct groups *g, const char *name)
+port_pgs_find(const struct groups *g, const struct uuid *row)
 {
     struct port_pgs *pp;
-    HMAP_FOR_EACH_WITH_HASH (pp, node, hash_string(name, 0), &g->port_pgs) {
-        if (pp->name == name || !strcmp(pp->name, name)) {
+    HMAP_FOR_EACH_WITH_HASH (pp, node, uuid_hash(row), &g->port_pgs) {
+        if (uuid_equals(&pp->row, row)) {
             return pp;
         }
     }
     return NULL;
 }
 
-/* Records that 'pg' lists the port named 'name' (a strpool string). */
+/* Records that 'pg' lists the port with NB row 'row' (which it did not). */
 static void
-port_pgs_add(struct groups *g, const char *name, struct pg_state *pg)
+port_pgs_add(struct groups *g, const struct uuid *row, struct pg_state *pg)
 {
-    struct port_pgs *pp = port_pgs_find(g, name);
+    struct port_pgs *pp = port_pgs_find(g, row);
     if (!pp) {
         pp = xzalloc(sizeof *pp);
-        pp->name = strpool_ref(name);
-        hmap_insert(&g->port_pgs, &pp->node, strpool_hash(name));
+        pp->row = *row;
+        hmap_insert(&g->port_pgs, &pp->node, uuid_hash(row));
     }
-    for (size_t i = 0; i < pp->n; i++) {
-        if (pp->pgs[i] == pg) {
-            return;
-        }
-    }
-    if (pp->n >= pp->allocated) {
-        pp->allocated = MAX(2, 2 * pp->allocated);
-        pp->pgs = xrealloc(pp->pgs, pp->allocated * sizeof *pp->pgs);
-    }
+    pp->pgs = xrealloc(pp->pgs, (pp->n + 1) * sizeof *pp->pgs);
     pp->pgs[pp->n++] = pg;
 }
 
 static void
 port_pgs_free(struct port_pgs *pp)
 {
-    strpool_put(pp->name);
     free(pp->pgs);
     free(pp);
 }
 
-/* Forgets that 'pg' lists the port named 'name'. */
+/* Forgets that 'pg' lists the port with NB row 'row'. */
 static void
-port_pgs_remove(struct groups *g, const char *name, struct pg_state *pg)
+port_pgs_remove(struct groups *g, const struct uuid *row, struct pg_state *pg)
 {
-    struct port_pgs *pp = port_pgs_find(g, name);
+    struct port_pgs *pp = port_pgs_find(g, row);
     if (!pp) {
         return;
     }
@@ -760,47 +765,95 @@ port_pgs_remove(struct groups *g, const char *name, struct pg_state *pg)
     }
 }
 
+/* The port of the model that NB port row 'row' stands for, or NULL (not in
+ * the model, or another row has the name). */
+static const struct ls_port *
+model_port(const struct groups *g, const struct nb_logical_switch_port *row)
+{
+    const struct ls_port *p = ls_model_find_port(g->model, row->name);
+    return p && uuid_equals(&p->nb->header_.uuid, &row->header_.uuid)
+           ? p : NULL;
+}
+
+/* 'pg' now lists port row 'row', unless it did already. */
 static void
 member_add(struct groups *g, struct pg_state *pg,
            const struct nb_logical_switch_port *row,
            struct hmapx *span_changed, struct sset *sets_changed)
 {
-    struct pg_member *mb = member_find(pg, &row->header_.uuid);
-    if (mb) {
+    const struct uuid *uuid = &row->header_.uuid;
+    bool applied, absent;
+    size_t i = find_applied(pg, uuid, &applied);
+    size_t j = find_absent(pg, uuid, &absent);
+    if (applied || absent) {
         return;
     }
-    mb = xzalloc(sizeof *mb);
     BUILD_ASSERT(NB_LOGICAL_SWITCH_PORT_COL_NAME_POOLED);
-    mb->name = strpool_ref(row->name);
-    mb->row = row->header_.uuid;
-    hmap_insert(&pg->members, &mb->node, uuid_hash(&mb->row));
-
-    port_pgs_add(g, mb->name, pg);
-    member_apply(g, pg, mb, span_changed, sets_changed);
+    const struct ls_port *p = model_port(g, row);
+    if (p) {
+        array_insert(&pg->ports, &pg->n_ports, sizeof *pg->ports, i, &p);
+        member_apply(g, pg, p, true, span_changed, sets_changed);
+    } else {
+        array_insert(&pg->absent, &pg->n_absent, sizeof *pg->absent, j,
+                     uuid);
+    }
+    port_pgs_add(g, uuid, pg);
 }
 
+/* 'pg' no longer lists the port with row 'uuid_', if it did. */
 static void
-member_remove(struct groups *g, struct pg_state *pg, struct pg_member *mb,
+member_remove(struct groups *g, struct pg_state *pg, const struct uuid *uuid_,
               struct hmapx *span_changed, struct sset *sets_changed)
 {
-    member_unapply(g, pg, mb, span_changed, sets_changed);
-    port_pgs_remove(g, mb->name, pg);
-    hmap_remove(&pg->members, &mb->node);
-    member_clear_ips(mb);
-    strpool_put(mb->name);
-    free(mb);
+    const struct uuid uuid_copy = *uuid_;   /* 'uuid_' may be in 'pg'. */
+    const struct uuid *uuid = &uuid_copy;
+    bool found;
+    size_t i = find_applied(pg, uuid, &found);
+    if (found) {
+        member_apply(g, pg, pg->ports[i], false, span_changed, sets_changed);
+        array_remove(&pg->ports, &pg->n_ports, sizeof *pg->ports, i);
+    } else {
+        i = find_absent(pg, uuid, &found);
+        if (!found) {
+            return;
+        }
+        array_remove(&pg->absent, &pg->n_absent, sizeof *pg->absent, i);
+    }
+    port_pgs_remove(g, uuid, pg);
+}
+
+/* Lists the ports of 'pg''s NB row as its members, at the start: the row
+ * keeps them sorted by UUID, and the members are too. */
+static void
+members_init(struct groups *g, struct pg_state *pg)
+{
+    const struct nb_port_group *row = pg->nb;
+    pg->ports = xmalloc(MAX(row->n_ports, 1) * sizeof *pg->ports);
+    for (size_t i = 0; i < row->n_ports; i++) {
+        const struct nb_logical_switch_port *lsp = row->ports[i];
+        const struct ls_port *p = model_port(g, lsp);
+        if (p) {
+            pg->ports[pg->n_ports++] = p;
+            member_apply(g, pg, p, true, NULL, NULL);
+        } else {
+            array_insert(&pg->absent, &pg->n_absent, sizeof *pg->absent,
+                         pg->n_absent, &lsp->header_.uuid);
+        }
+        port_pgs_add(g, &lsp->header_.uuid, pg);
+    }
+    if (!pg->n_ports) {
+        free(pg->ports);
+        pg->ports = NULL;
+    } else if (pg->n_ports < row->n_ports) {
+        pg->ports = xrealloc(pg->ports, pg->n_ports * sizeof *pg->ports);
+    }
 }
 
 static void
 pg_state_destroy(struct pg_state *pg)
 {
-    struct pg_member *mb;
-    HMAP_FOR_EACH_POP (mb, node, &pg->members) {
-        member_clear_ips(mb);
-        strpool_put(mb->name);
-        free(mb);
-    }
-    hmap_destroy(&pg->members);
+    free(pg->ports);
+    free(pg->absent);
     bitmap_free(pg->dps);
     strpool_put(pg->name);
     free(pg);
@@ -815,7 +868,6 @@ pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
     pg->name = strpool_get(nb_pg->name);
     pg->name_hash = hash_string(pg->name, 0);
     pg->dps = bitmap_allocate(g->dp_cap);
-    hmap_init(&pg->members);
     hmap_insert(&g->pgs, &pg->node, uuid_hash(&pg->uuid));
     return pg;
 }
@@ -914,9 +966,7 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     }
     struct pg_state *pg;
     HMAP_FOR_EACH (pg, node, &g->pgs) {
-        for (size_t i = 0; i < pg->nb->n_ports; i++) {
-            member_add(g, pg, pg->nb->ports[i], NULL, NULL);
-        }
+        members_init(g, pg);
     }
     g->building = false;
 }
@@ -1038,9 +1088,13 @@ pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
             return false;           /* Another group takes the name over. */
         }
     }
-    struct pg_member *mb;
-    HMAP_FOR_EACH_SAFE (mb, node, &pg->members) {
-        member_remove(g, pg, mb, span_changed, sets_changed);
+    while (pg->n_ports) {
+        member_remove(g, pg, port_key(&pg->ports[pg->n_ports - 1]),
+                      span_changed, sets_changed);
+    }
+    while (pg->n_absent) {
+        member_remove(g, pg, &pg->absent[pg->n_absent - 1], span_changed,
+                      sets_changed);
     }
     for (int f = 0; f < 2; f++) {
         struct as_state *as = pg->sets[f];
@@ -1124,10 +1178,7 @@ groups_handle_pg(struct groups *g, const struct nb_port_group *row,
     if (rdb_row_get_set_delta(&row->header_, NB_PORT_GROUP_COL_PORTS,
                               &added, &n_added, &removed, &n_removed)) {
         for (size_t i = 0; i < n_removed; i++) {
-            struct pg_member *mb = member_find(pg, &removed[i]);
-            if (mb) {
-                member_remove(g, pg, mb, span_changed, sets_changed);
-            }
+            member_remove(g, pg, &removed[i], span_changed, sets_changed);
         }
         for (size_t i = 0; i < n_added; i++) {
             const struct nb_logical_switch_port *lsp
@@ -1138,19 +1189,15 @@ groups_handle_pg(struct groups *g, const struct nb_port_group *row,
         }
         return true;
     }
-    static unsigned int generation;
-    generation++;
-    for (size_t i = 0; i < row->n_ports; i++) {
-        const struct nb_logical_switch_port *lsp = row->ports[i];
-        struct pg_member *mb = member_find(pg, &lsp->header_.uuid);
-        if (mb) {
-            mb->seen = generation;
+    for (size_t i = pg->n_ports; i-- > 0; ) {
+        const struct uuid *uuid = port_key(&pg->ports[i]);
+        if (!find_port_ref(row, uuid)) {
+            member_remove(g, pg, uuid, span_changed, sets_changed);
         }
     }
-    struct pg_member *mb;
-    HMAP_FOR_EACH_SAFE (mb, node, &pg->members) {
-        if (mb->seen != generation) {
-            member_remove(g, pg, mb, span_changed, sets_changed);
+    for (size_t i = pg->n_absent; i-- > 0; ) {
+        if (!find_port_ref(row, &pg->absent[i])) {
+            member_remove(g, pg, &pg->absent[i], span_changed, sets_changed);
         }
     }
     for (size_t i = 0; i < row->n_ports; i++) {
@@ -1240,20 +1287,22 @@ static void
 port_memberships(struct groups *g, const struct ls_port *p, bool apply,
                  struct hmapx *span_changed, struct sset *sets_changed)
 {
-    const struct port_pgs *pp = port_pgs_find(g, p->nb->name);
-    if (!pp) {
-        return;
-    }
-    for (size_t i = 0; i < pp->n; i++) {
-        struct pg_state *pg = pp->pgs[i];
-        struct pg_member *mb = member_find(pg, &p->nb->header_.uuid);
-        if (!mb) {
-            continue;
-        }
-        if (!apply) {
-            member_unapply(g, pg, mb, span_changed, sets_changed);
-        } else if (mb->dp == NO_DP) {
-            member_apply(g, pg, mb, span_changed, sets_changed);
+    const struct uuid *uuid = &p->nb->header_.uuid;
+    const struct port_pgs *pp = port_pgs_find(g, uuid);
+    for (size_t k = 0; pp && k < pp->n; k++) {
+        struct pg_state *pg = pp->pgs[k];
+        bool applied, absent;
+        size_t i = find_applied(pg, uuid, &applied);
+        size_t j = find_absent(pg, uuid, &absent);
+        if (apply && absent) {
+            array_remove(&pg->absent, &pg->n_absent, sizeof *pg->absent, j);
+            array_insert(&pg->ports, &pg->n_ports, sizeof *pg->ports, i, &p);
+            member_apply(g, pg, p, true, span_changed, sets_changed);
+        } else if (!apply && applied) {
+            member_apply(g, pg, p, false, span_changed, sets_changed);
+            array_remove(&pg->ports, &pg->n_ports, sizeof *pg->ports, i);
+            array_insert(&pg->absent, &pg->n_absent, sizeof *pg->absent, j,
+                         uuid);
         }
     }
 }
@@ -1332,11 +1381,11 @@ want_array(const struct group_want *w, size_t *n)
         }
     } else if (*n) {
         size_t i = 0;
-        const struct pg_member *mb;
-        HMAP_FOR_EACH (mb, node, &w->pg->members) {
-            if (mb->dp == w->dp) {
+        for (size_t j = 0; j < w->pg->n_ports; j++) {
+            const struct ls_port *p = w->pg->ports[j];
+            if (p->dp->index == w->dp) {
                 ovs_assert(i < *n);
-                v[i++] = mb->name;
+                v[i++] = p->nb->name;
             }
         }
         ovs_assert(i == *n);
@@ -1704,6 +1753,23 @@ nb_set_changed(const struct as_state *as)
                                                NB_ADDRESS_SET_COL_ADDRESSES));
 }
 
+/* True if a port among the members '*w' (a port group on a switch) says
+ * has a new name in the replica that northd did not follow: the SB row
+ * was written with the old one. */
+static bool
+member_renamed(const struct group_want *w)
+{
+    for (size_t i = 0; i < w->pg->n_ports; i++) {
+        const struct ls_port *p = w->pg->ports[i];
+        if (p->dp->index == w->dp
+            && nb_logical_switch_port_is_updated(
+                   p->nb, NB_LOGICAL_SWITCH_PORT_COL_NAME)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 struct groups_sb_rows *
 groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
 {
@@ -1751,7 +1817,7 @@ groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
                                                   &uuid);
         free(sb_name);
         struct group_want w;
-        if (!pd->dirty && pg_dp_want(g, pd, &w)) {
+        if (!pd->dirty && pg_dp_want(g, pd, &w) && !member_renamed(&w)) {
             r->known = true;
             r->content = content_hash(&w);
         }
@@ -1887,14 +1953,11 @@ produce_member_pgs(struct groups *g, struct rdb_txn *txn)
     g->next_pg = hmap_next(&g->pg_names.map, g->next_pg);
     const struct pg_state *pg = node->data;
 
-    struct dp_name *v = xmalloc(MAX(hmap_count(&pg->members), 1)
-                                * sizeof *v);
-    size_t n_v = 0;
-    const struct pg_member *mb;
-    HMAP_FOR_EACH (mb, node, &pg->members) {
-        if (mb->dp != NO_DP) {
-            v[n_v++] = (struct dp_name) { mb->dp, mb->name };
-        }
+    size_t n_v = pg->n_ports;
+    struct dp_name *v = xmalloc(MAX(n_v, 1) * sizeof *v);
+    for (size_t i = 0; i < n_v; i++) {
+        const struct ls_port *p = pg->ports[i];
+        v[i] = (struct dp_name) { p->dp->index, p->nb->name };
     }
     sort_dp_names(v, n_v, g->dp_cap);
 

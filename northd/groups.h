@@ -38,7 +38,14 @@ struct pg_state {
                                      * strpool reference. */
     unsigned long *dps;             /* Datapaths with a member ('dp_cap'
                                      * bits). */
-    struct hmap members;            /* "struct pg_member"s, by port row. */
+    /* Members: the NB ports it lists, sorted by row UUID, in two arrays
+     * exactly as long as they need to be: those in the model ("applied":
+     * they count in 'dps', in the switches' SB port groups and in the
+     * derived sets; borrowed from the model, which tells groups.c before
+     * it frees or changes one), and the rest, by row UUID. */
+    const struct ls_port **ports;
+    struct uuid *absent;
+    uint32_t n_ports, n_absent;
     struct as_state *sets[2];       /* Its "<name>_ip4" and "<name>_ip6"
                                      * (groups.c), NULL if it does not own
                                      * its name or an NB set has it. */
@@ -53,7 +60,7 @@ struct groups {
     struct hmap pgs;                /* "struct pg_state"s. */
     struct shash pg_names;          /* Name -> the pg_state that owns it. */
     struct hmap port_pgs;           /* "struct port_pgs"s (groups.c): by
-                                     * port name, the pg_states listing
+                                     * NB port row, the pg_states listing
                                      * it. */
 
     /* Address sets by name: "struct as_state"s (groups.c), the NB's,
