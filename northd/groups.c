@@ -361,8 +361,13 @@ struct as_state {
     struct hmap_node node;          /* In groups 'sets', by name. */
     const char *name;               /* A strpool reference. */
     const struct nb_address_set *nb;    /* An NB set: its row... */
-    struct hmap *counts;            /* ...or a derived one: its addresses,
-                                     * counted (see derived_count()). */
+    const struct pg_state *pg;      /* ...or a derived one: the group whose
+                                     * members' addresses it holds. */
+    uint32_t n_addrs;               /* A derived one's distinct addresses,
+                                     * with 'n_known'. */
+    bool family : 1;                /* A derived one's: 0: IPv4, 1: IPv6. */
+    bool n_known : 1;               /* 'n_addrs' is up to date: it is
+                                     * counted only once something asks. */
     bool has_row : 1;               /* The SB has its row, under the UUID
                                      * as_uuid() says. */
     bool foreign_uuid : 1;          /* That UUID is not the derived one: it
@@ -402,16 +407,14 @@ as_get(struct groups *g, const char *name)
 static bool
 as_exists(const struct as_state *as)
 {
-    return as && (as->nb || as->counts);
+    return as && (as->nb || as->pg);
 }
-
-static void name_counts_destroy(struct hmap *);
 
 /* Frees 'as' if it no longer says anything. */
 static void
 as_trim(struct groups *g, struct as_state *as)
 {
-    if (!as->nb && !as->counts && !as->has_row && !as->dirty) {
+    if (!as->nb && !as->pg && !as->has_row && !as->dirty) {
         if (as->foreign_uuid) {
             forget_foreign_uuid(g, as);
         }
@@ -424,10 +427,6 @@ as_trim(struct groups *g, struct as_state *as)
 static void
 as_free(struct as_state *as)
 {
-    if (as->counts) {
-        name_counts_destroy(as->counts);
-        free(as->counts);
-    }
     strpool_put(as->name);
     free(as);
 }
@@ -458,81 +457,6 @@ derived_name(const char *pg, int family)
     return xasprintf("%s_ip%d", pg, family ? 6 : 4);
 }
 
-/* A counted name: in a struct hmap by hash_string(name, 0), which is also
- * the hash an sset keeps for it.  Only nonzero counts have a node.  Used
- * for the addresses of derived sets (how many member ports have each) and
- * for the port groups ACLs refer to on each datapath: a million ACLs make
- * more than a million of these, so the name is a reference to the pool's
- * copy, which the ACLs and members hold anyway. */
-struct name_count {
-    struct hmap_node node;
-    const char *name;               /* A strpool reference. */
-    unsigned int n;
-};
-
-static struct name_count *
-name_count_find(const struct hmap *counts, const char *name, uint32_t hash)
-{
-    struct name_count *c;
-    HMAP_FOR_EACH_WITH_HASH (c, node, hash, counts) {
-        if (c->name == name || !strcmp(c->name, name)) {
-            return c;
-        }
-    }
-    return NULL;
-}
-
-/* Adds 'delta' to the count of 'name' (a strpool string, hashed as
- * 'hash') in 'counts'.  Returns the count before. */
-static unsigned int
-name_count_add(struct hmap *counts, const char *name, uint32_t hash,
-               int delta)
-{
-    struct name_count *c = name_count_find(counts, name, hash);
-    unsigned int old = c ? c->n : 0;
-    unsigned int new = old + delta;
-    if (!c && new) {
-        c = xmalloc(sizeof *c);
-        c->name = strpool_ref(name);
-        hmap_insert(counts, &c->node, hash);
-    }
-    if (c) {
-        c->n = new;
-        if (!new) {
-            hmap_remove(counts, &c->node);
-            strpool_put(c->name);
-            free(c);
-        }
-    }
-    return old;
-}
-
-static void
-name_counts_destroy(struct hmap *counts)
-{
-    struct name_count *c;
-    HMAP_FOR_EACH_POP (c, node, counts) {
-        strpool_put(c->name);
-        free(c);
-    }
-    hmap_destroy(counts);
-}
-
-/* Adds 'delta' to address 'ip' (a pooled string) of derived set 'as':
- * its addresses are those with a count. */
-static void
-derived_count(struct groups *g, struct as_state *as, const char *ip,
-              int delta, struct sset *sets_changed)
-{
-    unsigned int old = name_count_add(as->counts, ip, strpool_hash(ip),
-                                      delta);
-    unsigned int new = old + delta;
-    if (!old != !new) {
-        delta_record(g, as, ip, new > 0);
-        mark_set_changed(g, as, sets_changed);
-    }
-}
-
 /* True if 'pg' owns its name: another group may have taken it. */
 static bool
 pg_owns_name(const struct groups *g, const struct pg_state *pg)
@@ -542,30 +466,129 @@ pg_owns_name(const struct groups *g, const struct pg_state *pg)
     return node && node->data == pg;
 }
 
-/* Adds (delta 1) or takes back (-1) the addresses of member port 'p' in
- * the derived sets of 'pg' (which it has only while it owns its name).
- * What it takes back is what it added: a port's addresses change only
- * while it is out of the groups (groups_port_removed(), then
- * groups_port_added()). */
+/* One IP address of a port of the model.  The derived sets hold their
+ * group's members' addresses; which ports have an address says whether
+ * another member has one that a member brings or takes away, so that
+ * nothing is kept per set and address. */
+struct port_ip {
+    struct hmap_node node;          /* In groups 'port_ips[f]', by
+                                     * port_ip_hash(). */
+    const struct ls_port *port;
+    const void *addr;               /* In 'port''s "addresses": an ovs_be32
+                                     * (IPv4) or a struct in6_addr. */
+};
+
+static uint32_t
+port_ip_hash(int f, const void *addr)
+{
+    return (f ? hash_bytes(addr, sizeof(struct in6_addr), 0)
+            : hash_int((OVS_FORCE uint32_t) *(const ovs_be32 *) addr, 0));
+}
+
+static bool
+port_ip_equals(int f, const void *a, const void *b)
+{
+    return (f ? ipv6_addr_equals(a, b)
+            : *(const ovs_be32 *) a == *(const ovs_be32 *) b);
+}
+
+/* Address 'k' of family 'f' of entry 'j' of the addresses of 'p'. */
+static const void *
+port_ip_addr(const struct ls_port *p, int f, size_t j, size_t k)
+{
+    const struct lsp_addresses *la = &p->addrs[j];
+    return f ? (const void *) &la->ipv6[k].addr
+             : (const void *) &la->ipv4[k].addr;
+}
+
+/* Adds ('add') the addresses of 'p' to the index, or takes them out. */
 static void
-member_count_ips(struct groups *g, const struct pg_state *pg,
-                 const struct ls_port *p, int delta,
-                 struct sset *sets_changed)
+port_ips_update(struct groups *g, const struct ls_port *p, bool add)
 {
     for (int f = 0; f < 2; f++) {
-        if (!pg->sets[f]) {
+        for (size_t j = 0; j < p->n_addrs; j++) {
+            size_t n = f ? p->addrs[j].n_ipv6 : p->addrs[j].n_ipv4;
+            for (size_t k = 0; k < n; k++) {
+                const void *addr = port_ip_addr(p, f, j, k);
+                uint32_t hash = port_ip_hash(f, addr);
+                if (add) {
+                    struct port_ip *pi = xmalloc(sizeof *pi);
+                    pi->port = p;
+                    pi->addr = addr;
+                    hmap_insert(&g->port_ips[f], &pi->node, hash);
+                    continue;
+                }
+                struct port_ip *pi;
+                HMAP_FOR_EACH_WITH_HASH (pi, node, hash, &g->port_ips[f]) {
+                    if (pi->addr == addr) {
+                        hmap_remove(&g->port_ips[f], &pi->node);
+                        free(pi);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+static size_t find_applied(const struct pg_state *, const struct uuid *,
+                           bool *found);
+
+/* True if an applied member of 'pg' other than 'p', and before position
+ * 'before' of its members, has address 'addr' of family 'f'. */
+static bool
+other_member_has_ip(const struct groups *g, const struct pg_state *pg,
+                    const struct ls_port *p, int f, const void *addr,
+                    size_t before)
+{
+    const struct port_ip *pi;
+    HMAP_FOR_EACH_WITH_HASH (pi, node, port_ip_hash(f, addr),
+                             &g->port_ips[f]) {
+        if (pi->port != p && port_ip_equals(f, pi->addr, addr)) {
+            bool found;
+            size_t i = find_applied(pg, &pi->port->nb->header_.uuid, &found);
+            if (found && i < before) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Member port 'p' of 'pg' brings its addresses to the derived sets of 'pg'
+ * ('add'), or takes them away (it is still in 'pg''s members then): an
+ * address that no other member has joins or leaves them.  (They are
+ * written whole after groups_init(): nothing to record then.)  What it
+ * takes away is what it brought: a port's addresses change only while it
+ * is out of the groups (groups_port_removed(), then groups_port_added()). */
+static void
+member_derived_ips(struct groups *g, const struct pg_state *pg,
+                   const struct ls_port *p, bool add,
+                   struct sset *sets_changed)
+{
+    if (g->building) {
+        return;
+    }
+    for (int f = 0; f < 2; f++) {
+        struct as_state *as = pg->sets[f];
+        if (!as) {
             continue;
         }
         for (size_t j = 0; j < p->n_addrs; j++) {
             size_t n = f ? p->addrs[j].n_ipv6 : p->addrs[j].n_ipv4;
             for (size_t k = 0; k < n; k++) {
-                if (!port_ip_is_repeat(p, f, j, k)) {
-                    char buf[INET6_ADDRSTRLEN];
-                    port_ip_format(p, f, j, k, buf);
-                    const char *ip = strpool_get(buf);
-                    derived_count(g, pg->sets[f], ip, delta, sets_changed);
-                    strpool_put(ip);
+                const void *addr = port_ip_addr(p, f, j, k);
+                if (port_ip_is_repeat(p, f, j, k)
+                    || other_member_has_ip(g, pg, p, f, addr, SIZE_MAX)) {
+                    continue;
                 }
+                char buf[INET6_ADDRSTRLEN];
+                port_ip_format(p, f, j, k, buf);
+                delta_record(g, as, buf, add);
+                if (as->n_known) {
+                    as->n_addrs += add ? 1 : -1;
+                }
+                mark_set_changed(g, as, sets_changed);
             }
         }
     }
@@ -612,7 +635,7 @@ member_apply(struct groups *g, struct pg_state *pg, const struct ls_port *p,
             pg_span_set(pg, dp, add, span_changed);
         }
         pg_dp_trim(g, r);
-        member_count_ips(g, pg, p, add ? 1 : -1, sets_changed);
+        member_derived_ips(g, pg, p, add, sets_changed);
     } else if (add || !pg_has_member_on(pg, dp)) {
         /* A group whose name another has (a full pass sorts that out)
          * still spans the switches of its members. */
@@ -895,8 +918,10 @@ add_derived_sets(struct groups *g, struct pg_state *pg,
                          as->name);
             continue;
         }
-        as->counts = xmalloc(sizeof *as->counts);
-        hmap_init(as->counts);
+        as->pg = pg;
+        as->family = f;
+        as->n_addrs = 0;
+        as->n_known = !g->building;     /* (It has no members yet.) */
         pg->sets[f] = as;
         delta_set_whole(g, as);
         mark_set_changed(g, as, sets_changed);
@@ -931,6 +956,8 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     hmap_init(&g->pgs);
     shash_init(&g->pg_names);
     hmap_init(&g->port_pgs);
+    hmap_init(&g->port_ips[0]);
+    hmap_init(&g->port_ips[1]);
     hmap_init(&g->sets);
     hmap_init(&g->pg_dps);
     hmap_init(&g->foreign);
@@ -963,6 +990,10 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     struct shash_node *node;
     SHASH_FOR_EACH (node, &g->pg_names) {
         add_derived_sets(g, node->data, NULL);
+    }
+    const struct ls_port *p;
+    HMAP_FOR_EACH (p, name_node, &m->ports) {
+        port_ips_update(g, p, true);
     }
     struct pg_state *pg;
     HMAP_FOR_EACH (pg, node, &g->pgs) {
@@ -999,6 +1030,13 @@ groups_destroy(struct groups *g)
         port_pgs_free(pp);
     }
     hmap_destroy(&g->port_pgs);
+    for (int f = 0; f < 2; f++) {
+        struct port_ip *pi;
+        HMAP_FOR_EACH_POP (pi, node, &g->port_ips[f]) {
+            free(pi);
+        }
+        hmap_destroy(&g->port_ips[f]);
+    }
     struct as_state *as;
     HMAP_FOR_EACH_POP (as, node, &g->sets) {
         as_free(as);
@@ -1099,9 +1137,8 @@ pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
     for (int f = 0; f < 2; f++) {
         struct as_state *as = pg->sets[f];
         if (as) {
-            name_counts_destroy(as->counts);
-            free(as->counts);
-            as->counts = NULL;
+            as->pg = NULL;
+            as->n_known = false;
             pg->sets[f] = NULL;
             delta_set_whole(g, as);
             mark_set_changed(g, as, sets_changed);
@@ -1311,6 +1348,7 @@ void
 groups_port_added(struct groups *g, const struct ls_port *p,
                   struct hmapx *span_changed, struct sset *sets_changed)
 {
+    port_ips_update(g, p, true);
     port_memberships(g, p, true, span_changed, sets_changed);
 }
 
@@ -1319,18 +1357,21 @@ groups_port_removed(struct groups *g, const struct ls_port *p,
                     struct hmapx *span_changed, struct sset *sets_changed)
 {
     port_memberships(g, p, false, span_changed, sets_changed);
+    port_ips_update(g, p, false);
 }
 
-/* What an SB Address_Set or Port_Group row should hold: the addresses of
- * a derived set (those counted in 'counts'), the strings 'addrs' (an NB
- * set's row's addresses, or port names already collected), or the names
- * of the members of 'pg' on datapath 'dp' (none of these: nothing).  None is a copy: at a million ACLs copies of the NB
- * addresses, of the derived ones and of port names per datapath cost more
- * than the sets and members themselves. */
+/* What an SB Address_Set or Port_Group row should hold: the strings
+ * 'addrs' (an NB set's row's addresses, or port names already collected),
+ * the addresses of the members of a derived set's group ('as'), or the
+ * names of the members of 'pg' on datapath 'dp' (none of these: nothing).
+ * None is a copy: at a million ACLs copies of the NB addresses, of the
+ * derived ones and of port names per datapath cost more than the sets and
+ * members themselves. */
 struct group_want {
-    const struct hmap *counts;
+    const struct groups *g;
     const char *const *addrs;
     size_t n_addrs;
+    const struct as_state *as;
     const struct pg_state *pg;
     size_t dp;
     size_t n_ports;                 /* Of 'pg' on 'dp'. */
@@ -1339,22 +1380,71 @@ struct group_want {
 /* What the SB row of address set 'as' should hold, into '*w'.  False if
  * it should not exist. */
 static bool
-as_want(const struct as_state *as, struct group_want *w)
+as_want(const struct groups *g, const struct as_state *as,
+        struct group_want *w)
 {
     const struct nb_address_set *nb = as->nb;
     *w = (struct group_want) {
-        .counts = as->counts,
+        .g = g,
         .addrs = nb ? (const char *const *) nb->addresses : NULL,
         .n_addrs = nb ? nb->n_addresses : 0,
+        .as = as->pg ? as : NULL,
     };
     return as_exists(as);
+}
+
+/* The addresses of derived set 'as': each address of family 'as->family'
+ * of each member of its group, unless that member has it twice or an
+ * earlier member has it too.  Returns how many; with 'v' nonnull, also
+ * writes them as text one after another from 'buf' and points 'v' at
+ * them. */
+static size_t
+derived_ips(const struct groups *g, const struct as_state *as,
+            const char **v, char *buf)
+{
+    const struct pg_state *pg = as->pg;
+    int f = as->family;
+    size_t n = 0;
+    for (size_t i = 0; i < pg->n_ports; i++) {
+        const struct ls_port *p = pg->ports[i];
+        for (size_t j = 0; j < p->n_addrs; j++) {
+            size_t n_ips = f ? p->addrs[j].n_ipv6 : p->addrs[j].n_ipv4;
+            for (size_t k = 0; k < n_ips; k++) {
+                if (port_ip_is_repeat(p, f, j, k)
+                    || other_member_has_ip(g, pg, p, f,
+                                           port_ip_addr(p, f, j, k), i)) {
+                    continue;
+                }
+                if (v) {
+                    port_ip_format(p, f, j, k, buf);
+                    v[n] = buf;
+                    buf += strlen(buf) + 1;
+                }
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+/* The distinct addresses of derived set 'as', counted once and then kept
+ * up to date (member_derived_ips()). */
+static size_t
+derived_count(struct groups *g, struct as_state *as)
+{
+    if (!as->n_known) {
+        as->n_addrs = derived_ips(g, as, NULL, NULL);
+        as->n_known = true;
+    }
+    return as->n_addrs;
 }
 
 static size_t
 want_count(const struct group_want *w)
 {
-    if (w->counts) {
-        return hmap_count(w->counts);
+    if (w->as) {
+        return (w->as->n_known ? w->as->n_addrs
+                : derived_ips(w->g, w->as, NULL, NULL));
     } else if (w->n_addrs) {
         return w->n_addrs;
     } else if (w->pg) {
@@ -1363,23 +1453,41 @@ want_count(const struct group_want *w)
     return 0;
 }
 
-/* The strings of 'w' as an array (to free; the strings are borrowed), of
- * want_count() elements. */
+/* The strings of a derived set's 'w' as an array, in one block to free with
+ * the strings' text after the pointers. */
+static const char **
+derived_array(const struct group_want *w, size_t *n)
+{
+    const struct pg_state *pg = w->as->pg;
+    int f = w->as->family;
+    size_t max = 0;
+    for (size_t i = 0; i < pg->n_ports; i++) {
+        const struct ls_port *p = pg->ports[i];
+        for (size_t j = 0; j < p->n_addrs; j++) {
+            max += f ? p->addrs[j].n_ipv6 : p->addrs[j].n_ipv4;
+        }
+    }
+    size_t text = f ? INET6_ADDRSTRLEN : INET_ADDRSTRLEN;
+    const char **v = xmalloc(MAX(max, 1) * (sizeof *v + text));
+    *n = derived_ips(w->g, w->as, v, (char *) (v + max));
+    return v;
+}
+
+/* The strings of 'w' as an array (to free; the strings are borrowed, or a
+ * derived set's text that goes with the array), of want_count()
+ * elements. */
 static const char **
 want_array(const struct group_want *w, size_t *n)
 {
+    if (w->as) {
+        return derived_array(w, n);
+    }
     *n = want_count(w);
     if (w->n_addrs) {
         return xmemdup(w->addrs, w->n_addrs * sizeof *w->addrs);
     }
     const char **v = xmalloc(MAX(*n, 1) * sizeof *v);
-    if (w->counts) {
-        size_t i = 0;
-        const struct name_count *c;
-        HMAP_FOR_EACH (c, node, w->counts) {
-            v[i++] = c->name;
-        }
-    } else if (*n) {
+    if (*n) {
         size_t i = 0;
         for (size_t j = 0; j < w->pg->n_ports; j++) {
             const struct ls_port *p = w->pg->ports[j];
@@ -1424,7 +1532,7 @@ pg_dp_want(const struct groups *g, const struct pg_dp *r,
            struct group_want *w)
 {
     const struct pg_state *pg = shash_find_data(&g->pg_names, r->name);
-    *w = (struct group_want) { .pg = pg, .dp = r->dp,
+    *w = (struct group_want) { .g = g, .pg = pg, .dp = r->dp,
                                .n_ports = r->n_ports };
     return (pg && r->dp < g->model->n_datapaths
             && (r->n_ports || r->n_refs));
@@ -1796,7 +1904,7 @@ groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
         struct sb_group_row *r = sb_group_row_add(&rows->sets, as->name,
                                                   &uuid);
         struct group_want w;
-        if (as_want(as, &w) && !as->dirty && !nb_set_changed(as)) {
+        if (as_want(g, as, &w) && !as->dirty && !nb_set_changed(as)) {
             r->known = true;
             r->content = content_hash(&w);
         }
@@ -1843,7 +1951,7 @@ static struct as_state *
 claimable_set(const struct groups *g, const char *name, struct group_want *w)
 {
     struct as_state *as = as_find(g, name, hash_string(name, 0));
-    return as && !as->has_row && as_want(as, w) ? as : NULL;
+    return as && !as->has_row && as_want(g, as, w) ? as : NULL;
 }
 
 /* The first half of a full sync of a table, from the rows the last pass
@@ -2013,7 +2121,7 @@ produce_inserts(struct rdb_txn *txn, void *g_)
                                                node);
             g->next_set = hmap_next(&g->sets, g->next_set);
             struct group_want w;
-            if (!as->has_row && as_want(as, &w)) {
+            if (!as->has_row && as_want(g, as, &w)) {
                 insert_set(g, txn, as, &w);
                 n++;
             }
@@ -2058,7 +2166,7 @@ avoid_taken_set_uuids(struct groups *g, struct rdb *sb_db)
     struct as_state *as;
     HMAP_FOR_EACH (as, node, &g->sets) {
         struct group_want w;
-        if (!as->has_row && as_want(as, &w)) {
+        if (!as->has_row && as_want(g, as, &w)) {
             struct uuid uuid = as_derived_uuid(as);
             if (rdb_get(sb_db, &sb_table_address_set, &uuid)) {
                 rdb_uuid_generate(&uuid);
@@ -2156,7 +2264,7 @@ groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
     for (size_t i = 0; i < g->n_dirty_sets; i++) {
         struct as_state *as = g->dirty_sets[i];
         struct group_want w;
-        if (!as_want(as, &w)) {
+        if (!as_want(g, as, &w)) {
             if (as->has_row) {
                 struct uuid uuid = as_uuid(g, as);
                 delete_row(txn, &sb_table_address_set, &uuid);
@@ -2166,6 +2274,9 @@ groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
             insert_set(g, txn, as, &w);
         } else {
             struct uuid uuid = as_uuid(g, as);
+            if (as->pg) {
+                derived_count(g, as);   /* Counted once, then followed. */
+            }
             apply_delta(txn, &sb_table_address_set, &uuid,
                         SB_ADDRESS_SET_COL_ADDRESSES, delta_find(g, as), &w);
         }
@@ -2205,12 +2316,12 @@ groups_set_addresses(const struct groups *g, const char *name, size_t *n)
 {
     struct group_want w;
     const struct as_state *as = as_find(g, name, hash_string(name, 0));
-    if (!as || !as_want(as, &w)) {
+    if (!as || !as_want(g, as, &w)) {
         *n = 0;
         return NULL;
     }
     const char **v = want_array(&w, n);
-    if (w.counts) {
+    if (w.as) {
         qsort(v, *n, sizeof *v, compare_strings);
     }
     /* (The replica keeps NB sets sorted.) */

@@ -62,6 +62,9 @@ struct groups {
     struct hmap port_pgs;           /* "struct port_pgs"s (groups.c): by
                                      * NB port row, the pg_states listing
                                      * it. */
+    struct hmap port_ips[2];        /* "struct port_ip"s (groups.c): the
+                                     * IPv4 and IPv6 addresses of the
+                                     * model's ports. */
 
     /* Address sets by name: "struct as_state"s (groups.c), the NB's,
      * those derived from port groups ("<pg>_ip4/6"), and those whose SB
