@@ -18,6 +18,7 @@
 #include "lib/sset-shash.h"
 #include "lib/strpool.h"
 #include "northd/datapaths.h"
+#include "northd/dpset.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "packets.h"
@@ -594,13 +595,15 @@ member_derived_ips(struct groups *g, const struct pg_state *pg,
     }
 }
 
-/* Adds ('value') or removes datapath 'dp' from the switches 'pg' spans. */
+/* Adds ('value') or removes datapath 'dp' from the switches 'pg' spans
+ * (unless members_init() is building the span of 'pg'). */
 static void
 pg_span_set(struct pg_state *pg, size_t dp, bool value,
             struct hmapx *span_changed)
 {
-    if (bitmap_is_set(pg->dps, dp) != value) {
-        bitmap_set(pg->dps, dp, value);
+    if (pg->span && bitmap_is_set(pg->dps, dp) != value) {
+        pg->span = dpset_with(pg->span, dp, value);
+        pg->dps = pg->span->map;
         if (span_changed) {
             hmapx_add(span_changed, pg);
         }
@@ -850,6 +853,11 @@ member_remove(struct groups *g, struct pg_state *pg, const struct uuid *uuid_,
 static void
 members_init(struct groups *g, struct pg_state *pg)
 {
+    /* The span is made once, at the end: made member by member, it would
+     * be interned again at each switch. */
+    dpset_unref(pg->span);
+    pg->span = NULL;
+
     const struct nb_port_group *row = pg->nb;
     pg->ports = xmalloc(MAX(row->n_ports, 1) * sizeof *pg->ports);
     for (size_t i = 0; i < row->n_ports; i++) {
@@ -870,6 +878,14 @@ members_init(struct groups *g, struct pg_state *pg)
     } else if (pg->n_ports < row->n_ports) {
         pg->ports = xrealloc(pg->ports, pg->n_ports * sizeof *pg->ports);
     }
+
+    unsigned long *dps = g->scratch_dps;
+    bitmap_set_multiple(dps, 0, g->dp_cap, false);
+    for (size_t i = 0; i < pg->n_ports; i++) {
+        bitmap_set1(dps, pg->ports[i]->dp->index);
+    }
+    pg->span = dpset_intern(dps, g->dp_cap);
+    pg->dps = pg->span->map;
 }
 
 static void
@@ -877,7 +893,7 @@ pg_state_destroy(struct pg_state *pg)
 {
     free(pg->ports);
     free(pg->absent);
-    bitmap_free(pg->dps);
+    dpset_unref(pg->span);
     strpool_put(pg->name);
     free(pg);
 }
@@ -890,7 +906,9 @@ pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
     pg->nb = nb_pg;
     pg->name = strpool_get(nb_pg->name);
     pg->name_hash = hash_string(pg->name, 0);
-    pg->dps = bitmap_allocate(g->dp_cap);
+    bitmap_set_multiple(g->scratch_dps, 0, g->dp_cap, false);
+    pg->span = dpset_intern(g->scratch_dps, g->dp_cap);
+    pg->dps = pg->span->map;
     hmap_insert(&g->pgs, &pg->node, uuid_hash(&pg->uuid));
     return pg;
 }
@@ -962,6 +980,7 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     hmap_init(&g->pg_dps);
     hmap_init(&g->foreign);
     hmap_init(&g->deltas);
+    g->scratch_dps = bitmap_allocate(dp_cap);
     g->building = true;
 
     const struct nb_address_set *nb_as;
@@ -1057,6 +1076,7 @@ groups_destroy(struct groups *g)
     hmap_destroy(&g->deltas);
     free(g->dirty_sets);
     free(g->dirty_pg_dps);
+    bitmap_free(g->scratch_dps);
 }
 
 void

@@ -19,6 +19,7 @@
 #include "sset.h"
 
 struct as_state;
+struct dpset;
 struct groups_sb_rows;
 struct hmapx;
 struct pg_dp;
@@ -36,8 +37,10 @@ struct pg_state {
     const struct nb_port_group *nb;
     const char *name;               /* As last seen ('nb' may be gone), a
                                      * strpool reference. */
-    unsigned long *dps;             /* Datapaths with a member ('dp_cap'
-                                     * bits). */
+    const struct dpset *span;       /* Datapaths with a member, a counted
+                                     * reference to a shared set (the
+                                     * group's ACLs have the same one)... */
+    const unsigned long *dps;       /* ...and its bitmap ('dp_cap' bits). */
     /* Members: the NB ports it lists, sorted by row UUID, in two arrays
      * exactly as long as they need to be: those in the model ("applied":
      * they count in 'dps', in the switches' SB port groups and in the
@@ -85,6 +88,8 @@ struct groups {
     /* The UUIDs of the SB rows that do not have the one northd derives
      * from their names ("struct foreign_row"s, groups.c). */
     struct hmap foreign;
+
+    unsigned long *scratch_dps;     /* A bitmap of 'dp_cap' bits. */
 
     struct pg_state **dead_pgs;     /* Deleted this pass, freed by
                                      * groups_end_pass(). */
