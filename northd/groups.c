@@ -15,7 +15,6 @@
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
-#include "lib/sset-shash.h"
 #include "lib/strpool.h"
 #include "northd/datapaths.h"
 #include "northd/dpset.h"
@@ -136,20 +135,29 @@ sb_pg_name(uint32_t key, const char *pg)
  * the row to compare with).  'whole': the set was replaced, not changed
  * member by member: write all of it. */
 struct set_delta {
-    struct hmap_node node;          /* In groups 'deltas', by 'owner'. */
-    const void *owner;              /* The struct as_state or struct pg_dp
-                                     * of the row. */
+    struct hmap_node node;          /* In groups 'deltas', by row_hash(). */
+    const void *owner;              /* The row's struct as_state, or its
+                                     * port group's struct pg_name... */
+    uint32_t dp;                    /* ...and datapath (0 for a set). */
     struct sset add;
     struct sset del;
     bool whole;
 };
 
+/* The hash of an SB row's key in 'deltas' and 'foreign': its struct
+ * as_state, or its port group's struct pg_name and its datapath. */
+static uint32_t
+row_hash(const void *owner, uint32_t dp)
+{
+    return hash_pointer(owner, dp);
+}
+
 static struct set_delta *
-delta_find(const struct groups *g, const void *owner)
+delta_find(const struct groups *g, const void *owner, uint32_t dp)
 {
     struct set_delta *d;
-    HMAP_FOR_EACH_WITH_HASH (d, node, hash_pointer(owner, 0), &g->deltas) {
-        if (d->owner == owner) {
+    HMAP_FOR_EACH_WITH_HASH (d, node, row_hash(owner, dp), &g->deltas) {
+        if (d->owner == owner && d->dp == dp) {
             return d;
         }
     }
@@ -157,28 +165,30 @@ delta_find(const struct groups *g, const void *owner)
 }
 
 static struct set_delta *
-delta_get(struct groups *g, const void *owner)
+delta_get(struct groups *g, const void *owner, uint32_t dp)
 {
-    struct set_delta *d = delta_find(g, owner);
+    struct set_delta *d = delta_find(g, owner, dp);
     if (!d) {
         d = xmalloc(sizeof *d);
         d->owner = owner;
+        d->dp = dp;
         sset_init(&d->add);
         sset_init(&d->del);
         d->whole = false;
-        hmap_insert(&g->deltas, &d->node, hash_pointer(owner, 0));
+        hmap_insert(&g->deltas, &d->node, row_hash(owner, dp));
     }
     return d;
 }
 
-/* 's' joined ('add') or left the row of 'owner'. */
+/* 's' joined ('add') or left the row of ('owner', 'dp'). */
 static void
-delta_record(struct groups *g, const void *owner, const char *s, bool add)
+delta_record(struct groups *g, const void *owner, uint32_t dp,
+             const char *s, bool add)
 {
     if (g->building) {
         return;
     }
-    struct set_delta *d = delta_get(g, owner);
+    struct set_delta *d = delta_get(g, owner, dp);
     if (d->whole) {
         return;
     }
@@ -189,12 +199,12 @@ delta_record(struct groups *g, const void *owner, const char *s, bool add)
     }
 }
 
-/* The set of 'owner' was replaced or went away: write it whole. */
+/* The set of ('owner', 'dp') was replaced or went away: write it whole. */
 static void
-delta_set_whole(struct groups *g, const void *owner)
+delta_set_whole(struct groups *g, const void *owner, uint32_t dp)
 {
     if (!g->building) {
-        struct set_delta *d = delta_get(g, owner);
+        struct set_delta *d = delta_get(g, owner, dp);
         d->whole = true;
         sset_clear(&d->add);
         sset_clear(&d->del);
@@ -214,21 +224,21 @@ deltas_clear(struct groups *g)
 
 /* The UUID of an SB row that is not the one northd derives for it: one
  * some other writer inserted (a stock ovn-northd before this one), or one
- * northd chose because another row already had the derived one.  Keyed by
- * the record that holds the row's state ("struct pg_dp"), so only such
- * rows cost anything. */
+ * northd chose because another row already had the derived one.  Keyed
+ * like a delta, so only such rows cost anything. */
 struct foreign_row {
-    struct hmap_node node;          /* In groups 'foreign', by 'owner'. */
+    struct hmap_node node;          /* In groups 'foreign', by row_hash(). */
     const void *owner;
+    uint32_t dp;
     struct uuid uuid;
 };
 
 static struct foreign_row *
-foreign_row_find(const struct groups *g, const void *owner)
+foreign_row_find(const struct groups *g, const void *owner, uint32_t dp)
 {
     struct foreign_row *fr;
-    HMAP_FOR_EACH_WITH_HASH (fr, node, hash_pointer(owner, 0), &g->foreign) {
-        if (fr->owner == owner) {
+    HMAP_FOR_EACH_WITH_HASH (fr, node, row_hash(owner, dp), &g->foreign) {
+        if (fr->owner == owner && fr->dp == dp) {
             return fr;
         }
     }
@@ -236,22 +246,23 @@ foreign_row_find(const struct groups *g, const void *owner)
 }
 
 static void
-remember_foreign_uuid(struct groups *g, const void *owner,
+remember_foreign_uuid(struct groups *g, const void *owner, uint32_t dp,
                       const struct uuid *uuid)
 {
-    struct foreign_row *fr = foreign_row_find(g, owner);
+    struct foreign_row *fr = foreign_row_find(g, owner, dp);
     if (!fr) {
         fr = xmalloc(sizeof *fr);
         fr->owner = owner;
-        hmap_insert(&g->foreign, &fr->node, hash_pointer(owner, 0));
+        fr->dp = dp;
+        hmap_insert(&g->foreign, &fr->node, row_hash(owner, dp));
     }
     fr->uuid = *uuid;
 }
 
 static void
-forget_foreign_uuid(struct groups *g, const void *owner)
+forget_foreign_uuid(struct groups *g, const void *owner, uint32_t dp)
 {
-    struct foreign_row *fr = foreign_row_find(g, owner);
+    struct foreign_row *fr = foreign_row_find(g, owner, dp);
     if (fr) {
         hmap_remove(&g->foreign, &fr->node);
         free(fr);
@@ -261,77 +272,159 @@ forget_foreign_uuid(struct groups *g, const void *owner)
 /* A port group on one switch: how many members of the group that owns
  * the name are there, how many ACL flows there name it, and whether its
  * SB Port_Group "<key>_<name>" exists.  The row should exist while
- * either count is nonzero (and a group has the name); the record lives
+ * either count is nonzero (and a group has the name); the entry lives
  * while it counts anything, while the row exists and while it waits to
- * be written.  (There are as many as memberships at a million ACLs:
- * 690,000, hence one record for all three.) */
+ * be written.  There are as many as memberships at a million ACLs
+ * (686,000), hence one entry for all three, 12 bytes in its name's
+ * array. */
 struct pg_dp {
-    struct hmap_node node;          /* In groups 'pg_dps', by pg_dp_hash(). */
-    const char *name;               /* The port group's, a strpool
-                                     * reference. */
     uint32_t dp;                    /* Datapath index. */
     uint32_t n_ports;               /* Applied members of the owner. */
-    uint32_t n_refs;                /* ACL references, groups_pg_ref(). */
+    uint32_t n_refs : 29;           /* ACL references, groups_pg_ref(). */
     bool has_row : 1;               /* The SB has its row, under the UUID
                                      * pg_dp_uuid() says. */
     bool foreign_uuid : 1;          /* That UUID is not the derived one: it
                                      * is kept in 'foreign'. */
     bool dirty : 1;                 /* In 'dirty_pg_dps'. */
 };
-BUILD_ASSERT_DECL(sizeof(struct pg_dp) <= 40);
+BUILD_ASSERT_DECL(sizeof(struct pg_dp) == 12);
 
-static uint32_t
-pg_dp_hash(size_t dp, uint32_t name_hash)
-{
-    return hash_int(dp, name_hash);
-}
+/* A port group name: the group that owns it (the first by UUID, if the
+ * NB has several), and the switches where its SB port group exists or
+ * should.  It lives while it has either. */
+struct pg_name {
+    struct hmap_node node;          /* In groups 'pg_names', by
+                                     * hash_string(). */
+    const char *name;               /* A strpool reference. */
+    struct pg_state *owner;         /* NULL if no group has the name. */
+    struct pg_dp *dps;              /* Sorted by 'dp', exactly 'n_dps'. */
+    uint32_t n_dps;
+};
 
-/* The record of port group 'name' (whose hash_string() is 'name_hash') on
- * datapath 'dp', or NULL. */
-static struct pg_dp *
-pg_dp_find(const struct groups *g, size_t dp, const char *name,
-           uint32_t name_hash)
+/* The name 'name' (whose hash_string() is 'hash'), or NULL. */
+static struct pg_name *
+pg_name_find(const struct groups *g, const char *name, uint32_t hash)
 {
-    struct pg_dp *r;
-    HMAP_FOR_EACH_WITH_HASH (r, node, pg_dp_hash(dp, name_hash), &g->pg_dps) {
-        if (r->dp == dp && (r->name == name || !strcmp(r->name, name))) {
-            return r;
+    struct pg_name *pn;
+    HMAP_FOR_EACH_WITH_HASH (pn, node, hash, &g->pg_names) {
+        if (pn->name == name || !strcmp(pn->name, name)) {
+            return pn;
         }
     }
     return NULL;
 }
 
 /* The same, created if needed; 'name' is a strpool string. */
-static struct pg_dp *
-pg_dp_get(struct groups *g, size_t dp, const char *name, uint32_t name_hash)
+static struct pg_name *
+pg_name_get(struct groups *g, const char *name, uint32_t hash)
 {
-    struct pg_dp *r = pg_dp_find(g, dp, name, name_hash);
-    if (!r) {
-        r = xzalloc(sizeof *r);
-        r->name = strpool_ref(name);
-        r->dp = dp;
-        hmap_insert(&g->pg_dps, &r->node, pg_dp_hash(dp, name_hash));
+    struct pg_name *pn = pg_name_find(g, name, hash);
+    if (!pn) {
+        pn = xzalloc(sizeof *pn);
+        pn->name = strpool_ref(name);
+        hmap_insert(&g->pg_names, &pn->node, hash);
     }
-    return r;
+    return pn;
 }
 
-/* Frees 'r' if it no longer says anything. */
-static void
-pg_dp_trim(struct groups *g, struct pg_dp *r)
+/* The group that owns 'name', or NULL. */
+static struct pg_state *
+pg_name_owner(const struct groups *g, const char *name)
 {
-    if (!r->n_ports && !r->n_refs && !r->has_row && !r->dirty) {
-        if (r->foreign_uuid) {
-            forget_foreign_uuid(g, r);
+    const struct pg_name *pn = pg_name_find(g, name, hash_string(name, 0));
+    return pn ? pn->owner : NULL;
+}
+
+static void
+pg_name_free(struct pg_name *pn)
+{
+    free(pn->dps);
+    strpool_put(pn->name);
+    free(pn);
+}
+
+/* Frees 'pn' if it no longer says anything. */
+static void
+pg_name_trim(struct groups *g, struct pg_name *pn)
+{
+    if (!pn->owner && !pn->n_dps) {
+        hmap_remove(&g->pg_names, &pn->node);
+        pg_name_free(pn);
+    }
+}
+
+/* The position of datapath 'dp' in 'pn''s entries, or where it would go;
+ * sets '*found'. */
+static size_t
+pg_dp_search(const struct pg_name *pn, size_t dp, bool *found)
+{
+    size_t lo = 0, hi = pn->n_dps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pn->dps[mid].dp == dp) {
+            *found = true;
+            return mid;
+        } else if (pn->dps[mid].dp < dp) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
         }
-        hmap_remove(&g->pg_dps, &r->node);
-        strpool_put(r->name);
-        free(r);
+    }
+    *found = false;
+    return lo;
+}
+
+/* The entry of 'pn' for datapath 'dp', or NULL.  Valid until an entry of
+ * 'pn' is added or removed. */
+static struct pg_dp *
+pg_dp_find(const struct pg_name *pn, size_t dp)
+{
+    bool found;
+    size_t i = pg_dp_search(pn, dp, &found);
+    return found ? &pn->dps[i] : NULL;
+}
+
+/* The same, created if needed. */
+static struct pg_dp *
+pg_dp_get(struct pg_name *pn, size_t dp)
+{
+    bool found;
+    size_t i = pg_dp_search(pn, dp, &found);
+    if (!found) {
+        pn->dps = xrealloc(pn->dps, (pn->n_dps + 1) * sizeof *pn->dps);
+        memmove(&pn->dps[i + 1], &pn->dps[i],
+                (pn->n_dps - i) * sizeof *pn->dps);
+        pn->n_dps++;
+        pn->dps[i] = (struct pg_dp) { .dp = dp };
+    }
+    return &pn->dps[i];
+}
+
+/* Removes 'r', an entry of 'pn', if it no longer says anything, and 'pn'
+ * with it if nothing else is left. */
+static void
+pg_dp_trim(struct groups *g, struct pg_name *pn, struct pg_dp *r)
+{
+    if (r->n_ports || r->n_refs || r->has_row || r->dirty) {
+        return;
+    }
+    if (r->foreign_uuid) {
+        forget_foreign_uuid(g, pn, r->dp);
+    }
+    size_t i = r - pn->dps;
+    memmove(r, r + 1, (pn->n_dps - i - 1) * sizeof *r);
+    if (!--pn->n_dps) {
+        free(pn->dps);
+        pn->dps = NULL;
+        pg_name_trim(g, pn);
+    } else {
+        pn->dps = xrealloc(pn->dps, pn->n_dps * sizeof *pn->dps);
     }
 }
 
-/* 'r' is to be synced by groups_sync_sb_dirty(). */
+/* Entry 'r' of 'pn' is to be synced by groups_sync_sb_dirty(). */
 static void
-mark_pg_dp_dirty(struct groups *g, struct pg_dp *r)
+mark_pg_dp_dirty(struct groups *g, struct pg_name *pn, struct pg_dp *r)
 {
     if (!g->building && !r->dirty) {
         r->dirty = true;
@@ -340,18 +433,20 @@ mark_pg_dp_dirty(struct groups *g, struct pg_dp *r)
                                          &g->allocated_dirty_pg_dps,
                                          sizeof *g->dirty_pg_dps);
         }
-        g->dirty_pg_dps[g->n_dirty_pg_dps++] = r;
+        g->dirty_pg_dps[g->n_dirty_pg_dps++] = (struct pg_dp_ref) {
+            .pn = pn, .dp = r->dp
+        };
     }
 }
 
-/* Port 'port' joined ('add') or left the group that owns the name of 'r'
- * on its datapath. */
+/* Port 'port' joined ('add') or left the group that owns 'pn' on the
+ * datapath of its entry 'r'. */
 static void
-pg_member_changed(struct groups *g, struct pg_dp *r, const char *port,
-                  bool add)
+pg_member_changed(struct groups *g, struct pg_name *pn, struct pg_dp *r,
+                  const char *port, bool add)
 {
-    delta_record(g, r, port, add);
-    mark_pg_dp_dirty(g, r);
+    delta_record(g, pn, r->dp, port, add);
+    mark_pg_dp_dirty(g, pn, r);
 }
 
 /* An address set: what its SB Address_Set should hold, and whether it
@@ -417,7 +512,7 @@ as_trim(struct groups *g, struct as_state *as)
 {
     if (!as->nb && !as->pg && !as->has_row && !as->dirty) {
         if (as->foreign_uuid) {
-            forget_foreign_uuid(g, as);
+            forget_foreign_uuid(g, as, 0);
         }
         hmap_remove(&g->sets, &as->node);
         strpool_put(as->name);
@@ -458,13 +553,13 @@ derived_name(const char *pg, int family)
     return xasprintf("%s_ip%d", pg, family ? 6 : 4);
 }
 
-/* True if 'pg' owns its name: another group may have taken it. */
-static bool
-pg_owns_name(const struct groups *g, const struct pg_state *pg)
+/* The name record of 'pg' if 'pg' owns its name (another group may have
+ * taken it), otherwise NULL. */
+static struct pg_name *
+pg_owned_name(const struct groups *g, const struct pg_state *pg)
 {
-    struct shash_node *node = shash_find_hashed(&g->pg_names, pg->name,
-                                                pg->name_hash);
-    return node && node->data == pg;
+    struct pg_name *pn = pg_name_find(g, pg->name, pg->name_hash);
+    return pn && pn->owner == pg ? pn : NULL;
 }
 
 /* One IP address of a port of the model.  The derived sets hold their
@@ -585,7 +680,7 @@ member_derived_ips(struct groups *g, const struct pg_state *pg,
                 }
                 char buf[INET6_ADDRSTRLEN];
                 port_ip_format(p, f, j, k, buf);
-                delta_record(g, as, buf, add);
+                delta_record(g, as, 0, buf, add);
                 if (as->n_known) {
                     as->n_addrs += add ? 1 : -1;
                 }
@@ -630,14 +725,15 @@ member_apply(struct groups *g, struct pg_state *pg, const struct ls_port *p,
              bool add, struct hmapx *span_changed, struct sset *sets_changed)
 {
     size_t dp = p->dp->index;
-    if (pg_owns_name(g, pg)) {
-        struct pg_dp *r = pg_dp_get(g, dp, pg->name, pg->name_hash);
+    struct pg_name *pn = pg_owned_name(g, pg);
+    if (pn) {
+        struct pg_dp *r = pg_dp_get(pn, dp);
         ovs_assert(add || r->n_ports);
-        pg_member_changed(g, r, p->nb->name, add);
+        pg_member_changed(g, pn, r, p->nb->name, add);
         if (add ? !r->n_ports++ : !--r->n_ports) {
             pg_span_set(pg, dp, add, span_changed);
         }
-        pg_dp_trim(g, r);
+        pg_dp_trim(g, pn, r);
         member_derived_ips(g, pg, p, add, sets_changed);
     } else if (add || !pg_has_member_on(pg, dp)) {
         /* A group whose name another has (a full pass sorts that out)
@@ -941,7 +1037,7 @@ add_derived_sets(struct groups *g, struct pg_state *pg,
         as->n_addrs = 0;
         as->n_known = !g->building;     /* (It has no members yet.) */
         pg->sets[f] = as;
-        delta_set_whole(g, as);
+        delta_set_whole(g, as, 0);
         mark_set_changed(g, as, sets_changed);
     }
 }
@@ -949,7 +1045,7 @@ add_derived_sets(struct groups *g, struct pg_state *pg,
 bool
 groups_pg_exists(const struct groups *g, const char *name)
 {
-    return shash_find(&g->pg_names, name) != NULL;
+    return pg_name_owner(g, name) != NULL;
 }
 
 struct pg_state *
@@ -972,12 +1068,11 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     g->model = m;
     g->dp_cap = dp_cap;
     hmap_init(&g->pgs);
-    shash_init(&g->pg_names);
+    hmap_init(&g->pg_names);
     hmap_init(&g->port_pgs);
     hmap_init(&g->port_ips[0]);
     hmap_init(&g->port_ips[1]);
     hmap_init(&g->sets);
-    hmap_init(&g->pg_dps);
     hmap_init(&g->foreign);
     hmap_init(&g->deltas);
     g->scratch_dps = bitmap_allocate(dp_cap);
@@ -1000,15 +1095,14 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     const struct nb_port_group *nb_pg;
     NB_PORT_GROUP_FOR_EACH (nb_pg, nb_db) {
         struct pg_state *pg = pg_state_create(g, nb_pg);
-
-        struct pg_state *other = shash_find_data(&g->pg_names, pg->name);
-        if (!other || uuid_compare_3way(&pg->uuid, &other->uuid) < 0) {
-            shash_replace(&g->pg_names, pg->name, pg);
+        struct pg_name *pn = pg_name_get(g, pg->name, pg->name_hash);
+        if (!pn->owner || uuid_compare_3way(&pg->uuid, &pn->owner->uuid) < 0) {
+            pn->owner = pg;
         }
     }
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, &g->pg_names) {
-        add_derived_sets(g, node->data, NULL);
+    struct pg_name *pn;
+    HMAP_FOR_EACH (pn, node, &g->pg_names) {
+        add_derived_sets(g, pn->owner, NULL);
     }
     const struct ls_port *p;
     HMAP_FOR_EACH (p, name_node, &m->ports) {
@@ -1043,7 +1137,11 @@ groups_destroy(struct groups *g)
         pg_state_destroy(pg);
     }
     hmap_destroy(&g->pgs);
-    shash_destroy(&g->pg_names);
+    struct pg_name *pn;
+    HMAP_FOR_EACH_POP (pn, node, &g->pg_names) {
+        pg_name_free(pn);
+    }
+    hmap_destroy(&g->pg_names);
     struct port_pgs *pp;
     HMAP_FOR_EACH_POP (pp, node, &g->port_pgs) {
         port_pgs_free(pp);
@@ -1061,12 +1159,6 @@ groups_destroy(struct groups *g)
         as_free(as);
     }
     hmap_destroy(&g->sets);
-    struct pg_dp *r;
-    HMAP_FOR_EACH_POP (r, node, &g->pg_dps) {
-        strpool_put(r->name);
-        free(r);
-    }
-    hmap_destroy(&g->pg_dps);
     struct foreign_row *fr;
     HMAP_FOR_EACH_POP (fr, node, &g->foreign) {
         free(fr);
@@ -1083,25 +1175,25 @@ void
 groups_pg_ref(struct groups *g, size_t dp, const char *name, uint32_t hash,
               int delta)
 {
-    struct pg_dp *r = pg_dp_get(g, dp, name, hash);
+    struct pg_name *pn = pg_name_get(g, name, hash);
+    struct pg_dp *r = pg_dp_get(pn, dp);
     unsigned int old = r->n_refs;
     r->n_refs += delta;
+    ovs_assert(r->n_refs == old + delta);   /* No wrap in 29 bits. */
     if (!old != !r->n_refs) {
-        mark_pg_dp_dirty(g, r);
+        mark_pg_dp_dirty(g, pn, r);
     }
-    pg_dp_trim(g, r);
+    pg_dp_trim(g, pn, r);
 }
 
-/* Marks the SB port groups named 'name' on every datapath with ACL
- * references to it for syncing: they exist only while the group does. */
+/* Marks the SB port groups of 'pn' on every datapath with ACL references
+ * to it for syncing: they exist only while a group has the name. */
 static void
-mark_referring_dps(struct groups *g, const char *name)
+mark_referring_dps(struct groups *g, struct pg_name *pn)
 {
-    uint32_t hash = hash_string(name, 0);
-    for (size_t i = 0; i < g->model->n_datapaths; i++) {
-        struct pg_dp *r = pg_dp_find(g, i, name, hash);
-        if (r && r->n_refs) {
-            mark_pg_dp_dirty(g, r);
+    for (size_t i = 0; i < pn->n_dps; i++) {
+        if (pn->dps[i].n_refs) {
+            mark_pg_dp_dirty(g, pn, &pn->dps[i]);
         }
     }
 }
@@ -1111,7 +1203,7 @@ pg_added(struct groups *g, const struct nb_port_group *row,
          struct hmapx *span_changed, struct sset *sets_changed,
          struct sset *pgs_changed)
 {
-    if (shash_find(&g->pg_names, row->name)) {
+    if (pg_name_owner(g, row->name)) {
         return false;               /* A second group with this name. */
     }
     for (int f = 0; f < 2; f++) {
@@ -1123,12 +1215,13 @@ pg_added(struct groups *g, const struct nb_port_group *row,
         }
     }
     struct pg_state *pg = pg_state_create(g, row);
-    shash_add(&g->pg_names, pg->name, pg);
+    struct pg_name *pn = pg_name_get(g, pg->name, pg->name_hash);
+    pn->owner = pg;
     add_derived_sets(g, pg, sets_changed);
     for (size_t i = 0; i < row->n_ports; i++) {
         member_add(g, pg, row->ports[i], span_changed, sets_changed);
     }
-    mark_referring_dps(g, pg->name);
+    mark_referring_dps(g, pn);
     sset_add(pgs_changed, pg->name);
     return true;
 }
@@ -1137,7 +1230,8 @@ static bool
 pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
            struct sset *sets_changed, struct sset *pgs_changed)
 {
-    if (!pg_owns_name(g, pg)) {
+    struct pg_name *pn = pg_owned_name(g, pg);
+    if (!pn) {
         return false;               /* Shadowed by a group with the name. */
     }
     const struct pg_state *other;
@@ -1160,13 +1254,14 @@ pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
             as->pg = NULL;
             as->n_known = false;
             pg->sets[f] = NULL;
-            delta_set_whole(g, as);
+            delta_set_whole(g, as, 0);
             mark_set_changed(g, as, sets_changed);
             as_trim(g, as);
         }
     }
-    shash_find_and_delete(&g->pg_names, pg->name);
-    mark_referring_dps(g, pg->name);
+    pn->owner = NULL;
+    mark_referring_dps(g, pn);
+    pg_name_trim(g, pn);
     sset_add(pgs_changed, pg->name);
 
     /* Freed by groups_end_pass(): the caller's sets may still name it. */
@@ -1218,7 +1313,7 @@ groups_handle_pg(struct groups *g, const struct nb_port_group *row,
         return pg_deleted(g, pg, span_changed, sets_changed, pgs_changed);
     }
     if (strcmp(pg->name, row->name)
-        || !pg_owns_name(g, pg)) {
+        || !pg_owned_name(g, pg)) {
         /* Renamed or shadowed groups: recompute. */
         return false;
     }
@@ -1273,7 +1368,7 @@ is_derived_name(const struct groups *g, const char *name)
         return false;
     }
     char *pg = xmemdup0(name, len - 4);
-    bool found = shash_find(&g->pg_names, pg) != NULL;
+    bool found = pg_name_owner(g, pg) != NULL;
     free(pg);
     return found;
 }
@@ -1302,7 +1397,7 @@ groups_handle_as(struct groups *g, const struct nb_address_set *row,
         } else {
             as->nb = NULL;
         }
-        delta_set_whole(g, as);
+        delta_set_whole(g, as, 0);
         mark_set_changed(g, as, sets_changed);
         as_trim(g, as);
         return true;
@@ -1323,16 +1418,16 @@ groups_handle_as(struct groups *g, const struct nb_address_set *row,
                                      NB_ADDRESS_SET_COL_ADDRESSES,
                                      &added, &n_added, &removed, &n_removed)) {
         for (size_t i = 0; i < n_removed; i++) {
-            delta_record(g, as, removed[i], false);
+            delta_record(g, as, 0, removed[i], false);
         }
         for (size_t i = 0; i < n_added; i++) {
-            delta_record(g, as, added[i], true);
+            delta_record(g, as, 0, added[i], true);
         }
     } else {
-        delta_set_whole(g, as);         /* Written whole. */
+        delta_set_whole(g, as, 0);         /* Written whole. */
     }
     /* Every address added or removed above was recorded as a delta. */
-    if (delta_find(g, as)) {
+    if (delta_find(g, as, 0)) {
         mark_set_changed(g, as, sets_changed);
     }
     return true;
@@ -1544,14 +1639,14 @@ content_hash(const struct group_want *w)
     return h;
 }
 
-/* The SB Port_Group of 'r' should hold what '*w' says, if it should
- * exist at all: while the group has members there, or ACLs there refer to
- * it. */
+/* The SB Port_Group of entry 'r' of 'pn' should hold what '*w' says, if
+ * it should exist at all: while the group has members there, or ACLs there
+ * refer to it. */
 static bool
-pg_dp_want(const struct groups *g, const struct pg_dp *r,
-           struct group_want *w)
+pg_dp_want(const struct groups *g, const struct pg_name *pn,
+           const struct pg_dp *r, struct group_want *w)
 {
-    const struct pg_state *pg = shash_find_data(&g->pg_names, r->name);
+    const struct pg_state *pg = pn->owner;
     *w = (struct group_want) { .g = g, .pg = pg, .dp = r->dp,
                                .n_ports = r->n_ports };
     return (pg && r->dp < g->model->n_datapaths
@@ -1573,46 +1668,49 @@ derive_uuid(uint32_t basis, const char *name)
     return rdb_uuid_from_bits(h.u64.lo, h.u64.hi);
 }
 
-/* The UUID northd derives for the SB port group of 'r'. */
+/* The UUID northd derives for the SB port group of entry 'r' of 'pn'. */
 static struct uuid
-pg_dp_derived_uuid(const struct groups *g, const struct pg_dp *r)
+pg_dp_derived_uuid(const struct groups *g, const struct pg_name *pn,
+                   const struct pg_dp *r)
 {
-    return derive_uuid(g->model->dp_array[r->dp]->tunnel_key, r->name);
+    return derive_uuid(g->model->dp_array[r->dp]->tunnel_key, pn->name);
 }
 
-/* The UUID of the SB port group of 'r' ('has_row'), or of the row northd
- * is about to insert for it. */
+/* The UUID of the SB port group of entry 'r' of 'pn' ('has_row'), or of
+ * the row northd is about to insert for it. */
 static struct uuid
-pg_dp_uuid(const struct groups *g, const struct pg_dp *r)
+pg_dp_uuid(const struct groups *g, const struct pg_name *pn,
+           const struct pg_dp *r)
 {
     if (r->foreign_uuid) {
-        return foreign_row_find(g, r)->uuid;
+        return foreign_row_find(g, pn, r->dp)->uuid;
     }
-    return pg_dp_derived_uuid(g, r);
+    return pg_dp_derived_uuid(g, pn, r);
 }
 
-/* Takes note that the SB port group of 'r' is row 'uuid'. */
+/* Takes note that the SB port group of entry 'r' of 'pn' is row 'uuid'. */
 static void
-pg_dp_set_row(struct groups *g, struct pg_dp *r, const struct uuid *uuid)
+pg_dp_set_row(struct groups *g, struct pg_name *pn, struct pg_dp *r,
+              const struct uuid *uuid)
 {
-    struct uuid derived = pg_dp_derived_uuid(g, r);
+    struct uuid derived = pg_dp_derived_uuid(g, pn, r);
     r->has_row = true;
     r->foreign_uuid = !uuid_equals(uuid, &derived);
     if (r->foreign_uuid) {
-        remember_foreign_uuid(g, r, uuid);
+        remember_foreign_uuid(g, pn, r->dp, uuid);
     } else {
-        forget_foreign_uuid(g, r);
+        forget_foreign_uuid(g, pn, r->dp);
     }
 }
 
-/* Takes note that 'r' has no SB row. */
+/* Takes note that entry 'r' of 'pn' has no SB row. */
 static void
-pg_dp_clear_row(struct groups *g, struct pg_dp *r)
+pg_dp_clear_row(struct groups *g, struct pg_name *pn, struct pg_dp *r)
 {
     r->has_row = false;
     if (r->foreign_uuid) {
         r->foreign_uuid = false;
-        forget_foreign_uuid(g, r);
+        forget_foreign_uuid(g, pn, r->dp);
     }
 }
 
@@ -1629,7 +1727,7 @@ static struct uuid
 as_uuid(const struct groups *g, const struct as_state *as)
 {
     if (as->foreign_uuid) {
-        return foreign_row_find(g, as)->uuid;
+        return foreign_row_find(g, as, 0)->uuid;
     }
     return as_derived_uuid(as);
 }
@@ -1642,9 +1740,9 @@ as_set_row(struct groups *g, struct as_state *as, const struct uuid *uuid)
     as->has_row = true;
     as->foreign_uuid = !uuid_equals(uuid, &derived);
     if (as->foreign_uuid) {
-        remember_foreign_uuid(g, as, uuid);
+        remember_foreign_uuid(g, as, 0, uuid);
     } else {
-        forget_foreign_uuid(g, as);
+        forget_foreign_uuid(g, as, 0);
     }
 }
 
@@ -1655,7 +1753,7 @@ as_clear_row(struct groups *g, struct as_state *as)
     as->has_row = false;
     if (as->foreign_uuid) {
         as->foreign_uuid = false;
-        forget_foreign_uuid(g, as);
+        forget_foreign_uuid(g, as, 0);
     }
 }
 
@@ -1745,20 +1843,21 @@ write_whole(struct rdb_txn *txn, const struct rdb_table_class *tc,
     write_strings(txn, col, w);
 }
 
-/* Inserts the SB port group of 'r', with the ports 'w' says. */
+/* Inserts the SB port group of entry 'r' of 'pn', with the ports 'w'
+ * says. */
 static void
-insert_pg(struct groups *g, struct rdb_txn *txn, struct pg_dp *r,
-          const struct group_want *w)
+insert_pg(struct groups *g, struct rdb_txn *txn, struct pg_name *pn,
+          struct pg_dp *r, const struct group_want *w)
 {
-    struct uuid uuid = pg_dp_uuid(g, r);
+    struct uuid uuid = pg_dp_uuid(g, pn, r);
     rdb_txn_insert(txn, &sb_table_port_group, &uuid);
     COVERAGE_INC(sb_group_inserted);
     char *sb_name = sb_pg_name(g->model->dp_array[r->dp]->tunnel_key,
-                               r->name);
+                               pn->name);
     rdb_txn_set_string(txn, SB_PORT_GROUP_COL_NAME, sb_name);
     free(sb_name);
     write_strings(txn, SB_PORT_GROUP_COL_PORTS, w);
-    pg_dp_set_row(g, r, &uuid);
+    pg_dp_set_row(g, pn, r, &uuid);
 }
 
 /* Inserts the SB row of address set 'as', with the addresses 'w' says. */
@@ -1930,24 +2029,28 @@ groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
         }
     }
 
-    const struct pg_dp *pd;
-    HMAP_FOR_EACH (pd, node, &g->pg_dps) {
-        if (!pd->has_row || pd->dp >= g->model->n_datapaths) {
-            continue;
-        }
-        struct uuid uuid = pg_dp_uuid(g, pd);
-        if (uuidset_find(&gone, &uuid)) {
-            continue;
-        }
-        char *sb_name = sb_pg_name(g->model->dp_array[pd->dp]->tunnel_key,
-                                   pd->name);
-        struct sb_group_row *r = sb_group_row_add(&rows->pgs, sb_name,
-                                                  &uuid);
-        free(sb_name);
-        struct group_want w;
-        if (!pd->dirty && pg_dp_want(g, pd, &w) && !member_renamed(&w)) {
-            r->known = true;
-            r->content = content_hash(&w);
+    const struct pg_name *pn;
+    HMAP_FOR_EACH (pn, node, &g->pg_names) {
+        for (size_t i = 0; i < pn->n_dps; i++) {
+            const struct pg_dp *pd = &pn->dps[i];
+            if (!pd->has_row || pd->dp >= g->model->n_datapaths) {
+                continue;
+            }
+            struct uuid uuid = pg_dp_uuid(g, pn, pd);
+            if (uuidset_find(&gone, &uuid)) {
+                continue;
+            }
+            char *sb_name = sb_pg_name(
+                g->model->dp_array[pd->dp]->tunnel_key, pn->name);
+            struct sb_group_row *r = sb_group_row_add(&rows->pgs, sb_name,
+                                                      &uuid);
+            free(sb_name);
+            struct group_want w;
+            if (!pd->dirty && pg_dp_want(g, pn, pd, &w)
+                && !member_renamed(&w)) {
+                r->known = true;
+                r->content = content_hash(&w);
+            }
         }
     }
     uuidset_destroy(&gone);
@@ -1998,20 +2101,23 @@ sync_sets_from_rows(struct groups *g, struct rdb_txn *txn,
     }
 }
 
-/* The record of the SB port group named 'sb_name' if northd wants that
- * row and has not found it yet, with what it should hold in '*w'; NULL if
- * the row is to go. */
+/* The entry of the SB port group named 'sb_name' (and its name, in
+ * '*pnp') if northd wants that row and has not found it yet, with what it
+ * should hold in '*w'; NULL if the row is to go. */
 static struct pg_dp *
 claimable_pg_dp(const struct groups *g, const struct hmap *key_dps,
-                const char *sb_name, struct group_want *w)
+                const char *sb_name, struct pg_name **pnp,
+                struct group_want *w)
 {
     size_t dp;
     const char *pg_name;
     if (!parse_sb_pg_name(key_dps, sb_name, &dp, &pg_name)) {
         return NULL;
     }
-    struct pg_dp *r = pg_dp_find(g, dp, pg_name, hash_string(pg_name, 0));
-    return r && !r->has_row && pg_dp_want(g, r, w) ? r : NULL;
+    struct pg_name *pn = pg_name_find(g, pg_name, hash_string(pg_name, 0));
+    struct pg_dp *r = pn ? pg_dp_find(pn, dp) : NULL;
+    *pnp = pn;
+    return r && !r->has_row && pg_dp_want(g, pn, r, w) ? r : NULL;
 }
 
 static void
@@ -2022,7 +2128,8 @@ sync_pgs_from_rows(struct groups *g, struct rdb_txn *txn,
     SHASH_FOR_EACH (node, rows) {
         const struct sb_group_row *row = node->data;
         struct group_want w;
-        struct pg_dp *r = claimable_pg_dp(g, key_dps, node->name, &w);
+        struct pg_name *pn;
+        struct pg_dp *r = claimable_pg_dp(g, key_dps, node->name, &pn, &w);
         if (!r) {
             delete_row(txn, &sb_table_port_group, &row->uuid);
             continue;
@@ -2031,7 +2138,7 @@ sync_pgs_from_rows(struct groups *g, struct rdb_txn *txn,
             write_whole(txn, &sb_table_port_group, &row->uuid,
                         SB_PORT_GROUP_COL_PORTS, &w);
         }
-        pg_dp_set_row(g, r, &row->uuid);
+        pg_dp_set_row(g, pn, r, &row->uuid);
     }
 }
 
@@ -2067,19 +2174,21 @@ sort_dp_names(struct dp_name *v, size_t n, size_t dp_cap)
     }
 }
 
-/* Inserts the SB port groups with members of the group at 'g->next_pg'
- * in 'pg_names' that the SB lacks, and moves on to the next group.
- * Returns the number of rows inserted.  The members are sorted by
- * datapath once for all of the group's rows: a group of thousands over
- * hundreds of switches (Neutron's default drop group) would otherwise be
- * walked once per switch. */
+/* Inserts the SB port groups of the name at 'g->next_pg' that northd
+ * wants and the SB lacks, and moves on to the next name.  Returns the
+ * number of rows inserted.  The members are sorted by datapath once for
+ * all of the name's rows: a group of thousands over hundreds of switches
+ * (Neutron's default drop group) would otherwise be walked once per
+ * switch. */
 static size_t
-produce_member_pgs(struct groups *g, struct rdb_txn *txn)
+produce_pgs(struct groups *g, struct rdb_txn *txn)
 {
-    struct shash_node *node = CONTAINER_OF(g->next_pg, struct shash_node,
-                                           node);
-    g->next_pg = hmap_next(&g->pg_names.map, g->next_pg);
-    const struct pg_state *pg = node->data;
+    struct pg_name *pn = CONTAINER_OF(g->next_pg, struct pg_name, node);
+    g->next_pg = hmap_next(&g->pg_names, g->next_pg);
+    const struct pg_state *pg = pn->owner;
+    if (!pg) {
+        return 0;
+    }
 
     size_t n_v = pg->n_ports;
     struct dp_name *v = xmalloc(MAX(n_v, 1) * sizeof *v);
@@ -2089,18 +2198,26 @@ produce_member_pgs(struct groups *g, struct rdb_txn *txn)
     }
     sort_dp_names(v, n_v, g->dp_cap);
 
+    /* The entries are sorted by datapath too. */
     size_t n = 0;
     const char **names = xmalloc(MAX(n_v, 1) * sizeof *names);
-    for (size_t i = 0; i < n_v; ) {
-        size_t dp = v[i].dp;
+    size_t i = 0;
+    for (size_t k = 0; k < pn->n_dps; k++) {
+        struct pg_dp *r = &pn->dps[k];
+        while (i < n_v && v[i].dp < r->dp) {
+            i++;
+        }
         size_t n_names = 0;
-        for (; i < n_v && v[i].dp == dp; i++) {
+        for (; i < n_v && v[i].dp == r->dp; i++) {
             names[n_names++] = v[i].name;
         }
-        struct pg_dp *r = pg_dp_find(g, dp, pg->name, pg->name_hash);
-        if (r && !r->has_row && dp < g->model->n_datapaths) {
-            struct group_want w = { .addrs = names, .n_addrs = n_names };
-            insert_pg(g, txn, r, &w);
+        struct group_want w;
+        if (!r->has_row && pg_dp_want(g, pn, r, &w)) {
+            ovs_assert(n_names == r->n_ports);
+            w.addrs = names;
+            w.n_addrs = n_names;
+            w.pg = NULL;
+            insert_pg(g, txn, pn, r, &w);
             n++;
         }
     }
@@ -2109,26 +2226,8 @@ produce_member_pgs(struct groups *g, struct rdb_txn *txn)
     return n;
 }
 
-/* Inserts the SB port group of the record at 'g->next_pg_dp' if it is
- * wanted and the SB lacks it (those with members are in already: what is
- * left is those only ACLs refer to), and moves on to the next record.
- * Returns the number of rows inserted. */
-static size_t
-produce_ref_pg(struct groups *g, struct rdb_txn *txn)
-{
-    struct pg_dp *r = CONTAINER_OF(g->next_pg_dp, struct pg_dp, node);
-    g->next_pg_dp = hmap_next(&g->pg_dps, g->next_pg_dp);
-    struct group_want w;
-    if (!r->has_row && pg_dp_want(g, r, &w)) {
-        insert_pg(g, txn, r, &w);
-        return 1;
-    }
-    return 0;
-}
-
 /* Produces the inserts of a full sync, a batch per call (see
- * groups_sync_sb()): address sets, then port groups with members, then
- * those that only ACLs refer to. */
+ * groups_sync_sb()): address sets, then port groups. */
 static bool
 produce_inserts(struct rdb_txn *txn, void *g_)
 {
@@ -2146,9 +2245,7 @@ produce_inserts(struct rdb_txn *txn, void *g_)
                 n++;
             }
         } else if (g->next_pg) {
-            n += produce_member_pgs(g, txn);
-        } else if (g->next_pg_dp) {
-            n += produce_ref_pg(g, txn);
+            n += produce_pgs(g, txn);
         } else {
             return true;
         }
@@ -2168,9 +2265,10 @@ clear_dirty(struct groups *g)
     }
     g->n_dirty_sets = 0;
     for (size_t i = 0; i < g->n_dirty_pg_dps; i++) {
-        struct pg_dp *r = g->dirty_pg_dps[i];
+        struct pg_name *pn = g->dirty_pg_dps[i].pn;
+        struct pg_dp *r = pg_dp_find(pn, g->dirty_pg_dps[i].dp);
         r->dirty = false;
-        pg_dp_trim(g, r);
+        pg_dp_trim(g, pn, r);
     }
     g->n_dirty_pg_dps = 0;
     deltas_clear(g);
@@ -2190,7 +2288,7 @@ avoid_taken_set_uuids(struct groups *g, struct rdb *sb_db)
             struct uuid uuid = as_derived_uuid(as);
             if (rdb_get(sb_db, &sb_table_address_set, &uuid)) {
                 rdb_uuid_generate(&uuid);
-                remember_foreign_uuid(g, as, &uuid);
+                remember_foreign_uuid(g, as, 0, &uuid);
                 as->foreign_uuid = true;
             }
         }
@@ -2207,15 +2305,18 @@ avoid_taken_pg_uuids(struct groups *g, struct rdb *sb_db)
     if (!rdb_count(sb_db, &sb_table_port_group)) {
         return;
     }
-    struct pg_dp *r;
-    HMAP_FOR_EACH (r, node, &g->pg_dps) {
-        struct group_want w;
-        if (!r->has_row && pg_dp_want(g, r, &w)) {
-            struct uuid uuid = pg_dp_derived_uuid(g, r);
-            if (rdb_get(sb_db, &sb_table_port_group, &uuid)) {
-                rdb_uuid_generate(&uuid);
-                remember_foreign_uuid(g, r, &uuid);
-                r->foreign_uuid = true;
+    struct pg_name *pn;
+    HMAP_FOR_EACH (pn, node, &g->pg_names) {
+        for (size_t i = 0; i < pn->n_dps; i++) {
+            struct pg_dp *r = &pn->dps[i];
+            struct group_want w;
+            if (!r->has_row && pg_dp_want(g, pn, r, &w)) {
+                struct uuid uuid = pg_dp_derived_uuid(g, pn, r);
+                if (rdb_get(sb_db, &sb_table_port_group, &uuid)) {
+                    rdb_uuid_generate(&uuid);
+                    remember_foreign_uuid(g, pn, r->dp, &uuid);
+                    r->foreign_uuid = true;
+                }
             }
         }
     }
@@ -2254,7 +2355,9 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
         const struct sb_port_group *sb;
         SB_PORT_GROUP_FOR_EACH (sb, sb_db) {
             struct group_want w;
-            struct pg_dp *r = claimable_pg_dp(g, &key_dps, sb->name, &w);
+            struct pg_name *pn;
+            struct pg_dp *r = claimable_pg_dp(g, &key_dps, sb->name, &pn,
+                                              &w);
             if (!r) {
                 delete_row(txn, &sb_table_port_group, &sb->header_.uuid);
                 continue;
@@ -2262,7 +2365,7 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
             update_strings(txn, &sb_table_port_group, &sb->header_.uuid,
                            SB_PORT_GROUP_COL_PORTS, sb->ports, sb->n_ports,
                            &w);
-            pg_dp_set_row(g, r, &sb->header_.uuid);
+            pg_dp_set_row(g, pn, r, &sb->header_.uuid);
         }
         avoid_taken_pg_uuids(g, sb_db);
     }
@@ -2272,8 +2375,7 @@ groups_sync_sb(struct groups *g, struct rdb *sb_db,
      * at 1,000,000 ACLs), so they are produced as the server reads them
      * rather than queued at once. */
     g->next_set = hmap_first(&g->sets);
-    g->next_pg = hmap_first(&g->pg_names.map);
-    g->next_pg_dp = hmap_first(&g->pg_dps);
+    g->next_pg = hmap_first(&g->pg_names);
     rdb_txn_add_producer(txn, produce_inserts, g);
     clear_dirty(g);
 }
@@ -2298,26 +2400,28 @@ groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
                 derived_count(g, as);   /* Counted once, then followed. */
             }
             apply_delta(txn, &sb_table_address_set, &uuid,
-                        SB_ADDRESS_SET_COL_ADDRESSES, delta_find(g, as), &w);
+                        SB_ADDRESS_SET_COL_ADDRESSES, delta_find(g, as, 0), &w);
         }
     }
 
     for (size_t i = 0; i < g->n_dirty_pg_dps; i++) {
-        struct pg_dp *r = g->dirty_pg_dps[i];
+        struct pg_name *pn = g->dirty_pg_dps[i].pn;
+        struct pg_dp *r = pg_dp_find(pn, g->dirty_pg_dps[i].dp);
         struct group_want w;
-        bool wanted = pg_dp_want(g, r, &w);
+        bool wanted = pg_dp_want(g, pn, r, &w);
         if (!wanted) {
             if (r->has_row) {
-                struct uuid uuid = pg_dp_uuid(g, r);
+                struct uuid uuid = pg_dp_uuid(g, pn, r);
                 delete_row(txn, &sb_table_port_group, &uuid);
-                pg_dp_clear_row(g, r);
+                pg_dp_clear_row(g, pn, r);
             }
         } else if (!r->has_row) {
-            insert_pg(g, txn, r, &w);
+            insert_pg(g, txn, pn, r, &w);
         } else {
-            struct uuid uuid = pg_dp_uuid(g, r);
+            struct uuid uuid = pg_dp_uuid(g, pn, r);
             apply_delta(txn, &sb_table_port_group, &uuid,
-                        SB_PORT_GROUP_COL_PORTS, delta_find(g, r), &w);
+                        SB_PORT_GROUP_COL_PORTS, delta_find(g, pn, r->dp),
+                        &w);
         }
     }
     clear_dirty(g);

@@ -22,7 +22,13 @@ struct as_state;
 struct dpset;
 struct groups_sb_rows;
 struct hmapx;
-struct pg_dp;
+struct pg_name;
+
+/* A port group on a switch (see groups.c). */
+struct pg_dp_ref {
+    struct pg_name *pn;
+    uint32_t dp;
+};
 struct ls_model;
 struct ls_port;
 struct nb_address_set;
@@ -61,7 +67,9 @@ struct groups {
                                      * follows, nothing to mark dirty. */
     size_t dp_cap;
     struct hmap pgs;                /* "struct pg_state"s. */
-    struct shash pg_names;          /* Name -> the pg_state that owns it. */
+    struct hmap pg_names;           /* "struct pg_name"s (groups.c): each
+                                     * port group name, the pg_state that
+                                     * owns it, and its SB port groups. */
     struct hmap port_pgs;           /* "struct port_pgs"s (groups.c): by
                                      * NB port row, the pg_states listing
                                      * it. */
@@ -74,13 +82,7 @@ struct groups {
      * row is still to be deleted. */
     struct hmap sets;
 
-    /* Port groups by switch: "struct pg_dp"s (groups.c), one for each
-     * (switch, port group name) with members of the group there, ACL
-     * flows there that name it (counted through groups_pg_ref()), or an
-     * SB Port_Group row. */
-    struct hmap pg_dps;
-
-    /* Which SB rows exist, as last written, 'sets' and 'pg_dps' say.
+    /* Which SB rows exist, as last written, 'sets' and 'pg_names' say.
      * The SB replica keeps these tables only in a fresh copy (lib/sb.rdb),
      * so that is which rows northd's last pass left, and the wanted
      * contents what they hold (but for the dirty ones below). */
@@ -96,18 +98,16 @@ struct groups {
     size_t n_dead_pgs;
     struct as_state **dirty_sets;   /* Address sets to sync. */
     size_t n_dirty_sets, allocated_dirty_sets;
-    struct pg_dp **dirty_pg_dps;    /* Port groups by switch to sync. */
+    struct pg_dp_ref *dirty_pg_dps; /* Port groups by switch to sync. */
     size_t n_dirty_pg_dps, allocated_dirty_pg_dps;
     struct hmap deltas;             /* "struct set_delta"s: what joined
                                      * and left a dirty set or port group
                                      * on a switch. */
 
     /* A full sync's inserts, produced while its transaction is sent:
-     * where production is in 'sets', then in 'pg_names' (port groups with
-     * members), then in 'pg_dps' (those only ACLs refer to). */
+     * where production is in 'sets', then in 'pg_names'. */
     struct hmap_node *next_set;
     struct hmap_node *next_pg;
-    struct hmap_node *next_pg_dp;
 };
 
 void groups_init(struct groups *, const struct ls_model *, size_t dp_cap,
