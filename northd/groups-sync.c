@@ -17,6 +17,7 @@
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/shash.h"
 #include "sset.h"
 #include "util.h"
 #include "uuid.h"

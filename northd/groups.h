@@ -14,7 +14,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "openvswitch/hmap.h"
-#include "openvswitch/shash.h"
 #include "openvswitch/uuid.h"
 #include "sset.h"
 
@@ -22,19 +21,19 @@ struct as_state;
 struct dpset;
 struct groups_sb_rows;
 struct hmapx;
-struct pg_name;
-
-/* A port group on a switch (see groups.c). */
-struct pg_dp_ref {
-    struct pg_name *pn;
-    uint32_t dp;
-};
 struct ls_model;
 struct ls_port;
 struct nb_address_set;
 struct nb_port_group;
+struct pg_name;
 struct rdb;
 struct rdb_txn;
+
+/* A port group on a switch: its name (groups-private.h) and datapath. */
+struct pg_dp_ref {
+    struct pg_name *pn;
+    uint32_t dp;
+};
 
 /* One NB port group. */
 struct pg_state {
@@ -120,8 +119,10 @@ void groups_end_pass(struct groups *);
 struct pg_state *groups_find_pg(const struct groups *, const struct uuid *);
 
 /* The addresses of address set 'name' (from the NB, or derived from a
- * port group), sorted, as a new array of '*n' borrowed strings (valid
- * until the set changes), or NULL if there is no such set. */
+ * port group), sorted, as a new array of '*n' strings for the caller to
+ * free(), or NULL if there is no such set.  An NB set's strings are
+ * borrowed (valid until the set changes); a derived set's are in the
+ * array's own block. */
 const char **groups_set_addresses(const struct groups *, const char *name,
                                   size_t *n);
 bool groups_pg_exists(const struct groups *, const char *name);
