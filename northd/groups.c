@@ -1,96 +1,27 @@
-/* Port group and address set state and their SB rows; see groups.h. */
+/* Port group and address set state; see groups.h.  Their SB rows are
+ * northd/groups-sync.c's. */
 #include <config.h>
 #include "northd/groups.h"
+#include "northd/groups-private.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <string.h>
 
 #include "bitmap.h"
-#include "coverage.h"
 #include "hash.h"
 #include "hmapx.h"
-#include "lib/counting-sort.h"
-#include "lib/decimal.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
-#include "lib/sb-rdb.h"
-#include "lib/sset-shash.h"
 #include "lib/strpool.h"
 #include "northd/datapaths.h"
-#include "openvswitch/dynamic-string.h"
+#include "northd/dpset.h"
 #include "openvswitch/vlog.h"
 #include "packets.h"
 #include "util.h"
 #include "uuid.h"
-#include "uuidset.h"
 
 VLOG_DEFINE_THIS_MODULE(groups);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
-
-COVERAGE_DEFINE(sb_group_mutated);
-
-/* How many members of one port group are on one datapath.  (Which they
- * are, the members say: see want_array().) */
-struct pg_dp {
-    struct hmap_node node;          /* In pg_state 'per_dp', by 'dp'. */
-    uint32_t dp;
-    uint32_t n_ports;
-};
-
-/* One member of a port group, and what it contributed when applied. */
-struct pg_member {
-    struct hmap_node node;          /* In pg_state 'members', by 'row'. */
-    const char *name;               /* A strpool reference. */
-    struct uuid row;                /* The NB port row the group lists. */
-
-    /* The distinct addresses contributed, strpool references: n_ips[0]
-     * IPv4 ones, then n_ips[1] IPv6 ones.  (A port is in several groups:
-     * its name and addresses are held once, not once per group.) */
-    const char **ips;
-    uint32_t n_ips[2];
-    uint32_t dp;                    /* NO_DP: not in the model. */
-    unsigned int seen;              /* For groups_handle_pg(). */
-};
-#define NO_DP UINT32_MAX
-BUILD_ASSERT_DECL(sizeof(struct pg_member) <= 64);
-
-/* The addresses of family 'f' (0: IPv4, 1: IPv6) 'mb' contributes, as
- * '*n' strings. */
-static const char *const *
-member_ips(const struct pg_member *mb, int f, size_t *n)
-{
-    *n = mb->n_ips[f];
-    return *n ? mb->ips + (f ? mb->n_ips[0] : 0) : NULL;
-}
-
-/* Appends 'ip' to the addresses of 'mb' unless it has it (of either
- * family: the two never share a spelling).  'mb->ips' has room. */
-static void
-member_add_ip(struct pg_member *mb, int f, const char *ip)
-{
-    size_t n = mb->n_ips[0] + mb->n_ips[1];
-    for (size_t i = 0; i < n; i++) {
-        if (!strcmp(mb->ips[i], ip)) {
-            return;
-        }
-    }
-    mb->ips[n] = strpool_get(ip);
-    mb->n_ips[f]++;
-}
-
-static void
-member_clear_ips(struct pg_member *mb)
-{
-    size_t n = mb->n_ips[0] + mb->n_ips[1];
-    for (size_t i = 0; i < n; i++) {
-        strpool_put(mb->ips[i]);
-    }
-    free(mb->ips);
-    mb->ips = NULL;
-    mb->n_ips[0] = mb->n_ips[1] = 0;
-}
 
 /* True for the characters of a set's name after "$" or "@" (C locale). */
 static inline bool
@@ -139,61 +70,44 @@ groups_scan_refs(const char *match, struct sset *addr_sets, struct sset *pgs)
     }
 }
 
-static struct pg_dp *
-pg_dp_find(const struct pg_state *pg, size_t dp)
+struct set_delta *
+groups_delta_find(const struct groups *g, const void *owner, uint32_t dp)
 {
-    struct pg_dp *pd;
-    HMAP_FOR_EACH_WITH_HASH (pd, node, hash_int(dp, 0), &pg->per_dp) {
-        if (pd->dp == dp) {
-            return pd;
+    struct set_delta *d;
+    HMAP_FOR_EACH_WITH_HASH (d, node, groups_row_hash(owner, dp),
+                             &g->deltas) {
+        if (d->owner == owner && d->dp == dp) {
+            return d;
         }
     }
     return NULL;
 }
 
-/* The SB name of port group 'pg' on the switch with tunnel key 'key',
- * "KEY_PG", as ovn-controller expects.  Made for every group on every
- * switch it spans, so without printf, which would be most of the cost. */
-static char *
-sb_pg_name(uint32_t key, const char *pg)
-{
-    size_t len = strlen(pg);
-    struct ds name = DS_EMPTY_INITIALIZER;
-    ds_reserve(&name, 10 + 1 + len);
-    decimal_put(&name, key);
-    ds_put_char(&name, '_');
-    ds_put_buffer(&name, pg, len);
-    return ds_steal_cstr(&name);
-}
-
-/* What joined and left a set since its SB row was last written, so that
- * a big set is updated without being compared (the replica has no copy of
- * the row to compare with).  'whole': the set was replaced, not changed
- * member by member: write all of it. */
-struct set_delta {
-    struct sset add;
-    struct sset del;
-    bool whole;
-};
-
 static struct set_delta *
-delta_get(struct shash *deltas, const char *key)
+delta_get(struct groups *g, const void *owner, uint32_t dp)
 {
-    struct set_delta *d = shash_find_data(deltas, key);
+    struct set_delta *d = groups_delta_find(g, owner, dp);
     if (!d) {
         d = xmalloc(sizeof *d);
+        d->owner = owner;
+        d->dp = dp;
         sset_init(&d->add);
         sset_init(&d->del);
         d->whole = false;
-        shash_add(deltas, key, d);
+        hmap_insert(&g->deltas, &d->node, groups_row_hash(owner, dp));
     }
     return d;
 }
 
+/* 's' joined ('add') or left the row of ('owner', 'dp'). */
 static void
-delta_record(struct shash *deltas, const char *key, const char *s, bool add)
+delta_record(struct groups *g, const void *owner, uint32_t dp,
+             const char *s, bool add)
 {
-    struct set_delta *d = delta_get(deltas, key);
+    if (g->building) {
+        return;
+    }
+    struct set_delta *d = delta_get(g, owner, dp);
     if (d->whole) {
         return;
     }
@@ -204,73 +118,243 @@ delta_record(struct shash *deltas, const char *key, const char *s, bool add)
     }
 }
 
+/* The set of ('owner', 'dp') was replaced or went away: write it whole. */
 static void
-delta_set_whole(struct shash *deltas, const char *key)
+delta_set_whole(struct groups *g, const void *owner, uint32_t dp)
 {
-    struct set_delta *d = delta_get(deltas, key);
-    d->whole = true;
-    sset_clear(&d->add);
-    sset_clear(&d->del);
+    if (!g->building) {
+        struct set_delta *d = delta_get(g, owner, dp);
+        d->whole = true;
+        sset_clear(&d->add);
+        sset_clear(&d->del);
+    }
 }
 
-static void
-deltas_clear(struct shash *deltas)
+void
+groups_deltas_clear(struct groups *g)
 {
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, deltas) {
-        struct set_delta *d = node->data;
+    struct set_delta *d;
+    HMAP_FOR_EACH_POP (d, node, &g->deltas) {
         sset_destroy(&d->add);
         sset_destroy(&d->del);
         free(d);
     }
-    shash_clear(deltas);
+}
+
+/* The name 'name' (whose hash_string() is 'hash'), or NULL. */
+struct pg_name *
+groups_pg_name_find(const struct groups *g, const char *name, uint32_t hash)
+{
+    struct pg_name *pn;
+    HMAP_FOR_EACH_WITH_HASH (pn, node, hash, &g->pg_names) {
+        if (pn->name == name || !strcmp(pn->name, name)) {
+            return pn;
+        }
+    }
+    return NULL;
+}
+
+/* The same, created if needed; 'name' is a strpool string. */
+static struct pg_name *
+pg_name_get(struct groups *g, const char *name, uint32_t hash)
+{
+    struct pg_name *pn = groups_pg_name_find(g, name, hash);
+    if (!pn) {
+        pn = xzalloc(sizeof *pn);
+        pn->name = strpool_ref(name);
+        hmap_insert(&g->pg_names, &pn->node, hash);
+    }
+    return pn;
+}
+
+/* The group that owns 'name', or NULL. */
+static struct pg_state *
+pg_name_owner(const struct groups *g, const char *name)
+{
+    const struct pg_name *pn = groups_pg_name_find(g, name,
+                                                   hash_string(name, 0));
+    return pn ? pn->owner : NULL;
 }
 
 static void
-record_delta(struct groups *g, const char *name, const char *addr, bool add)
+pg_name_free(struct pg_name *pn)
 {
-    if (!g->building) {
-        delta_record(&g->set_deltas, name, addr, add);
+    free(pn->dps);
+    strpool_put(pn->name);
+    free(pn);
+}
+
+/* Frees 'pn' if it no longer says anything. */
+static void
+pg_name_trim(struct groups *g, struct pg_name *pn)
+{
+    if (!pn->owner && !pn->n_dps) {
+        hmap_remove(&g->pg_names, &pn->node);
+        pg_name_free(pn);
     }
 }
 
-/* Address set 'name' was replaced or went away. */
-static void
-forget_delta(struct groups *g, const char *name)
+/* The position of datapath 'dp' in 'pn''s entries, or where it would go;
+ * sets '*found'. */
+static size_t
+pg_dp_search(const struct pg_name *pn, size_t dp, bool *found)
 {
-    if (!g->building) {
-        delta_set_whole(&g->set_deltas, name);
+    size_t lo = 0, hi = pn->n_dps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pn->dps[mid].dp == dp) {
+            *found = true;
+            return mid;
+        } else if (pn->dps[mid].dp < dp) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    *found = false;
+    return lo;
+}
+
+/* The entry of 'pn' for datapath 'dp', or NULL.  Valid until an entry of
+ * 'pn' is added or removed. */
+struct pg_dp *
+groups_pg_dp_find(const struct pg_name *pn, size_t dp)
+{
+    bool found;
+    size_t i = pg_dp_search(pn, dp, &found);
+    return found ? &pn->dps[i] : NULL;
+}
+
+/* The same, created if needed. */
+static struct pg_dp *
+pg_dp_get(struct pg_name *pn, size_t dp)
+{
+    bool found;
+    size_t i = pg_dp_search(pn, dp, &found);
+    if (!found) {
+        pn->dps = xrealloc(pn->dps, (pn->n_dps + 1) * sizeof *pn->dps);
+        memmove(&pn->dps[i + 1], &pn->dps[i],
+                (pn->n_dps - i) * sizeof *pn->dps);
+        pn->n_dps++;
+        pn->dps[i] = (struct pg_dp) { .dp = dp };
+    }
+    return &pn->dps[i];
+}
+
+/* Removes 'r', an entry of 'pn', if it no longer says anything, and 'pn'
+ * with it if nothing else is left. */
+void
+groups_pg_dp_trim(struct groups *g, struct pg_name *pn, struct pg_dp *r)
+{
+    if (r->n_ports || r->n_refs || r->has_row || r->dirty) {
+        return;
+    }
+    if (r->foreign_uuid) {
+        groups_forget_foreign_uuid(g, pn, r->dp);
+    }
+    size_t i = r - pn->dps;
+    memmove(r, r + 1, (pn->n_dps - i - 1) * sizeof *r);
+    if (!--pn->n_dps) {
+        free(pn->dps);
+        pn->dps = NULL;
+        pg_name_trim(g, pn);
+    } else {
+        pn->dps = xrealloc(pn->dps, pn->n_dps * sizeof *pn->dps);
     }
 }
 
-static char *
-pg_key(size_t dp, const char *name)
-{
-    return xasprintf("%"PRIuSIZE" %s", dp, name);
-}
-
+/* Entry 'r' of 'pn' is to be synced by groups_sync_sb_dirty(). */
 static void
-mark_pg_dirty(struct groups *g, size_t dp, const char *name)
+mark_pg_dp_dirty(struct groups *g, struct pg_name *pn, struct pg_dp *r)
 {
-    if (!g->building) {
-        sset_add_and_free(&g->dirty_pgs, pg_key(dp, name));
+    if (!g->building && !r->dirty) {
+        r->dirty = true;
+        if (g->n_dirty_pg_dps >= g->allocated_dirty_pg_dps) {
+            g->dirty_pg_dps = x2nrealloc(g->dirty_pg_dps,
+                                         &g->allocated_dirty_pg_dps,
+                                         sizeof *g->dirty_pg_dps);
+        }
+        g->dirty_pg_dps[g->n_dirty_pg_dps++] = (struct pg_dp_ref) {
+            .pn = pn, .dp = r->dp
+        };
     }
 }
 
-static bool pg_owns_name(const struct groups *, const struct pg_state *);
-
-/* Port 'port' joined ('add') or left 'pg' on datapath 'dp'.  Only the
- * group that owns the name decides what the SB row holds. */
+/* Port 'port' joined ('add') or left the group that owns 'pn' on the
+ * datapath of its entry 'r'. */
 static void
-pg_member_changed(struct groups *g, const struct pg_state *pg, size_t dp,
+pg_member_changed(struct groups *g, struct pg_name *pn, struct pg_dp *r,
                   const char *port, bool add)
 {
-    if (!g->building) {
-        char *key = pg_key(dp, pg->name);
-        if (pg_owns_name(g, pg)) {
-            delta_record(&g->pg_deltas, key, port, add);
+    delta_record(g, pn, r->dp, port, add);
+    mark_pg_dp_dirty(g, pn, r);
+}
+
+/* The set named 'name' (whose hash_string() is 'hash'), or NULL. */
+struct as_state *
+groups_as_find(const struct groups *g, const char *name, uint32_t hash)
+{
+    struct as_state *as;
+    HMAP_FOR_EACH_WITH_HASH (as, node, hash, &g->sets) {
+        if (as->name == name || !strcmp(as->name, name)) {
+            return as;
         }
-        sset_add_and_free(&g->dirty_pgs, key);
+    }
+    return NULL;
+}
+
+/* The same, created if needed. */
+static struct as_state *
+as_get(struct groups *g, const char *name)
+{
+    uint32_t hash = hash_string(name, 0);
+    struct as_state *as = groups_as_find(g, name, hash);
+    if (!as) {
+        as = xzalloc(sizeof *as);
+        as->name = strpool_get(name);
+        hmap_insert(&g->sets, &as->node, hash);
+    }
+    return as;
+}
+
+/* Frees 'as' if it no longer says anything. */
+void
+groups_as_trim(struct groups *g, struct as_state *as)
+{
+    if (!as->nb && !as->pg && !as->has_row && !as->dirty) {
+        if (as->foreign_uuid) {
+            groups_forget_foreign_uuid(g, as, 0);
+        }
+        hmap_remove(&g->sets, &as->node);
+        strpool_put(as->name);
+        free(as);
+    }
+}
+
+static void
+as_free(struct as_state *as)
+{
+    strpool_put(as->name);
+    free(as);
+}
+
+/* 'as' is to be synced by groups_sync_sb_dirty(), and its name goes into
+ * 'sets_changed' (if nonnull) for the ACLs that use it. */
+static void
+mark_set_changed(struct groups *g, struct as_state *as,
+                 struct sset *sets_changed)
+{
+    if (!g->building && !as->dirty) {
+        as->dirty = true;
+        if (g->n_dirty_sets >= g->allocated_dirty_sets) {
+            g->dirty_sets = x2nrealloc(g->dirty_sets,
+                                       &g->allocated_dirty_sets,
+                                       sizeof *g->dirty_sets);
+        }
+        g->dirty_sets[g->n_dirty_sets++] = as;
+    }
+    if (sets_changed) {
+        sset_add(sets_changed, as->name);
     }
 }
 
@@ -280,273 +364,359 @@ derived_name(const char *pg, int family)
     return xasprintf("%s_ip%d", pg, family ? 6 : 4);
 }
 
-/* A counted name: in a struct hmap by hash_string(name, 0), which is also
- * the hash an sset keeps for it.  Only nonzero counts have a node.  Used
- * for the addresses of derived sets (how many member ports have each) and
- * for the port groups ACLs refer to on each datapath: a million ACLs make
- * more than a million of these, so the name is a reference to the pool's
- * copy, which the ACLs and members hold anyway. */
-struct name_count {
-    struct hmap_node node;
-    const char *name;               /* A strpool reference. */
-    unsigned int n;
-};
-
-static struct name_count *
-name_count_find(const struct hmap *counts, const char *name, uint32_t hash)
+/* The name record of 'pg' if 'pg' owns its name (another group may have
+ * taken it), otherwise NULL. */
+static struct pg_name *
+pg_owned_name(const struct groups *g, const struct pg_state *pg)
 {
-    struct name_count *c;
-    HMAP_FOR_EACH_WITH_HASH (c, node, hash, counts) {
-        if (c->name == name || !strcmp(c->name, name)) {
-            return c;
-        }
-    }
-    return NULL;
+    struct pg_name *pn = groups_pg_name_find(g, pg->name, pg->name_hash);
+    return pn && pn->owner == pg ? pn : NULL;
 }
 
-/* Adds 'delta' to the count of 'name' (a strpool string, hashed as
- * 'hash') in 'counts'.  Returns the count before. */
-static unsigned int
-name_count_add(struct hmap *counts, const char *name, uint32_t hash,
-               int delta)
-{
-    struct name_count *c = name_count_find(counts, name, hash);
-    unsigned int old = c ? c->n : 0;
-    unsigned int new = old + delta;
-    if (!c && new) {
-        c = xmalloc(sizeof *c);
-        c->name = strpool_ref(name);
-        hmap_insert(counts, &c->node, hash);
-    }
-    if (c) {
-        c->n = new;
-        if (!new) {
-            hmap_remove(counts, &c->node);
-            strpool_put(c->name);
-            free(c);
-        }
-    }
-    return old;
-}
-
-static void
-name_counts_destroy(struct hmap *counts)
-{
-    struct name_count *c;
-    HMAP_FOR_EACH_POP (c, node, counts) {
-        strpool_put(c->name);
-        free(c);
-    }
-    hmap_destroy(counts);
-}
-
-/* Adds 'delta' to address 'ip' (a pooled string) of derived set 'name',
- * whose counts are 'counts': its addresses are those with a count. */
-static void
-derived_count(struct groups *g, const char *name, struct hmap *counts,
-              const char *ip, int delta, struct sset *sets_changed)
-{
-    unsigned int old = name_count_add(counts, ip, strpool_hash(ip), delta);
-    unsigned int new = old + delta;
-    if (!old != !new) {
-        record_delta(g, name, ip, new > 0);
-        if (!g->building) {
-            sset_add(&g->dirty_sets, name);
-        }
-        if (sets_changed) {
-            sset_add(sets_changed, name);
-        }
-    }
-}
-
-/* True if 'pg' owns its name: another group may have taken it. */
+/* True if IP address 'k' of family 'f' (0: IPv4, 1: IPv6) of entry 'j' of
+ * the addresses of port 'p' appears there earlier: a member counts each of
+ * its addresses once. */
 static bool
-pg_owns_name(const struct groups *g, const struct pg_state *pg)
+port_ip_is_repeat(const struct ls_port *p, int f, size_t j, size_t k)
 {
-    struct shash_node *node = shash_find_hashed(&g->pg_names, pg->name,
-                                                pg->name_hash);
-    return node && node->data == pg;
-}
-
-/* Adds (delta 1) or takes back (-1) the addresses of 'mb' in the derived
- * sets of 'pg', unless another group has the name.  It runs for every
- * member of every group, so it finds the names by the hashes 'pg' keeps. */
-static void
-member_count_ips(struct groups *g, const struct pg_state *pg,
-                 const struct pg_member *mb, int delta,
-                 struct sset *sets_changed)
-{
-    if (!mb->n_ips[0] && !mb->n_ips[1]) {
-        return;
-    }
-    if (!pg_owns_name(g, pg)) {
-        return;
-    }
-    for (int f = 0; f < 2; f++) {
-        size_t n;
-        const char *const *ips = member_ips(mb, f, &n);
-        if (!n) {
-            continue;
-        }
-        /* Looked up once per family, not once per address. */
-        const char *name = pg->derived[f];
-        struct shash_node *cn = shash_find_hashed(&g->derived, name,
-                                                  pg->derived_hash[f]);
-        struct hmap *counts = cn ? cn->data : NULL;
-        if (!counts) {
-            continue;               /* An NB set took the name. */
-        }
-        for (size_t i = 0; i < n; i++) {
-            derived_count(g, name, counts, ips[i], delta, sets_changed);
-        }
-    }
-}
-
-/* Applies member 'mb' of 'pg' if its port is in the model. */
-static void
-member_apply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
-             struct hmapx *span_changed, struct sset *sets_changed)
-{
-    const struct ls_port *p = ls_model_find_port(g->model, mb->name);
-    if (!p || !uuid_equals(&p->nb->header_.uuid, &mb->row)) {
-        mb->dp = NO_DP;
-        return;
-    }
-    mb->dp = p->dp->index;
-    struct pg_dp *pd = pg_dp_find(pg, mb->dp);
-    if (!pd) {
-        pd = xmalloc(sizeof *pd);
-        pd->dp = mb->dp;
-        pd->n_ports = 0;
-        hmap_insert(&pg->per_dp, &pd->node, hash_int(pd->dp, 0));
-        bitmap_set1(pg->dps, mb->dp);
-        if (span_changed) {
-            hmapx_add(span_changed, pg);
-        }
-    }
-    /* No other applied member has the name: the model has one port of
-     * each name, and a member applies only with that port's row. */
-    pd->n_ports++;
-    pg_member_changed(g, pg, mb->dp, mb->name, true);
-
-    member_clear_ips(mb);
-    size_t n_ips = 0;
-    for (size_t j = 0; j < p->n_addrs; j++) {
-        n_ips += p->addrs[j].n_ipv4 + p->addrs[j].n_ipv6;
-    }
-    mb->ips = n_ips ? xmalloc(n_ips * sizeof *mb->ips) : NULL;
-    for (int f = 0; f < 2; f++) {
-        for (size_t j = 0; j < p->n_addrs; j++) {
-            const struct lsp_addresses *la = &p->addrs[j];
-            size_t n = f ? la->n_ipv6 : la->n_ipv4;
-            for (size_t k = 0; k < n; k++) {
-                char buf[INET6_ADDRSTRLEN];
-                if (f) {
-                    inet_ntop(AF_INET6, &la->ipv6[k].addr, buf, sizeof buf);
-                } else {
-                    lsp_ip4_format(la->ipv4[k].addr, buf);
-                }
-                member_add_ip(mb, f, buf);
+    const struct lsp_addresses *la = &p->addrs[j];
+    for (size_t j2 = 0; j2 <= j; j2++) {
+        const struct lsp_addresses *la2 = &p->addrs[j2];
+        size_t n2 = j2 < j ? (f ? la2->n_ipv6 : la2->n_ipv4) : k;
+        for (size_t k2 = 0; k2 < n2; k2++) {
+            if (f ? ipv6_addr_equals(&la2->ipv6[k2].addr, &la->ipv6[k].addr)
+                  : la2->ipv4[k2].addr == la->ipv4[k].addr) {
+                return true;
             }
         }
     }
-    member_count_ips(g, pg, mb, 1, sets_changed);
+    return false;
 }
 
+/* Writes IP address 'k' of family 'f' of entry 'j' of the addresses of 'p'
+ * into 'buf', as an SB address set holds it. */
 static void
-member_unapply(struct groups *g, struct pg_state *pg, struct pg_member *mb,
-               struct hmapx *span_changed, struct sset *sets_changed)
+port_ip_format(const struct ls_port *p, int f, size_t j, size_t k,
+               char buf[INET6_ADDRSTRLEN])
 {
-    if (mb->dp == NO_DP) {
+    const struct lsp_addresses *la = &p->addrs[j];
+    if (f) {
+        inet_ntop(AF_INET6, &la->ipv6[k].addr, buf, INET6_ADDRSTRLEN);
+    } else {
+        lsp_ip4_format(la->ipv4[k].addr, buf);
+    }
+}
+
+/* One IP address of a port of the model.  The derived sets hold their
+ * group's members' addresses; which ports have an address says whether
+ * another member has one that a member brings or takes away, so that
+ * nothing is kept per set and address. */
+struct port_ip {
+    struct hmap_node node;          /* In groups 'port_ips[f]', by
+                                     * port_ip_hash(). */
+    const struct ls_port *port;
+    const void *addr;               /* In 'port''s "addresses": an ovs_be32
+                                     * (IPv4) or a struct in6_addr. */
+};
+
+static uint32_t
+port_ip_hash(int f, const void *addr)
+{
+    return (f ? hash_bytes(addr, sizeof(struct in6_addr), 0)
+            : hash_int((OVS_FORCE uint32_t) *(const ovs_be32 *) addr, 0));
+}
+
+static bool
+port_ip_equals(int f, const void *a, const void *b)
+{
+    return (f ? ipv6_addr_equals(a, b)
+            : *(const ovs_be32 *) a == *(const ovs_be32 *) b);
+}
+
+/* Address 'k' of family 'f' of entry 'j' of the addresses of 'p'. */
+static const void *
+port_ip_addr(const struct ls_port *p, int f, size_t j, size_t k)
+{
+    const struct lsp_addresses *la = &p->addrs[j];
+    return f ? (const void *) &la->ipv6[k].addr
+             : (const void *) &la->ipv4[k].addr;
+}
+
+/* Adds ('add') the addresses of 'p' to the index, or takes them out. */
+static void
+port_ips_update(struct groups *g, const struct ls_port *p, bool add)
+{
+    for (int f = 0; f < 2; f++) {
+        for (size_t j = 0; j < p->n_addrs; j++) {
+            size_t n = f ? p->addrs[j].n_ipv6 : p->addrs[j].n_ipv4;
+            for (size_t k = 0; k < n; k++) {
+                const void *addr = port_ip_addr(p, f, j, k);
+                uint32_t hash = port_ip_hash(f, addr);
+                if (add) {
+                    struct port_ip *pi = xmalloc(sizeof *pi);
+                    pi->port = p;
+                    pi->addr = addr;
+                    hmap_insert(&g->port_ips[f], &pi->node, hash);
+                    continue;
+                }
+                struct port_ip *pi;
+                HMAP_FOR_EACH_WITH_HASH (pi, node, hash, &g->port_ips[f]) {
+                    if (pi->addr == addr) {
+                        hmap_remove(&g->port_ips[f], &pi->node);
+                        free(pi);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+static size_t find_applied(const struct pg_state *, const struct uuid *,
+                           bool *found);
+
+/* True if an applied member of 'pg' other than 'p', and before position
+ * 'before' of its members, has address 'addr' of family 'f'. */
+static bool
+other_member_has_ip(const struct groups *g, const struct pg_state *pg,
+                    const struct ls_port *p, int f, const void *addr,
+                    size_t before)
+{
+    const struct port_ip *pi;
+    HMAP_FOR_EACH_WITH_HASH (pi, node, port_ip_hash(f, addr),
+                             &g->port_ips[f]) {
+        if (pi->port != p && port_ip_equals(f, pi->addr, addr)) {
+            bool found;
+            size_t i = find_applied(pg, &pi->port->nb->header_.uuid, &found);
+            if (found && i < before) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Member port 'p' of 'pg' brings its addresses to the derived sets of 'pg'
+ * ('add'), or takes them away (it is still in 'pg''s members then): an
+ * address that no other member has joins or leaves them.  (They are
+ * written whole after groups_init(): nothing to record then.)  What it
+ * takes away is what it brought: a port's addresses change only while it
+ * is out of the groups (groups_port_removed(), then groups_port_added()). */
+static void
+member_derived_ips(struct groups *g, const struct pg_state *pg,
+                   const struct ls_port *p, bool add,
+                   struct sset *sets_changed)
+{
+    if (g->building) {
         return;
     }
-    struct pg_dp *pd = pg_dp_find(pg, mb->dp);
-    ovs_assert(pd);
-    ovs_assert(pd->n_ports);
-    pd->n_ports--;
-    pg_member_changed(g, pg, mb->dp, mb->name, false);
-    if (!pd->n_ports) {
-        hmap_remove(&pg->per_dp, &pd->node);
-        free(pd);
-        bitmap_set0(pg->dps, mb->dp);
+    for (int f = 0; f < 2; f++) {
+        struct as_state *as = pg->sets[f];
+        if (!as) {
+            continue;
+        }
+        for (size_t j = 0; j < p->n_addrs; j++) {
+            size_t n = f ? p->addrs[j].n_ipv6 : p->addrs[j].n_ipv4;
+            for (size_t k = 0; k < n; k++) {
+                const void *addr = port_ip_addr(p, f, j, k);
+                if (port_ip_is_repeat(p, f, j, k)
+                    || other_member_has_ip(g, pg, p, f, addr, SIZE_MAX)) {
+                    continue;
+                }
+                char buf[INET6_ADDRSTRLEN];
+                port_ip_format(p, f, j, k, buf);
+                delta_record(g, as, 0, buf, add);
+                if (as->n_known) {
+                    as->n_addrs += add ? 1 : -1;
+                }
+                mark_set_changed(g, as, sets_changed);
+            }
+        }
+    }
+}
+
+/* Adds ('value') or removes datapath 'dp' from the switches 'pg' spans
+ * (unless members_init() is building the span of 'pg'). */
+static void
+pg_span_set(struct pg_state *pg, size_t dp, bool value,
+            struct hmapx *span_changed)
+{
+    if (pg->span && bitmap_is_set(pg->dps, dp) != value) {
+        pg->span = dpset_with(pg->span, dp, value);
+        pg->dps = pg->span->map;
         if (span_changed) {
             hmapx_add(span_changed, pg);
         }
     }
-    member_count_ips(g, pg, mb, -1, sets_changed);
-    member_clear_ips(mb);
-    mb->dp = NO_DP;
 }
 
-static struct pg_member *
-member_find(const struct pg_state *pg, const struct uuid *row)
+/* True if an applied member of 'pg' is on datapath 'dp'. */
+static bool
+pg_has_member_on(const struct pg_state *pg, size_t dp)
 {
-    struct pg_member *mb;
-    HMAP_FOR_EACH_WITH_HASH (mb, node, uuid_hash(row), &pg->members) {
-        if (uuid_equals(&mb->row, row)) {
-            return mb;
+    for (size_t i = 0; i < pg->n_ports; i++) {
+        if (pg->ports[i]->dp->index == dp) {
+            return true;
         }
     }
-    return NULL;
+    return false;
 }
 
-/* The port groups that list the port named 'name' (an array: a port is in
- * a handful of groups, and an hmapx would cost 32 bytes a group and 64
- * more a port). */
+/* Member 'p' of 'pg' joined ('add') or is about to leave the model: what
+ * it contributes to the span of 'pg', its switch's SB port group and the
+ * derived sets. */
+static void
+member_apply(struct groups *g, struct pg_state *pg, const struct ls_port *p,
+             bool add, struct hmapx *span_changed, struct sset *sets_changed)
+{
+    size_t dp = p->dp->index;
+    struct pg_name *pn = pg_owned_name(g, pg);
+    if (pn) {
+        struct pg_dp *r = pg_dp_get(pn, dp);
+        ovs_assert(add || r->n_ports);
+        pg_member_changed(g, pn, r, p->nb->name, add);
+        if (add ? !r->n_ports++ : !--r->n_ports) {
+            pg_span_set(pg, dp, add, span_changed);
+        }
+        groups_pg_dp_trim(g, pn, r);
+        member_derived_ips(g, pg, p, add, sets_changed);
+    } else if (add || !pg_has_member_on(pg, dp)) {
+        /* A group whose name another has (a full pass sorts that out)
+         * still spans the switches of its members. */
+        pg_span_set(pg, dp, add, span_changed);
+    }
+}
+
+/* Binary search of the 'n' elements of 'v' ('size' bytes each), sorted by
+ * the UUID that 'key' finds in an element, for 'uuid'.  Returns its
+ * position, or where it would go, and sets '*found'. */
+static size_t
+uuid_search(const void *v, size_t n, size_t size,
+            const struct uuid *(*key)(const void *), const struct uuid *uuid,
+            bool *found)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int cmp = uuid_compare_3way(key((const char *) v + mid * size), uuid);
+        if (!cmp) {
+            *found = true;
+            return mid;
+        } else if (cmp < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    *found = false;
+    return lo;
+}
+
+static const struct uuid *
+port_key(const void *pp)
+{
+    const struct ls_port *const *p = pp;
+    return &(*p)->nb->header_.uuid;
+}
+
+static const struct uuid *
+uuid_key(const void *uuid)
+{
+    return uuid;
+}
+
+/* Where member row 'uuid' is, or would go, in 'pg''s applied members. */
+static size_t
+find_applied(const struct pg_state *pg, const struct uuid *uuid, bool *found)
+{
+    return uuid_search(pg->ports, pg->n_ports, sizeof *pg->ports, port_key,
+                       uuid, found);
+}
+
+/* The same among the others. */
+static size_t
+find_absent(const struct pg_state *pg, const struct uuid *uuid, bool *found)
+{
+    return uuid_search(pg->absent, pg->n_absent, sizeof *pg->absent,
+                       uuid_key, uuid, found);
+}
+
+/* Inserts the 'size' bytes at 'elem' at position 'i' of the array '*v' of
+ * '*n' elements, which has room for exactly that many. */
+static void
+array_insert(void *v_, uint32_t *n, size_t size, size_t i, const void *elem)
+{
+    void **v = v_;
+    *v = xrealloc(*v, (*n + 1) * size);
+    char *p = (char *) *v + i * size;
+    memmove(p + size, p, (*n - i) * size);
+    memcpy(p, elem, size);
+    ++*n;
+}
+
+/* Removes element 'i' of the array '*v' of '*n' elements. */
+static void
+array_remove(void *v_, uint32_t *n, size_t size, size_t i)
+{
+    void **v = v_;
+    char *p = (char *) *v + i * size;
+    memmove(p, p + size, (*n - i - 1) * size);
+    if (!--*n) {
+        free(*v);
+        *v = NULL;
+    } else {
+        *v = xrealloc(*v, *n * size);
+    }
+}
+
+/* The port groups that list the port with NB row 'row' (an array: a port
+ * is in a handful of groups, and an hmapx would cost 32 bytes a group and
+ * 64 more a port). */
 struct port_pgs {
-    struct hmap_node node;          /* In groups 'port_pgs'. */
-    const char *name;               /* A strpool reference. */
-    uint32_t n, allocated;
-    struct pg_state **pgs;
+    struct hmap_node node;          /* In groups 'port_pgs', by 'row'. */
+    struct uuid row;
+    uint32_t n;
+    struct pg_state **pgs;          /* Exactly 'n' of them. */
 };
 
 static struct port_pgs *
-port_pgs_find(const struct groups *g, const char *name)
+port_pgs_find(const struct groups *g, const struct uuid *row)
 {
     struct port_pgs *pp;
-    HMAP_FOR_EACH_WITH_HASH (pp, node, hash_string(name, 0), &g->port_pgs) {
-        if (pp->name == name || !strcmp(pp->name, name)) {
+    HMAP_FOR_EACH_WITH_HASH (pp, node, uuid_hash(row), &g->port_pgs) {
+        if (uuid_equals(&pp->row, row)) {
             return pp;
         }
     }
     return NULL;
 }
 
-/* Records that 'pg' lists the port named 'name' (a strpool string). */
+/* Records that 'pg' lists the port with NB row 'row' (which it did not). */
 static void
-port_pgs_add(struct groups *g, const char *name, struct pg_state *pg)
+port_pgs_add(struct groups *g, const struct uuid *row, struct pg_state *pg)
 {
-    struct port_pgs *pp = port_pgs_find(g, name);
+    struct port_pgs *pp = port_pgs_find(g, row);
     if (!pp) {
         pp = xzalloc(sizeof *pp);
-        pp->name = strpool_ref(name);
-        hmap_insert(&g->port_pgs, &pp->node, strpool_hash(name));
+        pp->row = *row;
+        hmap_insert(&g->port_pgs, &pp->node, uuid_hash(row));
     }
-    for (size_t i = 0; i < pp->n; i++) {
-        if (pp->pgs[i] == pg) {
-            return;
-        }
-    }
-    if (pp->n >= pp->allocated) {
-        pp->allocated = MAX(2, 2 * pp->allocated);
-        pp->pgs = xrealloc(pp->pgs, pp->allocated * sizeof *pp->pgs);
-    }
+    pp->pgs = xrealloc(pp->pgs, (pp->n + 1) * sizeof *pp->pgs);
     pp->pgs[pp->n++] = pg;
 }
 
 static void
 port_pgs_free(struct port_pgs *pp)
 {
-    strpool_put(pp->name);
     free(pp->pgs);
     free(pp);
 }
 
-/* Forgets that 'pg' lists the port named 'name'. */
+/* Forgets that 'pg' lists the port with NB row 'row'. */
 static void
-port_pgs_remove(struct groups *g, const char *name, struct pg_state *pg)
+port_pgs_remove(struct groups *g, const struct uuid *row, struct pg_state *pg)
 {
-    struct port_pgs *pp = port_pgs_find(g, name);
+    struct port_pgs *pp = port_pgs_find(g, row);
     if (!pp) {
         return;
     }
@@ -562,60 +732,112 @@ port_pgs_remove(struct groups *g, const char *name, struct pg_state *pg)
     }
 }
 
+/* The port of the model that NB port row 'row' stands for, or NULL (not in
+ * the model, or another row has the name). */
+static const struct ls_port *
+model_port(const struct groups *g, const struct nb_logical_switch_port *row)
+{
+    const struct ls_port *p = ls_model_find_port(g->model, row->name);
+    return p && uuid_equals(&p->nb->header_.uuid, &row->header_.uuid)
+           ? p : NULL;
+}
+
+/* 'pg' now lists port row 'row', unless it did already. */
 static void
 member_add(struct groups *g, struct pg_state *pg,
            const struct nb_logical_switch_port *row,
            struct hmapx *span_changed, struct sset *sets_changed)
 {
-    struct pg_member *mb = member_find(pg, &row->header_.uuid);
-    if (mb) {
+    const struct uuid *uuid = &row->header_.uuid;
+    bool applied, absent;
+    size_t i = find_applied(pg, uuid, &applied);
+    size_t j = find_absent(pg, uuid, &absent);
+    if (applied || absent) {
         return;
     }
-    mb = xzalloc(sizeof *mb);
     BUILD_ASSERT(NB_LOGICAL_SWITCH_PORT_COL_NAME_POOLED);
-    mb->name = strpool_ref(row->name);
-    mb->row = row->header_.uuid;
-    hmap_insert(&pg->members, &mb->node, uuid_hash(&mb->row));
-
-    port_pgs_add(g, mb->name, pg);
-    member_apply(g, pg, mb, span_changed, sets_changed);
+    const struct ls_port *p = model_port(g, row);
+    if (p) {
+        array_insert(&pg->ports, &pg->n_ports, sizeof *pg->ports, i, &p);
+        member_apply(g, pg, p, true, span_changed, sets_changed);
+    } else {
+        array_insert(&pg->absent, &pg->n_absent, sizeof *pg->absent, j,
+                     uuid);
+    }
+    port_pgs_add(g, uuid, pg);
 }
 
+/* 'pg' no longer lists the port with row 'uuid_', if it did. */
 static void
-member_remove(struct groups *g, struct pg_state *pg, struct pg_member *mb,
+member_remove(struct groups *g, struct pg_state *pg, const struct uuid *uuid_,
               struct hmapx *span_changed, struct sset *sets_changed)
 {
-    member_unapply(g, pg, mb, span_changed, sets_changed);
-    port_pgs_remove(g, mb->name, pg);
-    hmap_remove(&pg->members, &mb->node);
-    member_clear_ips(mb);
-    strpool_put(mb->name);
-    free(mb);
+    const struct uuid uuid_copy = *uuid_;   /* 'uuid_' may be in 'pg'. */
+    const struct uuid *uuid = &uuid_copy;
+    bool found;
+    size_t i = find_applied(pg, uuid, &found);
+    if (found) {
+        member_apply(g, pg, pg->ports[i], false, span_changed, sets_changed);
+        array_remove(&pg->ports, &pg->n_ports, sizeof *pg->ports, i);
+    } else {
+        i = find_absent(pg, uuid, &found);
+        if (!found) {
+            return;
+        }
+        array_remove(&pg->absent, &pg->n_absent, sizeof *pg->absent, i);
+    }
+    port_pgs_remove(g, uuid, pg);
+}
+
+/* Lists the ports of 'pg''s NB row as its members, at the start: the row
+ * keeps them sorted by UUID, and the members are too. */
+static void
+members_init(struct groups *g, struct pg_state *pg)
+{
+    /* The span is made once, at the end: made member by member, it would
+     * be interned again at each switch. */
+    dpset_unref(pg->span);
+    pg->span = NULL;
+
+    const struct nb_port_group *row = pg->nb;
+    pg->ports = xmalloc(MAX(row->n_ports, 1) * sizeof *pg->ports);
+    for (size_t i = 0; i < row->n_ports; i++) {
+        const struct nb_logical_switch_port *lsp = row->ports[i];
+        const struct ls_port *p = model_port(g, lsp);
+        if (p) {
+            pg->ports[pg->n_ports++] = p;
+            member_apply(g, pg, p, true, NULL, NULL);
+        } else {
+            array_insert(&pg->absent, &pg->n_absent, sizeof *pg->absent,
+                         pg->n_absent, &lsp->header_.uuid);
+        }
+        port_pgs_add(g, &lsp->header_.uuid, pg);
+    }
+    if (!pg->n_ports) {
+        free(pg->ports);
+        pg->ports = NULL;
+    } else if (pg->n_ports < row->n_ports) {
+        pg->ports = xrealloc(pg->ports, pg->n_ports * sizeof *pg->ports);
+    }
+
+    unsigned long *dps = g->scratch_dps;
+    bitmap_set_multiple(dps, 0, g->dp_cap, false);
+    for (size_t i = 0; i < pg->n_ports; i++) {
+        bitmap_set1(dps, pg->ports[i]->dp->index);
+    }
+    pg->span = dpset_intern(dps, g->dp_cap);
+    pg->dps = pg->span->map;
 }
 
 static void
 pg_state_destroy(struct pg_state *pg)
 {
-    struct pg_member *mb;
-    HMAP_FOR_EACH_POP (mb, node, &pg->members) {
-        member_clear_ips(mb);
-        strpool_put(mb->name);
-        free(mb);
-    }
-    hmap_destroy(&pg->members);
-    struct pg_dp *pd;
-    HMAP_FOR_EACH_POP (pd, node, &pg->per_dp) {
-        free(pd);
-    }
-    hmap_destroy(&pg->per_dp);
-    bitmap_free(pg->dps);
-    free(pg->name);
-    free(pg->derived[0]);
-    free(pg->derived[1]);
+    free(pg->ports);
+    free(pg->absent);
+    dpset_unref(pg->span);
+    strpool_put(pg->name);
     free(pg);
 }
-
-static void sb_pgs_clear(struct hmap *);
 
 static struct pg_state *
 pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
@@ -623,16 +845,11 @@ pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
     struct pg_state *pg = xzalloc(sizeof *pg);
     pg->uuid = nb_pg->header_.uuid;
     pg->nb = nb_pg;
-    pg->name = xstrdup(nb_pg->name);
-    pg->derived[0] = derived_name(pg->name, 0);
-    pg->derived[1] = derived_name(pg->name, 1);
+    pg->name = strpool_get(nb_pg->name);
     pg->name_hash = hash_string(pg->name, 0);
-    for (int f = 0; f < 2; f++) {
-        pg->derived_hash[f] = hash_string(pg->derived[f], 0);
-    }
-    pg->dps = bitmap_allocate(g->dp_cap);
-    hmap_init(&pg->per_dp);
-    hmap_init(&pg->members);
+    bitmap_set_multiple(g->scratch_dps, 0, g->dp_cap, false);
+    pg->span = dpset_intern(g->scratch_dps, g->dp_cap);
+    pg->dps = pg->span->map;
     hmap_insert(&g->pgs, &pg->node, uuid_hash(&pg->uuid));
     return pg;
 }
@@ -641,33 +858,39 @@ pg_state_create(struct groups *g, const struct nb_port_group *nb_pg)
 static bool
 set_exists(const struct groups *g, const char *name)
 {
-    return shash_find(&g->derived, name) || shash_find(&g->nb_sets, name);
+    return groups_as_exists(groups_as_find(g, name, hash_string(name, 0)));
 }
 
 /* Creates the empty "<pg>_ip4" and "<pg>_ip6" sets of 'pg', unless an NB
- * address set has the name. */
+ * address set has the name, and marks them changed. */
 static void
-add_derived_sets(struct groups *g, const struct pg_state *pg)
+add_derived_sets(struct groups *g, struct pg_state *pg,
+                 struct sset *sets_changed)
 {
     for (int f = 0; f < 2; f++) {
         char *name = derived_name(pg->name, f);
-        if (set_exists(g, name)) {
+        struct as_state *as = as_get(g, name);
+        free(name);
+        if (groups_as_exists(as)) {
             VLOG_WARN_RL(&rl, "Port_Group %s: address set %s already "
                          "exists in the NB, not deriving it", pg->name,
-                         name);
-            free(name);
+                         as->name);
             continue;
         }
-        struct hmap *counts = xmalloc(sizeof *counts);
-        hmap_init(counts);
-        shash_add_nocopy(&g->derived, name, counts);
+        as->pg = pg;
+        as->family = f;
+        as->n_addrs = 0;
+        as->n_known = !g->building;     /* (It has no members yet.) */
+        pg->sets[f] = as;
+        delta_set_whole(g, as, 0);
+        mark_set_changed(g, as, sets_changed);
     }
 }
 
 bool
 groups_pg_exists(const struct groups *g, const char *name)
 {
-    return shash_find(&g->pg_names, name) != NULL;
+    return pg_name_owner(g, name) != NULL;
 }
 
 struct pg_state *
@@ -690,30 +913,26 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     g->model = m;
     g->dp_cap = dp_cap;
     hmap_init(&g->pgs);
-    shash_init(&g->pg_names);
+    hmap_init(&g->pg_names);
     hmap_init(&g->port_pgs);
-    shash_init(&g->derived);
-    shash_init(&g->nb_sets);
-    shash_init(&g->sb_sets);
-    hmap_init(&g->sb_pgs);
-    sset_init(&g->dirty_sets);
-    sset_init(&g->dirty_pgs);
-    shash_init(&g->set_deltas);
-    shash_init(&g->pg_deltas);
-    g->dp_pg_refs = xmalloc(dp_cap * sizeof *g->dp_pg_refs);
-    for (size_t i = 0; i < dp_cap; i++) {
-        hmap_init(&g->dp_pg_refs[i]);
-    }
+    hmap_init(&g->port_ips[0]);
+    hmap_init(&g->port_ips[1]);
+    hmap_init(&g->sets);
+    hmap_init(&g->foreign);
+    hmap_init(&g->deltas);
+    g->scratch_dps = bitmap_allocate(dp_cap);
+    g->building = true;
 
-    const struct nb_address_set *as;
-    NB_ADDRESS_SET_FOR_EACH (as, nb_db) {
-        if (shash_find(&g->nb_sets, as->name)) {
+    const struct nb_address_set *nb_as;
+    NB_ADDRESS_SET_FOR_EACH (nb_as, nb_db) {
+        struct as_state *as = as_get(g, nb_as->name);
+        if (as->nb) {
             VLOG_WARN_RL(&rl, "Address_Set "UUID_FMT": duplicate name \"%s\""
-                         ", ignoring", UUID_ARGS(&as->header_.uuid),
-                         as->name);
+                         ", ignoring", UUID_ARGS(&nb_as->header_.uuid),
+                         nb_as->name);
             continue;
         }
-        shash_add(&g->nb_sets, as->name, as);
+        as->nb = nb_as;
     }
 
     /* Port groups in UUID order, so that which of two groups with one
@@ -721,22 +940,22 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
     const struct nb_port_group *nb_pg;
     NB_PORT_GROUP_FOR_EACH (nb_pg, nb_db) {
         struct pg_state *pg = pg_state_create(g, nb_pg);
-
-        struct pg_state *other = shash_find_data(&g->pg_names, pg->name);
-        if (!other || uuid_compare_3way(&pg->uuid, &other->uuid) < 0) {
-            shash_replace(&g->pg_names, pg->name, pg);
+        struct pg_name *pn = pg_name_get(g, pg->name, pg->name_hash);
+        if (!pn->owner || uuid_compare_3way(&pg->uuid, &pn->owner->uuid) < 0) {
+            pn->owner = pg;
         }
     }
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, &g->pg_names) {
-        add_derived_sets(g, node->data);
+    struct pg_name *pn;
+    HMAP_FOR_EACH (pn, node, &g->pg_names) {
+        add_derived_sets(g, pn->owner, NULL);
+    }
+    const struct ls_port *p;
+    HMAP_FOR_EACH (p, name_node, &m->ports) {
+        port_ips_update(g, p, true);
     }
     struct pg_state *pg;
-    g->building = true;
     HMAP_FOR_EACH (pg, node, &g->pgs) {
-        for (size_t i = 0; i < pg->nb->n_ports; i++) {
-            member_add(g, pg, pg->nb->ports[i], NULL, NULL);
-        }
+        members_init(g, pg);
     }
     g->building = false;
 }
@@ -763,54 +982,59 @@ groups_destroy(struct groups *g)
         pg_state_destroy(pg);
     }
     hmap_destroy(&g->pgs);
-    shash_destroy(&g->pg_names);
+    struct pg_name *pn;
+    HMAP_FOR_EACH_POP (pn, node, &g->pg_names) {
+        pg_name_free(pn);
+    }
+    hmap_destroy(&g->pg_names);
     struct port_pgs *pp;
     HMAP_FOR_EACH_POP (pp, node, &g->port_pgs) {
         port_pgs_free(pp);
     }
     hmap_destroy(&g->port_pgs);
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, &g->derived) {
-        name_counts_destroy(node->data);
-        free(node->data);
+    for (int f = 0; f < 2; f++) {
+        struct port_ip *pi;
+        HMAP_FOR_EACH_POP (pi, node, &g->port_ips[f]) {
+            free(pi);
+        }
+        hmap_destroy(&g->port_ips[f]);
     }
-    shash_destroy(&g->derived);
-    shash_destroy(&g->nb_sets);
-    shash_destroy_free_data(&g->sb_sets);
-    sb_pgs_clear(&g->sb_pgs);
-    hmap_destroy(&g->sb_pgs);
-    sset_destroy(&g->dirty_sets);
-    sset_destroy(&g->dirty_pgs);
-    deltas_clear(&g->set_deltas);
-    shash_destroy(&g->set_deltas);
-    deltas_clear(&g->pg_deltas);
-    shash_destroy(&g->pg_deltas);
-    for (size_t i = 0; i < g->dp_cap; i++) {
-        name_counts_destroy(&g->dp_pg_refs[i]);
+    struct as_state *as;
+    HMAP_FOR_EACH_POP (as, node, &g->sets) {
+        as_free(as);
     }
-    free(g->dp_pg_refs);
+    hmap_destroy(&g->sets);
+    groups_foreign_destroy(g);
+    groups_deltas_clear(g);
+    hmap_destroy(&g->deltas);
+    free(g->dirty_sets);
+    free(g->dirty_pg_dps);
+    bitmap_free(g->scratch_dps);
 }
 
 void
 groups_pg_ref(struct groups *g, size_t dp, const char *name, uint32_t hash,
               int delta)
 {
-    unsigned int old = name_count_add(&g->dp_pg_refs[dp], name, hash, delta);
-    unsigned int new = old + delta;
-    if (!old != !new) {
-        mark_pg_dirty(g, dp, name);
+    struct pg_name *pn = pg_name_get(g, name, hash);
+    struct pg_dp *r = pg_dp_get(pn, dp);
+    unsigned int old = r->n_refs;
+    r->n_refs += delta;
+    ovs_assert(r->n_refs == old + delta);   /* No wrap in 29 bits. */
+    if (!old != !r->n_refs) {
+        mark_pg_dp_dirty(g, pn, r);
     }
+    groups_pg_dp_trim(g, pn, r);
 }
 
-/* Marks the SB port groups named 'name' on every datapath with ACL
- * references to it for syncing: they exist only while the group does. */
+/* Marks the SB port groups of 'pn' on every datapath with ACL references
+ * to it for syncing: they exist only while a group has the name. */
 static void
-mark_referring_dps(struct groups *g, const char *name)
+mark_referring_dps(struct groups *g, struct pg_name *pn)
 {
-    uint32_t hash = hash_string(name, 0);
-    for (size_t i = 0; i < g->model->n_datapaths; i++) {
-        if (name_count_find(&g->dp_pg_refs[i], name, hash)) {
-            mark_pg_dirty(g, i, name);
+    for (size_t i = 0; i < pn->n_dps; i++) {
+        if (pn->dps[i].n_refs) {
+            mark_pg_dp_dirty(g, pn, &pn->dps[i]);
         }
     }
 }
@@ -820,7 +1044,7 @@ pg_added(struct groups *g, const struct nb_port_group *row,
          struct hmapx *span_changed, struct sset *sets_changed,
          struct sset *pgs_changed)
 {
-    if (shash_find(&g->pg_names, row->name)) {
+    if (pg_name_owner(g, row->name)) {
         return false;               /* A second group with this name. */
     }
     for (int f = 0; f < 2; f++) {
@@ -832,18 +1056,13 @@ pg_added(struct groups *g, const struct nb_port_group *row,
         }
     }
     struct pg_state *pg = pg_state_create(g, row);
-    shash_add(&g->pg_names, pg->name, pg);
-    add_derived_sets(g, pg);
-    for (int f = 0; f < 2; f++) {
-        char *name = derived_name(pg->name, f);
-        sset_add(&g->dirty_sets, name);
-        sset_add(sets_changed, name);
-        free(name);
-    }
+    struct pg_name *pn = pg_name_get(g, pg->name, pg->name_hash);
+    pn->owner = pg;
+    add_derived_sets(g, pg, sets_changed);
     for (size_t i = 0; i < row->n_ports; i++) {
         member_add(g, pg, row->ports[i], span_changed, sets_changed);
     }
-    mark_referring_dps(g, pg->name);
+    mark_referring_dps(g, pn);
     sset_add(pgs_changed, pg->name);
     return true;
 }
@@ -852,7 +1071,8 @@ static bool
 pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
            struct sset *sets_changed, struct sset *pgs_changed)
 {
-    if (!pg_owns_name(g, pg)) {
+    struct pg_name *pn = pg_owned_name(g, pg);
+    if (!pn) {
         return false;               /* Shadowed by a group with the name. */
     }
     const struct pg_state *other;
@@ -861,24 +1081,28 @@ pg_deleted(struct groups *g, struct pg_state *pg, struct hmapx *span_changed,
             return false;           /* Another group takes the name over. */
         }
     }
-    struct pg_member *mb;
-    HMAP_FOR_EACH_SAFE (mb, node, &pg->members) {
-        member_remove(g, pg, mb, span_changed, sets_changed);
+    while (pg->n_ports) {
+        member_remove(g, pg, port_key(&pg->ports[pg->n_ports - 1]),
+                      span_changed, sets_changed);
+    }
+    while (pg->n_absent) {
+        member_remove(g, pg, &pg->absent[pg->n_absent - 1], span_changed,
+                      sets_changed);
     }
     for (int f = 0; f < 2; f++) {
-        char *name = derived_name(pg->name, f);
-        struct hmap *counts = shash_find_and_delete(&g->derived, name);
-        if (counts) {
-            name_counts_destroy(counts);
-            free(counts);
-            forget_delta(g, name);
-            sset_add(&g->dirty_sets, name);
-            sset_add(sets_changed, name);
+        struct as_state *as = pg->sets[f];
+        if (as) {
+            as->pg = NULL;
+            as->n_known = false;
+            pg->sets[f] = NULL;
+            delta_set_whole(g, as, 0);
+            mark_set_changed(g, as, sets_changed);
+            groups_as_trim(g, as);
         }
-        free(name);
     }
-    shash_find_and_delete(&g->pg_names, pg->name);
-    mark_referring_dps(g, pg->name);
+    pn->owner = NULL;
+    mark_referring_dps(g, pn);
+    pg_name_trim(g, pn);
     sset_add(pgs_changed, pg->name);
 
     /* Freed by groups_end_pass(): the caller's sets may still name it. */
@@ -930,7 +1154,7 @@ groups_handle_pg(struct groups *g, const struct nb_port_group *row,
         return pg_deleted(g, pg, span_changed, sets_changed, pgs_changed);
     }
     if (strcmp(pg->name, row->name)
-        || !pg_owns_name(g, pg)) {
+        || !pg_owned_name(g, pg)) {
         /* Renamed or shadowed groups: recompute. */
         return false;
     }
@@ -947,10 +1171,7 @@ groups_handle_pg(struct groups *g, const struct nb_port_group *row,
     if (rdb_row_get_set_delta(&row->header_, NB_PORT_GROUP_COL_PORTS,
                               &added, &n_added, &removed, &n_removed)) {
         for (size_t i = 0; i < n_removed; i++) {
-            struct pg_member *mb = member_find(pg, &removed[i]);
-            if (mb) {
-                member_remove(g, pg, mb, span_changed, sets_changed);
-            }
+            member_remove(g, pg, &removed[i], span_changed, sets_changed);
         }
         for (size_t i = 0; i < n_added; i++) {
             const struct nb_logical_switch_port *lsp
@@ -961,19 +1182,15 @@ groups_handle_pg(struct groups *g, const struct nb_port_group *row,
         }
         return true;
     }
-    static unsigned int generation;
-    generation++;
-    for (size_t i = 0; i < row->n_ports; i++) {
-        const struct nb_logical_switch_port *lsp = row->ports[i];
-        struct pg_member *mb = member_find(pg, &lsp->header_.uuid);
-        if (mb) {
-            mb->seen = generation;
+    for (size_t i = pg->n_ports; i-- > 0; ) {
+        const struct uuid *uuid = port_key(&pg->ports[i]);
+        if (!find_port_ref(row, uuid)) {
+            member_remove(g, pg, uuid, span_changed, sets_changed);
         }
     }
-    struct pg_member *mb;
-    HMAP_FOR_EACH_SAFE (mb, node, &pg->members) {
-        if (mb->seen != generation) {
-            member_remove(g, pg, mb, span_changed, sets_changed);
+    for (size_t i = pg->n_absent; i-- > 0; ) {
+        if (!find_port_ref(row, &pg->absent[i])) {
+            member_remove(g, pg, &pg->absent[i], span_changed, sets_changed);
         }
     }
     for (size_t i = 0; i < row->n_ports; i++) {
@@ -992,7 +1209,7 @@ is_derived_name(const struct groups *g, const char *name)
         return false;
     }
     char *pg = xmemdup0(name, len - 4);
-    bool found = shash_find(&g->pg_names, pg) != NULL;
+    bool found = pg_name_owner(g, pg) != NULL;
     free(pg);
     return found;
 }
@@ -1007,25 +1224,27 @@ groups_handle_as(struct groups *g, const struct nb_address_set *row,
     if (is_new && is_deleted) {
         return true;                /* Came and went between passes. */
     }
+    struct as_state *as = groups_as_find(g, row->name,
+                                         hash_string(row->name, 0));
     if (is_new || is_deleted) {
         /* Names shared with another set, or with a derived one, are for a
          * full pass to sort out. */
         if (is_derived_name(g, row->name)
-            || (is_new ? set_exists(g, row->name)
-                       : shash_find_data(&g->nb_sets, row->name) != row)) {
+            || (is_new ? groups_as_exists(as) : !as || as->nb != row)) {
             return false;
         }
         if (is_new) {
-            shash_add(&g->nb_sets, row->name, row);
+            as = as_get(g, row->name);
+            as->nb = row;
         } else {
-            shash_find_and_delete(&g->nb_sets, row->name);
+            as->nb = NULL;
         }
-        forget_delta(g, row->name);
-        sset_add(&g->dirty_sets, row->name);
-        sset_add(sets_changed, row->name);
+        delta_set_whole(g, as, 0);
+        mark_set_changed(g, as, sets_changed);
+        groups_as_trim(g, as);
         return true;
     }
-    if (shash_find_data(&g->nb_sets, row->name) != row) {
+    if (!as || as->nb != row) {
         return false;               /* Renamed, or a shadowed duplicate. */
     }
 
@@ -1041,18 +1260,17 @@ groups_handle_as(struct groups *g, const struct nb_address_set *row,
                                      NB_ADDRESS_SET_COL_ADDRESSES,
                                      &added, &n_added, &removed, &n_removed)) {
         for (size_t i = 0; i < n_removed; i++) {
-            record_delta(g, row->name, removed[i], false);
+            delta_record(g, as, 0, removed[i], false);
         }
         for (size_t i = 0; i < n_added; i++) {
-            record_delta(g, row->name, added[i], true);
+            delta_record(g, as, 0, added[i], true);
         }
     } else {
-        forget_delta(g, row->name);     /* Written whole. */
+        delta_set_whole(g, as, 0);         /* Written whole. */
     }
     /* Every address added or removed above was recorded as a delta. */
-    if (shash_find(&g->set_deltas, row->name)) {
-        sset_add(&g->dirty_sets, row->name);
-        sset_add(sets_changed, row->name);
+    if (groups_delta_find(g, as, 0)) {
+        mark_set_changed(g, as, sets_changed);
     }
     return true;
 }
@@ -1063,20 +1281,22 @@ static void
 port_memberships(struct groups *g, const struct ls_port *p, bool apply,
                  struct hmapx *span_changed, struct sset *sets_changed)
 {
-    const struct port_pgs *pp = port_pgs_find(g, p->nb->name);
-    if (!pp) {
-        return;
-    }
-    for (size_t i = 0; i < pp->n; i++) {
-        struct pg_state *pg = pp->pgs[i];
-        struct pg_member *mb = member_find(pg, &p->nb->header_.uuid);
-        if (!mb) {
-            continue;
-        }
-        if (!apply) {
-            member_unapply(g, pg, mb, span_changed, sets_changed);
-        } else if (mb->dp == NO_DP) {
-            member_apply(g, pg, mb, span_changed, sets_changed);
+    const struct uuid *uuid = &p->nb->header_.uuid;
+    const struct port_pgs *pp = port_pgs_find(g, uuid);
+    for (size_t k = 0; pp && k < pp->n; k++) {
+        struct pg_state *pg = pp->pgs[k];
+        bool applied, absent;
+        size_t i = find_applied(pg, uuid, &applied);
+        size_t j = find_absent(pg, uuid, &absent);
+        if (apply && absent) {
+            array_remove(&pg->absent, &pg->n_absent, sizeof *pg->absent, j);
+            array_insert(&pg->ports, &pg->n_ports, sizeof *pg->ports, i, &p);
+            member_apply(g, pg, p, true, span_changed, sets_changed);
+        } else if (!apply && applied) {
+            member_apply(g, pg, p, false, span_changed, sets_changed);
+            array_remove(&pg->ports, &pg->n_ports, sizeof *pg->ports, i);
+            array_insert(&pg->absent, &pg->n_absent, sizeof *pg->absent, j,
+                         uuid);
         }
     }
 }
@@ -1085,6 +1305,7 @@ void
 groups_port_added(struct groups *g, const struct ls_port *p,
                   struct hmapx *span_changed, struct sset *sets_changed)
 {
+    port_ips_update(g, p, true);
     port_memberships(g, p, true, span_changed, sets_changed);
 }
 
@@ -1093,815 +1314,52 @@ groups_port_removed(struct groups *g, const struct ls_port *p,
                     struct hmapx *span_changed, struct sset *sets_changed)
 {
     port_memberships(g, p, false, span_changed, sets_changed);
+    port_ips_update(g, p, false);
 }
 
-/* What an SB Address_Set or Port_Group row should hold: the addresses of
- * a derived set (those counted in 'counts'), the strings 'addrs' (an NB
- * set's row's addresses, or port names already collected), or the names
- * of the members of 'pg' on datapath 'dp' (none of these: nothing).  None is a copy: at a million ACLs copies of the NB
- * addresses, of the derived ones and of port names per datapath cost more
- * than the sets and members themselves. */
-struct group_want {
-    const struct hmap *counts;
-    const char *const *addrs;
-    size_t n_addrs;
-    const struct pg_state *pg;
-    size_t dp;
-};
-
-/* What address set 'name' should hold, into '*w'.  False if there is no
- * such set. */
-static bool
-want_set(const struct groups *g, const char *name, struct group_want *w)
+/* The addresses of derived set 'as': each address of family 'as->family'
+ * of each member of its group, unless that member has it twice or an
+ * earlier member has it too.  Returns how many; with 'v' nonnull, also
+ * writes them as text one after another from 'buf' and points 'v' at
+ * them. */
+size_t
+groups_derived_ips(const struct groups *g, const struct as_state *as,
+            const char **v, char *buf)
 {
-    const struct hmap *counts = shash_find_data(&g->derived, name);
-    const struct nb_address_set *nb = (counts ? NULL
-                                       : shash_find_data(&g->nb_sets, name));
-    *w = (struct group_want) {
-        .counts = counts,
-        .addrs = nb ? (const char *const *) nb->addresses : NULL,
-        .n_addrs = nb ? nb->n_addresses : 0,
-    };
-    return counts || nb;
-}
-
-static size_t
-want_count(const struct group_want *w)
-{
-    if (w->counts) {
-        return hmap_count(w->counts);
-    } else if (w->n_addrs) {
-        return w->n_addrs;
-    } else if (w->pg) {
-        const struct pg_dp *pd = pg_dp_find(w->pg, w->dp);
-        return pd ? pd->n_ports : 0;
-    }
-    return 0;
-}
-
-/* The strings of 'w' as an array (to free; the strings are borrowed), of
- * want_count() elements. */
-static const char **
-want_array(const struct group_want *w, size_t *n)
-{
-    *n = want_count(w);
-    if (w->n_addrs) {
-        return xmemdup(w->addrs, w->n_addrs * sizeof *w->addrs);
-    }
-    const char **v = xmalloc(MAX(*n, 1) * sizeof *v);
-    if (w->counts) {
-        size_t i = 0;
-        const struct name_count *c;
-        HMAP_FOR_EACH (c, node, w->counts) {
-            v[i++] = c->name;
-        }
-    } else if (*n) {
-        size_t i = 0;
-        const struct pg_member *mb;
-        HMAP_FOR_EACH (mb, node, &w->pg->members) {
-            if (mb->dp == w->dp) {
-                ovs_assert(i < *n);
-                v[i++] = mb->name;
+    const struct pg_state *pg = as->pg;
+    int f = as->family;
+    size_t n = 0;
+    for (size_t i = 0; i < pg->n_ports; i++) {
+        const struct ls_port *p = pg->ports[i];
+        for (size_t j = 0; j < p->n_addrs; j++) {
+            size_t n_ips = f ? p->addrs[j].n_ipv6 : p->addrs[j].n_ipv4;
+            for (size_t k = 0; k < n_ips; k++) {
+                if (port_ip_is_repeat(p, f, j, k)
+                    || other_member_has_ip(g, pg, p, f,
+                                           port_ip_addr(p, f, j, k), i)) {
+                    continue;
+                }
+                if (v) {
+                    port_ip_format(p, f, j, k, buf);
+                    v[n] = buf;
+                    buf += strlen(buf) + 1;
+                }
+                n++;
             }
         }
-        ovs_assert(i == *n);
     }
-    return v;
-}
-
-/* One string's share of content_hash(): two 32-bit hashes with different
- * bases, so that a 32-bit collision is not enough. */
-static uint64_t
-content_hash_one(const char *s)
-{
-    return ((uint64_t) hash_string(s, 0) << 32) | hash_string(s, 0x5bd1e995);
-}
-
-/* A hash of the strings of 'w' that does not depend on their order: a
- * full pass compares a row with what its SB row holds by this alone. */
-static uint64_t
-content_hash(const struct group_want *w)
-{
-    size_t n;
-    const char **v = want_array(w, &n);
-    uint64_t h = n * UINT64_C(0x9e3779b97f4a7c15);
-    for (size_t i = 0; i < n; i++) {
-        h += content_hash_one(v[i]);
-    }
-    free(v);
-    return h;
-}
-
-/* The SB Port_Group "<key>_<name>" for datapath 'dp' should hold what
- * '*w' says, if it should exist at all: while the group has members
- * there, or ACLs there refer to it. */
-static bool
-desired_pg(const struct groups *g, size_t dp, const char *name,
-           struct group_want *w)
-{
-    const struct pg_state *pg = shash_find_data(&g->pg_names, name);
-    *w = (struct group_want) { .pg = pg, .dp = dp };
-    if (!pg || dp >= g->model->n_datapaths) {
-        return false;
-    }
-    return (pg_dp_find(pg, dp)
-            || name_count_find(&g->dp_pg_refs[dp], name,
-                               hash_string(name, 0)));
-}
-
-/* The SB Port_Group rows northd's last pass left, by datapath and port
- * group rather than by their "<key>_<pg>" names: 690,000 of them at a
- * million ACLs. */
-struct sb_pg {
-    struct hmap_node node;          /* In groups 'sb_pgs'. */
-    const char *name;               /* The port group's, a strpool
-                                     * reference. */
-    uint32_t dp;
-    struct uuid uuid;
-};
-
-static uint32_t
-sb_pg_hash(size_t dp, const char *name)
-{
-    return hash_int(dp, hash_string(name, 0));
-}
-
-static struct sb_pg *
-sb_pg_find(const struct groups *g, size_t dp, const char *name)
-{
-    struct sb_pg *r;
-    HMAP_FOR_EACH_WITH_HASH (r, node, sb_pg_hash(dp, name), &g->sb_pgs) {
-        if (r->dp == dp && !strcmp(r->name, name)) {
-            return r;
-        }
-    }
-    return NULL;
-}
-
-static void
-sb_pg_remember(struct groups *g, size_t dp, const char *name,
-               const struct uuid *uuid)
-{
-    struct sb_pg *r = sb_pg_find(g, dp, name);
-    if (!r) {
-        r = xmalloc(sizeof *r);
-        r->name = strpool_get(name);
-        r->dp = dp;
-        hmap_insert(&g->sb_pgs, &r->node, sb_pg_hash(dp, name));
-    }
-    r->uuid = *uuid;
-}
-
-static void
-sb_pg_free(struct sb_pg *r)
-{
-    strpool_put(r->name);
-    free(r);
-}
-
-static void
-sb_pgs_clear(struct hmap *sb_pgs)
-{
-    struct sb_pg *r;
-    HMAP_FOR_EACH_POP (r, node, sb_pgs) {
-        sb_pg_free(r);
-    }
-}
-
-/* Datapath indexes by tunnel key, to read SB port group names with. */
-struct key_dp {
-    struct hmap_node node;
-    uint32_t key;
-    size_t dp;
-};
-
-static void
-key_dps_init(struct hmap *map, const struct ls_model *m)
-{
-    hmap_init(map);
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        struct key_dp *kd = xmalloc(sizeof *kd);
-        kd->key = m->dp_array[i]->tunnel_key;
-        kd->dp = i;
-        hmap_insert(map, &kd->node, hash_int(kd->key, 0));
-    }
-}
-
-static void
-key_dps_destroy(struct hmap *map)
-{
-    struct key_dp *kd;
-    HMAP_FOR_EACH_POP (kd, node, map) {
-        free(kd);
-    }
-    hmap_destroy(map);
-}
-
-/* Reads SB port group name 'sb_name' ("<key>_<pg>") into the datapath it
- * is for and the port group's name (a pointer into 'sb_name').  False if
- * it is not such a name, or no switch has the key. */
-static bool
-parse_sb_pg_name(const struct hmap *key_dps, const char *sb_name,
-                 size_t *dp, const char **pg_name)
-{
-    /* Only the spelling sb_pg_name() gives: ovn-controller looks up no
-     * other. */
-    if (!isdigit((unsigned char) *sb_name) || *sb_name == '0') {
-        return false;
-    }
-    char *end;
-    errno = 0;
-    unsigned long key = strtoul(sb_name, &end, 10);
-    if (errno || *end != '_' || key > UINT32_MAX) {
-        return false;
-    }
-    const struct key_dp *kd;
-    HMAP_FOR_EACH_WITH_HASH (kd, node, hash_int(key, 0), key_dps) {
-        if (kd->key == key) {
-            *dp = kd->dp;
-            *pg_name = end + 1;
-            return true;
-        }
-    }
-    return false;
-}
-
-static void
-remember_uuid(struct shash *map, const char *name, const struct uuid *uuid)
-{
-    struct uuid *u = shash_find_data(map, name);
-    if (!u) {
-        u = xmalloc(sizeof *u);
-        shash_add(map, name, u);
-    }
-    *u = *uuid;
-}
-
-static void
-forget_uuid(struct shash *map, const char *name)
-{
-    free(shash_find_and_delete(map, name));
-}
-
-/* Writes all of 'w' to string set column 'col' of the row being inserted
- * or updated. */
-static void
-write_strings(struct rdb_txn *txn, size_t col, const struct group_want *w)
-{
-    size_t n;
-    const char **v = want_array(w, &n);
-    rdb_txn_set_strings(txn, col, v, n);
-    free(v);
-}
-
-static void
-write_whole(struct rdb_txn *txn, const struct rdb_table_class *tc,
-            const struct uuid *uuid, size_t col, const struct group_want *w)
-{
-    rdb_txn_update(txn, tc, uuid);
-    write_strings(txn, col, w);
-}
-
-/* Inserts the SB port group of 'pg' on 'dp', with the ports 'w' says. */
-static void
-insert_pg(struct groups *g, struct rdb_txn *txn, size_t dp,
-          const struct pg_state *pg, const struct group_want *w)
-{
-    struct uuid uuid;
-    rdb_uuid_generate(&uuid);
-    rdb_txn_insert(txn, &sb_table_port_group, &uuid);
-    char *sb_name = sb_pg_name(g->model->dp_array[dp]->tunnel_key,
-                               pg->name);
-    rdb_txn_set_string(txn, SB_PORT_GROUP_COL_NAME, sb_name);
-    free(sb_name);
-    write_strings(txn, SB_PORT_GROUP_COL_PORTS, w);
-    sb_pg_remember(g, dp, pg->name, &uuid);
-}
-
-static void
-insert_set(struct groups *g, struct rdb_txn *txn, const char *name,
-           const struct group_want *w)
-{
-    struct uuid uuid;
-    rdb_uuid_generate(&uuid);
-    rdb_txn_insert(txn, &sb_table_address_set, &uuid);
-    rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, name);
-    write_strings(txn, SB_ADDRESS_SET_COL_ADDRESSES, w);
-    remember_uuid(&g->sb_sets, name, &uuid);
-}
-
-static void
-mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
-               const struct uuid *uuid, size_t col, const struct sset *set,
-               bool add)
-{
-    const char **v = sset_array(set);
-    rdb_txn_mutate_strings(txn, tc, uuid, col, add, v, sset_count(set));
-    free(v);
-}
-
-/* Brings string set column 'col' of row 'uuid' to 'w', given delta 'd'
- * (NULL: nothing changed) since it was last written: as mutations if only
- * a few differ (a derived address set or a switch's share of a port group
- * has thousands, and a port joins one at a time). */
-static void
-apply_delta(struct rdb_txn *txn, const struct rdb_table_class *tc,
-            const struct uuid *uuid, size_t col,
-            const struct set_delta *d, const struct group_want *w)
-{
-    if (!d) {
-        return;
-    }
-    size_t n_changed = sset_count(&d->add) + sset_count(&d->del);
-    if (d->whole || !rdb_txn_prefers_mutation(n_changed, want_count(w))) {
-        if (d->whole || n_changed) {
-            write_whole(txn, tc, uuid, col, w);
-        }
-    } else {
-        COVERAGE_INC(sb_group_mutated);
-        mutate_strings(txn, tc, uuid, col, &d->del, false);
-        mutate_strings(txn, tc, uuid, col, &d->add, true);
-    }
-}
-
-/* Brings string set column 'col' of replica row 'uuid' from 'have' to
- * 'w', by comparing them. */
-static void
-update_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
-               const struct uuid *uuid, size_t col,
-               char **have, size_t n_have, const struct group_want *w)
-{
-    /* A copy, for lookups. */
-    struct sset want_copy = SSET_INITIALIZER(&want_copy);
-    size_t n_want;
-    const char **v = want_array(w, &n_want);
-    for (size_t i = 0; i < n_want; i++) {
-        sset_add(&want_copy, v[i]);
-    }
-    free(v);
-    const struct sset *want = &want_copy;
-    struct set_delta d = { .add = SSET_INITIALIZER(&d.add),
-                           .del = SSET_INITIALIZER(&d.del) };
-    struct sset have_set = SSET_INITIALIZER(&have_set);
-    for (size_t i = 0; i < n_have; i++) {
-        sset_add(&have_set, have[i]);
-        if (!sset_contains(want, have[i])) {
-            sset_add(&d.del, have[i]);
-        }
-    }
-    const char *a;
-    SSET_FOR_EACH (a, want) {
-        if (!sset_contains(&have_set, a)) {
-            sset_add(&d.add, a);
-        }
-    }
-    apply_delta(txn, tc, uuid, col, &d, w);
-    sset_destroy(&have_set);
-    sset_destroy(&d.add);
-    sset_destroy(&d.del);
-    sset_destroy(&want_copy);
-}
-
-/* An SB row the last pass left, for a full pass without a fresh copy. */
-struct sb_group_row {
-    struct uuid uuid;
-    uint64_t content;               /* content_hash() of what it holds... */
-    bool known;                     /* ...if known. */
-};
-
-struct groups_sb_rows {
-    struct shash sets;              /* Name -> struct sb_group_row *. */
-    struct shash pgs;               /* SB name -> struct sb_group_row *. */
-};
-
-static struct sb_group_row *
-sb_group_row_add(struct shash *rows, const char *name,
-                 const struct uuid *uuid)
-{
-    struct sb_group_row *r = xmalloc(sizeof *r);
-    r->uuid = *uuid;
-    r->content = 0;
-    r->known = false;
-    shash_add(rows, name, r);
-    return r;
-}
-
-/* True if NB address set 'name' changed in the replica since 'g' last
- * followed it: its addresses are no longer what the SB row was given. */
-static bool
-nb_set_changed(const struct groups *g, const char *name)
-{
-    const struct nb_address_set *nb = shash_find_data(&g->nb_sets, name);
-    return nb && (nb_address_set_is_new(nb) || nb_address_set_is_deleted(nb)
-                  || nb_address_set_is_updated(nb,
-                                               NB_ADDRESS_SET_COL_ADDRESSES));
-}
-
-struct groups_sb_rows *
-groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
-{
-    /* Rows someone else deleted since the last pass. */
-    struct uuidset gone = UUIDSET_INITIALIZER(&gone);
-    rdb_track_deleted(sb_db, &sb_table_address_set, &gone);
-    rdb_track_deleted(sb_db, &sb_table_port_group, &gone);
-
-    struct groups_sb_rows *rows = xmalloc(sizeof *rows);
-    shash_init(&rows->sets);
-    shash_init(&rows->pgs);
-
-    /* What the last sync wrote is what 'g' wants, but for what changed
-     * since (a pass that gave up halfway may have changed some). */
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, &g->sb_sets) {
-        if (uuidset_find(&gone, node->data)) {
-            continue;
-        }
-        struct sb_group_row *r = sb_group_row_add(&rows->sets, node->name,
-                                                  node->data);
-        struct group_want w;
-        if (want_set(g, node->name, &w)
-            && !sset_contains(&g->dirty_sets, node->name)
-            && !nb_set_changed(g, node->name)) {
-            r->known = true;
-            r->content = content_hash(&w);
-        }
-    }
-
-    struct sset dirty = SSET_INITIALIZER(&dirty);
-    const char *key;
-    SSET_FOR_EACH (key, &g->dirty_pgs) {
-        const char *space = strchr(key, ' ');
-        sset_add(&dirty, space ? space + 1 : key);
-    }
-    const struct sb_pg *sp;
-    HMAP_FOR_EACH (sp, node, &g->sb_pgs) {
-        if (uuidset_find(&gone, &sp->uuid)
-            || sp->dp >= g->model->n_datapaths) {
-            continue;
-        }
-        char *sb_name = sb_pg_name(g->model->dp_array[sp->dp]->tunnel_key,
-                                   sp->name);
-        struct sb_group_row *r = sb_group_row_add(&rows->pgs, sb_name,
-                                                  &sp->uuid);
-        free(sb_name);
-        struct group_want w;
-        if (desired_pg(g, sp->dp, sp->name, &w)
-            && !sset_contains(&dirty, sp->name)) {
-            r->known = true;
-            r->content = content_hash(&w);
-        }
-    }
-    sset_destroy(&dirty);
-    uuidset_destroy(&gone);
-    return rows;
-}
-
-void
-groups_sb_rows_destroy(struct groups_sb_rows *rows)
-{
-    if (rows) {
-        shash_destroy_free_data(&rows->sets);
-        shash_destroy_free_data(&rows->pgs);
-        free(rows);
-    }
-}
-
-/* The first half of a full sync of a table, from the rows the last pass
- * left: rows 'g' does not want go, rows whose content differs are written
- * whole; the caller inserts the missing ones. */
-static void
-sync_sets_from_rows(struct groups *g, struct rdb_txn *txn,
-                    const struct shash *rows)
-{
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, rows) {
-        const struct sb_group_row *r = node->data;
-        struct group_want w;
-        if (!want_set(g, node->name, &w)) {
-            rdb_txn_delete(txn, &sb_table_address_set, &r->uuid);
-            continue;
-        }
-        if (!r->known || r->content != content_hash(&w)) {
-            write_whole(txn, &sb_table_address_set, &r->uuid,
-                        SB_ADDRESS_SET_COL_ADDRESSES, &w);
-        }
-        remember_uuid(&g->sb_sets, node->name, &r->uuid);
-    }
-}
-
-static void
-sync_pgs_from_rows(struct groups *g, struct rdb_txn *txn,
-                   const struct shash *rows, const struct hmap *key_dps)
-{
-    struct shash_node *node;
-    SHASH_FOR_EACH (node, rows) {
-        const struct sb_group_row *r = node->data;
-        size_t dp;
-        const char *pg_name;
-        struct group_want w;
-        if (!parse_sb_pg_name(key_dps, node->name, &dp, &pg_name)
-            || !desired_pg(g, dp, pg_name, &w)) {
-            rdb_txn_delete(txn, &sb_table_port_group, &r->uuid);
-            continue;
-        }
-        if (!r->known || r->content != content_hash(&w)) {
-            write_whole(txn, &sb_table_port_group, &r->uuid,
-                        SB_PORT_GROUP_COL_PORTS, &w);
-        }
-        sb_pg_remember(g, dp, pg_name, &r->uuid);
-    }
-}
-
-/* A member's name and datapath, to sort a group's members by datapath. */
-struct dp_name {
-    uint32_t dp;
-    const char *name;
-};
-
-static int
-compare_dp_names(const void *a_, const void *b_)
-{
-    const struct dp_name *a = a_;
-    const struct dp_name *b = b_;
-    return a->dp < b->dp ? -1 : a->dp > b->dp;
-}
-
-static size_t
-dp_name_key(const void *dp_name)
-{
-    return ((const struct dp_name *) dp_name)->dp;
-}
-
-/* Sorts the 'n' members in 'v' by datapath (below 'dp_cap'): by counting
- * for a big group, whose members outnumber the datapaths. */
-static void
-sort_dp_names(struct dp_name *v, size_t n, size_t dp_cap)
-{
-    if (n < 64 || n < dp_cap / 4) {
-        qsort(v, n, sizeof *v, compare_dp_names);
-    } else {
-        counting_sort(v, n, sizeof *v, dp_cap, dp_name_key);
-    }
-}
-
-/* Moves 'g->next_set' on to the next set to insert: the derived sets,
- * then the NB ones. */
-static void
-next_set_advance(struct groups *g)
-{
-    if (g->next_set) {
-        g->next_set = hmap_next(g->next_set_nb ? &g->nb_sets.map
-                                : &g->derived.map, g->next_set);
-    }
-    if (!g->next_set && !g->next_set_nb) {
-        g->next_set = hmap_first(&g->nb_sets.map);
-        g->next_set_nb = true;
-    }
-}
-
-/* Inserts the SB port groups with members of the group at 'g->next_pg'
- * in 'pg_names' that the SB lacks, and moves on to the next group.
- * Returns the number of rows inserted.  The members are sorted by
- * datapath once for all of the group's rows: a group of thousands over
- * hundreds of switches (Neutron's default drop group) would otherwise be
- * walked once per switch. */
-static size_t
-produce_member_pgs(struct groups *g, struct rdb_txn *txn)
-{
-    struct shash_node *node = CONTAINER_OF(g->next_pg, struct shash_node,
-                                           node);
-    g->next_pg = hmap_next(&g->pg_names.map, g->next_pg);
-    const struct pg_state *pg = node->data;
-
-    struct dp_name *v = xmalloc(MAX(hmap_count(&pg->members), 1)
-                                * sizeof *v);
-    size_t n_v = 0;
-    const struct pg_member *mb;
-    HMAP_FOR_EACH (mb, node, &pg->members) {
-        if (mb->dp != NO_DP) {
-            v[n_v++] = (struct dp_name) { mb->dp, mb->name };
-        }
-    }
-    sort_dp_names(v, n_v, g->dp_cap);
-
-    size_t n = 0;
-    const char **names = xmalloc(MAX(n_v, 1) * sizeof *names);
-    for (size_t i = 0; i < n_v; ) {
-        size_t dp = v[i].dp;
-        size_t n_names = 0;
-        for (; i < n_v && v[i].dp == dp; i++) {
-            names[n_names++] = v[i].name;
-        }
-        if (dp < g->model->n_datapaths && !sb_pg_find(g, dp, pg->name)) {
-            struct group_want w = { .addrs = names, .n_addrs = n_names };
-            insert_pg(g, txn, dp, pg, &w);
-            n++;
-        }
-    }
-    free(names);
-    free(v);
     return n;
 }
 
-/* Inserts the SB port group without members that the ACL reference at
- * 'g->next_ref' (on datapath 'g->next_ref_dp') needs, if the SB lacks it,
- * and moves on to the next reference.  Returns the number of rows
- * inserted. */
-static size_t
-produce_ref_pg(struct groups *g, struct rdb_txn *txn)
+/* The distinct addresses of derived set 'as', counted once and then kept
+ * up to date (member_derived_ips()). */
+size_t
+groups_derived_count(struct groups *g, struct as_state *as)
 {
-    size_t dp = g->next_ref_dp;
-    const struct name_count *ref = CONTAINER_OF(g->next_ref,
-                                                struct name_count, node);
-    g->next_ref = hmap_next(&g->dp_pg_refs[dp], g->next_ref);
-    const struct pg_state *pg = shash_find_data(&g->pg_names, ref->name);
-    if (pg && !pg_dp_find(pg, dp) && !sb_pg_find(g, dp, pg->name)) {
-        insert_pg(g, txn, dp, pg, &(struct group_want) { .pg = pg,
-                                                         .dp = dp });
-        return 1;
+    if (!as->n_known) {
+        as->n_addrs = groups_derived_ips(g, as, NULL, NULL);
+        as->n_known = true;
     }
-    return 0;
+    return as->n_addrs;
 }
 
-/* Produces the inserts of a full sync, a batch per call (see
- * groups_sync_sb()): address sets, then port groups with members, then
- * those that only ACLs refer to. */
-static bool
-produce_inserts(struct rdb_txn *txn, void *g_)
-{
-    struct groups *g = g_;
-    /* At most 1,000 inserts, or 20,000 rows looked at (a full pass after
-     * a resync may find most rows there already). */
-    for (size_t n = 0, seen = 0; n < 1000 && seen < 20000; seen++) {
-        if (g->next_set) {
-            struct shash_node *node = CONTAINER_OF(g->next_set,
-                                                   struct shash_node, node);
-            next_set_advance(g);
-            struct group_want w;
-            if (!shash_find(&g->sb_sets, node->name)
-                && want_set(g, node->name, &w)) {
-                insert_set(g, txn, node->name, &w);
-                n++;
-            }
-        } else if (g->next_pg) {
-            n += produce_member_pgs(g, txn);
-        } else if (g->next_ref_dp < g->model->n_datapaths) {
-            if (!g->next_ref) {
-                g->next_ref = hmap_first(&g->dp_pg_refs[g->next_ref_dp]);
-            }
-            if (g->next_ref) {
-                n += produce_ref_pg(g, txn);
-            }
-            if (!g->next_ref) {
-                g->next_ref_dp++;       /* Done with this datapath. */
-            }
-        } else {
-            return true;
-        }
-    }
-    return false;
-}
-
-void
-groups_sync_sb(struct groups *g, struct rdb *sb_db,
-               const struct groups_sb_rows *existing, struct rdb_txn *txn)
-{
-    shash_clear_free_data(&g->sb_sets);
-    sb_pgs_clear(&g->sb_pgs);
-
-    /* Address sets. */
-    if (existing) {
-        sync_sets_from_rows(g, txn, &existing->sets);
-    } else {
-        const struct sb_address_set *sb_as;
-        SB_ADDRESS_SET_FOR_EACH (sb_as, sb_db) {
-            struct group_want w;
-            if (!want_set(g, sb_as->name, &w)
-                || shash_find(&g->sb_sets, sb_as->name)) {
-                rdb_txn_delete(txn, &sb_table_address_set,
-                               &sb_as->header_.uuid);
-                continue;
-            }
-            update_strings(txn, &sb_table_address_set, &sb_as->header_.uuid,
-                           SB_ADDRESS_SET_COL_ADDRESSES, sb_as->addresses,
-                           sb_as->n_addresses, &w);
-            remember_uuid(&g->sb_sets, sb_as->name, &sb_as->header_.uuid);
-        }
-    }
-
-    /* Port groups. */
-    struct hmap key_dps;
-    key_dps_init(&key_dps, g->model);
-    if (existing) {
-        sync_pgs_from_rows(g, txn, &existing->pgs, &key_dps);
-    } else {
-        const struct sb_port_group *sb;
-        SB_PORT_GROUP_FOR_EACH (sb, sb_db) {
-            size_t dp;
-            const char *pg_name;
-            struct group_want w;
-            if (!parse_sb_pg_name(&key_dps, sb->name, &dp, &pg_name)
-                || !desired_pg(g, dp, pg_name, &w)
-                || sb_pg_find(g, dp, pg_name)) {
-                rdb_txn_delete(txn, &sb_table_port_group, &sb->header_.uuid);
-                continue;
-            }
-            update_strings(txn, &sb_table_port_group, &sb->header_.uuid,
-                           SB_PORT_GROUP_COL_PORTS, sb->ports, sb->n_ports,
-                           &w);
-            sb_pg_remember(g, dp, pg_name, &sb->header_.uuid);
-        }
-    }
-    key_dps_destroy(&key_dps);
-
-    /* The rows to insert: all of them on a cold start (690,000 port groups
-     * at 1,000,000 ACLs), so they are produced as the server reads them
-     * rather than queued at once. */
-    g->next_set = hmap_first(&g->derived.map);
-    g->next_set_nb = false;
-    if (!g->next_set) {
-        next_set_advance(g);
-    }
-    g->next_pg = hmap_first(&g->pg_names.map);
-    g->next_ref = NULL;
-    g->next_ref_dp = 0;
-    rdb_txn_add_producer(txn, produce_inserts, g);
-    sset_clear(&g->dirty_sets);
-    sset_clear(&g->dirty_pgs);
-    deltas_clear(&g->set_deltas);
-    deltas_clear(&g->pg_deltas);
-}
-
-void
-groups_sync_sb_dirty(struct groups *g, struct rdb_txn *txn)
-{
-    const char *name;
-    SSET_FOR_EACH (name, &g->dirty_sets) {
-        struct group_want w;
-        bool exists = want_set(g, name, &w);
-        const struct uuid *u = shash_find_data(&g->sb_sets, name);
-        if (!exists) {
-            if (u) {
-                rdb_txn_delete(txn, &sb_table_address_set, u);
-            }
-            forget_uuid(&g->sb_sets, name);
-        } else if (!u) {
-            insert_set(g, txn, name, &w);
-        } else {
-            apply_delta(txn, &sb_table_address_set, u,
-                        SB_ADDRESS_SET_COL_ADDRESSES,
-                        shash_find_data(&g->set_deltas, name), &w);
-        }
-    }
-    sset_clear(&g->dirty_sets);
-    deltas_clear(&g->set_deltas);
-
-    const char *key;
-    SSET_FOR_EACH (key, &g->dirty_pgs) {
-        char *end;
-        size_t dp = strtoul(key, &end, 10);
-        const char *pg_name = end + 1;
-        struct group_want w;
-        bool exists = desired_pg(g, dp, pg_name, &w);
-        struct sb_pg *r = sb_pg_find(g, dp, pg_name);
-        if (!exists) {
-            if (r) {
-                rdb_txn_delete(txn, &sb_table_port_group, &r->uuid);
-                hmap_remove(&g->sb_pgs, &r->node);
-                sb_pg_free(r);
-            }
-        } else if (!r) {
-            insert_pg(g, txn, dp, w.pg, &w);
-        } else {
-            apply_delta(txn, &sb_table_port_group, &r->uuid,
-                        SB_PORT_GROUP_COL_PORTS,
-                        shash_find_data(&g->pg_deltas, key), &w);
-        }
-    }
-    sset_clear(&g->dirty_pgs);
-    deltas_clear(&g->pg_deltas);
-}
-
-static int
-compare_strings(const void *a_, const void *b_)
-{
-    const char *const *a = a_;
-    const char *const *b = b_;
-    return strcmp(*a, *b);
-}
-
-const char **
-groups_set_addresses(const struct groups *g, const char *name, size_t *n)
-{
-    struct group_want w;
-    if (!want_set(g, name, &w)) {
-        *n = 0;
-        return NULL;
-    }
-    const char **v = want_array(&w, n);
-    if (w.counts) {
-        qsort(v, *n, sizeof *v, compare_strings);
-    }
-    /* (The replica keeps NB sets sorted.) */
-    return v;
-}

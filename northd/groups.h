@@ -14,32 +14,50 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "openvswitch/hmap.h"
-#include "openvswitch/shash.h"
 #include "openvswitch/uuid.h"
 #include "sset.h"
 
+struct as_state;
+struct dpset;
 struct groups_sb_rows;
 struct hmapx;
 struct ls_model;
 struct ls_port;
 struct nb_address_set;
 struct nb_port_group;
+struct pg_name;
 struct rdb;
 struct rdb_txn;
+
+/* A port group on a switch: its name (groups-private.h) and datapath. */
+struct pg_dp_ref {
+    struct pg_name *pn;
+    uint32_t dp;
+};
 
 /* One NB port group. */
 struct pg_state {
     struct hmap_node node;          /* In groups 'pgs', by NB UUID. */
     struct uuid uuid;
     const struct nb_port_group *nb;
-    char *name;                     /* As last seen ('nb' may be gone). */
-    unsigned long *dps;             /* Datapaths with a member ('dp_cap'
-                                     * bits). */
-    struct hmap per_dp;             /* "struct pg_dp"s: members by dp. */
-    struct hmap members;            /* "struct pg_member"s, by port row. */
-    char *derived[2];               /* "<name>_ip4", "<name>_ip6". */
-    uint32_t name_hash;             /* hash_string() of 'name'... */
-    uint32_t derived_hash[2];       /* ...and of 'derived'. */
+    const char *name;               /* As last seen ('nb' may be gone), a
+                                     * strpool reference. */
+    const struct dpset *span;       /* Datapaths with a member, a counted
+                                     * reference to a shared set (the
+                                     * group's ACLs have the same one)... */
+    const unsigned long *dps;       /* ...and its bitmap ('dp_cap' bits). */
+    /* Members: the NB ports it lists, sorted by row UUID, in two arrays
+     * exactly as long as they need to be: those in the model ("applied":
+     * they count in 'dps', in the switches' SB port groups and in the
+     * derived sets; borrowed from the model, which tells groups.c before
+     * it frees or changes one), and the rest, by row UUID. */
+    const struct ls_port **ports;
+    struct uuid *absent;
+    uint32_t n_ports, n_absent;
+    struct as_state *sets[2];       /* Its "<name>_ip4" and "<name>_ip6"
+                                     * (groups.c), NULL if it does not own
+                                     * its name or an NB set has it. */
+    uint32_t name_hash;             /* hash_string() of 'name'. */
 };
 
 struct groups {
@@ -48,50 +66,47 @@ struct groups {
                                      * follows, nothing to mark dirty. */
     size_t dp_cap;
     struct hmap pgs;                /* "struct pg_state"s. */
-    struct shash pg_names;          /* Name -> the pg_state that owns it. */
+    struct hmap pg_names;           /* "struct pg_name"s (groups.c): each
+                                     * port group name, the pg_state that
+                                     * owns it, and its SB port groups. */
     struct hmap port_pgs;           /* "struct port_pgs"s (groups.c): by
-                                     * port name, the pg_states listing
+                                     * NB port row, the pg_states listing
                                      * it. */
+    struct hmap port_ips[2];        /* "struct port_ip"s (groups.c): the
+                                     * IPv4 and IPv6 addresses of the
+                                     * model's ports. */
 
-    /* Desired SB address sets: the NB's (name -> its NB row, whose
-     * addresses they are) and those derived from port groups, "<pg>_ip4/6"
-     * (name -> struct hmap * of counted names, see groups.c: each address
-     * with the number of members that have it, since members may share
-     * one). */
-    struct shash nb_sets;
-    struct shash derived;
+    /* Address sets by name: "struct as_state"s (groups.c), the NB's,
+     * those derived from port groups ("<pg>_ip4/6"), and those whose SB
+     * row is still to be deleted. */
+    struct hmap sets;
 
-    /* ACL references to port groups, per datapath (array of 'dp_cap'
-     * hmaps of counted names, see groups.c), maintained by acls.c. */
-    struct hmap *dp_pg_refs;
+    /* Which SB rows exist, as last written, 'sets' and 'pg_names' say.
+     * The SB replica keeps these tables only in a fresh copy (lib/sb.rdb),
+     * so that is which rows northd's last pass left, and the wanted
+     * contents what they hold (but for the dirty ones below). */
 
-    /* SB rows as last written: address sets by name (name -> struct
-     * uuid *), port groups by datapath and group.  The SB
-     * replica keeps these tables only in a fresh copy (lib/sb.rdb), so
-     * these say which rows northd's last pass left, and the wanted
-     * contents above what they hold (but for the dirty ones below). */
-    struct shash sb_sets;
-    struct hmap sb_pgs;             /* "struct sb_pg"s (groups.c). */
+    /* The UUIDs of the SB rows that do not have the one northd derives
+     * from their names ("struct foreign_row"s, groups.c). */
+    struct hmap foreign;
+
+    unsigned long *scratch_dps;     /* A bitmap of 'dp_cap' bits. */
 
     struct pg_state **dead_pgs;     /* Deleted this pass, freed by
                                      * groups_end_pass(). */
     size_t n_dead_pgs;
-    struct sset dirty_sets;         /* Address set names to sync. */
-    struct shash set_deltas;        /* Name -> struct set_delta: what
-                                     * changed in a dirty set. */
-    struct sset dirty_pgs;          /* "<dp index> <pg name>" to sync. */
-    struct shash pg_deltas;         /* Same key -> struct set_delta: the
-                                     * ports that joined and left. */
+    struct as_state **dirty_sets;   /* Address sets to sync. */
+    size_t n_dirty_sets, allocated_dirty_sets;
+    struct pg_dp_ref *dirty_pg_dps; /* Port groups by switch to sync. */
+    size_t n_dirty_pg_dps, allocated_dirty_pg_dps;
+    struct hmap deltas;             /* "struct set_delta"s: what joined
+                                     * and left a dirty set or port group
+                                     * on a switch. */
 
     /* A full sync's inserts, produced while its transaction is sent:
-     * where production is in 'derived' and 'nb_sets', then in 'pg_names'
-     * (port groups with members), then in 'dp_pg_refs' (those only ACLs
-     * refer to). */
+     * where production is in 'sets', then in 'pg_names'. */
     struct hmap_node *next_set;
-    bool next_set_nb;               /* 'next_set' is in 'nb_sets'. */
     struct hmap_node *next_pg;
-    size_t next_ref_dp;
-    struct hmap_node *next_ref;
 };
 
 void groups_init(struct groups *, const struct ls_model *, size_t dp_cap,
@@ -104,8 +119,10 @@ void groups_end_pass(struct groups *);
 struct pg_state *groups_find_pg(const struct groups *, const struct uuid *);
 
 /* The addresses of address set 'name' (from the NB, or derived from a
- * port group), sorted, as a new array of '*n' borrowed strings (valid
- * until the set changes), or NULL if there is no such set. */
+ * port group), sorted, as a new array of '*n' strings for the caller to
+ * free(), or NULL if there is no such set.  An NB set's strings are
+ * borrowed (valid until the set changes); a derived set's are in the
+ * array's own block. */
 const char **groups_set_addresses(const struct groups *, const char *name,
                                   size_t *n);
 bool groups_pg_exists(const struct groups *, const char *name);
