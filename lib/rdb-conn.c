@@ -922,6 +922,10 @@ monitor_done(struct rdb *db, bool snapshot)
         db->state = RDB_C_SYNCED;
         db->synced = true;
         db->ever_synced = true;
+        /* The snapshot of tables replicated for their initial contents
+         * was part of the fresh copy, and so were any updates between the
+         * two replies: the user derives everything again anyway. */
+        db->fresh_copy = false;
     }
 }
 

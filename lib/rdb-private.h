@@ -119,8 +119,8 @@ struct rdb {
                                      * current message began. */
     uint8_t id;                     /* What its rows call it (rdb.c). */
     bool synced, ever_synced;
-    bool fresh_copy;                /* Receiving a fresh copy: the rows
-                                     * are not tracked. */
+    bool fresh_copy;                /* From rdb_reset() until synced: a
+                                     * fresh copy is not tracked. */
     struct rdb_rows graveyard;      /* Rows of a previous copy, freed on
                                      * the next rdb_track_clear(). */
     struct rdb_rows zombies;        /* Deleted rows something still

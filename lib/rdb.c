@@ -202,6 +202,28 @@ rdb_uuid_generate(struct uuid *uuid)
     *uuid = rdb_uuid_from_bits(a, b);
 }
 
+void
+rdb_uuid_hash_init(struct rdb_uuid_hash *uh, const struct uuid *key)
+{
+    uh->h[0] = ((uint64_t) key->parts[1] << 32 | key->parts[0]) ^ 1;
+    uh->h[1] = ((uint64_t) key->parts[3] << 32 | key->parts[2]) ^ 2;
+}
+
+void
+rdb_uuid_hash_add(struct rdb_uuid_hash *uh, const void *p, size_t n)
+{
+    for (int i = 0; i < 2; i++) {
+        uh->h[i] = rdb_hash_bytes64(p, n, uh->h[i]);
+    }
+}
+
+struct uuid
+rdb_uuid_hash_finish(const struct rdb_uuid_hash *uh)
+{
+    return rdb_uuid_from_bits(fmix64(uh->h[0] ^ (uh->h[1] >> 1)),
+                              fmix64(uh->h[1] + uh->h[0]));
+}
+
 struct uuid
 rdb_uuid_from_bits(uint64_t a, uint64_t b)
 {
@@ -1790,7 +1812,6 @@ rdb_update_end(struct rdb *db)
         db->seqno++;
     }
     db->changed = false;
-    db->fresh_copy = false;
 }
 
 /* Forgets the tracked rows of 't' (which the caller has dealt with), and

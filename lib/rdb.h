@@ -378,6 +378,20 @@ void rdb_uuid_generate(struct uuid *);
  * format fixes): for a UUID derived from content, e.g. a hash. */
 struct uuid rdb_uuid_from_bits(uint64_t a, uint64_t b);
 
+/* UUIDs derived from content: the same content and 'key' give the same
+ * UUID in any process, so that a row's UUID need not be kept (a later
+ * pass, or the next northd on the same SB, derives it again), while
+ * whoever does not know 'key' cannot choose content whose UUID collides
+ * with another's.  Pieces are added one at a time; their lengths count,
+ * so ("ab", "c") and ("a", "bc") differ.  Unlike the content hashes above,
+ * which are keyed per process, this is keyed by the caller. */
+struct rdb_uuid_hash {
+    uint64_t h[2];
+};
+void rdb_uuid_hash_init(struct rdb_uuid_hash *, const struct uuid *key);
+void rdb_uuid_hash_add(struct rdb_uuid_hash *, const void *, size_t n);
+struct uuid rdb_uuid_hash_finish(const struct rdb_uuid_hash *);
+
 /* True if typed row pointer ROW (possibly NULL) is the row with UUID. */
 #define RDB_ROW_IS(ROW, UUID) \
     ((ROW) != NULL && uuid_equals(&(ROW)->header_.uuid, (UUID)))

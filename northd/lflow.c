@@ -30,6 +30,7 @@ COVERAGE_DEFINE(lflow_inserted);
 COVERAGE_DEFINE(lflow_deleted);
 COVERAGE_DEFINE(lflow_updated);
 COVERAGE_DEFINE(lflow_dp_group_moved);
+COVERAGE_DEFINE(lflow_row_adopted);     /* A row some other writer made. */
 COVERAGE_DEFINE(lflow_inserts_deferred); /* A sync left inserts for the next. */
 
 struct lflow {
@@ -499,8 +500,10 @@ lflow_owner_destroy(struct lflow_owner *o)
 }
 
 void
-lflow_table_init(struct lflow_table *t, size_t dp_cap)
+lflow_table_init(struct lflow_table *t, size_t dp_cap,
+                 const struct uuid *uuid_key)
 {
+    t->uuid_key = *uuid_key;
     hmap_init(&t->flows);
     hmap_init(&t->multi);
     uuidset_init(&t->deleting);
@@ -1198,39 +1201,47 @@ lflow_content_hash(const struct lflow *f)
     return h;
 }
 
-/* The UUID northd gives the SB row of a flow whose content hashes to
- * 'content'.  The content is what tells flows apart (no two flows of a
- * table share it), so a later pass, or the next northd on the same SB,
- * finds the row's UUID without having kept it.  It is marked as a random
- * (version 4) UUID, like those OVSDB makes. */
+/* The UUID northd gives the SB row of 'f': derived from its content,
+ * which is what tells flows apart (no two flows of a table share it), and
+ * keyed by the table's 'uuid_key', so that a later pass, or the next
+ * northd on the same SB, finds the row's UUID without having kept it.  It
+ * is marked as a random (version 4) UUID, like those OVSDB makes. */
 static struct uuid
-lflow_derive_uuid(const struct rdb_hash *content)
+lflow_derive_uuid(const struct lflow_table *t, const struct lflow *f)
 {
-    return rdb_uuid_from_bits(content->h[0], content->h[1]);
+    struct rdb_uuid_hash uh;
+    rdb_uuid_hash_init(&uh, &t->uuid_key);
+    uint32_t head[] = { f->stage, f->priority };
+    rdb_uuid_hash_add(&uh, head, sizeof head);
+    const char *match = lflow_match(f, &match_scratch);
+    rdb_uuid_hash_add(&uh, match, strlen(match));
+    rdb_uuid_hash_add(&uh, f->actions, strpool_len(f->actions));
+    const char *meter = lflow_meter(f);
+    rdb_uuid_hash_add(&uh, meter ? meter : "", meter ? strlen(meter) + 1 : 0);
+    return rdb_uuid_hash_finish(&uh);
 }
 
 /* The UUID of 'f''s SB row ('has_row'). */
 static struct uuid
-lflow_sb_uuid(const struct lflow *f)
+lflow_sb_uuid(const struct lflow_table *t, const struct lflow *f)
 {
     ovs_assert(f->has_row);
     if (f->has_sb_uuid) {
         return lflow_rare_find(f)->sb_uuid;
     }
-    struct rdb_hash content = lflow_content_hash(f);
-    return lflow_derive_uuid(&content);
+    return lflow_derive_uuid(t, f);
 }
 
-/* Takes note that 'f''s SB row is 'uuid'.  'content' is 'f''s content
- * hash. */
+/* Takes note that 'f''s SB row is 'uuid'.  'derived' is the UUID northd
+ * derives for it. */
 static void
 lflow_set_row(struct lflow *f, const struct uuid *uuid,
-              const struct rdb_hash *content)
+              const struct uuid *derived)
 {
-    struct uuid derived = lflow_derive_uuid(content);
     f->has_row = true;
-    if (!uuid_equals(uuid, &derived)) {
+    if (!uuid_equals(uuid, derived)) {
         /* Inserted by some other writer (or a northd that was not ours). */
+        COVERAGE_INC(lflow_row_adopted);
         struct lflow_rare *r = lflow_rare_get(f);
         r->sb_uuid = *uuid;
         f->has_sb_uuid = true;
@@ -1304,7 +1315,7 @@ update_sb_flow(const struct lflow_table *t, struct lflow *f,
                struct dp_groups *dpgs)
 {
     struct lflow_target target = lflow_target(t, f, m, txn, dpgs);
-    struct uuid uuid = lflow_sb_uuid(f);
+    struct uuid uuid = lflow_sb_uuid(t, f);
     rdb_txn_update(txn, &sb_table_logical_flow, &uuid);
     if (!f->sb_target
         || target.group != f->sb_group
@@ -1356,14 +1367,14 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
                struct dp_groups *dpgs)
 {
     struct lflow_target target = lflow_target(t, f, m, txn, dpgs);
-    struct rdb_hash content = lflow_content_hash(f);
-    struct uuid uuid = lflow_derive_uuid(&content);
+    struct uuid derived = lflow_derive_uuid(t, f);
+    struct uuid uuid = derived;
     if (uuidset_find(&t->deleting, &uuid)) {
         /* A row this transaction deletes has it: only a row someone
          * changed under northd's feet (or a collision of 122 bits). */
         rdb_uuid_generate(&uuid);
     }
-    lflow_set_row(f, &uuid, &content);
+    lflow_set_row(f, &uuid, &derived);
     rdb_txn_insert(txn, &sb_table_logical_flow, &uuid);
     rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE,
                        lflow_pipeline_name(ls_stage_pipeline(f->stage)));
@@ -1555,7 +1566,7 @@ lflow_sb_rows_from_table(const struct lflow_table *t,
         }
         struct rdb_hash content = lflow_content_hash(f);
         struct uuid uuid = (f->has_sb_uuid ? lflow_rare_find(f)->sb_uuid
-                            : lflow_derive_uuid(&content));
+                            : lflow_derive_uuid(t, f));
         if (uuidset_find(gone, &uuid)) {
             continue;
         }
@@ -1662,7 +1673,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
         sb_dps_init(&sb_dps, m);
         HMAP_FOR_EACH (f, node, &t->flows) {
             struct rdb_hash content = lflow_content_hash(f);
-            struct uuid derived = lflow_derive_uuid(&content);
+            struct uuid derived = lflow_derive_uuid(t, f);
             struct lflow_sb_row *row = NULL, *r;
             HMAP_FOR_EACH_WITH_HASH (r, node, content.h[0],
                                      &existing->by_content) {
@@ -1678,7 +1689,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
             }
             hmap_remove(&existing->by_content, &row->node);
             f->claimed = true;
-            lflow_set_row(f, &row->uuid, &content);
+            lflow_set_row(f, &row->uuid, &derived);
             f->sb_group = row->group;
             if (row->group) {
                 struct dp_group *dpg = dp_groups_find_row(dpgs, &row->target);
@@ -1768,7 +1779,7 @@ delete_flow(struct lflow_table *t, struct lflow *f, struct rdb_txn *txn)
 {
     ovs_assert(!f->n_refs);
     if (f->has_row) {
-        struct uuid uuid = lflow_sb_uuid(f);
+        struct uuid uuid = lflow_sb_uuid(t, f);
         rdb_txn_delete(txn, &sb_table_logical_flow, &uuid);
         COVERAGE_INC(lflow_deleted);
         unref_target(f);

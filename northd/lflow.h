@@ -96,13 +96,21 @@ struct lflow_table {
     bool all_new;                   /* No sync yet: the first, a full one,
                                      * looks at every flow, so none is
                                      * kept in 'dirty'. */
+    struct uuid uuid_key;           /* Keys the UUIDs of the rows northd
+                                     * inserts (lflow_table_init()). */
     struct uuidset deleting;        /* Rows of other content that the
                                      * transaction of a full sync deletes:
                                      * no insert in it may reuse their
                                      * UUIDs. */
 };
 
-void lflow_table_init(struct lflow_table *, size_t dp_cap);
+/* 'uuid_key' keys the UUIDs of the Logical_Flow rows the table inserts,
+ * which it derives from their content (lib/rdb.h, rdb_uuid_hash): every
+ * northd on the same SB must use the same key (northd uses SB_Global's
+ * row UUID), or it takes the rows another wrote as foreign ones, whose
+ * UUIDs it has to keep. */
+void lflow_table_init(struct lflow_table *, size_t dp_cap,
+                      const struct uuid *uuid_key);
 void lflow_table_reserve(struct lflow_table *, size_t n_flows);
 void lflow_table_destroy(struct lflow_table *);
 size_t lflow_table_count(const struct lflow_table *);

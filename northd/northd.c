@@ -81,8 +81,29 @@ struct northd_data {
     bool nb_writes_pending;         /* NB status columns to bring in line. */
     struct uuidset own_pb_deletes;  /* Port_Bindings this northd deleted:
                                      * seeing them go is no surprise. */
+    struct uuid flow_key;           /* What 'lflows' keys its row UUIDs
+                                     * with: SB_Global's UUID. */
 };
 static struct northd_data data;
+
+/* The UUID of the SB_Global row: the one the SB has, or the one northd
+ * is about to insert it under.  It keys the UUIDs of the Logical_Flow rows
+ * northd inserts (lflow_table_init()): a row the SB has as long as the SB
+ * does, which every northd on it reads, and which a CMS can neither
+ * choose nor read. */
+static const struct uuid *
+sb_global_uuid(const struct rdb *sb_db)
+{
+    static struct uuid made;
+    const struct sb_sb_global *sb = sb_sb_global_first(sb_db);
+    if (sb) {
+        return &sb->header_.uuid;
+    }
+    if (uuid_is_zero(&made)) {
+        rdb_uuid_generate(&made);
+    }
+    return &made;
+}
 
 /* Whether the SB replica's Logical_Flow rows are a copy the last full
  * sync has not used yet.  The replica keeps that table only from the
@@ -220,9 +241,8 @@ sync_sb_global(struct northd_ctx *ctx, const struct nb_nb_global *nb,
 {
     const struct sb_sb_global *sb = sb_sb_global_first(ctx->sb);
     if (!sb) {
-        struct uuid uuid;
-        rdb_uuid_generate(&uuid);
-        rdb_txn_insert(ctx->sb_txn, &sb_table_sb_global, &uuid);
+        rdb_txn_insert(ctx->sb_txn, &sb_table_sb_global,
+                       sb_global_uuid(ctx->sb));
     } else {
         rdb_txn_update(ctx->sb_txn, &sb_table_sb_global, &sb->header_.uuid);
     }
@@ -299,7 +319,11 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     struct lflow_sb_rows *existing;
     struct groups_sb_rows *groups_existing = NULL;
     if (lflow_copy_fresh) {
+        /* The index is a copy: the replica's rows can go before the
+         * compile, rather than be at the peak with it (after a restart at
+         * a million ACLs, two million rows). */
         existing = lflow_sb_rows_from_replica(ctx->sb);
+        rdb_forget_rows(ctx->sb, &sb_table_logical_flow);
     } else {
         ovs_assert(d->valid);
         /* Less the flows someone else deleted since the last pass. */
@@ -336,7 +360,8 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     groups_init(&d->groups, &d->model, d->model.dp_cap, ctx->nb);
 
     /* Compile. */
-    lflow_table_init(&d->lflows, d->model.dp_cap);
+    d->flow_key = *sb_global_uuid(ctx->sb);
+    lflow_table_init(&d->lflows, d->model.dp_cap, &d->flow_key);
     lflow_table_reserve(&d->lflows, n_flows);
     acl_errors_begin();
     d->acls = acls_create(&d->model, &d->lbs, &d->groups, ctx->nb, nb,
@@ -370,7 +395,6 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     groups_sync_sb(&d->groups, ctx->sb, groups_existing, ctx->sb_txn);
     groups_sb_rows_destroy(groups_existing);
     if (lflow_copy_fresh) {
-        rdb_forget_rows(ctx->sb, &sb_table_logical_flow);
         rdb_forget_rows(ctx->sb, &sb_table_port_group);
         rdb_forget_rows(ctx->sb, &sb_table_address_set);
         lflow_copy_fresh = false;
@@ -851,6 +875,11 @@ northd_run(struct northd_ctx *ctx, bool force_full)
     }
 
     const struct nb_nb_global *nb = get_nb_global(ctx);
+    if (!full && !uuid_equals(&data.flow_key, sb_global_uuid(ctx->sb))) {
+        /* The flows' UUIDs follow from it. */
+        reason = "SB_Global was replaced";
+        full = true;
+    }
     if (!full && !incremental_run(ctx, &reason)) {
         full = true;
     }
