@@ -63,6 +63,20 @@ objpool_init(struct objpool *pool, size_t size, const char *name)
     };
 }
 
+static void
+free_blocks(struct objpool *pool)
+{
+    while (pool->blocks) {
+        char *block = pool->blocks;
+        pool->blocks = *(void **) block;
+        /* The allocator may reuse what was poisoned here. */
+        OBJPOOL_UNPOISON(block, ((size_t *) block)[1]);
+        free(block);
+    }
+    pool->free = pool->next = pool->end = NULL;
+    pool->block_size = pool->bytes = 0;
+}
+
 void
 objpool_destroy(struct objpool *pool)
 {
@@ -76,16 +90,16 @@ objpool_destroy(struct objpool *pool)
             break;
         }
     }
-    while (pool->blocks) {
-        char *block = pool->blocks;
-        pool->blocks = *(void **) block;
-        /* The allocator may reuse what was poisoned here. */
-        OBJPOOL_UNPOISON(block, ((size_t *) block)[1]);
-        free(block);
-    }
+    free_blocks(pool);
     pool->mode = 0;
-    pool->free = pool->next = pool->end = NULL;
-    pool->block_size = pool->bytes = 0;
+}
+
+void
+objpool_trim(struct objpool *pool)
+{
+    if (pool->mode == OBJPOOL_BLOCKS && !pool->n_live) {
+        free_blocks(pool);
+    }
 }
 
 static void

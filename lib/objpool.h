@@ -46,6 +46,11 @@ void objpool_init(struct objpool *, size_t size, const char *name);
 /* Frees the pool's blocks.  Every record must have been freed first. */
 void objpool_destroy(struct objpool *);
 
+/* Gives the blocks of 'pool' back if none of its records is in use (a
+ * table whose rows were all freed at once): a pool otherwise keeps them
+ * for its next records.  The pool stays usable. */
+void objpool_trim(struct objpool *);
+
 /* Records of any size up to OBJPOOL_SIZED_MAX, from one pool per multiple
  * of 8 bytes, and bigger ones from malloc(): for many small objects of
  * varied sizes (pooled strings).  The caller gives back the size it asked

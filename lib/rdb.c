@@ -1797,6 +1797,16 @@ rdb_forget_rows(struct rdb *db, const struct rdb_table_class *tc)
         untrack(row);
         row_free(row, true);
     }
+    if (!t->row_pool.n_live) {
+        /* Every row went (a copy of two million flows after a restart at
+         * a million ACLs): give their room back for the compile. */
+        objpool_trim(&t->row_pool);
+        free(t->free_indexes);
+        t->free_indexes = NULL;
+        t->n_free_indexes = t->allocated_free_indexes = 0;
+        t->n_indexes = 0;
+        hmap_shrink(&t->rows);
+    }
 }
 
 void

@@ -292,7 +292,8 @@ bool rdb_has_lock(const struct rdb *);
 void rdb_track_clear(struct rdb *);
 
 /* Drops the rows of 'tc', a table replicated for its initial contents
- * only, without tracking their going.  */
+ * only, without tracking their going; once none is left, their room goes
+ * back to malloc().  */
 void rdb_forget_rows(struct rdb *, const struct rdb_table_class *);
 
 /* Rows of table 'tc', in no particular order; deleted and placeholder rows

@@ -368,12 +368,10 @@ key_dps_destroy(struct hmap *map)
     hmap_destroy(map);
 }
 
-/* Reads SB port group name 'sb_name' ("<key>_<pg>") into the datapath it
- * is for and the port group's name (a pointer into 'sb_name').  False if
- * it is not such a name, or no switch has the key. */
+/* The tunnel key an SB port group's name "<key>_<pg>" starts with, in
+ * '*key', and the port group's name; false if it is not such a name. */
 static bool
-parse_sb_pg_name(const struct hmap *key_dps, const char *sb_name,
-                 size_t *dp, const char **pg_name)
+split_sb_pg_name(const char *sb_name, uint32_t *key, const char **pg_name)
 {
     /* Only the spelling sb_pg_name() gives: ovn-controller looks up no
      * other. */
@@ -382,15 +380,30 @@ parse_sb_pg_name(const struct hmap *key_dps, const char *sb_name,
     }
     char *end;
     errno = 0;
-    unsigned long key = strtoul(sb_name, &end, 10);
-    if (errno || *end != '_' || key > UINT32_MAX) {
+    unsigned long k = strtoul(sb_name, &end, 10);
+    if (errno || *end != '_' || k > UINT32_MAX) {
+        return false;
+    }
+    *key = k;
+    *pg_name = end + 1;
+    return true;
+}
+
+/* Reads SB port group name 'sb_name' into the datapath it is for and the
+ * port group's name (a pointer into 'sb_name').  False if it is not such
+ * a name, or no switch has the key. */
+static bool
+parse_sb_pg_name(const struct hmap *key_dps, const char *sb_name,
+                 size_t *dp, const char **pg_name)
+{
+    uint32_t key;
+    if (!split_sb_pg_name(sb_name, &key, pg_name)) {
         return false;
     }
     const struct key_dp *kd;
     HMAP_FOR_EACH_WITH_HASH (kd, node, hash_int(key, 0), key_dps) {
         if (kd->key == key) {
             *dp = kd->dp;
-            *pg_name = end + 1;
             return true;
         }
     }
@@ -489,55 +502,50 @@ apply_delta(struct rdb_txn *txn, const struct rdb_table_class *tc,
     }
 }
 
-/* Brings string set column 'col' of replica row 'uuid' from 'have' to
- * 'w', by comparing them. */
-static void
-update_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
-               const struct uuid *uuid, size_t col,
-               char **have, size_t n_have, const struct group_want *w)
-{
-    /* A copy, for lookups. */
-    struct sset want_copy = SSET_INITIALIZER(&want_copy);
-    size_t n_want;
-    const char **v = want_array(w, &n_want);
-    for (size_t i = 0; i < n_want; i++) {
-        sset_add(&want_copy, v[i]);
-    }
-    free(v);
-    const struct sset *want = &want_copy;
-    struct set_delta d = { .add = SSET_INITIALIZER(&d.add),
-                           .del = SSET_INITIALIZER(&d.del) };
-    struct sset have_set = SSET_INITIALIZER(&have_set);
-    for (size_t i = 0; i < n_have; i++) {
-        sset_add(&have_set, have[i]);
-        if (!sset_contains(want, have[i])) {
-            sset_add(&d.del, have[i]);
-        }
-    }
-    const char *a;
-    SSET_FOR_EACH (a, want) {
-        if (!sset_contains(&have_set, a)) {
-            sset_add(&d.add, a);
-        }
-    }
-    apply_delta(txn, tc, uuid, col, &d, w);
-    sset_destroy(&have_set);
-    sset_destroy(&d.add);
-    sset_destroy(&d.del);
-    sset_destroy(&want_copy);
-}
-
-/* An SB row the last pass left, for a full pass without a fresh copy. */
+/* An SB row found by its name: one the last pass left, or one of the
+ * replica's fresh copy whose UUID is not the one derived from its name. */
 struct sb_group_row {
     struct uuid uuid;
     uint64_t content;               /* content_hash() of what it holds... */
     bool known;                     /* ...if known. */
 };
 
+/* A row of the replica's fresh copy whose UUID is the one derived from
+ * its name: the group it is for finds it by that UUID, so its name need
+ * not be kept.  After a restart nearly every row is one. */
+struct sb_derived_row {
+    struct uuid uuid;
+    uint64_t content;               /* content_hash() of what it holds. */
+    uint32_t next;                  /* Next in its bucket, or UINT32_MAX. */
+    bool is_pg;                     /* Port_Group, else Address_Set. */
+    bool claimed;                   /* A group took it. */
+};
+
+/* The SB rows a full sync compares with: the summary of a fresh copy
+ * lets the replica forget the rows before the compile, rather than hold
+ * them at its peak (at 200,000 ACLs, 190,000 rows of 18 MB of strings). */
 struct groups_sb_rows {
     struct shash sets;              /* Name -> struct sb_group_row *. */
     struct shash pgs;               /* SB name -> struct sb_group_row *. */
+    struct sb_derived_row *derived; /* Array of 'n_derived'... */
+    size_t n_derived;
+    uint32_t *buckets;              /* ...chained by uuid_hash(), 'mask'
+                                     * + 1 buckets. */
+    uint32_t mask;
+    struct uuidset taken;           /* UUIDs of the rows in 'sets' and
+                                     * 'pgs' of a fresh copy: a group to
+                                     * insert cannot have one. */
 };
+
+static struct groups_sb_rows *
+sb_rows_create(void)
+{
+    struct groups_sb_rows *rows = xzalloc(sizeof *rows);
+    shash_init(&rows->sets);
+    shash_init(&rows->pgs);
+    uuidset_init(&rows->taken);
+    return rows;
+}
 
 static struct sb_group_row *
 sb_group_row_add(struct shash *rows, const char *name,
@@ -587,9 +595,7 @@ groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
     rdb_track_deleted(sb_db, &sb_table_address_set, &gone);
     rdb_track_deleted(sb_db, &sb_table_port_group, &gone);
 
-    struct groups_sb_rows *rows = xmalloc(sizeof *rows);
-    shash_init(&rows->sets);
-    shash_init(&rows->pgs);
+    struct groups_sb_rows *rows = sb_rows_create();
 
     /* What the last sync wrote is what 'g' wants, but for what changed
      * since (a pass that gave up halfway may have changed some). */
@@ -639,14 +645,143 @@ groups_sb_rows_from_state(const struct groups *g, struct rdb *sb_db)
     return rows;
 }
 
+/* content_hash() of the 'n' strings 'v' an SB row holds. */
+static uint64_t
+content_hash_strings(char **v, size_t n)
+{
+    uint64_t h = n * UINT64_C(0x9e3779b97f4a7c15);
+    for (size_t i = 0; i < n; i++) {
+        h += content_hash_one(v[i]);
+    }
+    return h;
+}
+
+static void
+sb_derived_row_add(struct groups_sb_rows *rows, const struct uuid *uuid,
+                   uint64_t content, bool is_pg)
+{
+    struct sb_derived_row *r = &rows->derived[rows->n_derived++];
+    r->uuid = *uuid;
+    r->content = content;
+    r->is_pg = is_pg;
+    r->claimed = false;
+}
+
+/* Adds an SB row of the fresh copy that is found by its name. */
+static void
+sb_named_row_add(struct groups_sb_rows *rows, struct shash *by_name,
+                 const char *name, const struct uuid *uuid, uint64_t content)
+{
+    /* Of two rows with one name (a schema without the unique index), the
+     * group claims the first and the second goes. */
+    struct sb_group_row *r = sb_group_row_add(by_name, name, uuid);
+    r->known = true;
+    r->content = content;
+    uuidset_insert(&rows->taken, uuid);
+}
+
+struct groups_sb_rows *
+groups_sb_rows_from_replica(struct rdb *sb_db)
+{
+    struct groups_sb_rows *rows = sb_rows_create();
+    rows->derived = xmalloc(MAX(1, sb_address_set_count(sb_db)
+                                   + sb_port_group_count(sb_db))
+                            * sizeof *rows->derived);
+
+    const struct sb_address_set *sb_as;
+    SB_ADDRESS_SET_FOR_EACH (sb_as, sb_db) {
+        uint64_t content = content_hash_strings(sb_as->addresses,
+                                                sb_as->n_addresses);
+        struct uuid derived = derive_uuid(0, sb_as->name);
+        if (uuid_equals(&derived, &sb_as->header_.uuid)) {
+            sb_derived_row_add(rows, &derived, content, false);
+        } else {
+            sb_named_row_add(rows, &rows->sets, sb_as->name,
+                             &sb_as->header_.uuid, content);
+        }
+    }
+
+    const struct sb_port_group *sb_pg;
+    SB_PORT_GROUP_FOR_EACH (sb_pg, sb_db) {
+        uint64_t content = content_hash_strings(sb_pg->ports,
+                                                sb_pg->n_ports);
+        uint32_t key;
+        const char *pg_name;
+        struct uuid derived;
+        if (split_sb_pg_name(sb_pg->name, &key, &pg_name)
+            && (derived = derive_uuid(key, pg_name),
+                uuid_equals(&derived, &sb_pg->header_.uuid))) {
+            sb_derived_row_add(rows, &derived, content, true);
+        } else {
+            sb_named_row_add(rows, &rows->pgs, sb_pg->name,
+                             &sb_pg->header_.uuid, content);
+        }
+    }
+
+    size_t n_buckets = 1;
+    while (2 * n_buckets < rows->n_derived) {
+        n_buckets *= 2;
+    }
+    rows->mask = n_buckets - 1;
+    rows->buckets = xmalloc(n_buckets * sizeof *rows->buckets);
+    memset(rows->buckets, 0xff, n_buckets * sizeof *rows->buckets);
+    for (size_t i = 0; i < rows->n_derived; i++) {
+        struct sb_derived_row *r = &rows->derived[i];
+        uint32_t *b = &rows->buckets[uuid_hash(&r->uuid) & rows->mask];
+        r->next = *b;
+        *b = i;
+    }
+    return rows;
+}
+
 void
 groups_sb_rows_destroy(struct groups_sb_rows *rows)
 {
     if (rows) {
         shash_destroy_free_data(&rows->sets);
         shash_destroy_free_data(&rows->pgs);
+        free(rows->buckets);
+        free(rows->derived);
+        uuidset_destroy(&rows->taken);
         free(rows);
     }
+}
+
+/* The derived row 'uuid' of 'rows', if there is one. */
+static struct sb_derived_row *
+derived_row_get(const struct groups_sb_rows *rows, const struct uuid *uuid)
+{
+    if (!rows->n_derived) {
+        return NULL;
+    }
+    for (uint32_t i = rows->buckets[uuid_hash(uuid) & rows->mask];
+         i != UINT32_MAX; i = rows->derived[i].next) {
+        if (uuid_equals(&rows->derived[i].uuid, uuid)) {
+            return &rows->derived[i];
+        }
+    }
+    return NULL;
+}
+
+/* The derived row 'uuid' of the table 'is_pg' says, if 'rows' has one no
+ * group took yet. */
+static struct sb_derived_row *
+derived_row_find(const struct groups_sb_rows *rows, const struct uuid *uuid,
+                 bool is_pg)
+{
+    struct sb_derived_row *r = derived_row_get(rows, uuid);
+    return r && r->is_pg == is_pg && !r->claimed ? r : NULL;
+}
+
+/* True if a group northd is about to insert cannot have the row UUID
+ * 'uuid': a row of the SB, found by its name, has it (a row someone
+ * renamed, or whose name hashes alike), and inserting it would fail the
+ * transaction, and so would every later one. */
+static bool
+uuid_taken(const struct groups_sb_rows *rows, const struct uuid *uuid)
+{
+    return (derived_row_get(rows, uuid)
+            || uuidset_find(&rows->taken, uuid) != NULL);
 }
 
 /* The set of the SB address set named 'name' if northd wants that row and
@@ -857,37 +992,79 @@ clear_dirty(struct groups *g)
     groups_deltas_clear(g);
 }
 
-/* The same as avoid_taken_pg_uuids(), for address sets. */
+/* Takes the rows of 'rows' whose UUID is the one derived from their
+ * name for the groups that want them, writing those whose content
+ * differs, and deletes the others. */
 static void
-avoid_taken_set_uuids(struct groups *g, struct rdb *sb_db)
+claim_derived_rows(struct groups *g, struct rdb_txn *txn,
+                   struct groups_sb_rows *rows)
 {
-    if (!rdb_count(sb_db, &sb_table_address_set)) {
-        return;
+    struct as_state *as;
+    HMAP_FOR_EACH (as, node, &g->sets) {
+        struct group_want w;
+        if (as->has_row || !as_want(g, as, &w)) {
+            continue;
+        }
+        struct uuid uuid = as_derived_uuid(as);
+        struct sb_derived_row *r = derived_row_find(rows, &uuid, false);
+        if (r) {
+            r->claimed = true;
+            if (r->content != content_hash(&w)) {
+                write_whole(txn, &sb_table_address_set, &uuid,
+                            SB_ADDRESS_SET_COL_ADDRESSES, &w);
+            }
+            as_set_row(g, as, &uuid);
+        }
     }
+
+    struct pg_name *pn;
+    HMAP_FOR_EACH (pn, node, &g->pg_names) {
+        for (size_t i = 0; i < pn->n_dps; i++) {
+            struct pg_dp *pd = &pn->dps[i];
+            struct group_want w;
+            if (pd->has_row || !pg_dp_want(g, pn, pd, &w)) {
+                continue;
+            }
+            struct uuid uuid = pg_dp_derived_uuid(g, pn, pd);
+            struct sb_derived_row *r = derived_row_find(rows, &uuid, true);
+            if (r) {
+                r->claimed = true;
+                if (r->content != content_hash(&w)) {
+                    write_whole(txn, &sb_table_port_group, &uuid,
+                                SB_PORT_GROUP_COL_PORTS, &w);
+                }
+                pg_dp_set_row(g, pn, pd, &uuid);
+            }
+        }
+    }
+
+    for (size_t i = 0; i < rows->n_derived; i++) {
+        const struct sb_derived_row *r = &rows->derived[i];
+        if (!r->claimed) {
+            delete_row(txn, (r->is_pg ? &sb_table_port_group
+                             : &sb_table_address_set), &r->uuid);
+        }
+    }
+}
+
+/* Gives the groups to insert whose derived UUID a row of 'rows' has (see
+ * uuid_taken()) a random UUID instead. */
+static void
+avoid_taken_uuids(struct groups *g, const struct groups_sb_rows *rows)
+{
     struct as_state *as;
     HMAP_FOR_EACH (as, node, &g->sets) {
         struct group_want w;
         if (!as->has_row && as_want(g, as, &w)) {
             struct uuid uuid = as_derived_uuid(as);
-            if (rdb_get(sb_db, &sb_table_address_set, &uuid)) {
+            if (uuid_taken(rows, &uuid)) {
                 rdb_uuid_generate(&uuid);
                 remember_foreign_uuid(g, as, 0, &uuid);
                 as->foreign_uuid = true;
             }
         }
     }
-}
 
-/* Gives the port groups to insert whose derived UUID a row in the
- * replica's fresh copy has (a row someone renamed, or whose name hashes
- * alike) a random UUID instead: inserting it would fail the transaction,
- * and so would every later one.  Only an SB with rows can have them. */
-static void
-avoid_taken_pg_uuids(struct groups *g, struct rdb *sb_db)
-{
-    if (!rdb_count(sb_db, &sb_table_port_group)) {
-        return;
-    }
     struct pg_name *pn;
     HMAP_FOR_EACH (pn, node, &g->pg_names) {
         for (size_t i = 0; i < pn->n_dps; i++) {
@@ -895,7 +1072,7 @@ avoid_taken_pg_uuids(struct groups *g, struct rdb *sb_db)
             struct group_want w;
             if (!r->has_row && pg_dp_want(g, pn, r, &w)) {
                 struct uuid uuid = pg_dp_derived_uuid(g, pn, r);
-                if (rdb_get(sb_db, &sb_table_port_group, &uuid)) {
+                if (uuid_taken(rows, &uuid)) {
                     rdb_uuid_generate(&uuid);
                     remember_foreign_uuid(g, pn, r->dp, &uuid);
                     r->foreign_uuid = true;
@@ -906,53 +1083,22 @@ avoid_taken_pg_uuids(struct groups *g, struct rdb *sb_db)
 }
 
 void
-groups_sync_sb(struct groups *g, struct rdb *sb_db,
-               const struct groups_sb_rows *existing, struct rdb_txn *txn)
+groups_sync_sb(struct groups *g, struct groups_sb_rows *existing,
+               struct rdb_txn *txn)
 {
-    /* Address sets. */
-    if (existing) {
-        sync_sets_from_rows(g, txn, &existing->sets);
-    } else {
-        const struct sb_address_set *sb_as;
-        SB_ADDRESS_SET_FOR_EACH (sb_as, sb_db) {
-            struct group_want w;
-            struct as_state *as = claimable_set(g, sb_as->name, &w);
-            if (!as) {
-                delete_row(txn, &sb_table_address_set, &sb_as->header_.uuid);
-                continue;
-            }
-            update_strings(txn, &sb_table_address_set, &sb_as->header_.uuid,
-                           SB_ADDRESS_SET_COL_ADDRESSES, sb_as->addresses,
-                           sb_as->n_addresses, &w);
-            as_set_row(g, as, &sb_as->header_.uuid);
-        }
-        avoid_taken_set_uuids(g, sb_db);
-    }
-
-    /* Port groups. */
+    /* Rows found by name first: a group whose row that is does not
+     * claim a derived one too. */
+    sync_sets_from_rows(g, txn, &existing->sets);
     struct hmap key_dps;
     key_dps_init(&key_dps, g->model);
-    if (existing) {
-        sync_pgs_from_rows(g, txn, &existing->pgs, &key_dps);
-    } else {
-        const struct sb_port_group *sb;
-        SB_PORT_GROUP_FOR_EACH (sb, sb_db) {
-            struct group_want w;
-            struct pg_name *pn;
-            struct pg_dp *r = claimable_pg_dp(g, &key_dps, sb->name, &pn,
-                                              &w);
-            if (!r) {
-                delete_row(txn, &sb_table_port_group, &sb->header_.uuid);
-                continue;
-            }
-            update_strings(txn, &sb_table_port_group, &sb->header_.uuid,
-                           SB_PORT_GROUP_COL_PORTS, sb->ports, sb->n_ports,
-                           &w);
-            pg_dp_set_row(g, pn, r, &sb->header_.uuid);
-        }
-        avoid_taken_pg_uuids(g, sb_db);
-    }
+    sync_pgs_from_rows(g, txn, &existing->pgs, &key_dps);
     key_dps_destroy(&key_dps);
+    if (existing->n_derived) {
+        claim_derived_rows(g, txn, existing);
+    }
+    if (existing->n_derived || !uuidset_is_empty(&existing->taken)) {
+        avoid_taken_uuids(g, existing);
+    }
 
     /* The rows to insert: all of them on a cold start (690,000 port groups
      * at 1,000,000 ACLs), so they are produced as the server reads them

@@ -159,21 +159,22 @@ void groups_port_removed(struct groups *, const struct ls_port *,
                          struct hmapx *span_changed,
                          struct sset *sets_changed);
 
-/* What the SB Address_Set and Port_Group tables hold, as the last pass
- * of 'g' left them: for a full pass when the replica has no fresh copy of
- * them.  Rows someone else deleted since (tracked in 'sb_db') are left
- * out.  Call before 'g' and its model are destroyed. */
+/* What the SB Address_Set and Port_Group tables hold, for a full pass to
+ * compare with: as the last pass of 'g' left them, when the replica has
+ * no fresh copy of them (rows someone else deleted since, tracked in
+ * 'sb_db', are left out; call before 'g' and its model are destroyed);
+ * or a summary of the replica's fresh copy, after which the replica can
+ * forget the rows. */
 struct groups_sb_rows *groups_sb_rows_from_state(const struct groups *g,
                                                  struct rdb *sb_db);
+struct groups_sb_rows *groups_sb_rows_from_replica(struct rdb *sb_db);
 void groups_sb_rows_destroy(struct groups_sb_rows *);
 
 /* Brings the SB Address_Set and Port_Group tables in line, comparing
- * everything (after groups_init()) with 'existing', or with the replica's
- * fresh copy if 'existing' is NULL; or only what changed since.  A full
- * sync's inserts are produced as the transaction is sent: 'g' must not
- * change until it completes. */
-void groups_sync_sb(struct groups *, struct rdb *sb_db,
-                    const struct groups_sb_rows *existing,
+ * everything (after groups_init()) with 'existing' (which it marks up);
+ * or only what changed since.  A full sync's inserts are produced as the
+ * transaction is sent: 'g' must not change until it completes. */
+void groups_sync_sb(struct groups *, struct groups_sb_rows *existing,
                     struct rdb_txn *);
 void groups_sync_sb_dirty(struct groups *, struct rdb_txn *);
 

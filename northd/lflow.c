@@ -1470,32 +1470,78 @@ produce_chunk(struct rdb_txn *txn, void *t_)
     return true;
 }
 
-/* Existing SB rows, as a full sync matches desired flows against them. */
+/* Existing SB rows, as a full sync matches desired flows against them.
+ * After a restart at a million ACLs there are two million of them, at the
+ * peak of the compile, so a row is 40 bytes: chained by index in an
+ * array rather than in an hmap, its content by 64 bits of its (keyed)
+ * hash and external_ids by 32, and its datapath or group as an index into
+ * the few distinct ones. */
 struct lflow_sb_row {
-    struct hmap_node node;          /* In 'rows', by content hash. */
-    struct rdb_hash content;
-    struct rdb_hash ids;
     struct uuid uuid;
-    struct uuid target;             /* Datapath or group; zero if the row
-                                     * refers to both or neither. */
-    bool group;
+    uint64_t content;               /* rdb_hash of the content, h[0]. */
+    uint32_t ids;                   /* rdb_hash of external_ids, 32 bits. */
+    uint32_t target;                /* In 'targets', or SB_ROW_NONE if the
+                                     * row refers to both or neither. */
+    uint32_t next;                  /* Next row of its bucket, or
+                                     * SB_ROW_NONE. */
+    bool group;                     /* 'target' is a Logical_DP_Group. */
+    bool taken;                     /* A flow took it. */
+};
+
+BUILD_ASSERT_DECL(sizeof(struct lflow_sb_row) <= 40);
+
+#define SB_ROW_NONE UINT32_MAX
+
+/* A distinct datapath or group rows refer to, while they are added. */
+struct sb_target {
+    struct hmap_node node;          /* By uuid_hash(). */
+    uint32_t index;                 /* In 'targets'. */
 };
 
 struct lflow_sb_rows {
     struct lflow_sb_row *rows;
     size_t n;
-    struct hmap by_content;
+    uint32_t *buckets;              /* By content hash, 'mask' + 1. */
+    uint32_t mask;
+    struct uuid *targets;           /* Distinct datapaths and groups. */
+    size_t n_targets, allocated_targets;
+    struct hmap target_map;         /* Of struct sb_target, until
+                                     * sb_rows_index(). */
 };
 
 static struct lflow_sb_rows *
 sb_rows_create(size_t n)
 {
-    struct lflow_sb_rows *r = xmalloc(sizeof *r);
+    /* An index is 32 bits. */
+    ovs_assert(n < SB_ROW_NONE);
+    struct lflow_sb_rows *r = xzalloc(sizeof *r);
     r->rows = xmalloc((n ? n : 1) * sizeof *r->rows);
-    r->n = 0;
-    hmap_init(&r->by_content);
-    hmap_reserve(&r->by_content, n);
+    hmap_init(&r->target_map);
     return r;
+}
+
+static uint32_t
+sb_rows_target(struct lflow_sb_rows *r, const struct uuid *uuid)
+{
+    if (uuid_is_zero(uuid)) {
+        return SB_ROW_NONE;
+    }
+    uint32_t hash = uuid_hash(uuid);
+    struct sb_target *st;
+    HMAP_FOR_EACH_WITH_HASH (st, node, hash, &r->target_map) {
+        if (uuid_equals(&r->targets[st->index], uuid)) {
+            return st->index;
+        }
+    }
+    if (r->n_targets >= r->allocated_targets) {
+        r->targets = x2nrealloc(r->targets, &r->allocated_targets,
+                                sizeof *r->targets);
+    }
+    st = xmalloc(sizeof *st);
+    st->index = r->n_targets;
+    r->targets[r->n_targets++] = *uuid;
+    hmap_insert(&r->target_map, &st->node, hash);
+    return st->index;
 }
 
 static void
@@ -1504,20 +1550,65 @@ sb_rows_add(struct lflow_sb_rows *r, const struct rdb_hash *content,
             const struct uuid *target, bool group)
 {
     struct lflow_sb_row *row = &r->rows[r->n++];
-    row->content = *content;
-    row->ids = *ids;
     row->uuid = *uuid;
-    row->target = *target;
+    row->content = content->h[0];
+    row->ids = ids->h[0];
+    row->target = sb_rows_target(r, target);
     row->group = group;
+    row->taken = false;
 }
 
-/* Indexes the rows once all are added (the array no longer moves). */
+/* The datapath or group 'row' refers to, or all-zeros. */
+static const struct uuid *
+sb_row_target(const struct lflow_sb_rows *r, const struct lflow_sb_row *row)
+{
+    static const struct uuid zero;
+    return row->target == SB_ROW_NONE ? &zero : &r->targets[row->target];
+}
+
+/* Indexes the rows once all are added: a bucket per one or two rows. */
 static void
 sb_rows_index(struct lflow_sb_rows *r)
 {
-    for (size_t i = 0; i < r->n; i++) {
-        hmap_insert(&r->by_content, &r->rows[i].node, r->rows[i].content.h[0]);
+    struct sb_target *st;
+    HMAP_FOR_EACH_POP (st, node, &r->target_map) {
+        free(st);
     }
+    hmap_destroy(&r->target_map);
+
+    size_t n_buckets = 1;
+    while (2 * n_buckets < r->n) {
+        n_buckets *= 2;
+    }
+    r->mask = n_buckets - 1;
+    r->buckets = xmalloc(n_buckets * sizeof *r->buckets);
+    memset(r->buckets, 0xff, n_buckets * sizeof *r->buckets);
+    for (size_t i = 0; i < r->n; i++) {
+        uint32_t *b = &r->buckets[r->rows[i].content & r->mask];
+        r->rows[i].next = *b;
+        *b = i;
+    }
+}
+
+/* The first row with 'content' no flow took yet, preferring one with the
+ * UUID 'derived'; NULL if there is none. */
+static struct lflow_sb_row *
+sb_rows_take(struct lflow_sb_rows *r, const struct rdb_hash *content,
+             const struct uuid *derived)
+{
+    struct lflow_sb_row *found = NULL;
+    for (uint32_t i = r->buckets[content->h[0] & r->mask]; i != SB_ROW_NONE;
+         i = r->rows[i].next) {
+        struct lflow_sb_row *row = &r->rows[i];
+        if (!row->taken && row->content == content->h[0]
+            && (!found || uuid_equals(&row->uuid, derived))) {
+            found = row;
+        }
+    }
+    if (found) {
+        found->taken = true;
+    }
+    return found;
 }
 
 struct lflow_sb_rows *
@@ -1593,8 +1684,9 @@ void
 lflow_sb_rows_destroy(struct lflow_sb_rows *r)
 {
     if (r) {
-        hmap_destroy(&r->by_content);
+        free(r->buckets);
         free(r->rows);
+        free(r->targets);
         free(r);
     }
 }
@@ -1674,39 +1766,35 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
         HMAP_FOR_EACH (f, node, &t->flows) {
             struct rdb_hash content = lflow_content_hash(f);
             struct uuid derived = lflow_derive_uuid(t, f);
-            struct lflow_sb_row *row = NULL, *r;
-            HMAP_FOR_EACH_WITH_HASH (r, node, content.h[0],
-                                     &existing->by_content) {
-                if (rdb_hash_equals(&r->content, &content)) {
-                    /* Of rows alike, the one with the derived UUID. */
-                    if (!row || uuid_equals(&r->uuid, &derived)) {
-                        row = r;
-                    }
-                }
-            }
+            struct lflow_sb_row *row = sb_rows_take(existing, &content,
+                                                    &derived);
             if (!row) {
                 continue;
             }
-            hmap_remove(&existing->by_content, &row->node);
             f->claimed = true;
             lflow_set_row(f, &row->uuid, &derived);
             f->sb_group = row->group;
             if (row->group) {
-                struct dp_group *dpg = dp_groups_find_row(dpgs, &row->target);
+                struct dp_group *dpg = dp_groups_find_row(
+                    dpgs, sb_row_target(existing, row));
                 if (dpg) {
                     dp_groups_ref_flow(dpg);
                 }
                 f->sb_target = dpg;
             } else {
-                f->sb_target = find_sb_dp(&sb_dps, &row->target);
+                f->sb_target = find_sb_dp(&sb_dps,
+                                          sb_row_target(existing, row));
             }
             struct rdb_hash ids = lflow_ids_hash(f, f->hint_set, f->hint);
-            f->hint_written = rdb_hash_equals(&ids, &row->ids);
+            f->hint_written = (uint32_t) ids.h[0] == row->ids;
             update_sb_flow(t, f, m, txn, dpgs);
         }
         sb_dps_destroy(&sb_dps);
-        struct lflow_sb_row *row;
-        HMAP_FOR_EACH (row, node, &existing->by_content) {
+        for (size_t i = 0; i < existing->n; i++) {
+            const struct lflow_sb_row *row = &existing->rows[i];
+            if (row->taken) {
+                continue;
+            }
             rdb_txn_delete(txn, &sb_table_logical_flow, &row->uuid);
             uuidset_insert(&t->deleting, &row->uuid);
             COVERAGE_INC(lflow_deleted);

@@ -324,6 +324,10 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
          * a million ACLs, two million rows). */
         existing = lflow_sb_rows_from_replica(ctx->sb);
         rdb_forget_rows(ctx->sb, &sb_table_logical_flow);
+        groups_existing = groups_sb_rows_from_replica(ctx->sb);
+        rdb_forget_rows(ctx->sb, &sb_table_port_group);
+        rdb_forget_rows(ctx->sb, &sb_table_address_set);
+        lflow_copy_fresh = false;
     } else {
         ovs_assert(d->valid);
         /* Less the flows someone else deleted since the last pass. */
@@ -392,13 +396,8 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     lflow_table_sync_sb(&d->lflows, &d->model, existing, ctx->sb_txn,
                         &d->dpgs, ctx->max_flow_inserts);
     lflow_sb_rows_destroy(existing);
-    groups_sync_sb(&d->groups, ctx->sb, groups_existing, ctx->sb_txn);
+    groups_sync_sb(&d->groups, groups_existing, ctx->sb_txn);
     groups_sb_rows_destroy(groups_existing);
-    if (lflow_copy_fresh) {
-        rdb_forget_rows(ctx->sb, &sb_table_port_group);
-        rdb_forget_rows(ctx->sb, &sb_table_address_set);
-        lflow_copy_fresh = false;
-    }
     meters_sync_sb(ctx->nb, ctx->sb, ctx->sb_txn);
     check_unsupported(ctx->nb);
 }
