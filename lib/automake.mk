@@ -8,6 +8,7 @@ lib_libovnls_a_SOURCES = \
 	lib/decimal.h \
 	lib/expr.c \
 	lib/expr.h \
+	lib/index-chain.h \
 	lib/jscan.h \
 	lib/jsplit.c \
 	lib/jsplit.h \

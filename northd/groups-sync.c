@@ -12,6 +12,7 @@
 #include "hash.h"
 #include "lib/counting-sort.h"
 #include "lib/decimal.h"
+#include "lib/index-chain.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
@@ -516,7 +517,8 @@ struct sb_group_row {
 struct sb_derived_row {
     struct uuid uuid;
     uint64_t content;               /* content_hash() of what it holds. */
-    uint32_t next;                  /* Next in its bucket, or UINT32_MAX. */
+    uint32_t next;                  /* Next in its chain, or
+                                     * INDEX_CHAIN_END. */
     bool is_pg;                     /* Port_Group, else Address_Set. */
     bool claimed;                   /* A group took it. */
 };
@@ -529,9 +531,7 @@ struct groups_sb_rows {
     struct shash pgs;               /* SB name -> struct sb_group_row *. */
     struct sb_derived_row *derived; /* Array of 'n_derived'... */
     size_t n_derived;
-    uint32_t *buckets;              /* ...chained by uuid_hash(), 'mask'
-                                     * + 1 buckets. */
-    uint32_t mask;
+    struct index_chain by_uuid;     /* ...by uuid_hash(). */
     struct uuidset taken;           /* UUIDs of the rows in 'sets' and
                                      * 'pgs' of a fresh copy: a group to
                                      * insert cannot have one. */
@@ -718,18 +718,10 @@ groups_sb_rows_from_replica(struct rdb *sb_db)
         }
     }
 
-    size_t n_buckets = 1;
-    while (2 * n_buckets < rows->n_derived) {
-        n_buckets *= 2;
-    }
-    rows->mask = n_buckets - 1;
-    rows->buckets = xmalloc(n_buckets * sizeof *rows->buckets);
-    memset(rows->buckets, 0xff, n_buckets * sizeof *rows->buckets);
+    index_chain_init(&rows->by_uuid, rows->n_derived);
     for (size_t i = 0; i < rows->n_derived; i++) {
         struct sb_derived_row *r = &rows->derived[i];
-        uint32_t *b = &rows->buckets[uuid_hash(&r->uuid) & rows->mask];
-        r->next = *b;
-        *b = i;
+        r->next = index_chain_add(&rows->by_uuid, uuid_hash(&r->uuid), i);
     }
     return rows;
 }
@@ -740,7 +732,7 @@ groups_sb_rows_destroy(struct groups_sb_rows *rows)
     if (rows) {
         shash_destroy_free_data(&rows->sets);
         shash_destroy_free_data(&rows->pgs);
-        free(rows->buckets);
+        index_chain_destroy(&rows->by_uuid);
         free(rows->derived);
         uuidset_destroy(&rows->taken);
         free(rows);
@@ -754,8 +746,8 @@ derived_row_get(const struct groups_sb_rows *rows, const struct uuid *uuid)
     if (!rows->n_derived) {
         return NULL;
     }
-    for (uint32_t i = rows->buckets[uuid_hash(uuid) & rows->mask];
-         i != UINT32_MAX; i = rows->derived[i].next) {
+    for (uint32_t i = index_chain_first(&rows->by_uuid, uuid_hash(uuid));
+         i != INDEX_CHAIN_END; i = rows->derived[i].next) {
         if (uuid_equals(&rows->derived[i].uuid, uuid)) {
             return &rows->derived[i];
         }
@@ -774,9 +766,9 @@ derived_row_find(const struct groups_sb_rows *rows, const struct uuid *uuid,
 }
 
 /* True if a group northd is about to insert cannot have the row UUID
- * 'uuid': a row of the SB, found by its name, has it (a row someone
- * renamed, or whose name hashes alike), and inserting it would fail the
- * transaction, and so would every later one. */
+ * 'uuid' because a row of the SB has it (a row someone renamed, or whose
+ * name hashes alike): inserting it would fail the transaction, and so
+ * would every later one. */
 static bool
 uuid_taken(const struct groups_sb_rows *rows, const struct uuid *uuid)
 {
@@ -992,9 +984,11 @@ clear_dirty(struct groups *g)
     groups_deltas_clear(g);
 }
 
-/* Takes the rows of 'rows' whose UUID is the one derived from their
- * name for the groups that want them, writing those whose content
- * differs, and deletes the others. */
+/* For each group that wants a row and has none yet: takes the row of
+ * 'rows' under the UUID derived from its name, writing it whole if its
+ * content differs, or, if another row has that UUID (see uuid_taken()),
+ * chooses a random one for the insert.  Then deletes the derived rows no
+ * group took. */
 static void
 claim_derived_rows(struct groups *g, struct rdb_txn *txn,
                    struct groups_sb_rows *rows)
@@ -1014,6 +1008,10 @@ claim_derived_rows(struct groups *g, struct rdb_txn *txn,
                             SB_ADDRESS_SET_COL_ADDRESSES, &w);
             }
             as_set_row(g, as, &uuid);
+        } else if (uuid_taken(rows, &uuid)) {
+            rdb_uuid_generate(&uuid);
+            remember_foreign_uuid(g, as, 0, &uuid);
+            as->foreign_uuid = true;
         }
     }
 
@@ -1034,6 +1032,10 @@ claim_derived_rows(struct groups *g, struct rdb_txn *txn,
                                 SB_PORT_GROUP_COL_PORTS, &w);
                 }
                 pg_dp_set_row(g, pn, pd, &uuid);
+            } else if (uuid_taken(rows, &uuid)) {
+                rdb_uuid_generate(&uuid);
+                remember_foreign_uuid(g, pn, pd->dp, &uuid);
+                pd->foreign_uuid = true;
             }
         }
     }
@@ -1043,41 +1045,6 @@ claim_derived_rows(struct groups *g, struct rdb_txn *txn,
         if (!r->claimed) {
             delete_row(txn, (r->is_pg ? &sb_table_port_group
                              : &sb_table_address_set), &r->uuid);
-        }
-    }
-}
-
-/* Gives the groups to insert whose derived UUID a row of 'rows' has (see
- * uuid_taken()) a random UUID instead. */
-static void
-avoid_taken_uuids(struct groups *g, const struct groups_sb_rows *rows)
-{
-    struct as_state *as;
-    HMAP_FOR_EACH (as, node, &g->sets) {
-        struct group_want w;
-        if (!as->has_row && as_want(g, as, &w)) {
-            struct uuid uuid = as_derived_uuid(as);
-            if (uuid_taken(rows, &uuid)) {
-                rdb_uuid_generate(&uuid);
-                remember_foreign_uuid(g, as, 0, &uuid);
-                as->foreign_uuid = true;
-            }
-        }
-    }
-
-    struct pg_name *pn;
-    HMAP_FOR_EACH (pn, node, &g->pg_names) {
-        for (size_t i = 0; i < pn->n_dps; i++) {
-            struct pg_dp *r = &pn->dps[i];
-            struct group_want w;
-            if (!r->has_row && pg_dp_want(g, pn, r, &w)) {
-                struct uuid uuid = pg_dp_derived_uuid(g, pn, r);
-                if (uuid_taken(rows, &uuid)) {
-                    rdb_uuid_generate(&uuid);
-                    remember_foreign_uuid(g, pn, r->dp, &uuid);
-                    r->foreign_uuid = true;
-                }
-            }
         }
     }
 }
@@ -1093,11 +1060,8 @@ groups_sync_sb(struct groups *g, struct groups_sb_rows *existing,
     key_dps_init(&key_dps, g->model);
     sync_pgs_from_rows(g, txn, &existing->pgs, &key_dps);
     key_dps_destroy(&key_dps);
-    if (existing->n_derived) {
-        claim_derived_rows(g, txn, existing);
-    }
     if (existing->n_derived || !uuidset_is_empty(&existing->taken)) {
-        avoid_taken_uuids(g, existing);
+        claim_derived_rows(g, txn, existing);
     }
 
     /* The rows to insert: all of them on a cold start (690,000 port groups

@@ -8,6 +8,7 @@
 #include "coverage.h"
 #include "hash.h"
 #include "lib/counting-sort.h"
+#include "lib/index-chain.h"
 #include "lib/jscan.h"
 #include "lib/objpool.h"
 #include "lib/rdb.h"
@@ -1482,8 +1483,8 @@ struct lflow_sb_row {
     uint32_t ids;                   /* rdb_hash of external_ids, 32 bits. */
     uint32_t target;                /* In 'targets', or SB_ROW_NONE if the
                                      * row refers to both or neither. */
-    uint32_t next;                  /* Next row of its bucket, or
-                                     * SB_ROW_NONE. */
+    uint32_t next;                  /* Next row of its chain, or
+                                     * INDEX_CHAIN_END. */
     bool group;                     /* 'target' is a Logical_DP_Group. */
     bool taken;                     /* A flow took it. */
 };
@@ -1501,8 +1502,7 @@ struct sb_target {
 struct lflow_sb_rows {
     struct lflow_sb_row *rows;
     size_t n;
-    uint32_t *buckets;              /* By content hash, 'mask' + 1. */
-    uint32_t mask;
+    struct index_chain by_content;  /* Of 'rows'. */
     struct uuid *targets;           /* Distinct datapaths and groups. */
     size_t n_targets, allocated_targets;
     struct hmap target_map;         /* Of struct sb_target, until
@@ -1512,8 +1512,6 @@ struct lflow_sb_rows {
 static struct lflow_sb_rows *
 sb_rows_create(size_t n)
 {
-    /* An index is 32 bits. */
-    ovs_assert(n < SB_ROW_NONE);
     struct lflow_sb_rows *r = xzalloc(sizeof *r);
     r->rows = xmalloc((n ? n : 1) * sizeof *r->rows);
     hmap_init(&r->target_map);
@@ -1566,7 +1564,7 @@ sb_row_target(const struct lflow_sb_rows *r, const struct lflow_sb_row *row)
     return row->target == SB_ROW_NONE ? &zero : &r->targets[row->target];
 }
 
-/* Indexes the rows once all are added: a bucket per one or two rows. */
+/* Indexes the rows once all are added. */
 static void
 sb_rows_index(struct lflow_sb_rows *r)
 {
@@ -1576,17 +1574,10 @@ sb_rows_index(struct lflow_sb_rows *r)
     }
     hmap_destroy(&r->target_map);
 
-    size_t n_buckets = 1;
-    while (2 * n_buckets < r->n) {
-        n_buckets *= 2;
-    }
-    r->mask = n_buckets - 1;
-    r->buckets = xmalloc(n_buckets * sizeof *r->buckets);
-    memset(r->buckets, 0xff, n_buckets * sizeof *r->buckets);
+    index_chain_init(&r->by_content, r->n);
     for (size_t i = 0; i < r->n; i++) {
-        uint32_t *b = &r->buckets[r->rows[i].content & r->mask];
-        r->rows[i].next = *b;
-        *b = i;
+        r->rows[i].next = index_chain_add(&r->by_content,
+                                          r->rows[i].content, i);
     }
 }
 
@@ -1597,8 +1588,8 @@ sb_rows_take(struct lflow_sb_rows *r, const struct rdb_hash *content,
              const struct uuid *derived)
 {
     struct lflow_sb_row *found = NULL;
-    for (uint32_t i = r->buckets[content->h[0] & r->mask]; i != SB_ROW_NONE;
-         i = r->rows[i].next) {
+    for (uint32_t i = index_chain_first(&r->by_content, content->h[0]);
+         i != INDEX_CHAIN_END; i = r->rows[i].next) {
         struct lflow_sb_row *row = &r->rows[i];
         if (!row->taken && row->content == content->h[0]
             && (!found || uuid_equals(&row->uuid, derived))) {
@@ -1684,7 +1675,7 @@ void
 lflow_sb_rows_destroy(struct lflow_sb_rows *r)
 {
     if (r) {
-        free(r->buckets);
+        index_chain_destroy(&r->by_content);
         free(r->rows);
         free(r->targets);
         free(r);
