@@ -19,6 +19,11 @@ each northd, in the order given:
                   extra ones first, alternating between the northds); the
                   cold-start rows give the median, and the JSON every run;
                   the floor below is measured N times too
+  restart         at the end, northd is stopped and started again on the
+                  same NB and SB (as after a failover or an upgrade):
+                  the time until "--wait=sb sync" returns, its CPU, its
+                  peak RSS, and the bytes the SB server appended to its
+                  file meanwhile (--no-restart skips it)
   SB rows         Logical_Flow, Logical_DP_Group and a few others
   SB size         the SB file after cold start, and after online compaction
                   at the end of the run
@@ -333,6 +338,53 @@ def servers_for(d, nb_file, sb_schema_file):
     return nb, sb, sb_db
 
 
+def start_northd(path, d, nb, sb, tag):
+    """Starts northd PATH on servers NB and SB, with its pidfile, log,
+    unixctl socket and stderr in D named after TAG."""
+    f = os.path.join(d, tag)
+    with open(f + ".stderr", "w") as err:
+        return subprocess.Popen(
+            [path, "-vconsole:off", "--no-chdir", "--pidfile=" + f + ".pid",
+             "--log-file=" + f + ".log", "--unixctl=" + f + ".ctl",
+             "--ovnnb-db=" + nb.remote, "--ovnsb-db=" + sb.remote],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+
+
+def restart(name, path, d, nb, sb, sb_db, a):
+    """Starts northd PATH again on the NB and SB its first run left (the
+    changes included), as after a failover or an upgrade, and waits until
+    "--wait=sb sync" returns: the time, CPU, peak RSS and the bytes the
+    SB server appended to its file meanwhile (what the restart wrote: none
+    if it kept every row).  Stops northd again."""
+    size0 = os.path.getsize(sb_db)
+    t0 = time.monotonic()
+    proc = start_northd(path, d, nb, sb, "restart")
+    try:
+        sync = subprocess.run([NBCTL, "--db=" + nb.remote,
+                               "--timeout=%d" % a.timeout, "--wait=sb",
+                               "sync"])
+        if sync.returncode != 0:
+            raise RuntimeError("%s: ovn-nbctl --wait=sb sync failed after "
+                               "the restart" % name)
+        t_sync = time.monotonic()
+        c = {"restart_s": t_sync - t0,
+             "restart_cpu_s": proc_cpu(proc.pid),
+             "rss_peak_restart_mb": proc_status(proc.pid, "VmHWM") / 1024.0}
+        # The SB_Global nb_cfg commit of the sync itself is in the file
+        # too: a few hundred bytes.
+        c["restart_sb_bytes_written"] = os.path.getsize(sb_db) - size0
+        stop_northd(proc, os.path.join(d, "restart.ctl"))
+        c["restart_log_warnings"] = count_log(os.path.join(d,
+                                                           "restart.log"))
+    finally:
+        kill(proc)
+    log("%s: restart %.2f s, CPU %.2f s, peak RSS %.1f MB, %d SB bytes "
+        "written" % (name, c["restart_s"], c["restart_cpu_s"],
+                     c["rss_peak_restart_mb"],
+                     c["restart_sb_bytes_written"]))
+    return c
+
+
 def cold_start(name, path, d, nb, sb, a):
     """Starts northd PATH on servers NB and SB (an empty SB) and waits
     until "--wait=sb sync" returns.  Returns (process, {COLD_KEYS...}); the
@@ -343,14 +395,7 @@ def cold_start(name, path, d, nb, sb, a):
             "op": "wait", "table": "Logical_Flow", "where": [],
             "columns": [], "until": "!=", "rows": []}])
         t0 = time.monotonic()
-        proc = subprocess.Popen(
-            [path, "-vconsole:off", "--no-chdir",
-             "--pidfile=" + os.path.join(d, "northd.pid"),
-             "--log-file=" + os.path.join(d, "northd.log"),
-             "--unixctl=" + os.path.join(d, "northd.ctl"),
-             "--ovnnb-db=" + nb.remote, "--ovnsb-db=" + sb.remote],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=open(os.path.join(d, "northd.stderr"), "w"))
+        proc = start_northd(path, d, nb, sb, "northd")
         try:
             sync = subprocess.Popen([NBCTL, "--db=" + nb.remote,
                                      "--timeout=%d" % a.timeout,
@@ -463,6 +508,9 @@ def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
         r["total_cpu_s"] = stop_northd(proc, ctl)
         r["exit_status"] = proc.returncode
         r["log_warnings"] = count_log(os.path.join(d, "northd.log"))
+        if not a.no_restart:
+            log("%s: restart on the SB it wrote" % name)
+            r.update(restart(name, path, d, nb, sb, sb_db, a))
     finally:
         if proc is not None:
             kill(proc)
@@ -520,7 +568,8 @@ def add_ratios(res, base):
         rr = {}
         for k in ("cold_start_s", "compile_cpu_s", "cold_start_cpu_s",
                   "rss_peak_cold_mb", "rss_peak_mb", "sb_db_bytes",
-                  "sb_db_compacted_bytes"):
+                  "sb_db_compacted_bytes", "restart_s", "restart_cpu_s",
+                  "rss_peak_restart_mb"):
             rr[k] = ratio(r.get(k), b.get(k))
         for t in ("Logical_Flow", "Logical_DP_Group"):
             rr[t] = ratio(r["sb_rows"].get(t), b["sb_rows"].get(t))
@@ -599,6 +648,14 @@ def markdown(res):
         lambda q: q["rss_peak_cold_mb"], 1)
     row("peak RSS at end, MB", lambda r: r["rss_peak_mb"],
         lambda q: q["rss_peak_mb"], 1)
+    row("restart on its own SB, s", lambda r: r["restart_s"],
+        lambda q: q["restart_s"])
+    row("CPU during restart, s", lambda r: r["restart_cpu_s"],
+        lambda q: q["restart_cpu_s"])
+    row("peak RSS of the restart, MB", lambda r: r["rss_peak_restart_mb"],
+        lambda q: q["rss_peak_restart_mb"], 1)
+    row("SB bytes written by the restart",
+        lambda r: r["restart_sb_bytes_written"], None, 0)
     row("Logical_Flow rows", lambda r: r["sb_rows"]["Logical_Flow"],
         lambda q: q["Logical_Flow"])
     row("Logical_DP_Group rows", lambda r: r["sb_rows"]["Logical_DP_Group"],
@@ -679,6 +736,9 @@ def main():
     p.add_argument("--no-floor", action="store_true",
                    help="skip the SB ingest floor (it holds the whole SB "
                    "in the runner's memory)")
+    p.add_argument("--no-restart", action="store_true",
+                   help="skip the restart of each northd on the SB it "
+                   "wrote")
     a = gen.resolve_sizes(p.parse_args())
     if a.cold_runs < 1:
         p.error("--cold-runs must be at least 1")
@@ -703,7 +763,7 @@ def main():
         "sizes": {k: getattr(a, k) for k in ("ports", "switches",
                                              "port_groups", "acls")},
         "kinds": a.kinds, "changes": a.changes, "max_changes": caps,
-        "cold_runs": a.cold_runs,
+        "cold_runs": a.cold_runs, "no_restart": a.no_restart,
         "date": datetime.datetime.now(datetime.timezone.utc)
                 .strftime("%Y-%m-%d %H:%M UTC"),
         "host": "%s, %d CPUs" % (platform.machine(), os.cpu_count()),
