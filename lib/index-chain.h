@@ -1,9 +1,9 @@
 /* A hash index over an array that does not move, chaining elements by
  * their 32-bit position: 4 bytes of bucket per one or two elements and a
  * 32-bit "next" in each element, where an hmap costs a 16-byte node per
- * element and an 8-byte bucket.  For the big one-shot indexes a full sync
- * builds (the SB rows it compares with, two million after a restart at a
- * million ACLs).
+ * element and an 8-byte bucket.  For the one-shot indexes a full sync
+ * builds of the SB rows it compares with (northd/groups-sync.c: the
+ * Port_Group and Address_Set rows found in the SB after a restart).
  *
  * The caller keeps the "next" positions in its elements:
  *

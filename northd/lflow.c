@@ -8,7 +8,6 @@
 #include "coverage.h"
 #include "hash.h"
 #include "lib/counting-sort.h"
-#include "lib/index-chain.h"
 #include "lib/jscan.h"
 #include "lib/objpool.h"
 #include "lib/rdb.h"
@@ -1473,25 +1472,25 @@ produce_chunk(struct rdb_txn *txn, void *t_)
 
 /* Existing SB rows, as a full sync matches desired flows against them.
  * After a restart at a million ACLs there are two million of them, at the
- * peak of the compile, so a row is 40 bytes: chained by index in an
- * array rather than in an hmap, its content by 64 bits of its (keyed)
- * hash and external_ids by 32, and its datapath or group as an index into
- * the few distinct ones. */
+ * peak of the compile, so a row is 32 bytes: its content by 64 bits of its
+ * (keyed) hash and external_ids by 32, its datapath or group as an index
+ * into the few distinct ones.  The rows are ordered by the top bits of
+ * their content hash, which is uniform, with a directory of where each
+ * prefix starts (about 4 rows each): no chain and no buckets, where a
+ * hash index cost 40 bytes a row and 4 more in buckets. */
 struct lflow_sb_row {
     struct uuid uuid;
     uint64_t content;               /* rdb_hash of the content, h[0]. */
     uint32_t ids;                   /* rdb_hash of external_ids, 32 bits. */
-    uint32_t target;                /* In 'targets', or SB_ROW_NONE if the
+    unsigned int target : 30;       /* In 'targets', or SB_ROW_NONE if the
                                      * row refers to both or neither. */
-    uint32_t next;                  /* Next row of its chain, or
-                                     * INDEX_CHAIN_END. */
-    bool group;                     /* 'target' is a Logical_DP_Group. */
-    bool taken;                     /* A flow took it. */
+    bool group : 1;                 /* 'target' is a Logical_DP_Group. */
+    bool taken : 1;                 /* A flow took it. */
 };
 
-BUILD_ASSERT_DECL(sizeof(struct lflow_sb_row) <= 40);
+BUILD_ASSERT_DECL(sizeof(struct lflow_sb_row) <= 32);
 
-#define SB_ROW_NONE UINT32_MAX
+#define SB_ROW_NONE ((1u << 30) - 1)
 
 /* A distinct datapath or group rows refer to, while they are added. */
 struct sb_target {
@@ -1500,9 +1499,11 @@ struct sb_target {
 };
 
 struct lflow_sb_rows {
-    struct lflow_sb_row *rows;
+    struct lflow_sb_row *rows;      /* Ordered by prefix once indexed. */
     size_t n;
-    struct index_chain by_content;  /* Of 'rows'. */
+    unsigned int prefix_bits;       /* Of 'content' that 'dir' is by. */
+    uint32_t *dir;                  /* 2**'prefix_bits' + 1 positions in
+                                     * 'rows': where each prefix starts. */
     struct uuid *targets;           /* Distinct datapaths and groups. */
     size_t n_targets, allocated_targets;
     struct hmap target_map;         /* Of struct sb_target, until
@@ -1530,6 +1531,11 @@ sb_rows_target(struct lflow_sb_rows *r, const struct uuid *uuid)
         if (uuid_equals(&r->targets[st->index], uuid)) {
             return st->index;
         }
+    }
+    if (r->n_targets >= SB_ROW_NONE) {
+        /* Not in any real SB: the rows that refer to it get their target
+         * rewritten. */
+        return SB_ROW_NONE;
     }
     if (r->n_targets >= r->allocated_targets) {
         r->targets = x2nrealloc(r->targets, &r->allocated_targets,
@@ -1564,7 +1570,15 @@ sb_row_target(const struct lflow_sb_rows *r, const struct lflow_sb_row *row)
     return row->target == SB_ROW_NONE ? &zero : &r->targets[row->target];
 }
 
-/* Indexes the rows once all are added. */
+static uint32_t
+sb_rows_prefix(const struct lflow_sb_rows *r, uint64_t content)
+{
+    return r->prefix_bits ? content >> (64 - r->prefix_bits) : 0;
+}
+
+/* Indexes the rows once all are added: orders them by prefix in place
+ * (each row moves straight to its prefix's next free place, as in a
+ * counting sort, without a second array of rows). */
 static void
 sb_rows_index(struct lflow_sb_rows *r)
 {
@@ -1574,11 +1588,35 @@ sb_rows_index(struct lflow_sb_rows *r)
     }
     hmap_destroy(&r->target_map);
 
-    index_chain_init(&r->by_content, r->n);
-    for (size_t i = 0; i < r->n; i++) {
-        r->rows[i].next = index_chain_add(&r->by_content,
-                                          r->rows[i].content, i);
+    ovs_assert(r->n < UINT32_MAX);
+    r->prefix_bits = 0;
+    while (r->prefix_bits < 30 && ((size_t) 4 << r->prefix_bits) < r->n) {
+        r->prefix_bits++;
     }
+    size_t n_prefixes = (size_t) 1 << r->prefix_bits;
+    r->dir = xcalloc(n_prefixes + 1, sizeof *r->dir);
+    for (size_t i = 0; i < r->n; i++) {
+        r->dir[sb_rows_prefix(r, r->rows[i].content) + 1]++;
+    }
+    for (size_t p = 1; p <= n_prefixes; p++) {
+        r->dir[p] += r->dir[p - 1];
+    }
+
+    uint32_t *next = xmemdup(r->dir, n_prefixes * sizeof *next);
+    for (uint32_t p = 0; p < n_prefixes; p++) {
+        while (next[p] < r->dir[p + 1]) {
+            struct lflow_sb_row row = r->rows[next[p]];
+            uint32_t q = sb_rows_prefix(r, row.content);
+            while (q != p) {
+                struct lflow_sb_row displaced = r->rows[next[q]];
+                r->rows[next[q]++] = row;
+                row = displaced;
+                q = sb_rows_prefix(r, row.content);
+            }
+            r->rows[next[p]++] = row;
+        }
+    }
+    free(next);
 }
 
 /* The first row with 'content' no flow took yet, preferring one with the
@@ -1588,8 +1626,8 @@ sb_rows_take(struct lflow_sb_rows *r, const struct rdb_hash *content,
              const struct uuid *derived)
 {
     struct lflow_sb_row *found = NULL;
-    for (uint32_t i = index_chain_first(&r->by_content, content->h[0]);
-         i != INDEX_CHAIN_END; i = r->rows[i].next) {
+    uint32_t p = sb_rows_prefix(r, content->h[0]);
+    for (uint32_t i = r->dir[p]; i < r->dir[p + 1]; i++) {
         struct lflow_sb_row *row = &r->rows[i];
         if (!row->taken && row->content == content->h[0]
             && (!found || uuid_equals(&row->uuid, derived))) {
@@ -1675,7 +1713,7 @@ void
 lflow_sb_rows_destroy(struct lflow_sb_rows *r)
 {
     if (r) {
-        index_chain_destroy(&r->by_content);
+        free(r->dir);
         free(r->rows);
         free(r->targets);
         free(r);
