@@ -47,11 +47,11 @@ def main():
                   "rss_peak_mb", "sb_db_bytes", "sb_db_compacted_bytes",
                   "total_cpu_s"):
             need(isinstance(r.get(k), (int, float)) and r[k] > 0, p + k)
-        if "restart_s" in r or not meta.get("no_restart"):
-            for k in ("restart_s", "restart_cpu_s", "rss_peak_restart_mb"):
-                need(isinstance(r.get(k), (int, float)) and r[k] >= 0,
-                     p + k)
-            need(r.get("restart_s", 0) > 0, p + "restart_s")
+        if not meta.get("no_restart"):
+            for k in ("restart_s", "rss_peak_restart_mb"):
+                need(isinstance(r.get(k), (int, float)) and r[k] > 0, p + k)
+            need(isinstance(r.get("restart_cpu_s"), (int, float))
+                 and r["restart_cpu_s"] >= 0, p + "restart_cpu_s")
             need(isinstance(r.get("restart_sb_bytes_written"), int)
                  and r["restart_sb_bytes_written"] >= 0,
                  p + "restart_sb_bytes_written")
