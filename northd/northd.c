@@ -231,6 +231,12 @@ get_nb_global(struct northd_ctx *ctx)
     return nb;
 }
 
+/* The last NB_Global.nb_cfg a pass saw, and when (wall clock, ms) it first
+ * saw it: NB_Global.nb_cfg_timestamp, even if its flows take several
+ * passes. */
+static int64_t cfg_seen;
+static long long int cfg_seen_wall;
+
 /* Copies NB_Global settings to SB_Global and, if 'pass_cfg', passes nb_cfg
  * on.  When the SB transaction commits, the main loop makes
  * 'ctx->sb_next_cfg' its 'sb_cur_cfg': the nb_cfg whose results are now in
@@ -262,13 +268,10 @@ sync_sb_global(struct northd_ctx *ctx, const struct nb_nb_global *nb,
     if (!sb || sb->nb_cfg != nb->nb_cfg) {
         rdb_txn_set_integer(ctx->sb_txn, SB_SB_GLOBAL_COL_NB_CFG,
                             nb->nb_cfg);
-        if (ctx->nb_txn) {
-            rdb_txn_update(ctx->nb_txn, &nb_table_nb_global,
-                           &nb->header_.uuid);
-            rdb_txn_set_integer(ctx->nb_txn,
-                                NB_NB_GLOBAL_COL_NB_CFG_TIMESTAMP,
-                                time_wall_msec());
-        }
+        /* NB_Global.nb_cfg_timestamp (when northd took up this nb_cfg)
+         * waits for sb_cfg: one NB commit per change instead of two, and
+         * an NB server commit at a million ACLs costs milliseconds. */
+        ctx->sb_next_cfg_ts = cfg_seen_wall;
     }
     ctx->sb_next_cfg = nb->nb_cfg;
 }
@@ -874,6 +877,10 @@ northd_run(struct northd_ctx *ctx, bool force_full)
     }
 
     const struct nb_nb_global *nb = get_nb_global(ctx);
+    if (nb && nb->nb_cfg != cfg_seen) {
+        cfg_seen = nb->nb_cfg;
+        cfg_seen_wall = time_wall_msec();
+    }
     if (!full && !uuid_equals(&data.flow_key, sb_global_uuid(ctx->sb))) {
         /* The flows' UUIDs follow from it. */
         reason = "SB_Global was replaced";
@@ -937,15 +944,23 @@ northd_update_sequence_numbers(struct northd_ctx *ctx)
         rdb_txn_set_integer(ctx->nb_txn, NB_NB_GLOBAL_COL_SB_CFG, sb_cfg);
         rdb_txn_set_integer(ctx->nb_txn, NB_NB_GLOBAL_COL_SB_CFG_TIMESTAMP,
                             time_wall_msec());
+        if (ctx->sb_cur_cfg_ts
+            && nb->nb_cfg_timestamp != ctx->sb_cur_cfg_ts) {
+            rdb_txn_set_integer(ctx->nb_txn,
+                                NB_NB_GLOBAL_COL_NB_CFG_TIMESTAMP,
+                                ctx->sb_cur_cfg_ts);
+        }
     }
 
     /* Hypervisors report the nb_cfg whose flows they have installed; the
-     * slowest one is where --wait=hv stands. */
+     * slowest one is where --wait=hv stands.  It is never ahead of sb_cfg:
+     * the SB's own copy of nb_cfg is, while its commit's reply is on the
+     * way, and following it would cost an NB commit of its own. */
     const struct sb_sb_global *sb = sb_sb_global_first(ctx->sb);
-    if (!sb) {
+    if (!sb || !sb_cfg) {
         return;
     }
-    int64_t hv_cfg = sb->nb_cfg;
+    int64_t hv_cfg = MIN(sb->nb_cfg, sb_cfg);
     int64_t hv_cfg_ts = 0;
     const struct sb_chassis_private *cp;
     SB_CHASSIS_PRIVATE_FOR_EACH (cp, ctx->sb) {
