@@ -89,7 +89,21 @@ def main():
             need(s["n"] == n, p + "%s: %d changes, wanted %d" % (k, s["n"], n))
             need(0 < s["median_ms"] <= s["p99_ms"] <= s["max_ms"],
                  p + k + ": median/p99/max out of order")
-            need(s.get("cpu_ms_per_change", -1) >= 0, p + k + ": cpu")
+            for c in ("cpu_ms_per_change", "nb_server_cpu_ms_per_change",
+                      "sb_server_cpu_ms_per_change"):
+                need(s.get(c, -1) >= 0, p + k + ": " + c)
+        # The warm-up: at most --warmup changes (and at most the northd's
+        # measured ones if it has fewer), a window median per full window.
+        w = r.get("warmup")
+        limit = min(meta.get("warmup", 0), n
+                    if n < meta.get("changes", n) else meta.get("warmup", 0))
+        if limit > 0:
+            need(isinstance(w, dict) and 0 < w.get("n", 0) <= limit
+                 and 0 < w["median_ms"] <= w["max_ms"]
+                 and len(w.get("window_medians_ms", [])) == w["n"] // 20,
+                 p + "warmup: %s (limit %d)" % (w, limit))
+        else:
+            need(w is None, p + "warmup: %s, wanted none" % w)
     for q, rr in res.get("ratios", {}).items():
         need(rr.get("cold_start_s") is not None, "ratios.%s.cold_start_s" % q)
         need(rr.get("Logical_Flow") is not None, "ratios.%s.Logical_Flow" % q)

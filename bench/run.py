@@ -34,13 +34,22 @@ each northd, in the order given:
                   first, and followed by a 60 s pause (its automatic
                   compaction would otherwise come due during the
                   changes)
+  warm-up         then up to --warmup N (200) unmeasured ACL match
+                  changes, in windows of 20, until a window's median is
+                  no longer 10% better than the one before: right after a
+                  cold start at a million ACLs the NB server's malloc is
+                  still sorting the memory freed with the initial monitor
+                  reply, which costs tens of ms per change for the first
+                  hundred or so, whatever the northd.  Reported (with
+                  each window's median) next to the latencies.
   latency         for each change kind, N changes, each committed through a
                   persistent JSON-RPC connection together with an
                   NB_Global.nb_cfg increment in one transaction; the time is
                   from sending that transaction until a monitor on NB_Global
                   reports sb_cfg >= the new nb_cfg.  Median and p99
                   (nearest rank; with fewer than 100 samples p99 is the
-                  maximum).  northd's CPU per change is also reported.
+                  maximum).  northd's CPU per change is also reported,
+                  and the NB and SB servers'.
 
 It also measures the floor: the time a fresh SB ovsdb-server takes to
 ingest, in one transaction, the SB content produced by the first northd
@@ -86,6 +95,13 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 # changes (see bench_northd()), then left alone for PRECOMPACT_PAUSE s.
 PRECOMPACT_BYTES = 100e6
 PRECOMPACT_PAUSE = 60
+# Warm-up (--warmup N): unmeasured ACL match changes before the measured
+# ones, in windows of WARMUP_WINDOW, until a window's median is no better
+# than WARMUP_SETTLED times the one before (or N changes).  Their ports
+# start at 40000 + WARMUP_BASE, apart from the measured acl_modify ones.
+WARMUP_WINDOW = 20
+WARMUP_SETTLED = 0.9
+WARMUP_BASE = 10000
 
 
 def log(*args):
@@ -454,7 +470,7 @@ def extra_cold_start(name, path, work, k, nb_file, sb_schema_file, a):
 
 
 def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
-                 n_changes, want_dump, extra_colds=()):
+                 n_changes, n_warmup, want_dump, extra_colds=()):
     d = os.path.join(work, name)
     nb, sb, sb_db = servers_for(d, nb_file, sb_schema_file)
     ctl = os.path.join(d, "northd.ctl")
@@ -491,14 +507,16 @@ def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
         wait_idle([nb.pid, sb.pid, proc.pid])
         r["settle_s"] = time.monotonic() - t_settle
 
+        nbc = NbClient(nb.remote)
+        r["warmup"] = warm_up(name, nbc, manifest, a, n_warmup)
         log("%s: %d changes of each kind (after %.1f s for the servers to "
             "go idle)" % (name, n_changes, r["settle_s"]))
-        nbc = NbClient(nb.remote)
+        pids = (proc.pid, nb.pid, sb.pid)
         lat = {k: [] for k in a.kinds}
-        cpu = {k: 0.0 for k in a.kinds}
+        cpu = {k: [0.0, 0.0, 0.0] for k in a.kinds}
         errors = []
         for kind, i in change_plan(a.kinds, n_changes):
-            c0 = proc_cpu(proc.pid)
+            c0 = [proc_cpu(pid) for pid in pids]
             try:
                 lat[kind].append(nbc.change(gen.change_ops(kind, i, manifest),
                                             a.change_timeout))
@@ -506,7 +524,8 @@ def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
                 errors.append("%s %d: %s" % (kind, i, e))
                 if len(errors) > 5:
                     raise
-            cpu[kind] += proc_cpu(proc.pid) - c0
+            for j, pid in enumerate(pids):
+                cpu[kind][j] += proc_cpu(pid) - c0[j]
         nbc.close()
         # Compacting (again) only now: commits right after an online
         # compaction of a large database were 2-4x slower for tens of
@@ -524,7 +543,10 @@ def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
         for k in a.kinds:
             s = summarize(lat[k])
             if s:
-                s["cpu_ms_per_change"] = cpu[k] / s["n"] * 1e3
+                for j, key in enumerate(("cpu_ms_per_change",
+                                         "nb_server_cpu_ms_per_change",
+                                         "sb_server_cpu_ms_per_change")):
+                    s[key] = cpu[k][j] / s["n"] * 1e3
             r["latency"][k] = s
         r["change_errors"] = errors
         r["rss_peak_mb"] = proc_status(proc.pid, "VmHWM") / 1024.0
@@ -540,6 +562,33 @@ def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
         nb.stop()
         sb.stop()
     return r, dump
+
+
+def warm_up(name, nbc, manifest, a, limit):
+    """Up to LIMIT unmeasured changes (ACL match changes) before the
+    measured ones, stopping once they no longer get faster (see
+    WARMUP_WINDOW).  Right after a cold start at a million ACLs, the NB
+    server's glibc malloc still has to sort the tens of millions of
+    chunks freed with the initial monitor reply: every change costs it
+    tens of ms for the first hundred or so changes, whatever the northd.
+    Returns their summary, with the median of each window."""
+    if limit <= 0:
+        return None
+    xs = []
+    windows = []
+    for k in range(limit):
+        xs.append(nbc.change(gen.change_ops("acl_modify", WARMUP_BASE + k,
+                                            manifest), a.change_timeout))
+        if len(xs) % WARMUP_WINDOW == 0:
+            windows.append(statistics.median(xs[-WARMUP_WINDOW:]))
+            if (len(windows) >= 2
+                    and windows[-1] > WARMUP_SETTLED * windows[-2]):
+                break
+    s = summarize(xs)
+    s["window_medians_ms"] = [w * 1e3 for w in windows]
+    log("%s: %d warm-up changes, window medians %s ms" % (
+        name, len(xs), ", ".join("%.1f" % (w * 1e3) for w in windows)))
+    return s
 
 
 def count_log(path):
@@ -690,6 +739,17 @@ def markdown(res):
         lambda q: q["sb_db_compacted_bytes"])
     row("wait for idle servers before the changes, s",
         lambda r: r["settle_s"], None, 1)
+    row("warm-up changes before them (ACL match)",
+        lambda r: r["warmup"]["n"] if r.get("warmup") else 0, None, 0)
+    row("warm-up: first / last window median, ms",
+        lambda r: None)
+    cells = out.pop()[2:-2].split(" | ")
+    for j, n in enumerate(names):
+        w = res["northds"][n].get("warmup")
+        cells[1 + j] = ("%s / %s" % (fmt(w["window_medians_ms"][0], 1),
+                                     fmt(w["window_medians_ms"][-1], 1))
+                        if w and w["window_medians_ms"] else "-")
+    out.append("| " + " | ".join(cells) + " |")
     for k in res["meta"]["kinds"]:
         row("%s: median / p99 ms (n)" % k,
             lambda r, k=k: None, lambda q, k=k: q["latency_median"][k])
@@ -703,6 +763,16 @@ def markdown(res):
     for k in res["meta"]["kinds"]:
         row("%s: northd CPU ms per change" % k,
             lambda r, k=k: r["latency"][k]["cpu_ms_per_change"], None, 1)
+    for k in res["meta"]["kinds"]:
+        row("%s: NB / SB server CPU ms per change" % k, lambda r: None)
+        cells = out.pop()[2:-2].split(" | ")
+        for j, n in enumerate(names):
+            s = res["northds"][n]["latency"].get(k)
+            cells[1 + j] = ("%s / %s" % (
+                fmt(s["nb_server_cpu_ms_per_change"], 1),
+                fmt(s["sb_server_cpu_ms_per_change"], 1))
+                if s and "nb_server_cpu_ms_per_change" in s else "-")
+        out.append("| " + " | ".join(cells) + " |")
     row("log WARN+ERR lines (timeval WARNs apart)",
         lambda r: r["log_warnings"]["WARN"] + r["log_warnings"]["ERR"],
         None, 0)
@@ -759,6 +829,11 @@ def main():
     p.add_argument("--no-floor", action="store_true",
                    help="skip the SB ingest floor (it holds the whole SB "
                    "in the runner's memory)")
+    p.add_argument("--warmup", type=int, default=200, metavar="N",
+                   help="at most N unmeasured ACL match changes before "
+                   "the measured ones, until they stop getting faster "
+                   "(default 200; for a northd with --max-changes "
+                   "NAME=M, at most M; 0: none)")
     p.add_argument("--no-restart", action="store_true",
                    help="skip the restart of each northd on the SB it "
                    "wrote")
@@ -787,6 +862,7 @@ def main():
                                              "port_groups", "acls")},
         "kinds": a.kinds, "changes": a.changes, "max_changes": caps,
         "cold_runs": a.cold_runs, "no_restart": a.no_restart,
+        "warmup": a.warmup,
         "date": datetime.datetime.now(datetime.timezone.utc)
                 .strftime("%Y-%m-%d %H:%M UTC"),
         "host": "%s, %d CPUs" % (platform.machine(), os.cpu_count()),
@@ -826,6 +902,7 @@ def main():
             r, d = bench_northd(name, path, work, nb_file, a.sb_schema,
                                 manifest, a, min(a.changes,
                                                  caps.get(name, a.changes)),
+                                min(a.warmup, caps.get(name, a.warmup)),
                                 want_dump=(j == 0 and not a.no_floor),
                                 extra_colds=extra[name])
             res["northds"][name] = r
