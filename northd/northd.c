@@ -231,9 +231,11 @@ get_nb_global(struct northd_ctx *ctx)
     return nb;
 }
 
-/* The last NB_Global.nb_cfg a pass saw, and when (wall clock, ms) it first
+/* The latest NB_Global.nb_cfg a pass saw, and when (wall clock, ms) it first
  * saw it: NB_Global.nb_cfg_timestamp, even if its flows take several
- * passes. */
+ * passes.  Written with sb_cfg (northd_update_sequence_numbers()): one NB
+ * commit per change instead of two, and an NB server commit at a million
+ * ACLs costs milliseconds. */
 static int64_t cfg_seen;
 static long long int cfg_seen_wall;
 
@@ -268,10 +270,6 @@ sync_sb_global(struct northd_ctx *ctx, const struct nb_nb_global *nb,
     if (!sb || sb->nb_cfg != nb->nb_cfg) {
         rdb_txn_set_integer(ctx->sb_txn, SB_SB_GLOBAL_COL_NB_CFG,
                             nb->nb_cfg);
-        /* NB_Global.nb_cfg_timestamp (when northd took up this nb_cfg)
-         * waits for sb_cfg: one NB commit per change instead of two, and
-         * an NB server commit at a million ACLs costs milliseconds. */
-        ctx->sb_next_cfg_ts = cfg_seen_wall;
     }
     ctx->sb_next_cfg = nb->nb_cfg;
 }
@@ -944,11 +942,10 @@ northd_update_sequence_numbers(struct northd_ctx *ctx)
         rdb_txn_set_integer(ctx->nb_txn, NB_NB_GLOBAL_COL_SB_CFG, sb_cfg);
         rdb_txn_set_integer(ctx->nb_txn, NB_NB_GLOBAL_COL_SB_CFG_TIMESTAMP,
                             time_wall_msec());
-        if (ctx->sb_cur_cfg_ts
-            && nb->nb_cfg_timestamp != ctx->sb_cur_cfg_ts) {
+        if (cfg_seen_wall && nb->nb_cfg_timestamp != cfg_seen_wall) {
             rdb_txn_set_integer(ctx->nb_txn,
                                 NB_NB_GLOBAL_COL_NB_CFG_TIMESTAMP,
-                                ctx->sb_cur_cfg_ts);
+                                cfg_seen_wall);
         }
     }
 

@@ -21,12 +21,8 @@ struct northd_ctx {
     struct rdb_txn *sb_txn;         /* Open; the caller holds the lock. */
     int64_t sb_next_cfg;            /* Set by northd_run(): the nb_cfg the
                                      * SB holds once 'sb_txn' commits. */
-    int64_t sb_next_cfg_ts;         /* Set by northd_run() if it passes
-                                     * on a new nb_cfg: when (wall clock,
-                                     * ms), for nb_cfg_timestamp. */
     int64_t sb_cur_cfg;             /* The nb_cfg whose results are in the
                                      * SB (0 if none yet). */
-    int64_t sb_cur_cfg_ts;          /* Its 'sb_next_cfg_ts' (0 if none). */
     bool sb_reset;                  /* The SB replica started over since
                                      * the last pass (rdb_get_reset_seqno()). */
     size_t max_flow_inserts;        /* New Logical_Flow rows one 'sb_txn'
@@ -55,9 +51,9 @@ void northd_invalidate(void);
 
 /* Cheap per-iteration bookkeeping that does not depend on a recompute:
  * mirrors a committed SB nb_cfg ('ctx->sb_cur_cfg') into NB_Global.sb_cfg,
- * with the nb_cfg_timestamp of when it was taken up ('ctx->sb_cur_cfg_ts')
- * in the same commit, and chassis progress into NB_Global.hv_cfg.  Needs
- * only 'ctx->nb_txn'. */
+ * with nb_cfg_timestamp (when a pass first saw the latest nb_cfg) in the
+ * same commit, and chassis progress into NB_Global.hv_cfg.  Needs only
+ * 'ctx->nb_txn'. */
 void northd_update_sequence_numbers(struct northd_ctx *);
 
 /* Appends a human-readable summary of NB content this northd does not

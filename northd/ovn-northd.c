@@ -59,10 +59,8 @@ struct northd_state {
     /* Transactions sent and not completed. */
     struct rdb_txn *sb_txn;
     int64_t sb_txn_cfg;         /* The nb_cfg 'sb_txn' carries. */
-    int64_t sb_txn_cfg_ts;      /* When northd took it up (wall ms). */
     struct rdb_txn *nb_txn;
     int64_t sb_cur_cfg;         /* The nb_cfg whose results are in the SB. */
-    int64_t sb_cur_cfg_ts;      /* Its 'sb_txn_cfg_ts'. */
 
     size_t max_flow_inserts;    /* --sb-txn-max-flows. */
     bool flows_pending;         /* The last pass left flows for the next. */
@@ -297,7 +295,6 @@ check_txns(struct northd_state *state)
         enum rdb_txn_status status = rdb_txn_get_status(state->sb_txn);
         if (status == RDB_TXN_SUCCESS) {
             state->sb_cur_cfg = state->sb_txn_cfg;
-            state->sb_cur_cfg_ts = state->sb_txn_cfg_ts;
         } else if (status != RDB_TXN_INCOMPLETE) {
             commit_failed(state, "SB", state->sb_txn);
         }
@@ -378,11 +375,8 @@ run_pass(struct northd_state *state, struct rdb *nb, struct rdb *sb,
     bool unchanged;
     state->sb_txn = commit(state, "SB", ctx.sb_txn, &unchanged);
     state->sb_txn_cfg = ctx.sb_next_cfg;
-    state->sb_txn_cfg_ts = (ctx.sb_next_cfg_ts ? ctx.sb_next_cfg_ts
-                            : state->sb_cur_cfg_ts);
     if (unchanged) {
         state->sb_cur_cfg = ctx.sb_next_cfg;
-        state->sb_cur_cfg_ts = state->sb_txn_cfg_ts;
     }
     rdb_track_clear(nb);
     rdb_track_clear(sb);
@@ -494,7 +488,6 @@ main(int argc, char *argv[])
                 struct northd_ctx ctx = {
                     .nb = nb, .sb = sb, .nb_txn = nb_txn,
                     .sb_cur_cfg = state.sb_cur_cfg,
-                    .sb_cur_cfg_ts = state.sb_cur_cfg_ts,
                 };
                 northd_update_sequence_numbers(&ctx);
             }
