@@ -92,11 +92,11 @@ def main():
             for c in ("cpu_ms_per_change", "nb_server_cpu_ms_per_change",
                       "sb_server_cpu_ms_per_change"):
                 need(s.get(c, -1) >= 0, p + k + ": " + c)
-        # The warm-up: at most --warmup changes (and at most the northd's
-        # measured ones if it has fewer), a window median per full window.
+        # The warm-up: at most --warmup changes (at most M for a northd
+        # with --max-changes NAME=M), a window median per full window.
         w = r.get("warmup")
-        limit = min(meta.get("warmup", 0), n
-                    if n < meta.get("changes", n) else meta.get("warmup", 0))
+        limit = meta.get("warmup", 0)
+        limit = min(limit, meta.get("max_changes", {}).get(name, limit))
         if limit > 0:
             need(isinstance(w, dict) and 0 < w.get("n", 0) <= limit
                  and 0 < w["median_ms"] <= w["max_ms"]

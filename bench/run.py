@@ -37,11 +37,11 @@ each northd, in the order given:
   warm-up         then up to --warmup N (200) unmeasured ACL match
                   changes, in windows of 20, until a window's median is
                   no longer 10% better than the one before: right after a
-                  cold start at a million ACLs the NB server's malloc is
-                  still sorting the memory freed with the initial monitor
-                  reply, which costs tens of ms per change for the first
-                  hundred or so, whatever the northd.  Reported (with
-                  each window's median) next to the latencies.
+                  cold start at a million ACLs the NB server spent tens
+                  of ms per change for the first hundred or so, mostly in
+                  glibc malloc (likely sorting the memory freed with the
+                  initial monitor reply), whatever the northd.  Reported
+                  (with each window's median) next to the latencies.
   latency         for each change kind, N changes, each committed through a
                   persistent JSON-RPC connection together with an
                   NB_Global.nb_cfg increment in one transaction; the time is
@@ -567,11 +567,8 @@ def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
 def warm_up(name, nbc, manifest, a, limit):
     """Up to LIMIT unmeasured changes (ACL match changes) before the
     measured ones, stopping once they no longer get faster (see
-    WARMUP_WINDOW).  Right after a cold start at a million ACLs, the NB
-    server's glibc malloc still has to sort the tens of millions of
-    chunks freed with the initial monitor reply: every change costs it
-    tens of ms for the first hundred or so changes, whatever the northd.
-    Returns their summary, with the median of each window."""
+    WARMUP_WINDOW; the module's docstring says why).  Returns their
+    summary, with the median of each window."""
     if limit <= 0:
         return None
     xs = []
@@ -656,6 +653,8 @@ def add_ratios(res, base):
 def fmt(x, nd=2):
     if x is None:
         return "-"
+    if isinstance(x, str):
+        return x
     if isinstance(x, int):
         return "{:,}".format(x)
     if abs(x) >= 100:
@@ -697,7 +696,7 @@ def markdown(res):
         for n in names:
             try:
                 cells.append(fmt(get(res["northds"][n]), nd))
-            except (KeyError, TypeError):
+            except (KeyError, TypeError, IndexError):
                 cells.append("-")
         for k in ratio_keys:
             try:
@@ -742,37 +741,22 @@ def markdown(res):
     row("warm-up changes before them (ACL match)",
         lambda r: r["warmup"]["n"] if r.get("warmup") else 0, None, 0)
     row("warm-up: first / last window median, ms",
-        lambda r: None)
-    cells = out.pop()[2:-2].split(" | ")
-    for j, n in enumerate(names):
-        w = res["northds"][n].get("warmup")
-        cells[1 + j] = ("%s / %s" % (fmt(w["window_medians_ms"][0], 1),
-                                     fmt(w["window_medians_ms"][-1], 1))
-                        if w and w["window_medians_ms"] else "-")
-    out.append("| " + " | ".join(cells) + " |")
+        lambda r: "%s / %s" % (fmt(r["warmup"]["window_medians_ms"][0], 1),
+                               fmt(r["warmup"]["window_medians_ms"][-1], 1)))
     for k in res["meta"]["kinds"]:
         row("%s: median / p99 ms (n)" % k,
-            lambda r, k=k: None, lambda q, k=k: q["latency_median"][k])
-        cells = out.pop()[2:-2].split(" | ")
-        for j, n in enumerate(names):
-            s = res["northds"][n]["latency"].get(k)
-            cells[1 + j] = ("%s / %s (%d)" % (fmt(s["median_ms"], 1),
-                                              fmt(s["p99_ms"], 1), s["n"])
-                            if s else "-")
-        out.append("| " + " | ".join(cells) + " |")
+            lambda r, k=k: "%s / %s (%d)" % (
+                fmt(r["latency"][k]["median_ms"], 1),
+                fmt(r["latency"][k]["p99_ms"], 1), r["latency"][k]["n"]),
+            lambda q, k=k: q["latency_median"][k])
     for k in res["meta"]["kinds"]:
         row("%s: northd CPU ms per change" % k,
             lambda r, k=k: r["latency"][k]["cpu_ms_per_change"], None, 1)
     for k in res["meta"]["kinds"]:
-        row("%s: NB / SB server CPU ms per change" % k, lambda r: None)
-        cells = out.pop()[2:-2].split(" | ")
-        for j, n in enumerate(names):
-            s = res["northds"][n]["latency"].get(k)
-            cells[1 + j] = ("%s / %s" % (
-                fmt(s["nb_server_cpu_ms_per_change"], 1),
-                fmt(s["sb_server_cpu_ms_per_change"], 1))
-                if s and "nb_server_cpu_ms_per_change" in s else "-")
-        out.append("| " + " | ".join(cells) + " |")
+        row("%s: NB / SB server CPU ms per change" % k,
+            lambda r, k=k: "%s / %s" % (
+                fmt(r["latency"][k]["nb_server_cpu_ms_per_change"], 1),
+                fmt(r["latency"][k]["sb_server_cpu_ms_per_change"], 1)))
     row("log WARN+ERR lines (timeval WARNs apart)",
         lambda r: r["log_warnings"]["WARN"] + r["log_warnings"]["ERR"],
         None, 0)
