@@ -10,6 +10,8 @@ number of changes of every kind without errors.  It checks no speed.
 import json
 import sys
 
+from run import WARMUP_WINDOW
+
 SB_TABLES = ["Logical_Flow", "Logical_DP_Group"]
 
 
@@ -100,7 +102,7 @@ def main():
         if limit > 0:
             need(isinstance(w, dict) and 0 < w.get("n", 0) <= limit
                  and 0 < w["median_ms"] <= w["max_ms"]
-                 and len(w.get("window_medians_ms", [])) == w["n"] // 20,
+                 and len(w.get("window_medians_ms", [])) == w["n"] // WARMUP_WINDOW,
                  p + "warmup: %s (limit %d)" % (w, limit))
         else:
             need(w is None, p + "warmup: %s, wanted none" % w)
