@@ -95,14 +95,18 @@ def main():
                       "sb_server_cpu_ms_per_change"):
                 need(s.get(c, -1) >= 0, p + k + ": " + c)
         # The warm-up: at most --warmup changes (at most M for a northd
-        # with --max-changes NAME=M), a window median per full window.
+        # with --max-changes NAME=M), a window median and the servers' CPU
+        # per change for each full window.
         w = r.get("warmup")
         limit = meta.get("warmup", 0)
         limit = min(limit, meta.get("max_changes", {}).get(name, limit))
         if limit > 0:
             need(isinstance(w, dict) and 0 < w.get("n", 0) <= limit
                  and 0 < w["median_ms"] <= w["max_ms"]
-                 and len(w.get("window_medians_ms", [])) == w["n"] // WARMUP_WINDOW,
+                 and len(w.get("window_medians_ms", [])) == w["n"] // WARMUP_WINDOW
+                 and len(w.get("window_server_cpu_ms", []))
+                 == w["n"] // WARMUP_WINDOW
+                 and all(c >= 0 for c in w["window_server_cpu_ms"]),
                  p + "warmup: %s (limit %d)" % (w, limit))
         else:
             need(w is None, p + "warmup: %s, wanted none" % w)

@@ -34,14 +34,16 @@ each northd, in the order given:
                   first, and followed by a 60 s pause (its automatic
                   compaction would otherwise come due during the
                   changes)
-  warm-up         then up to --warmup N (200) unmeasured ACL match
+  warm-up         then up to --warmup N (400) unmeasured ACL match
                   changes, in windows of 20, until a window's median is
-                  no longer 10% better than the one before: right after a
-                  cold start at a million ACLs the NB server spent tens
-                  of ms per change for the first hundred or so, mostly in
-                  glibc malloc (likely sorting the memory freed with the
-                  initial monitor reply), whatever the northd.  Reported
-                  (with each window's median) next to the latencies.
+                  no longer 10% better than the one before and the NB and
+                  SB servers spent at most 3 ms of CPU per change in it:
+                  right after a cold start at a million ACLs the NB server
+                  spent tens of ms per change for the first hundred or
+                  so, mostly in glibc malloc (likely sorting the memory
+                  freed with the initial monitor reply), whatever the
+                  northd.  Reported (with each window's median and the
+                  servers' CPU) next to the latencies.
   latency         for each change kind, N changes, each committed through a
                   persistent JSON-RPC connection together with an
                   NB_Global.nb_cfg increment in one transaction; the time is
@@ -97,10 +99,16 @@ PRECOMPACT_BYTES = 100e6
 PRECOMPACT_PAUSE = 60
 # Warm-up (--warmup N): unmeasured ACL match changes before the measured
 # ones, in windows of WARMUP_WINDOW, until a window's median is no better
-# than WARMUP_SETTLED times the one before (or N changes).  Their ports
-# start at 40000 + WARMUP_BASE, apart from the measured acl_modify ones.
+# than WARMUP_SETTLED times the one before and the NB and SB servers
+# together spent at most WARMUP_SERVER_MS of CPU per change in it (or N
+# changes).  The second condition because latency alone is too noisy to
+# tell: at a million ACLs the window medians went 109, 13, 10, 20 ms
+# while the NB server still spent 21 ms of CPU per change for the next
+# 50.  Their ports start at 40000 + WARMUP_BASE, apart from the measured
+# acl_modify ones.
 WARMUP_WINDOW = 20
 WARMUP_SETTLED = 0.9
+WARMUP_SERVER_MS = 3.0
 WARMUP_BASE = 10000
 
 
@@ -508,7 +516,8 @@ def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
         r["settle_s"] = time.monotonic() - t_settle
 
         nbc = NbClient(nb.remote)
-        r["warmup"] = warm_up(name, nbc, manifest, a, n_warmup)
+        r["warmup"] = warm_up(name, nbc, manifest, a, n_warmup,
+                              (nb.pid, sb.pid))
         log("%s: %d changes of each kind (after %.1f s for the servers to "
             "go idle)" % (name, n_changes, r["settle_s"]))
         pids = (proc.pid, nb.pid, sb.pid)
@@ -564,27 +573,38 @@ def bench_northd(name, path, work, nb_file, sb_schema_file, manifest, a,
     return r, dump
 
 
-def warm_up(name, nbc, manifest, a, limit):
+def warm_up(name, nbc, manifest, a, limit, server_pids):
     """Up to LIMIT unmeasured changes (ACL match changes) before the
-    measured ones, stopping once they no longer get faster (see
-    WARMUP_WINDOW; the module's docstring says why).  Returns their
-    summary, with the median of each window."""
+    measured ones, stopping once they no longer get faster and the
+    ovsdb-servers SERVER_PIDS have stopped working off their start-up
+    (see WARMUP_WINDOW; the module's docstring says why).  Returns their
+    summary, with the median and the servers' CPU per change of each
+    window."""
     if limit <= 0:
         return None
     xs = []
     windows = []
+    server_ms = []
+    c0 = sum(proc_cpu(p) for p in server_pids)
     for k in range(limit):
         xs.append(nbc.change(gen.change_ops("acl_modify", WARMUP_BASE + k,
                                             manifest), a.change_timeout))
         if len(xs) % WARMUP_WINDOW == 0:
             windows.append(statistics.median(xs[-WARMUP_WINDOW:]))
+            c1 = sum(proc_cpu(p) for p in server_pids)
+            server_ms.append((c1 - c0) / WARMUP_WINDOW * 1e3)
+            c0 = c1
             if (len(windows) >= 2
-                    and windows[-1] > WARMUP_SETTLED * windows[-2]):
+                    and windows[-1] > WARMUP_SETTLED * windows[-2]
+                    and server_ms[-1] <= WARMUP_SERVER_MS):
                 break
     s = summarize(xs)
     s["window_medians_ms"] = [w * 1e3 for w in windows]
-    log("%s: %d warm-up changes, window medians %s ms" % (
-        name, len(xs), ", ".join("%.1f" % (w * 1e3) for w in windows)))
+    s["window_server_cpu_ms"] = server_ms
+    log("%s: %d warm-up changes, window medians %s ms, servers' CPU per "
+        "change %s ms" % (name, len(xs),
+                          ", ".join("%.1f" % (w * 1e3) for w in windows),
+                          ", ".join("%.1f" % c for c in server_ms)))
     return s
 
 
@@ -743,6 +763,10 @@ def markdown(res):
     row("warm-up: first / last window median, ms",
         lambda r: "%s / %s" % (fmt(r["warmup"]["window_medians_ms"][0], 1),
                                fmt(r["warmup"]["window_medians_ms"][-1], 1)))
+    row("warm-up: servers' CPU ms per change, first / last window",
+        lambda r: "%s / %s" % (
+            fmt(r["warmup"]["window_server_cpu_ms"][0], 1),
+            fmt(r["warmup"]["window_server_cpu_ms"][-1], 1)))
     for k in res["meta"]["kinds"]:
         row("%s: median / p99 ms (n)" % k,
             lambda r, k=k: "%s / %s (%d)" % (
@@ -813,10 +837,10 @@ def main():
     p.add_argument("--no-floor", action="store_true",
                    help="skip the SB ingest floor (it holds the whole SB "
                    "in the runner's memory)")
-    p.add_argument("--warmup", type=int, default=200, metavar="N",
+    p.add_argument("--warmup", type=int, default=400, metavar="N",
                    help="at most N unmeasured ACL match changes before "
                    "the measured ones, until they stop getting faster "
-                   "(default 200; for a northd with --max-changes "
+                   "(default 400; for a northd with --max-changes "
                    "NAME=M, at most M; 0: none)")
     p.add_argument("--no-restart", action="store_true",
                    help="skip the restart of each northd on the SB it "
