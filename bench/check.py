@@ -103,9 +103,9 @@ def main():
         if limit > 0:
             need(isinstance(w, dict) and 0 < w.get("n", 0) <= limit
                  and 0 < w["median_ms"] <= w["max_ms"]
-                 and len(w.get("window_medians_ms", [])) == w["n"] // WARMUP_WINDOW
-                 and len(w.get("window_server_cpu_ms", []))
-                 == w["n"] // WARMUP_WINDOW
+                 and all(len(w.get(k, [])) == w["n"] // WARMUP_WINDOW
+                         for k in ("window_medians_ms",
+                                   "window_server_cpu_ms"))
                  and all(c >= 0 for c in w["window_server_cpu_ms"]),
                  p + "warmup: %s (limit %d)" % (w, limit))
         else:

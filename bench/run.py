@@ -127,6 +127,11 @@ def proc_cpu(pid):
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def procs_cpu(pids):
+    """utime + stime of the processes PIDS together, in seconds."""
+    return sum(proc_cpu(p) for p in pids)
+
+
 def wait_idle(pids, limit=300.0, window=1.0, busy=0.02):
     """Waits until the processes PIDS together used less than BUSY of a CPU
     over WINDOW seconds (at most LIMIT seconds).  After a large commit an
@@ -134,10 +139,10 @@ def wait_idle(pids, limit=300.0, window=1.0, busy=0.02):
     a background thread); changes measured then time the server, not
     northd.  Returns the seconds waited."""
     t0 = time.monotonic()
-    last = sum(proc_cpu(p) for p in pids)
+    last = procs_cpu(pids)
     while time.monotonic() - t0 < limit:
         time.sleep(window)
-        now = sum(proc_cpu(p) for p in pids)
+        now = procs_cpu(pids)
         if now - last < busy * window:
             break
         last = now
@@ -585,13 +590,13 @@ def warm_up(name, nbc, manifest, a, limit, server_pids):
     xs = []
     windows = []
     server_ms = []
-    c0 = sum(proc_cpu(p) for p in server_pids)
+    c0 = procs_cpu(server_pids)
     for k in range(limit):
         xs.append(nbc.change(gen.change_ops("acl_modify", WARMUP_BASE + k,
                                             manifest), a.change_timeout))
         if len(xs) % WARMUP_WINDOW == 0:
             windows.append(statistics.median(xs[-WARMUP_WINDOW:]))
-            c1 = sum(proc_cpu(p) for p in server_pids)
+            c1 = procs_cpu(server_pids)
             server_ms.append((c1 - c0) / WARMUP_WINDOW * 1e3)
             c0 = c1
             if (len(windows) >= 2
@@ -840,8 +845,9 @@ def main():
     p.add_argument("--warmup", type=int, default=400, metavar="N",
                    help="at most N unmeasured ACL match changes before "
                    "the measured ones, until they stop getting faster "
+                   "and cost the servers at most %g ms of CPU each "
                    "(default 400; for a northd with --max-changes "
-                   "NAME=M, at most M; 0: none)")
+                   "NAME=M, at most M; 0: none)" % WARMUP_SERVER_MS)
     p.add_argument("--no-restart", action="store_true",
                    help="skip the restart of each northd on the SB it "
                    "wrote")
