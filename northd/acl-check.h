@@ -64,7 +64,9 @@ void acl_errors_end(struct rdb *nb_db, struct rdb_txn *nb_txn,
 struct uuid;
 void acl_errors_begin_incremental(void);
 void acl_errors_forget(const struct uuid *);
-void acl_errors_format(struct ds *);
+/* Lists the invalid ACLs, and notes that 'nb_db' has no ACL_Error table
+ * if it has none. */
+void acl_errors_format(struct ds *, const struct rdb *nb_db);
 void acl_errors_clear(void);
 
 #endif /* northd/acl-check.h */

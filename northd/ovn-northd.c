@@ -637,10 +637,11 @@ northd_unixctl_stats(struct unixctl_conn *conn, int argc OVS_UNUSED,
 static void
 northd_unixctl_acl_errors(struct unixctl_conn *conn, int argc OVS_UNUSED,
                           const char *argv[] OVS_UNUSED,
-                          void *aux_ OVS_UNUSED)
+                          void *aux_)
 {
+    struct unixctl_aux *aux = aux_;
     struct ds s = DS_EMPTY_INITIALIZER;
-    acl_errors_format(&s);
+    acl_errors_format(&s, aux->nb);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
 }
