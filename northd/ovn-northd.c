@@ -738,7 +738,7 @@ northd_unixctl_set_n_threads(struct unixctl_conn *conn, int argc OVS_UNUSED,
     struct unixctl_aux *aux = aux_;
     int n = atoi(argv[1]);
     if (n < 1 || n > N_THREADS_MAX) {
-        char *error = xasprintf("invalid n_threads: %s\n", argv[1]);
+        char *error = xasprintf("invalid n_threads: %d\n", n);
         unixctl_command_reply_error(conn, error);
         free(error);
         return;
