@@ -10,7 +10,9 @@
  *
  * Invalid ACLs are reported in the log (once per new or changed error),
  * by the unixctl command "acl/errors", and in the NB table ACL_Error,
- * which only northd writes (no CMS-owned column is ever touched). */
+ * which only northd writes (no CMS-owned column is ever touched).  An NB
+ * whose schema has no ACL_Error (7.0.0, OVN 23.03's own) gets none of
+ * those writes (lib/rdb.h), and "acl/errors" says so. */
 #ifndef NORTHD_ACL_CHECK_H
 #define NORTHD_ACL_CHECK_H 1
 
