@@ -216,6 +216,7 @@ rdb_conn_destroy(struct rdb *db)
     jsplit_destroy(db->splitter);
     free(db->inbuf);
     free(db->lock_name);
+    free(db->server_version);
 }
 
 static void
@@ -374,6 +375,22 @@ process_schema(struct rdb *db, const struct json *schema)
         conn_disconnect(db, 0, "bad schema from server");
         return;
     }
+
+    /* A server may have been given another schema since the last
+     * connection (upgraded while we were away): say so when it changes. */
+    const struct json *version = shash_find_data(json_object(schema),
+                                                 "version");
+    const char *v = (version && version->type == JSON_STRING
+                     ? json_string(version) : NULL);
+    if (!db->have_schema || !nullable_string_is_equal(v,
+                                                      db->server_version)) {
+        VLOG_INFO("%s: server's %s schema is version %s (this program's: "
+                  "%s)", db->remote, db->class->database, v ? v : "unknown",
+                  db->class->version);
+        free(db->server_version);
+        db->server_version = nullable_xstrdup(v);
+    }
+
     for (size_t i = 0; i < db->class->n_tables; i++) {
         struct rdb_table *t = &db->tables[i];
         const struct rdb_table_class *tc = t->class;
@@ -382,18 +399,56 @@ process_schema(struct rdb *db, const struct json *schema)
         const struct json *cols = (ts && ts->type == JSON_OBJECT
                                    ? shash_find_data(json_object(ts),
                                                      "columns") : NULL);
+        uint64_t old_columns = t->server_columns;
+        bool was_on_server = t->on_server;
         t->on_server = cols && cols->type == JSON_OBJECT;
         t->server_columns = 0;
         for (size_t j = 0; t->on_server && j < tc->n_columns; j++) {
             if (shash_find(json_object(cols), tc->columns[j].name)) {
                 t->server_columns |= UINT64_C(1) << j;
-            } else {
-                VLOG_INFO_RL(&rl, "%s: server has no column %s.%s",
-                             db->remote, tc->name, tc->columns[j].name);
+            }
+        }
+        if (!db->have_schema || was_on_server != t->on_server
+            || old_columns != t->server_columns) {
+            /* What is missing, once per schema; a write to it is logged
+             * once more (rdb-txn.c). */
+            t->absence_logged = false;
+            t->absent_logged = 0;
+            if (!t->on_server) {
+                VLOG_INFO("%s: server has no table %s", db->remote,
+                          tc->name);
+            }
+            for (size_t j = 0; t->on_server && j < tc->n_columns; j++) {
+                if (!(t->server_columns & (UINT64_C(1) << j))) {
+                    VLOG_INFO("%s: server has no column %s.%s",
+                              db->remote, tc->name, tc->columns[j].name);
+                }
             }
         }
     }
+    db->have_schema = true;
     send_monitor(db);
+}
+
+bool
+rdb_server_has_table(const struct rdb *db, const struct rdb_table_class *tc)
+{
+    return !db->have_schema || rdb_table(db, tc)->on_server;
+}
+
+bool
+rdb_server_has_column(const struct rdb *db, const struct rdb_table_class *tc,
+                      size_t col)
+{
+    const struct rdb_table *t = rdb_table(db, tc);
+    return (!db->have_schema
+            || (t->on_server && (t->server_columns & (UINT64_C(1) << col))));
+}
+
+const char *
+rdb_server_schema_version(const struct rdb *db)
+{
+    return db->server_version;
 }
 
 /* True if the server reports neither inserts nor modifications of 'tc':

@@ -40,6 +40,9 @@ struct rdb_table {
     size_t name_lens[64];           /* Of the columns' names. */
     bool on_server;                 /* The server's schema has it. */
     uint64_t server_columns;        /* Columns the server has. */
+    bool absence_logged;            /* A write to it, absent from the
+                                     * server's schema, was logged... */
+    uint64_t absent_logged;         /* ...or to these absent columns. */
     struct hmap set_deltas;         /* "struct rdb_set_delta"s of tracked
                                      * rows, until rdb_track_clear(). */
     struct objpool row_pool;        /* Where its rows come from: a million
@@ -128,6 +131,11 @@ struct rdb {
     struct uuidset expected_deletes;    /* See rdb_expect_delete(). */
     bool has_local_tables;
     struct ds scratch;
+    bool have_schema;               /* 'on_server' and 'server_columns' of
+                                     * the tables say what the server's
+                                     * schema has (the last one read: a
+                                     * new connection reads it again). */
+    char *server_version;           /* That schema's version, or NULL. */
 
     /* Connection. */
     struct reconnect *reconnect;

@@ -24,6 +24,7 @@ VLOG_DEFINE_THIS_MODULE(rdb_txn);
 
 COVERAGE_DEFINE(rdb_txn_commit);
 COVERAGE_DEFINE(rdb_txn_error);
+COVERAGE_DEFINE(rdb_txn_write_dropped);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
@@ -43,11 +44,13 @@ struct rdb_txn {
 
     /* The insert or update being built. */
     bool in_row;
+    bool skip_row;                  /* Of a table the server lacks: none
+                                     * of it is written. */
     bool is_update;
     size_t op_start;                /* Where it starts in 'buf'. */
     size_t n_cols;
     const struct rdb_table_class *tc;
-    const struct rdb_table *table;
+    struct rdb_table *table;
     bool touched_local;             /* Wrote to a table the server does not
                                      * report inserts and modifications
                                      * of: see txn_complete(). */
@@ -306,6 +309,54 @@ is_local_table(const struct rdb_table_class *tc)
     return !(tc->select & (RDB_SELECT_INSERT | RDB_SELECT_MODIFY));
 }
 
+/* Writes to what the server lacks. */
+
+static struct vlog_rate_limit absent_rl = VLOG_RATE_LIMIT_INIT(10, 20);
+
+/* True if the server is known to lack table 't' (rdb.h). */
+static bool
+table_absent(const struct rdb *db, const struct rdb_table *t)
+{
+    return db->have_schema && !t->on_server;
+}
+
+/* True if the server is known to lack column 'col' of table 't', or the
+ * table. */
+static bool
+column_absent(const struct rdb *db, const struct rdb_table *t, size_t col)
+{
+    return (db->have_schema
+            && (!t->on_server
+                || !(t->server_columns & (UINT64_C(1) << col))));
+}
+
+/* Counts a write to table 't' (column 'col', or the whole row if
+ * SIZE_MAX) left out because the server lacks it, and logs the first
+ * for each table and column. */
+static void
+write_dropped(struct rdb *db, struct rdb_table *t, size_t col)
+{
+    COVERAGE_INC(rdb_txn_write_dropped);
+    const struct rdb_table_class *tc = t->class;
+    if (!t->on_server) {
+        if (!t->absence_logged) {
+            t->absence_logged = true;
+            VLOG_INFO_RL(&absent_rl, "%s: server's schema (version %s) has "
+                         "no table %s: writes to it are left out",
+                         db->remote, db->server_version
+                                     ? db->server_version : "unknown",
+                         tc->name);
+        }
+    } else if (col < tc->n_columns
+               && !(t->absent_logged & (UINT64_C(1) << col))) {
+        t->absent_logged |= UINT64_C(1) << col;
+        VLOG_INFO_RL(&absent_rl, "%s: server's schema (version %s) has no "
+                     "column %s.%s: writes to it are left out", db->remote,
+                     db->server_version ? db->server_version : "unknown",
+                     tc->name, tc->columns[col].name);
+    }
+}
+
 /* Ops. */
 
 /* A started transaction's ops go out as they are written, so that the
@@ -334,6 +385,10 @@ end_op(struct rdb_txn *txn)
         return;
     }
     txn->in_row = false;
+    if (txn->skip_row) {
+        txn->skip_row = false;
+        return;
+    }
     if (txn->is_update && !txn->n_cols) {
         ds_truncate(&txn->buf, txn->op_start);
         txn->n_ops--;
@@ -355,6 +410,11 @@ begin_row(struct rdb_txn *txn, const struct rdb_table_class *tc,
     txn->n_cols = 0;
     txn->tc = tc;
     txn->table = rdb_table(txn->db, tc);
+    if (table_absent(txn->db, txn->table)) {
+        write_dropped(txn->db, txn->table, SIZE_MAX);
+        txn->skip_row = true;
+        return;
+    }
     txn->touched_local |= is_local_table(tc);
     txn->n_ops++;
     put_table(&txn->buf, update ? "update" : "insert", tc);
@@ -387,6 +447,11 @@ rdb_txn_delete(struct rdb_txn *txn, const struct rdb_table_class *tc,
                const struct uuid *uuid)
 {
     end_op(txn);
+    struct rdb_table *t = rdb_table(txn->db, tc);
+    if (table_absent(txn->db, t)) {
+        write_dropped(txn->db, t, SIZE_MAX);
+        return;
+    }
     txn->n_ops++;
     put_table(&txn->buf, "delete", tc);
     put_char(&txn->buf, ',');
@@ -410,6 +475,11 @@ rdb_txn_mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
         return;
     }
     ovs_assert(col < tc->n_columns);
+    struct rdb_table *t = rdb_table(txn->db, tc);
+    if (column_absent(txn->db, t, col)) {
+        write_dropped(txn->db, t, col);
+        return;
+    }
     txn->touched_local |= is_local_table(tc);
     txn->n_ops++;
     put_table(&txn->buf, "mutate", tc);
@@ -438,6 +508,11 @@ rdb_txn_mutate_refs(struct rdb_txn *txn, const struct rdb_table_class *tc,
         return;
     }
     ovs_assert(col < tc->n_columns && !is_local_table(tc));
+    struct rdb_table *t = rdb_table(txn->db, tc);
+    if (column_absent(txn->db, t, col)) {
+        write_dropped(txn->db, t, col);
+        return;
+    }
     txn->n_ops++;
     put_table(&txn->buf, "mutate", tc);
     put_char(&txn->buf, ',');
@@ -455,15 +530,19 @@ rdb_txn_mutate_refs(struct rdb_txn *txn, const struct rdb_table_class *tc,
     PUT_LITERAL(&txn->buf, "]]]]}");
 }
 
-/* Starts column 'col' of the current row.  Returns false if the server
- * does not have the column: then it is not written. */
+/* Starts column 'col' of the current row.  Returns NULL if the server
+ * does not have the column (or the row's table): then it is not
+ * written. */
 static const struct rdb_column_class *
 put_col(struct rdb_txn *txn, size_t col)
 {
     ovs_assert(txn->in_row && col < txn->tc->n_columns);
     const struct rdb_column_class *c = &txn->tc->columns[col];
-    if (txn->table->on_server
-        && !(txn->table->server_columns & (UINT64_C(1) << col))) {
+    if (txn->skip_row) {
+        return NULL;            /* The row's dropping was counted. */
+    }
+    if (column_absent(txn->db, txn->table, col)) {
+        write_dropped(txn->db, txn->table, col);
         return NULL;
     }
     bool first = !txn->n_cols++;

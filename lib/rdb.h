@@ -283,6 +283,17 @@ unsigned int rdb_get_reset_seqno(const struct rdb *);
  * by local writes may be wrong). */
 void rdb_force_resync(struct rdb *);
 
+/* The server's schema, as read on the latest connection (every connection
+ * reads it again, so a server given a newer or older schema is followed).
+ * The replica keeps and monitors only the tables and columns it has, and
+ * a transaction leaves out writes to the others (see "Transactions"
+ * below).  Until a schema was read, everything counts as present. */
+bool rdb_server_has_table(const struct rdb *, const struct rdb_table_class *);
+bool rdb_server_has_column(const struct rdb *, const struct rdb_table_class *,
+                           size_t col);
+/* Its "version", or NULL if none was read. */
+const char *rdb_server_schema_version(const struct rdb *);
+
 /* Locks (RFC 7047 "lock"): asks for 'lock_name' (NULL to give it up) on
  * every connection. */
 void rdb_set_lock(struct rdb *, const char *lock_name);
@@ -456,7 +467,16 @@ struct uuid rdb_uuid_hash_finish(const struct rdb_uuid_hash *);
  * rdb_txn_set_*() give the columns of an insert or update.  Nothing is
  * sent before rdb_txn_commit(); the replica learns the effects from the
  * server.  With a lock set (rdb_set_lock()), the transaction asserts it,
- * so that a northd that lost the lock cannot write. */
+ * so that a northd that lost the lock cannot write.
+ *
+ * Writes to a table or column the server's schema does not have (an older
+ * schema: e.g. an NB of OVN 23.03 has no ACL_Error table and no ACL.tier)
+ * are left out of the transaction, so that they cannot make the server
+ * refuse the rest: an insert, update, delete or mutation of a row of an
+ * absent table, a value of an absent column.  Each one counts in the
+ * coverage counter "rdb_txn_write_dropped", and the first write to each
+ * absent table or column is logged (once per schema the server has).  A
+ * transaction left with nothing to write is not sent. */
 
 struct rdb_txn;
 

@@ -305,6 +305,15 @@ acl_errors_report(const struct nb_acl *acl, const char *match,
     hmap_insert(&new_errors, &e->node, uuid_hash(uuid));
 }
 
+/* An NB with an older schema (7.0.0, OVN 23.03's own) has no ACL_Error
+ * table: what is written to it is left out (lib/rdb.h), and errors are
+ * reported by the log and acl/errors only. */
+static bool
+nb_has_acl_error(const struct rdb *nb_db)
+{
+    return rdb_server_has_table(nb_db, &nb_table_acl_error);
+}
+
 static void
 sync_nb_errors(struct rdb *nb_db, struct rdb_txn *nb_txn)
 {
@@ -420,8 +429,11 @@ acl_errors_end(struct rdb *nb_db, struct rdb_txn *nb_txn,
     }
     if (n_unlogged) {
         VLOG_WARN_RL(&summary_rl, "%"PRIuSIZE" more invalid ACLs were not "
-                     "logged (rate limit); \"acl/errors\" and the NB table "
-                     "ACL_Error list them all", n_unlogged);
+                     "logged (rate limit); \"acl/errors\"%s list%s them all",
+                     n_unlogged,
+                     nb_has_acl_error(nb_db) ? " and the NB table ACL_Error"
+                                             : "",
+                     nb_has_acl_error(nb_db) ? "" : "s");
     }
     HMAP_FOR_EACH (e, node, &errors) {
         if (!acl_error_find(&new_errors, &e->uuid)) {
@@ -457,7 +469,7 @@ compare_errors(const void *a_, const void *b_)
 }
 
 void
-acl_errors_format(struct ds *out)
+acl_errors_format(struct ds *out, const struct rdb *nb_db)
 {
     size_t n = hmap_count(&errors);
     const struct acl_error **sorted = xmalloc((n + 1) * sizeof *sorted);
@@ -476,6 +488,13 @@ acl_errors_format(struct ds *out)
                       e->match, e->error);
     }
     free(sorted);
+    if (n && !nb_has_acl_error(nb_db)) {
+        const char *version = rdb_server_schema_version(nb_db);
+        ds_put_format(out, "Note: the NB database (schema version %s) has "
+                      "no ACL_Error table: these errors are reported here "
+                      "and in the log only.\n",
+                      version ? version : "unknown");
+    }
 }
 
 void

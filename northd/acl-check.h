@@ -10,7 +10,9 @@
  *
  * Invalid ACLs are reported in the log (once per new or changed error),
  * by the unixctl command "acl/errors", and in the NB table ACL_Error,
- * which only northd writes (no CMS-owned column is ever touched). */
+ * which only northd writes (no CMS-owned column is ever touched).  An NB
+ * whose schema has no ACL_Error (7.0.0, OVN 23.03's own) gets none of
+ * those writes (lib/rdb.h), and "acl/errors" says so. */
 #ifndef NORTHD_ACL_CHECK_H
 #define NORTHD_ACL_CHECK_H 1
 
@@ -64,7 +66,9 @@ void acl_errors_end(struct rdb *nb_db, struct rdb_txn *nb_txn,
 struct uuid;
 void acl_errors_begin_incremental(void);
 void acl_errors_forget(const struct uuid *);
-void acl_errors_format(struct ds *);
+/* Lists the invalid ACLs, and notes that 'nb_db' has no ACL_Error table
+ * if it has none. */
+void acl_errors_format(struct ds *, const struct rdb *nb_db);
 void acl_errors_clear(void);
 
 #endif /* northd/acl-check.h */

@@ -56,6 +56,9 @@ struct northd_stats {
     unsigned long long int n_full;  /* Full recomputes. */
     unsigned long long int n_incremental;
     unsigned long long int n_noop;  /* Incremental, nothing to compile. */
+    unsigned long long int n_aborted;   /* Passes that stopped before
+                                         * compiling, to wait for a fresh
+                                         * copy of the SB. */
     long long int full_msec;        /* Total time in each kind of pass. */
     long long int incremental_msec;
     const char *last_full_reason;
@@ -66,6 +69,10 @@ struct northd_stats {
     size_t n_unwritten;
 };
 static struct northd_stats stats;
+
+/* The counters as they were at the last "inc-engine/clear-stats", which
+ * "inc-engine/show-stats" counts from (northd/stats does not). */
+static struct northd_stats engine_base;
 
 /* Everything compiled, kept from one pass to the next.  Valid after a full
  * recompute; incremental passes keep it in step with the NB. */
@@ -215,6 +222,80 @@ northd_format_stats(struct ds *out)
     ds_put_format(out, "logical flows not yet written: %"PRIuSIZE"\n",
                   stats.n_unwritten);
     acls_format_stats(data.valid ? data.acls : NULL, out);
+}
+
+/* Stock ovn-northd 23.03 runs an incremental processing engine and
+ * reports, per engine node, how often it recomputed the node from scratch
+ * ("recompute"), brought it up to date from its inputs' changes
+ * ("compute"), or gave up on it for this run ("abort").  Operators and
+ * test suites read that through "inc-engine/show-stats".  This northd
+ * has no engine, but its passes map onto two of stock's nodes:
+ *
+ *   northd: recompute = full recomputes; compute = incremental runs;
+ *           abort = passes that stopped before compiling, to wait for a
+ *           fresh copy of the SB's flows first.
+ *   lflow:  recompute = full recomputes; compute = incremental runs that
+ *           recompiled or wrote logical flows (not those with nothing to
+ *           compile); abort = 0.
+ *
+ * Stock's other nodes (inputs and outputs) have no counterpart and are not
+ * listed: asked for by name, they print nothing, as a node stock does not
+ * know does. */
+struct engine_node_stats {
+    const char *name;
+    unsigned long long int recompute, compute, abort;
+};
+
+static void
+engine_stats(struct engine_node_stats nodes[2])
+{
+    const struct northd_stats *b = &engine_base;
+    unsigned long long int full = stats.n_full - b->n_full;
+    unsigned long long int inc = stats.n_incremental - b->n_incremental;
+    unsigned long long int noop = stats.n_noop - b->n_noop;
+    nodes[0] = (struct engine_node_stats) {
+        "northd", full, inc, stats.n_aborted - b->n_aborted,
+    };
+    nodes[1] = (struct engine_node_stats) {
+        "lflow", full, inc >= noop ? inc - noop : 0, 0,
+    };
+}
+
+bool
+northd_format_engine_stats(struct ds *out, const char *node,
+                           const char *stat)
+{
+    struct engine_node_stats nodes[2];
+    engine_stats(nodes);
+    for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
+        const struct engine_node_stats *n = &nodes[i];
+        if (node && strcmp(node, n->name)) {
+            continue;
+        }
+        if (!stat) {
+            ds_put_format(out, "Node: %s\n"
+                          "- recompute: %12llu\n"
+                          "- compute:   %12llu\n"
+                          "- abort:     %12llu\n",
+                          n->name, n->recompute, n->compute, n->abort);
+        } else if (!strcmp(stat, "recompute")) {
+            ds_put_format(out, "%llu\n", n->recompute);
+        } else if (!strcmp(stat, "compute")) {
+            ds_put_format(out, "%llu\n", n->compute);
+        } else if (!strcmp(stat, "abort")) {
+            ds_put_format(out, "%llu\n", n->abort);
+        } else {
+            ds_put_format(out, "Invalid stat type : %s\n", stat);
+            return false;
+        }
+    }
+    return true;
+}
+
+void
+northd_clear_engine_stats(void)
+{
+    engine_base = stats;
 }
 
 /* Returns the NB_Global row; if there is none, creates it (it is there on
@@ -871,6 +952,7 @@ northd_run(struct northd_ctx *ctx, bool force_full)
         /* Nothing says which flows the SB holds (the replica keeps them
          * only in a fresh copy): get one first. */
         rdb_force_resync(ctx->sb);
+        stats.n_aborted++;
         return;
     }
 

@@ -64,4 +64,15 @@ void northd_format_unsupported(struct ds *out);
 /* Appends counters from the last pass (datapaths, ports, ...) to 'out'. */
 void northd_format_stats(struct ds *out);
 
+/* "inc-engine/show-stats [NODE [STAT]]": the passes, counted as stock
+ * ovn-northd's engine nodes "northd" and "lflow" count theirs (see
+ * northd.c), in stock's format, since the last
+ * northd_clear_engine_stats().  Only NODE if it is nonnull (nothing if no
+ * node has that name), only its STAT ("recompute", "compute" or "abort")
+ * if that is nonnull.  Returns false, having appended stock's message, if
+ * STAT is none of those. */
+bool northd_format_engine_stats(struct ds *out, const char *node,
+                                const char *stat);
+void northd_clear_engine_stats(void);
+
 #endif /* northd/northd.h */

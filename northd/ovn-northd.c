@@ -63,6 +63,8 @@ struct northd_state {
     int64_t sb_cur_cfg;         /* The nb_cfg whose results are in the SB. */
 
     size_t max_flow_inserts;    /* --sb-txn-max-flows. */
+    int n_threads;              /* --n-threads (see below). */
+    const char *n_threads_arg;  /* Its argument, if out of range. */
     bool flows_pending;         /* The last pass left flows for the next. */
 };
 
@@ -85,6 +87,20 @@ static unixctl_cb_func northd_unixctl_connection_status;
 static unixctl_cb_func northd_unixctl_recompute;
 static unixctl_cb_func northd_unixctl_stats;
 static unixctl_cb_func northd_unixctl_acl_errors;
+static unixctl_cb_func northd_unixctl_engine_show_stats;
+static unixctl_cb_func northd_unixctl_engine_clear_stats;
+static unixctl_cb_func northd_unixctl_engine_recompute;
+static unixctl_cb_func northd_unixctl_get_n_threads;
+static unixctl_cb_func northd_unixctl_set_n_threads;
+
+/* Stock ovn-northd builds logical flows in N threads with --n-threads=N
+ * (1 to 256; other values are taken as the nearest, with a warning), and
+ * "parallel-build/set-n-threads" changes N.  This northd compiles in one
+ * thread (its incremental passes make parallel builds moot), but takes the
+ * option and the commands, with the same checks, so that scripts written
+ * for stock (Debian's ovn-ctl passes --n-threads) work unchanged: N is
+ * remembered and reported, and has no other effect. */
+#define N_THREADS_MAX 256
 
 static const char *
 ovn_rundir(void)
@@ -120,10 +136,13 @@ Options:\n\
                             (default: $OVN_SB_DB or %s)\n\
   --dry-run                 start paused: connect, but do not take the lock\n\
                             or write anything until \"resume\"\n\
-  --unixctl=SOCKET          override the default control socket name\n\
+  --n-threads=N             accepted for compatibility with stock ovn-northd\n\
+                            (this northd compiles in one thread)\n\
+  -u, --unixctl=SOCKET      override the default control socket name\n\
   --sb-txn-max-flows=N      insert at most N logical flows per SB transaction\n\
                             (default: %d; 0: no limit)\n\
   -h, --help                display this help message\n\
+  -o, --options             list available options\n\
   -V, --version             display version information\n",
            program_name, program_name, nb_default, sb_default,
            DEFAULT_MAX_FLOW_INSERTS);
@@ -140,19 +159,22 @@ parse_options(int argc, char *argv[], struct northd_state *state)
 {
     enum {
         OPT_DRY_RUN = UCHAR_MAX + 1,
-        OPT_UNIXCTL,
         OPT_SB_TXN_MAX_FLOWS,
+        OPT_N_THREADS,
         DAEMON_OPTION_ENUMS,
         VLOG_OPTION_ENUMS,
         SSL_OPTION_ENUMS,
     };
     static const struct option long_options[] = {
-        {"ovnnb-db", required_argument, NULL, 'd'},
-        {"ovnsb-db", required_argument, NULL, 'D'},
+        /* Short options as stock's: -d is the SB, -D the NB. */
+        {"ovnsb-db", required_argument, NULL, 'd'},
+        {"ovnnb-db", required_argument, NULL, 'D'},
+        {"unixctl", required_argument, NULL, 'u'},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-        {"unixctl", required_argument, NULL, OPT_UNIXCTL},
+        {"n-threads", required_argument, NULL, OPT_N_THREADS},
         {"sb-txn-max-flows", required_argument, NULL, OPT_SB_TXN_MAX_FLOWS},
         {"help", no_argument, NULL, 'h'},
+        {"options", no_argument, NULL, 'o'},
         {"version", no_argument, NULL, 'V'},
         DAEMON_LONG_OPTIONS,
         VLOG_LONG_OPTIONS,
@@ -173,20 +195,28 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         STREAM_SSL_OPTION_HANDLERS;
 
         case 'd':
-            ovnnb_db = optarg;
+            ovnsb_db = optarg;
             break;
 
         case 'D':
-            ovnsb_db = optarg;
+            ovnnb_db = optarg;
             break;
 
         case OPT_DRY_RUN:
             state->paused = true;
             break;
 
-        case OPT_UNIXCTL:
+        case 'u':
             unixctl_path = optarg;
             break;
+
+        case OPT_N_THREADS: {
+            /* As stock: what atoi() makes of it, in range. */
+            int n = atoi(optarg);
+            state->n_threads = MAX(1, MIN(n, N_THREADS_MAX));
+            state->n_threads_arg = n == state->n_threads ? NULL : optarg;
+            break;
+        }
 
         case OPT_SB_TXN_MAX_FLOWS: {
             unsigned long long int n;
@@ -207,6 +237,11 @@ parse_options(int argc, char *argv[], struct northd_state *state)
             free(short_options);
             usage();
             OVS_NOT_REACHED();
+
+        case 'o':
+            ovs_cmdl_print_options(long_options);
+            free(short_options);
+            exit(EXIT_SUCCESS);
 
         case 'V':
             free(short_options);
@@ -394,6 +429,7 @@ main(int argc, char *argv[])
     struct northd_state state = {
         .force_run = true,
         .max_flow_inserts = DEFAULT_MAX_FLOW_INSERTS,
+        .n_threads = 1,
     };
 
     /* The OVS library puts default pidfiles and sockets in its own run
@@ -451,9 +487,28 @@ main(int argc, char *argv[])
     unixctl_command_register("acl/errors", "", 0, 0,
                              northd_unixctl_acl_errors, &aux);
 
+    unixctl_command_register("inc-engine/show-stats", "[NODE [STAT]]", 0, 2,
+                             northd_unixctl_engine_show_stats, &aux);
+    unixctl_command_register("inc-engine/clear-stats", "", 0, 0,
+                             northd_unixctl_engine_clear_stats, &aux);
+    unixctl_command_register("inc-engine/recompute", "", 0, 0,
+                             northd_unixctl_engine_recompute, &aux);
+    unixctl_command_register("parallel-build/get-n-threads", "", 0, 0,
+                             northd_unixctl_get_n_threads, &aux);
+    unixctl_command_register("parallel-build/set-n-threads", "N_THREADS", 1,
+                             1, northd_unixctl_set_n_threads, &aux);
+
     northd_init();
     VLOG_INFO("NB at %s, SB at %s%s", ovnnb_db, ovnsb_db,
               state.paused ? " (paused)" : "");
+    if (state.n_threads_arg) {
+        VLOG_WARN("Setting n_threads to %d as --n-threads option was set to "
+                  ": [%s]", state.n_threads, state.n_threads_arg);
+    }
+    if (state.n_threads > 1) {
+        VLOG_INFO("--n-threads=%d: accepted for compatibility; this northd "
+                  "compiles in one thread", state.n_threads);
+    }
 
     while (!state.exiting) {
         memory_run();
@@ -634,13 +689,74 @@ northd_unixctl_stats(struct unixctl_conn *conn, int argc OVS_UNUSED,
     ds_destroy(&s);
 }
 
+/* "inc-engine/show-stats [NODE [STAT]]", in stock's format: see
+ * northd_format_engine_stats(). */
+static void
+northd_unixctl_engine_show_stats(struct unixctl_conn *conn, int argc,
+                                 const char *argv[], void *aux OVS_UNUSED)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    northd_format_engine_stats(&s, argc > 1 ? argv[1] : NULL,
+                               argc > 2 ? argv[2] : NULL);
+    unixctl_command_reply(conn, ds_cstr(&s));
+    ds_destroy(&s);
+}
+
+static void
+northd_unixctl_engine_clear_stats(struct unixctl_conn *conn,
+                                  int argc OVS_UNUSED,
+                                  const char *argv[] OVS_UNUSED,
+                                  void *aux OVS_UNUSED)
+{
+    northd_clear_engine_stats();
+    unixctl_command_reply(conn, NULL);
+}
+
+/* Stock's name for "recompute". */
+static void
+northd_unixctl_engine_recompute(struct unixctl_conn *conn, int argc,
+                                const char *argv[], void *aux)
+{
+    VLOG_INFO("User triggered force recompute.");
+    northd_unixctl_recompute(conn, argc, argv, aux);
+}
+
+static void
+northd_unixctl_get_n_threads(struct unixctl_conn *conn, int argc OVS_UNUSED,
+                             const char *argv[] OVS_UNUSED, void *aux_)
+{
+    struct unixctl_aux *aux = aux_;
+    char *reply = xasprintf("%d\n", aux->state->n_threads);
+    unixctl_command_reply(conn, reply);
+    free(reply);
+}
+
+static void
+northd_unixctl_set_n_threads(struct unixctl_conn *conn, int argc OVS_UNUSED,
+                             const char *argv[], void *aux_)
+{
+    struct unixctl_aux *aux = aux_;
+    int n = atoi(argv[1]);
+    if (n < 1 || n > N_THREADS_MAX) {
+        char *error = xasprintf("invalid n_threads: %d\n", n);
+        unixctl_command_reply_error(conn, error);
+        free(error);
+        return;
+    }
+    aux->state->n_threads = n;
+    VLOG_INFO("parallel-build/set-n-threads %d: accepted for compatibility; "
+              "this northd compiles in one thread", n);
+    unixctl_command_reply(conn, NULL);
+}
+
 static void
 northd_unixctl_acl_errors(struct unixctl_conn *conn, int argc OVS_UNUSED,
                           const char *argv[] OVS_UNUSED,
-                          void *aux_ OVS_UNUSED)
+                          void *aux_)
 {
+    struct unixctl_aux *aux = aux_;
     struct ds s = DS_EMPTY_INITIALIZER;
-    acl_errors_format(&s);
+    acl_errors_format(&s, aux->nb);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
 }

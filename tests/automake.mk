@@ -15,6 +15,7 @@ TESTSUITE_AT = \
 	tests/bench.at \
 	tests/incremental.at \
 	tests/rdb.at \
+	tests/compat.at \
 	tests/pools.at
 
 # Drives the replica (lib/rdb.h) against a real ovsdb-server.  Its SB

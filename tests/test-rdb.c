@@ -66,6 +66,12 @@
  *       Inserts N address sets in one transaction written by a producer,
  *       piece by piece; if that fails, tries once more.  Prints the status
  *       of each attempt and how many address sets the replica then has.
+ *   test-rdb txn-absent sb REMOTE
+ *       Against a server whose schema has no Load_Balancer table and no
+ *       Datapath_Binding.external_ids column: prints whether the replica
+ *       knows they are absent, then writes to them in transactions with
+ *       other writes (which must succeed, without them) and alone (which
+ *       must not be sent), twice, logging at INFO level to stderr.
  *   test-rdb hashes sb REMOTE [REMOTE2]
  *       Prints each Logical_Flow row with letters that tell its content and
  *       external_ids hashes apart; with REMOTE2, the rows of a second
@@ -703,6 +709,76 @@ do_txn_mutate(const char *remote)
     run_counted_txn(db, txn, "delete");
     dump(db, &sbt_rdb_class);
 
+    rdb_destroy(db);
+}
+
+static void
+do_txn_absent(const char *remote)
+{
+    vlog_set_levels(vlog_module_from_name("rdb_txn"), VLF_CONSOLE,
+                    VLL_INFO);
+    struct rdb *db = rdb_create(&sbt_rdb_class, remote);
+    wait_synced(db);
+    printf("schema %s: Load_Balancer %d, Datapath_Binding %d, "
+           "Datapath_Binding.tunnel_key %d, "
+           "Datapath_Binding.external_ids %d\n",
+           rdb_server_schema_version(db),
+           rdb_server_has_table(db, &sbt_table_load_balancer),
+           rdb_server_has_table(db, &sbt_table_datapath_binding),
+           rdb_server_has_column(db, &sbt_table_datapath_binding,
+                                 SBT_DATAPATH_BINDING_COL_TUNNEL_KEY),
+           rdb_server_has_column(db, &sbt_table_datapath_binding,
+                                 SBT_DATAPATH_BINDING_COL_EXTERNAL_IDS));
+
+    struct uuid as = { .parts = { 0xa5a5a5a5, 0x1, 0x2, 0x3 } };
+    struct uuid dp = { .parts = { 0xd1d1d1d1, 0x1, 0x2, 0x3 } };
+    struct uuid lb = { .parts = { 0x1b1b1b1b, 0x1, 0x2, 0x3 } };
+    struct smap ids = SMAP_INITIALIZER(&ids);
+    smap_add(&ids, "name", "sw0");
+    for (int round = 1; round <= 2; round++) {
+        char *what = xasprintf("mixed %d", round);
+        struct rdb_txn *txn = rdb_txn_create(db);
+        /* A row of an absent table, between rows that are written. */
+        if (round == 1) {
+            rdb_txn_insert(txn, &sbt_table_datapath_binding, &dp);
+        } else {
+            rdb_txn_update(txn, &sbt_table_datapath_binding, &dp);
+        }
+        rdb_txn_set_integer(txn, SBT_DATAPATH_BINDING_COL_TUNNEL_KEY, round);
+        rdb_txn_set_smap(txn, SBT_DATAPATH_BINDING_COL_EXTERNAL_IDS, &ids);
+        rdb_txn_insert(txn, &sbt_table_load_balancer, &lb);
+        rdb_txn_set_string(txn, SBT_LOAD_BALANCER_COL_NAME, "lb");
+        rdb_txn_set_refs(txn, SBT_LOAD_BALANCER_COL_DATAPATHS, &dp, 1);
+        rdb_txn_mutate_refs(txn, &sbt_table_load_balancer, &lb,
+                            SBT_LOAD_BALANCER_COL_DATAPATHS, true, &dp, 1);
+        rdb_txn_delete(txn, &sbt_table_load_balancer, &lb);
+        if (round == 1) {
+            rdb_txn_insert(txn, &sbt_table_address_set, &as);
+            rdb_txn_set_string(txn, SBT_ADDRESS_SET_COL_NAME, "as");
+        }
+        const char *addr = round == 1 ? "10.0.0.1" : "10.0.0.2";
+        rdb_txn_mutate_strings(txn, &sbt_table_address_set, &as,
+                               SBT_ADDRESS_SET_COL_ADDRESSES, true, &addr,
+                               1);
+        run_counted_txn(db, txn, what);
+        free(what);
+
+        /* Only writes the server cannot take: nothing to send. */
+        what = xasprintf("absent only %d", round);
+        txn = rdb_txn_create(db);
+        rdb_txn_update(txn, &sbt_table_datapath_binding, &dp);
+        rdb_txn_set_smap(txn, SBT_DATAPATH_BINDING_COL_EXTERNAL_IDS, &ids);
+        rdb_txn_insert(txn, &sbt_table_load_balancer, &lb);
+        rdb_txn_set_string(txn, SBT_LOAD_BALANCER_COL_NAME, "lb");
+        rdb_txn_delete(txn, &sbt_table_load_balancer, &lb);
+        rdb_txn_mutate_refs(txn, &sbt_table_load_balancer, &lb,
+                            SBT_LOAD_BALANCER_COL_DATAPATHS, false, &dp, 1);
+        run_counted_txn(db, txn, what);
+        free(what);
+        dump_table(db, &sbt_table_datapath_binding);
+        dump_table(db, &sbt_table_address_set);
+    }
+    smap_destroy(&ids);
     rdb_destroy(db);
 }
 
@@ -1453,7 +1529,7 @@ main(int argc, char *argv[])
     }
     if (argc < 4) {
         ovs_fatal(0, "usage: %s dump|follow|follow-resync|follow-check|"
-                  "stats|txn|txn-mutate|txn-lock|txn-strings|txn-started|"
+                  "stats|txn|txn-mutate|txn-absent|txn-lock|txn-strings|txn-started|"
                   "txn-big|hashes nb|sb REMOTE "
                   "[N|MARKER|LOCK FILE|FILE|N BATCH|REMOTE2], "
                   "or jscan SEED N", argv[0]);
@@ -1468,6 +1544,8 @@ main(int argc, char *argv[])
         do_txn(remote);
     } else if (!strcmp(cmd, "txn-mutate")) {
         do_txn_mutate(remote);
+    } else if (!strcmp(cmd, "txn-absent")) {
+        do_txn_absent(remote);
     } else if (!strcmp(cmd, "txn-lock")) {
         if (argc < 6) {
             ovs_fatal(0, "txn-lock needs LOCK and FILE");
