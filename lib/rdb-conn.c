@@ -22,6 +22,7 @@
 #include "openvswitch/json.h"
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
+#include "random.h"
 #include "reconnect.h"
 #include "stream.h"
 #include "timeval.h"
@@ -32,6 +33,7 @@ VLOG_DEFINE_THIS_MODULE(rdb_conn);
 
 COVERAGE_DEFINE(rdb_reconnect);
 COVERAGE_DEFINE(rdb_resync);
+COVERAGE_DEFINE(rdb_member_skipped);
 COVERAGE_DEFINE(rdb_whole_message);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
@@ -46,6 +48,7 @@ static void msg_clear(struct rdb_msg *);
 static void conn_disconnect(struct rdb *, int error, const char *why);
 static void send_monitor(struct rdb *);
 static void send_lock(struct rdb *, const char *method, const char *name);
+static void send_server_monitor(struct rdb *);
 
 /* Output. */
 
@@ -141,6 +144,77 @@ send_json_request(struct rdb *db, long long int id, const char *method,
     ds_destroy(&s);
 }
 
+/* Remotes. */
+
+/* Splits the comma-separated 'remote' into 'remotes', skipping empty
+ * members and white space around them. */
+static void
+split_remotes(const char *remote, struct svec *remotes)
+{
+    char *copy = xstrdup(remote);
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char) *tok)) {
+            tok++;
+        }
+        size_t n = strlen(tok);
+        while (n && isspace((unsigned char) tok[n - 1])) {
+            tok[--n] = '\0';
+        }
+        if (n) {
+            svec_add(remotes, tok);
+        }
+    }
+    free(copy);
+}
+
+char *
+rdb_check_remote(const char *remote)
+{
+    struct svec remotes = SVEC_EMPTY_INITIALIZER;
+    split_remotes(remote, &remotes);
+    char *error = NULL;
+    if (!remotes.n) {
+        error = xasprintf("\"%s\": no database remote given", remote);
+    }
+    for (size_t i = 0; !error && i < remotes.n; i++) {
+        const char *name = remotes.names[i];
+        int retval = stream_verify_name(name);
+        const char *colon = strchr(name, ':');
+        if (retval) {
+            error = xasprintf("\"%s\": not a database remote "
+                              "(tcp:IP:PORT, ssl:IP:PORT or unix:FILE): %s",
+                              name, ovs_strerror(retval));
+        } else if (!colon[1]) {
+            error = xasprintf("\"%s\": no address after \"%.*s\"", name,
+                              (int) (colon - name + 1), name);
+        }
+    }
+    svec_destroy(&remotes);
+    return error;
+}
+
+void
+rdb_conn_set_remotes(struct rdb *db, const char *remote)
+{
+    svec_init(&db->remotes);
+    split_remotes(remote, &db->remotes);
+    if (!db->remotes.n) {
+        svec_add(&db->remotes, remote);
+    }
+    /* Northds given the same list should not all try the same member
+     * first. */
+    for (size_t i = db->remotes.n; i > 1; i--) {
+        size_t j = random_range(i);
+        char *tmp = db->remotes.names[i - 1];
+        db->remotes.names[i - 1] = db->remotes.names[j];
+        db->remotes.names[j] = tmp;
+    }
+    db->next_remote = 0;
+    db->remote = db->remotes.names[0];
+}
+
 /* Connection life. */
 
 void
@@ -149,14 +223,15 @@ rdb_conn_init(struct rdb *db)
     long long int now = time_msec();
     db->reconnect = reconnect_create(now);
     reconnect_set_name(db->reconnect, db->remote);
-    reconnect_set_probe_interval(db->reconnect,
-                                 stream_or_pstream_needs_probes(db->remote)
-                                 ? 5000 : 0);
+    rdb_set_probe_interval(db, -1);
+    /* Each member once without delay before backing off. */
+    reconnect_set_backoff_free_tries(db->reconnect, db->remotes.n);
     reconnect_enable(db->reconnect, now);
     db->inbuf = xmalloc(RDB_INBUF_SIZE);
     ovs_list_init(&db->out);
     db->next_id = 1;
     db->schema_id = db->monitor_id = db->lock_id = db->snapshot_id = -1;
+    db->server_id = -1;
 }
 
 static enum jsplit_action msg_start(void *, const struct jsplit *, char);
@@ -189,6 +264,7 @@ conn_close(struct rdb *db)
     db->has_lock = false;
     db->lock_requested = false;
     db->schema_id = db->monitor_id = db->lock_id = db->snapshot_id = -1;
+    db->server_id = -1;
     db->monitor_pending = false;
     rdb_txn_disconnected(db);
 }
@@ -228,6 +304,14 @@ conn_connected(struct rdb *db)
     jsplit_reset(db->splitter);
     msg_clear(&db->msg);
     db->conn_seqno++;
+    send_server_monitor(db);
+}
+
+/* The server may serve the database: asks for its schema and contents,
+ * and takes part in the lock. */
+static void
+conn_server_ok(struct rdb *db)
+{
     db->state = RDB_C_SCHEMA;
     db->schema_id = rdb_conn_next_id(db);
     struct json *params = json_array_create_1(
@@ -299,6 +383,9 @@ rdb_conn_run(struct rdb *db)
     switch (reconnect_run(db->reconnect, time_msec())) {
     case RECONNECT_CONNECT: {
         conn_close(db);
+        db->remote = db->remotes.names[db->next_remote];
+        db->next_remote = (db->next_remote + 1) % db->remotes.n;
+        reconnect_set_name(db->reconnect, db->remote);
         int error = stream_open(db->remote, &db->stream, DSCP_DEFAULT);
         if (!error) {
             db->connecting = true;
@@ -360,7 +447,8 @@ rdb_wait(struct rdb *db)
 bool
 rdb_is_connected(const struct rdb *db)
 {
-    return db->stream && !db->connecting && db->state != RDB_C_IDLE;
+    return (db->stream && !db->connecting && db->state != RDB_C_IDLE
+            && db->state != RDB_C_SERVER);
 }
 
 /* Schema and monitor. */
@@ -587,6 +675,197 @@ rdb_force_resync(struct rdb *db)
     send_monitor(db);
 }
 
+/* The cluster.
+ *
+ * Every connection starts with a monitor of the server's _Server database
+ * (RFC 7047 "monitor", so that each update carries whole rows): the
+ * database's row says whether it is clustered and, if so, whether this
+ * member is connected to the cluster, is its leader and how far its log
+ * goes.  Only a member fit to serve gets the schema, monitor and lock
+ * requests; an update that makes it unfit (a lost leadership) makes the
+ * replica leave it for the next member. */
+
+#define SERVER_MONITOR "rdb-server"
+
+static void
+send_server_monitor(struct rdb *db)
+{
+    db->state = RDB_C_SERVER;
+    db->server_id = rdb_conn_next_id(db);
+    struct ds s = DS_EMPTY_INITIALIZER;
+    ds_put_format(&s, "{\"id\":%lld,\"method\":\"monitor\",\"params\":"
+                  "[\"_Server\",[\"%s\",%u],{\"Database\":{\"columns\":"
+                  "[\"name\",\"model\",\"connected\",\"leader\","
+                  "\"index\"]}}]}",
+                  db->server_id, SERVER_MONITOR, db->conn_seqno);
+    rdb_conn_send(db, &s);
+    ds_destroy(&s);
+}
+
+static const struct json *
+row_column(const struct json *row, const char *column)
+{
+    return (row && row->type == JSON_OBJECT
+            ? shash_find_data(json_object(row), column) : NULL);
+}
+
+/* An optional integer column: N or ["set",[]] or ["set",[N]]. */
+static bool
+row_optional_int(const struct json *row, const char *column, int64_t *value)
+{
+    const struct json *v = row_column(row, column);
+    if (v && v->type == JSON_ARRAY && json_array(v)->n == 2
+        && json_array(v)->elems[1]->type == JSON_ARRAY
+        && json_array(json_array(v)->elems[1])->n == 1) {
+        v = json_array(json_array(v)->elems[1])->elems[0];
+    }
+    if (v && v->type == JSON_INTEGER) {
+        *value = json_integer(v);
+        return true;
+    }
+    return false;
+}
+
+/* Returns NULL if the server whose _Server row for our database is 'row'
+ * may serve it, otherwise a malloc'd reason. */
+static char *
+server_row_problem(struct rdb *db, const struct json *row)
+{
+    const struct json *model = row_column(row, "model");
+    if (!model || model->type != JSON_STRING
+        || strcmp(json_string(model), "clustered")) {
+        return NULL;
+    }
+    const struct json *connected = row_column(row, "connected");
+    const struct json *leader = row_column(row, "leader");
+    if (!connected || connected->type != JSON_TRUE) {
+        return xasprintf("clustered database %s is not connected to its "
+                         "cluster", db->class->database);
+    }
+    if (!leader || leader->type != JSON_TRUE) {
+        return xasprintf("clustered database %s: not the cluster leader",
+                         db->class->database);
+    }
+    int64_t index;
+    if (row_optional_int(row, "index", &index) && index >= 0) {
+        if (index < db->min_index) {
+            return xasprintf("clustered database %s is stale (log index "
+                             "%"PRId64", %"PRIu64" seen before)",
+                             db->class->database, index, db->min_index);
+        }
+        db->min_index = index;
+    }
+    return NULL;
+}
+
+/* Leaves the current member for the next one.  Deferred: we are inside
+ * the splitter. */
+static void
+leave_member(struct rdb *db, const char *why)
+{
+    static struct vlog_rate_limit leave_rl = VLOG_RATE_LIMIT_INIT(5, 20);
+    VLOG_INFO_RL(&leave_rl, "%s: %s, trying %s", db->remote, why,
+                 db->remotes.n > 1 ? "another member" : "again");
+    COVERAGE_INC(rdb_member_skipped);
+    /* The cluster is up but this member cannot serve: during an election
+     * the next member may lead a moment later.  Rather than backing off
+     * up to 8 s as for a server that is down, try every member in turn
+     * at most once a second. */
+    long long int now = time_msec();
+    if (now - db->round_start >= 1000) {
+        db->round_start = now;
+        reconnect_set_backoff_free_tries(db->reconnect, db->remotes.n);
+    }
+    reconnect_force_reconnect(db->reconnect, now);
+    poll_immediate_wake();
+}
+
+/* Applies the <table-updates> of the _Server monitor ('initial': its
+ * reply). */
+static void
+server_update(struct rdb *db, const struct json *updates, bool initial)
+{
+    const struct json *rows = row_column(updates, "Database");
+    bool found = false;
+    char *problem = NULL;
+    if (rows && rows->type == JSON_OBJECT) {
+        struct shash_node *node;
+        SHASH_FOR_EACH (node, json_object(rows)) {
+            const struct json *new = row_column(node->data, "new");
+            const struct json *old = row_column(node->data, "old");
+            const struct json *name = row_column(new ? new : old, "name");
+            if (!name || name->type != JSON_STRING
+                || strcmp(json_string(name), db->class->database)) {
+                continue;
+            }
+            found = true;
+            free(problem);
+            problem = (new ? server_row_problem(db, new)
+                       : xasprintf("database %s was removed",
+                                   db->class->database));
+        }
+    }
+    if (initial && !found) {
+        problem = xasprintf("server does not serve database %s",
+                            db->class->database);
+    }
+    if (problem) {
+        leave_member(db, problem);
+        free(problem);
+    } else if (db->state == RDB_C_SERVER) {
+        /* Next time the connection is lost, every member gets a try
+         * before backing off. */
+        reconnect_set_backoff_free_tries(db->reconnect, db->remotes.n);
+        conn_server_ok(db);
+    }
+}
+
+/* True if 'params' of an "update" notification are for the _Server
+ * monitor of the current connection. */
+static bool
+is_server_update(const struct rdb *db, const struct json *params)
+{
+    const struct json *name = (params && params->type == JSON_ARRAY
+                               && json_array(params)->n == 2
+                               ? json_array(params)->elems[0] : NULL);
+    return (name && name->type == JSON_ARRAY && json_array(name)->n == 2
+            && json_array(name)->elems[0]->type == JSON_STRING
+            && !strcmp(json_string(json_array(name)->elems[0]),
+                       SERVER_MONITOR)
+            && json_array(name)->elems[1]->type == JSON_INTEGER
+            && json_integer(json_array(name)->elems[1]) == db->conn_seqno);
+}
+
+void
+rdb_set_probe_interval(struct rdb *db, int msec)
+{
+    if (msec < 0) {
+        bool probes = false;
+        for (size_t i = 0; i < db->remotes.n; i++) {
+            probes |= stream_or_pstream_needs_probes(db->remotes.names[i]) > 0;
+        }
+        msec = probes ? 5000 : 0;
+    }
+    if (reconnect_get_probe_interval(db->reconnect) != msec) {
+        if (db->splitter) {
+            /* Not the default set at creation. */
+            VLOG_INFO("%s: inactivity probe interval %d ms%s", db->remote,
+                      msec, msec ? "" : " (disabled)");
+        }
+        reconnect_set_probe_interval(db->reconnect, msec);
+    }
+}
+
+void
+rdb_cluster_state_reset(struct rdb *db)
+{
+    db->min_index = 0;
+    if (db->stream) {
+        reconnect_force_reconnect(db->reconnect, time_msec());
+        poll_immediate_wake();
+    }
+}
+
 /* Locks. */
 
 static void
@@ -728,6 +1007,7 @@ msg_start(void *db_, const struct jsplit *js, char c)
                 COVERAGE_INC(rdb_whole_message);
             } else if (!msg_id_is(m, db->schema_id)
                        && !msg_id_is(m, db->lock_id)
+                       && !msg_id_is(m, db->server_id)
                        && !msg_id_is(m, db->monitor_id)
                        && !msg_id_is(m, db->snapshot_id)
                        && !msg_id_is(m, rdb_txn_pending_id(db))) {
@@ -1001,7 +1281,18 @@ static void
 handle_reply(struct rdb *db)
 {
     struct rdb_msg *m = &db->msg;
-    if (msg_id_is(m, db->schema_id)) {
+    if (msg_id_is(m, db->server_id)) {
+        db->server_id = -1;
+        if (m->error || !m->result) {
+            /* A server without _Server (older than OVS 2.9) serves its
+             * databases standalone. */
+            if (db->state == RDB_C_SERVER) {
+                conn_server_ok(db);
+            }
+        } else {
+            server_update(db, m->result, true);
+        }
+    } else if (msg_id_is(m, db->schema_id)) {
         db->schema_id = -1;
         if (m->error || !m->result) {
             conn_disconnect(db, 0, "cannot get the schema");
@@ -1078,6 +1369,10 @@ handle_request(struct rdb *db)
             rdb_update_end(db);
         } else if (m->params) {
             handle_update_json(db, method, m->params);
+        }
+    } else if (!strcmp(method, "update")) {
+        if (is_server_update(db, m->params)) {
+            server_update(db, json_array(m->params)->elems[1], false);
         }
     } else if (!strcmp(method, "locked") || !strcmp(method, "stolen")) {
         const struct json *p = m->params;

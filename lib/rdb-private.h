@@ -9,6 +9,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/list.h"
 #include "openvswitch/shash.h"
+#include "svec.h"
 #include "uuidset.h"
 
 struct json;
@@ -85,6 +86,8 @@ struct rdb_out {
 /* Where the connection stands. */
 enum rdb_conn_state {
     RDB_C_IDLE,                     /* Not connected. */
+    RDB_C_SERVER,                   /* Waiting for the server's _Server
+                                     * row of the database. */
     RDB_C_SCHEMA,                   /* Waiting for the schema. */
     RDB_C_MONITOR,                  /* Waiting for the initial contents. */
     RDB_C_SYNCED,                   /* Following updates. */
@@ -114,7 +117,13 @@ struct rdb_msg {
 struct rdb {
     const struct rdb_class *class;
     struct rdb_table *tables;
-    char *remote;
+    char *remote;                   /* The member of 'remotes' in use. */
+    struct svec remotes;            /* Shuffled once, tried in turn. */
+    size_t next_remote;
+    uint64_t min_index;             /* Highest cluster log index seen: a
+                                     * member behind it is stale. */
+    long long int round_start;      /* When every member last got a try
+                                     * without backoff (leave_member()). */
 
     unsigned int seqno;
     unsigned int reset_seqno;
@@ -150,6 +159,7 @@ struct rdb {
     bool connecting;
     long long int next_id;
     long long int schema_id, monitor_id, lock_id;
+    long long int server_id;        /* The _Server monitor request. */
     long long int snapshot_id;      /* See send_monitor() in rdb-conn.c. */
     bool monitor_pending;           /* Main monitor's reply not in yet. */
     unsigned int monitor_seq;       /* Names our monitors: ["rdb", N]. */
@@ -186,6 +196,7 @@ struct rdb_hash rdb_hash_atom_pair(size_t col, const char *k, size_t kn,
                                    const char *v, size_t vn);
 
 /* rdb-conn.c. */
+void rdb_conn_set_remotes(struct rdb *, const char *remote);
 void rdb_conn_init(struct rdb *);
 void rdb_conn_destroy(struct rdb *);
 void rdb_conn_run(struct rdb *);

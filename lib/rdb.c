@@ -2035,7 +2035,7 @@ rdb_create(const struct rdb_class *class, const char *remote)
     rdbs[id] = db;
     db->id = id;
     db->class = class;
-    db->remote = xstrdup(remote);
+    rdb_conn_set_remotes(db, remote);
     ovs_assert(class->n_tables <= UINT8_MAX + 1);
     db->tables = xcalloc(class->n_tables, sizeof *db->tables);
     for (size_t i = 0; i < class->n_tables; i++) {
@@ -2088,7 +2088,7 @@ rdb_destroy(struct rdb *db)
     uuidset_destroy(&db->expected_deletes);
     free(db->tables);
     ds_destroy(&db->scratch);
-    free(db->remote);
+    svec_destroy(&db->remotes);
     rdbs[db->id] = NULL;
     free(db);
 }

@@ -250,11 +250,33 @@ rdb_row_index(const struct rdb_row *row)
 
 struct rdb;
 
-/* Creates a replica of the database described by 'class' at 'remote' (an
- * OVSDB connection string, e.g. "unix:/run/ovn/ovnnb_db.sock"), retrying
- * with backoff whenever the connection fails. */
+/* Creates a replica of the database described by 'class' at 'remote': an
+ * OVSDB connection string (e.g. "unix:/run/ovn/ovnnb_db.sock") or a
+ * comma-separated list of them, the members of a cluster.  The members are
+ * tried in a random order, each once without delay, then with backoff.
+ * On every connection the replica first reads the server's _Server
+ * database: a member of a clustered database is used only if it is
+ * connected to its cluster, is its leader (northd writes through its
+ * connections, and an OVSDB lock is only exclusive on one server), and is
+ * not behind a log index seen before; otherwise the next member is tried,
+ * and a member that loses the leadership is left.  'remote' must have
+ * passed rdb_check_remote(). */
 struct rdb *rdb_create(const struct rdb_class *, const char *remote);
 void rdb_destroy(struct rdb *);
+
+/* Returns NULL if 'remote' is a valid argument for rdb_create(), otherwise
+ * a malloc'd message naming the member that is not. */
+char *rdb_check_remote(const char *remote);
+
+/* Sets the inactivity probe interval of the connection, in ms: 0 disables
+ * probes, a negative value restores the default (5 s if any member's
+ * remote needs probes, as tcp: and ssl: do, else none). */
+void rdb_set_probe_interval(struct rdb *, int msec);
+
+/* Forgets the highest cluster log index seen, so that a member whose
+ * database was reset (e.g. a cluster created anew) is no longer taken as
+ * stale, and reconnects. */
+void rdb_cluster_state_reset(struct rdb *);
 
 /* Processes what the server sent and keeps the connection going; applies
  * complete messages to the replica. */

@@ -51,6 +51,8 @@ struct northd_state {
     bool force_run;             /* Recompute on the next chance. */
     long long int retry_msec;   /* After a failed commit: no pass before
                                  * this time (time_msec()). */
+    long long int backoff_msec; /* NB_Global options:
+                                 * northd-backoff-interval-ms. */
     unsigned int nb_seqno;      /* Replica seqnos at the last pass. */
     unsigned int sb_seqno;
     unsigned int nb_reset;      /* Replica reset seqnos at the last pass. */
@@ -83,8 +85,10 @@ static unixctl_cb_func northd_unixctl_pause;
 static unixctl_cb_func northd_unixctl_resume;
 static unixctl_cb_func northd_unixctl_is_paused;
 static unixctl_cb_func northd_unixctl_status;
+static unixctl_cb_func northd_unixctl_not_compiled;
 static unixctl_cb_func northd_unixctl_connection_status;
 static unixctl_cb_func northd_unixctl_recompute;
+static unixctl_cb_func northd_unixctl_cluster_state_reset;
 static unixctl_cb_func northd_unixctl_stats;
 static unixctl_cb_func northd_unixctl_acl_errors;
 static unixctl_cb_func northd_unixctl_engine_show_stats;
@@ -275,6 +279,39 @@ parse_options(int argc, char *argv[], struct northd_state *state)
     if (!ovnsb_db || !ovnsb_db[0]) {
         ovnsb_db = default_db("OVN_SB_DB", "ovnsb_db.sock");
     }
+    const char *dbs[] = { ovnnb_db, ovnsb_db };
+    for (size_t i = 0; i < ARRAY_SIZE(dbs); i++) {
+        char *error = rdb_check_remote(dbs[i]);
+        if (error) {
+            ovs_fatal(0, "%s: %s", i ? "--ovnsb-db" : "--ovnnb-db", error);
+        }
+    }
+}
+
+/* Applies the NB_Global options that concern the process rather than
+ * what it compiles: northd_probe_interval (ms, for both connections; 0
+ * disables probes, a nonzero value is at least 1000) and
+ * northd-backoff-interval-ms. */
+static void
+apply_nb_options(struct northd_state *state, struct rdb *nb, struct rdb *sb)
+{
+    if (!rdb_is_synced(nb)) {
+        return;
+    }
+    const struct nb_nb_global *g = nb_nb_global_first(nb);
+    const struct smap *options = g ? &g->options : NULL;
+    int probe = options ? smap_get_int(options, "northd_probe_interval", -1)
+                        : -1;
+    if (probe > 0 && probe < 1000) {
+        probe = 1000;
+    }
+    rdb_set_probe_interval(nb, probe);
+    rdb_set_probe_interval(sb, probe);
+
+    int backoff = options ? smap_get_int(options,
+                                         "northd-backoff-interval-ms", 0)
+                          : 0;
+    state->backoff_msec = MAX(backoff, 0);
 }
 
 /* Logs lock transitions and requests a full run when the lock arrives, so a
@@ -407,6 +444,15 @@ run_pass(struct northd_state *state, struct rdb *nb, struct rdb *sb,
     state->nb_reset = rdb_get_reset_seqno(nb);
     state->sb_reset = rdb_get_reset_seqno(sb);
 
+    /* With a backoff interval, the next pass waits as long as this one
+     * took, up to the interval: a burst of changes then costs fewer
+     * passes. */
+    if (state->backoff_msec > 0) {
+        long long int end = time_msec();
+        long long int delay = MIN(end - now, state->backoff_msec);
+        state->retry_msec = MAX(state->retry_msec, end + delay);
+    }
+
     bool unchanged;
     state->sb_txn = commit(state, "SB", ctx.sb_txn, &unchanged);
     state->sb_txn_cfg = ctx.sb_next_cfg;
@@ -476,10 +522,16 @@ main(int argc, char *argv[])
                              &aux);
     unixctl_command_register("status", "", 0, 0, northd_unixctl_status,
                              &aux);
+    unixctl_command_register("northd/not-compiled", "", 0, 0,
+                             northd_unixctl_not_compiled, &aux);
     unixctl_command_register("nb-connection-status", "", 0, 0,
                              northd_unixctl_connection_status, nb);
     unixctl_command_register("sb-connection-status", "", 0, 0,
                              northd_unixctl_connection_status, sb);
+    unixctl_command_register("nb-cluster-state-reset", "", 0, 0,
+                             northd_unixctl_cluster_state_reset, nb);
+    unixctl_command_register("sb-cluster-state-reset", "", 0, 0,
+                             northd_unixctl_cluster_state_reset, sb);
     unixctl_command_register("recompute", "", 0, 0, northd_unixctl_recompute,
                              &aux);
     unixctl_command_register("northd/stats", "", 0, 0, northd_unixctl_stats,
@@ -531,6 +583,7 @@ main(int argc, char *argv[])
         rdb_run(nb);
         rdb_run(sb);
         check_txns(&state);
+        apply_nb_options(&state, nb, sb);
         update_lock_state(&state, sb);
 
         struct rdb_txn *nb_txn = (!state.nb_txn && rdb_is_synced(nb)
@@ -653,7 +706,19 @@ northd_unixctl_status(struct unixctl_conn *conn, int argc OVS_UNUSED,
 {
     struct unixctl_aux *aux = aux_;
     struct ds s = DS_EMPTY_INITIALIZER;
+    /* One line, exactly as stock ovn-northd's: monitoring parses it. */
     ds_put_format(&s, "Status: %s\n", status_name(aux->state, aux->sb));
+    unixctl_command_reply(conn, ds_cstr(&s));
+    ds_destroy(&s);
+}
+
+/* NB content this northd does not compile, one line per table. */
+static void
+northd_unixctl_not_compiled(struct unixctl_conn *conn, int argc OVS_UNUSED,
+                            const char *argv[] OVS_UNUSED,
+                            void *aux_ OVS_UNUSED)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
     northd_format_unsupported(&s);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
@@ -667,6 +732,17 @@ northd_unixctl_connection_status(struct unixctl_conn *conn,
     const struct rdb *db = db_;
     unixctl_command_reply(conn, rdb_is_connected(db)
                                 ? "connected" : "not connected");
+}
+
+/* Forgets the cluster log index seen, for a cluster that was reset. */
+static void
+northd_unixctl_cluster_state_reset(struct unixctl_conn *conn,
+                                   int argc OVS_UNUSED,
+                                   const char *argv[] OVS_UNUSED,
+                                   void *db_)
+{
+    rdb_cluster_state_reset(db_);
+    unixctl_command_reply(conn, NULL);
 }
 
 static void
