@@ -479,8 +479,9 @@ main(int argc, char *argv[])
     };
 
     /* The OVS library puts default pidfiles and sockets in its own run
-     * directory; ours belong with OVN's. */
-    setenv("OVS_RUNDIR", ovn_rundir(), 0);
+     * directory; ours belong with OVN's, as stock's do even when
+     * OVS_RUNDIR is set. */
+    setenv("OVS_RUNDIR", ovn_rundir(), 1);
 
     ovs_cmdl_proctitle_init(argc, argv);
     set_program_name(argv[0]);

@@ -638,7 +638,13 @@ static char *
 default_nb_db(void)
 {
     const char *env = getenv("OVN_NB_DB");
-    return xstrdup(env && env[0] ? env : "unix:/var/run/ovn/ovnnb_db.sock");
+    if (env && env[0]) {
+        return xstrdup(env);
+    }
+    /* As stock's: the NB server's socket in OVN's run directory. */
+    const char *rundir = getenv("OVN_RUNDIR");
+    return xasprintf("unix:%s/ovnnb_db.sock",
+                     rundir && rundir[0] ? rundir : "/var/run/ovn");
 }
 
 static void
@@ -803,6 +809,7 @@ parse_options(int argc, char *argv[], struct shash *local_options)
 static void
 usage(void)
 {
+    char *default_db = default_nb_db();
     printf("\
 %s: OVN northbound DB management utility\n\
 usage: %s [OPTIONS] COMMAND [ARG...]\n\
@@ -900,7 +907,7 @@ Synchronization command (use with --wait=sb|hv):\n\
 \n\
 Options:\n\
   --db=DATABASE               connect to DATABASE\n\
-                              (default: unix:/var/run/ovn/ovnnb_db.sock)\n\
+                              (default: %s)\n\
   --no-wait, --wait=none      do not wait for OVN reconfiguration (default)\n\
   --no-leader-only            accept any cluster member, not just the leader\n\
   --no-shuffle-remotes        do not shuffle the order of remotes\n\
@@ -910,7 +917,8 @@ Options:\n\
   -t, --timeout=SECS          wait at most SECS seconds\n\
   --dry-run                   do not commit changes to database\n\
   --oneline                   print exactly one line of output per command\n",
-           program_name, program_name, ctl_get_db_cmd_usage());
+           program_name, program_name, ctl_get_db_cmd_usage(), default_db);
+    free(default_db);
     table_usage();
     vlog_usage();
     printf("\
