@@ -23,6 +23,7 @@
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
 #include "reconnect.h"
+#include "sset.h"
 #include "stream.h"
 #include "timeval.h"
 #include "util.h"
@@ -373,6 +374,23 @@ process_schema(struct rdb *db, const struct json *schema)
     if (!tables || tables->type != JSON_OBJECT) {
         conn_disconnect(db, 0, "bad schema from server");
         return;
+    }
+    rdb_server_schema_clear(db);
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, json_object(tables)) {
+        const struct json *ts = node->data;
+        const struct json *cols = (ts->type == JSON_OBJECT
+                                   ? shash_find_data(json_object(ts),
+                                                     "columns") : NULL);
+        struct sset *names = xmalloc(sizeof *names);
+        sset_init(names);
+        if (cols && cols->type == JSON_OBJECT) {
+            struct shash_node *cn;
+            SHASH_FOR_EACH (cn, json_object(cols)) {
+                sset_add(names, cn->name);
+            }
+        }
+        shash_add(&db->server_schema, node->name, names);
     }
     for (size_t i = 0; i < db->class->n_tables; i++) {
         struct rdb_table *t = &db->tables[i];
