@@ -1017,7 +1017,8 @@ ls_model_sync_sb(struct ls_model *m, struct rdb *sb_db, struct rdb_txn *sb_txn)
                     = VLOG_RATE_LIMIT_INIT(1, 5);
                 VLOG_INFO_RL(&rl, "deleting SB Datapath_Binding "UUID_FMT
                              " (tunnel key %"PRId32"): a duplicate for "
-                             "switch "UUID_FMT, UUID_ARGS(&sb_dp->header_.uuid),
+                             "switch "UUID_FMT,
+                             UUID_ARGS(&sb_dp->header_.uuid),
                              sb_dp->tunnel_key, UUID_ARGS(&ls_uuid));
             }
             delete_sb_datapath(sb_db, sb_txn, sb_dp, &keep_pb);
