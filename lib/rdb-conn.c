@@ -24,6 +24,7 @@
 #include "openvswitch/vlog.h"
 #include "random.h"
 #include "reconnect.h"
+#include "sset.h"
 #include "stream.h"
 #include "timeval.h"
 #include "util.h"
@@ -479,6 +480,23 @@ process_schema(struct rdb *db, const struct json *schema)
         db->server_version = nullable_xstrdup(v);
     }
 
+    rdb_server_schema_clear(db);
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, json_object(tables)) {
+        const struct json *ts = node->data;
+        const struct json *cols = (ts->type == JSON_OBJECT
+                                   ? shash_find_data(json_object(ts),
+                                                     "columns") : NULL);
+        struct sset *names = xmalloc(sizeof *names);
+        sset_init(names);
+        if (cols && cols->type == JSON_OBJECT) {
+            struct shash_node *cn;
+            SHASH_FOR_EACH (cn, json_object(cols)) {
+                sset_add(names, cn->name);
+            }
+        }
+        shash_add(&db->server_schema, node->name, names);
+    }
     for (size_t i = 0; i < db->class->n_tables; i++) {
         struct rdb_table *t = &db->tables[i];
         const struct rdb_table_class *tc = t->class;

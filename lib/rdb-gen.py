@@ -16,7 +16,9 @@ SPEC names the tables and columns to replicate, one table per paragraph:
 "quiet" column is one the replica's user writes itself: its changes are
 applied but neither tracked nor wake the user up; in a "quiet" table,
 rows coming and going are tracked but do not wake the user up either.  "keys" keeps only the
-named keys of a string map.  "hash" keeps no value, only a content hash
+named keys of a string map.  A map of strings to UUIDs is kept as a string
+map of the UUIDs' text (not as references).
+"hash" keeps no value, only a content hash
 per GROUP (see rdb_hash in lib/rdb.h).  A "pooled" string column keeps
 its values in lib/strpool.h, shared with whatever else holds the same
 string.  A "packed" one, exactly one string, is a 'const struct strpack
@@ -161,9 +163,12 @@ class Gen:
                 if c["shared"] and (not c["type"]["value"] or c["hash"]):
                     die("%s.%s: only a string map that is kept can be "
                         "shared" % (t["name"], c["name"]))
-                if c["type"]["value"] and (c["type"]["key"][0] != "string"
-                                           or c["type"]["value"][0]
-                                           != "string"):
+                c["uuid_values"] = bool(
+                    c["type"]["value"] and c["type"]["key"][0] == "string"
+                    and c["type"]["value"][0] == "uuid" and not c["hash"])
+                if c["type"]["value"] and not c["uuid_values"] and (
+                        c["type"]["key"][0] != "string"
+                        or c["type"]["value"][0] != "string"):
                     if not c["hash"]:
                         die("%s.%s: only string-to-string maps are "
                             "supported" % (t["name"], c["name"]))
@@ -380,7 +385,10 @@ class Gen:
                 w('        .json_key_len = %d,' % (len(c["name"]) + 4))
                 w("        .type = %s," % RDB_TYPES[key])
                 w("        .value_type = %s,"
-                  % (RDB_TYPES[value[0]] if value else "RDB_VOID"))
+                  % ("RDB_STRING" if c["uuid_values"]
+                     else RDB_TYPES[value[0]] if value else "RDB_VOID"))
+                if c["uuid_values"]:
+                    w("        .uuid_values = true,")
                 w("        .min = %d," % c["type"]["min"])
                 w("        .max = %s," % ("UINT_MAX" if mx is None else mx))
                 w("        .storage = %s," % st)

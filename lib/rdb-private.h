@@ -138,6 +138,8 @@ struct rdb {
     struct rdb_rows zombies;        /* Deleted rows something still
                                      * refers to: freed with the db. */
     struct uuidset expected_deletes;    /* See rdb_expect_delete(). */
+    struct shash server_schema;     /* Each table of the server's schema:
+                                     * a "struct sset" of its columns. */
     bool has_local_tables;
     struct ds scratch;
     bool have_schema;               /* 'on_server' and 'server_columns' of
@@ -176,6 +178,7 @@ struct rdb_table *rdb_table(const struct rdb *,
                             const struct rdb_table_class *);
 struct rdb_table *rdb_row_table(const struct rdb_row *);
 void rdb_reset(struct rdb *);
+void rdb_server_schema_clear(struct rdb *);
 void rdb_update_begin(struct rdb *);
 void rdb_update_end(struct rdb *);
 bool rdb_apply_row_update(struct rdb_table *, const char *uuid_s,

@@ -18,6 +18,7 @@
 #include "random.h"
 #include "simap.h"
 #include "smap.h"
+#include "sset.h"
 #include "uuid.h"
 
 VLOG_DEFINE_THIS_MODULE(rdb);
@@ -929,14 +930,18 @@ parse_datum(struct jtext *t, struct ds *scratch,
                 continue;
             }
             if (map) {
+                union rdb_atom *v = &d->values[d->n - 1];
                 if (!jtext_expect(t, ',')
-                    || !parse_atom(t, scratch, c->value_type,
-                                   &d->values[d->n - 1])) {
+                    || !parse_atom(t, scratch, (c->uuid_values ? RDB_UUID
+                                                : c->value_type), v)) {
                     if (c->type == RDB_STRING) {
                         free(a->string);
                     }
                     d->n--;
                     return false;
+                }
+                if (c->uuid_values) {
+                    v->string = xasprintf(UUID_FMT, UUID_ARGS(&v->uuid));
                 }
                 if (!jtext_expect(t, ']')) {
                     return false;
@@ -2052,6 +2057,7 @@ rdb_create(const struct rdb_class *class, const char *remote)
         objpool_init(&t->row_pool, tc->row_size, "rdb-rows");
     }
     uuidset_init(&db->expected_deletes);
+    shash_init(&db->server_schema);
     for (size_t i = 0; i < class->n_tables; i++) {
         db->has_local_tables |= rdb_table_is_local(class->tables[i]);
     }
@@ -2086,11 +2092,31 @@ rdb_destroy(struct rdb *db)
         free(t->free_indexes);
     }
     uuidset_destroy(&db->expected_deletes);
+    rdb_server_schema_clear(db);
+    shash_destroy(&db->server_schema);
     free(db->tables);
     ds_destroy(&db->scratch);
     svec_destroy(&db->remotes);
     rdbs[db->id] = NULL;
     free(db);
+}
+
+void
+rdb_server_schema_clear(struct rdb *db)
+{
+    struct shash_node *node;
+    SHASH_FOR_EACH_SAFE (node, &db->server_schema) {
+        sset_destroy(node->data);
+        free(node->data);
+        shash_delete(&db->server_schema, node);
+    }
+}
+
+bool
+rdb_server_has(const struct rdb *db, const char *table, const char *column)
+{
+    const struct sset *columns = shash_find_data(&db->server_schema, table);
+    return columns && (!column || sset_contains(columns, column));
 }
 
 const char *

@@ -117,6 +117,9 @@ struct rdb_column_class {
     bool quiet;                     /* Not tracked; see above. */
     bool pooled;                    /* Strings are lib/strpool.h
                                      * references. */
+    bool uuid_values;               /* A map of strings to UUIDs, kept
+                                     * as a string map of their text
+                                     * ('value_type' is RDB_STRING). */
     bool packed;                    /* An RDB_S_SCALAR string kept as a
                                      * lib/strpack.h reference (NULL for
                                      * ""). */
@@ -320,6 +323,14 @@ const char *rdb_server_schema_version(const struct rdb *);
  * every connection. */
 void rdb_set_lock(struct rdb *, const char *lock_name);
 bool rdb_has_lock(const struct rdb *);
+
+/* True if the server's schema, as of the current connection, has table
+ * 'table' and, if 'column' is nonnull, a column 'column' in it, whether
+ * or not the replica keeps them (rdb_server_has_table() and
+ * rdb_server_has_column() above answer, without a lookup by name, for
+ * what the replica keeps).  False before the schema arrives. */
+bool rdb_server_has(const struct rdb *, const char *table,
+                    const char *column);
 
 /* Forgets tracked changes; frees rows deleted since the last call. */
 void rdb_track_clear(struct rdb *);

@@ -11,6 +11,8 @@ northd_ovn_northd_SOURCES = \
 	northd/dp-groups.h \
 	northd/dpset.c \
 	northd/dpset.h \
+	northd/fdb.c \
+	northd/fdb.h \
 	northd/groups-private.h \
 	northd/groups-sync.c \
 	northd/groups.c \
@@ -26,5 +28,7 @@ northd_ovn_northd_SOURCES = \
 	northd/northd.c \
 	northd/northd.h \
 	northd/ovn-northd.c \
-	northd/pipeline.h
+	northd/pipeline.h \
+	northd/rbac.c \
+	northd/rbac.h
 northd_ovn_northd_LDADD = $(MIMALLOC_LIBS) $(LSN_LDADD)

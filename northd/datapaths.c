@@ -1009,6 +1009,18 @@ ls_model_sync_sb(struct ls_model *m, struct rdb *sb_db, struct rdb_txn *sb_txn)
     const struct sb_datapath_binding *sb_dp;
     SB_DATAPATH_BINDING_FOR_EACH (sb_dp, sb_db) {
         if (!hmapx_contains(&keep_dp, sb_dp)) {
+            struct uuid ls_uuid;
+            if (smap_get_uuid(&sb_dp->external_ids, "logical-switch",
+                              &ls_uuid)
+                && ls_model_find_datapath(m, &ls_uuid)) {
+                static struct vlog_rate_limit rl
+                    = VLOG_RATE_LIMIT_INIT(1, 5);
+                VLOG_INFO_RL(&rl, "deleting SB Datapath_Binding "UUID_FMT
+                             " (tunnel key %"PRId32"): a duplicate for "
+                             "switch "UUID_FMT,
+                             UUID_ARGS(&sb_dp->header_.uuid),
+                             sb_dp->tunnel_key, UUID_ARGS(&ls_uuid));
+            }
             delete_sb_datapath(sb_db, sb_txn, sb_dp, &keep_pb);
         }
     }

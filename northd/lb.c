@@ -21,6 +21,7 @@
 #include "sset.h"
 #include "util.h"
 #include "uuid.h"
+#include "uuidset.h"
 
 VLOG_DEFINE_THIS_MODULE(lb);
 
@@ -452,15 +453,38 @@ lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
  * keyed by external_ids:lb_id. */
 void
 lb_sync_sb(const struct lb_model *lm, const struct ls_model *m OVS_UNUSED,
-           struct rdb *sb_db, struct rdb_txn *txn, struct dp_groups *dpgs)
+           struct rdb *sb_db, struct rdb_txn *txn, struct dp_groups *dpgs,
+           struct uuidset *inserted)
 {
     struct shash existing = SHASH_INITIALIZER(&existing);
     const struct sb_load_balancer *sb;
     SB_LOAD_BALANCER_FOR_EACH (sb, sb_db) {
         const char *id = smap_get(&sb->external_ids, "lb_id");
-        if (!id || !shash_add_once(&existing, id, sb)) {
+        if (!id) {
             rdb_txn_delete(txn, &sb_table_load_balancer, &sb->header_.uuid);
+            continue;
         }
+        /* Of several rows for one load balancer (someone else inserted
+         * one), keep one a northd wrote in full (it has a datapath group),
+         * else the lowest UUID, and delete the others. */
+        struct shash_node *node = shash_find(&existing, id);
+        if (!node) {
+            shash_add(&existing, id, sb);
+            continue;
+        }
+        const struct sb_load_balancer *other = node->data;
+        bool sb_better = ((sb->datapath_group != NULL)
+                          != (other->datapath_group != NULL)
+                          ? sb->datapath_group != NULL
+                          : uuid_compare_3way(&sb->header_.uuid,
+                                              &other->header_.uuid) < 0);
+        const struct sb_load_balancer *dup = sb_better ? other : sb;
+        node->data = CONST_CAST(struct sb_load_balancer *,
+                                sb_better ? sb : other);
+        VLOG_INFO_RL(&rl, "deleting SB Load_Balancer "UUID_FMT" with "
+                     "duplicate external_ids:lb_id %s",
+                     UUID_ARGS(&dup->header_.uuid), id);
+        rdb_txn_delete(txn, &sb_table_load_balancer, &dup->header_.uuid);
     }
 
     for (size_t i = 0; i < lm->n_lbs; i++) {
@@ -480,6 +504,7 @@ lb_sync_sb(const struct lb_model *lm, const struct ls_model *m OVS_UNUSED,
             struct uuid uuid;
             rdb_uuid_generate(&uuid);
             rdb_txn_insert(txn, &sb_table_load_balancer, &uuid);
+            uuidset_insert(inserted, &uuid);
             struct smap ids = SMAP_INITIALIZER(&ids);
             smap_add(&ids, "lb_id", id);
             rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_EXTERNAL_IDS, &ids);

@@ -64,8 +64,11 @@ struct ls_datapath;
 void lb_build_dp_lflows(struct lflow_table *, const struct ls_datapath *);
 void lb_build_lflows(struct lflow_table *, const struct ls_model *,
                      const struct lb_model *);
+/* Writes the SB Load_Balancer rows; adds the UUIDs of the rows it inserts
+ * to 'inserted', so that the caller knows their echo for its own. */
+struct uuidset;
 void lb_sync_sb(const struct lb_model *, const struct ls_model *,
                 struct rdb *sb_db, struct rdb_txn *,
-                struct dp_groups *);
+                struct dp_groups *, struct uuidset *inserted);
 
 #endif /* northd/lb.h */

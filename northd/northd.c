@@ -18,11 +18,13 @@
 #include "northd/acls.h"
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
+#include "northd/fdb.h"
 #include "northd/groups.h"
 #include "northd/l2.h"
 #include "northd/lb.h"
 #include "northd/lflow.h"
 #include "northd/meters.h"
+#include "northd/rbac.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
@@ -88,6 +90,8 @@ struct northd_data {
     bool nb_writes_pending;         /* NB status columns to bring in line. */
     struct uuidset own_pb_deletes;  /* Port_Bindings this northd deleted:
                                      * seeing them go is no surprise. */
+    struct uuidset own_lb_inserts;  /* Load_Balancers this northd inserted:
+                                     * seeing them come is no surprise. */
     struct uuid flow_key;           /* What 'lflows' keys its row UUIDs
                                      * with: SB_Global's UUID. */
 };
@@ -132,6 +136,7 @@ northd_data_destroy(struct northd_data *d)
     lb_model_destroy(&d->lbs);
     ls_model_destroy(&d->model);
     uuidset_destroy(&d->own_pb_deletes);
+    uuidset_destroy(&d->own_lb_inserts);
     d->valid = false;
 }
 
@@ -429,6 +434,7 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     northd_data_destroy(d);
     d->valid = true;
     uuidset_init(&d->own_pb_deletes);
+    uuidset_init(&d->own_lb_inserts);
 
     /* What a full pass writes can be most of the SB: let the server read
      * it while the rest is compiled. */
@@ -440,6 +446,7 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     ls_model_init(&d->model);
     ls_model_build(&d->model, ctx->nb, ctx->sb);
     ls_model_sync_sb(&d->model, ctx->sb, ctx->sb_txn);
+    fdb_sync_sb(&d->model, ctx->sb, ctx->sb_txn, true);
     sync_nb_status(ctx, d);
     lb_model_init(&d->lbs);
     lb_model_build(&d->lbs, &d->model, ctx->nb);
@@ -474,7 +481,8 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
 
     /* Reconcile. */
     dp_groups_init(&d->dpgs, &d->model, ctx->sb);
-    lb_sync_sb(&d->lbs, &d->model, ctx->sb, ctx->sb_txn, &d->dpgs);
+    lb_sync_sb(&d->lbs, &d->model, ctx->sb, ctx->sb_txn, &d->dpgs,
+               &d->own_lb_inserts);
     lflow_table_sync_sb(&d->lflows, &d->model, existing, ctx->sb_txn,
                         &d->dpgs, ctx->max_flow_inserts);
     lflow_sb_rows_destroy(existing);
@@ -764,6 +772,26 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
             *reason = "an SB Datapath_Binding was deleted";
             goto fail;
         }
+        /* A row northd did not insert (a duplicate, or one for no switch)
+         * is deleted by a recompute. */
+        struct uuid ls_uuid;
+        const struct ls_datapath *dp
+            = (smap_get_uuid(&sdp->external_ids, "logical-switch", &ls_uuid)
+               ? ls_model_find_datapath(&d->model, &ls_uuid) : NULL);
+        if (sb_datapath_binding_is_new(sdp)
+            && (!dp || !uuid_equals(&dp->sb_uuid, &sdp->header_.uuid))) {
+            *reason = "an SB Datapath_Binding was added";
+            goto fail;
+        }
+    }
+    const struct sb_load_balancer *slb;
+    SB_LOAD_BALANCER_FOR_EACH_TRACKED (slb, sb_db) {
+        if (sb_load_balancer_is_new(slb)
+            && !uuidset_find_and_delete(&d->own_lb_inserts,
+                                        &slb->header_.uuid)) {
+            *reason = "an SB Load_Balancer was added";
+            goto fail;
+        }
     }
     const struct sb_port_binding *pb;
     SB_PORT_BINDING_FOR_EACH_TRACKED (pb, sb_db) {
@@ -907,6 +935,9 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     size_t n = lflow_table_sync_dirty(&d->lflows, &d->model, ctx->sb_txn,
                                       &d->dpgs, ctx->max_flow_inserts);
     groups_sync_sb_dirty(&d->groups, ctx->sb_txn);
+    /* FDB rows of ports removed, or that ovn-controller just wrote. */
+    fdb_sync_sb(&d->model, sb_db, ctx->sb_txn,
+                !uuidset_is_empty(&c.dead_pbs));
     if (meters_changed) {
         meters_sync_sb(nb_db, sb_db, ctx->sb_txn);
     }
@@ -986,6 +1017,7 @@ northd_run(struct northd_ctx *ctx, bool force_full)
                      n_unwritten, ctx->max_flow_inserts);
     }
     sync_sb_global(ctx, nb, !ctx->flows_pending);
+    rbac_sync_sb(ctx->sb, ctx->sb_txn);
 
     stats.n_runs++;
     stats.n_lflows = lflow_table_count(&data.lflows);

@@ -5,6 +5,7 @@ TESTSUITE_AT = \
 	tests/schema.at \
 	tests/northd.at \
 	tests/controller.at \
+	tests/sb-upkeep.at \
 	tests/e2e.at \
 	tests/lang.at \
 	tests/nbctl.at \

@@ -23,7 +23,8 @@ spec text, independently of lib/rdb-gen.py and lib/rdb.c:
   - "count" tables print their rows without columns;
   - a map with "keys=" keeps only those keys;
   - a set prints as [a,b] sorted as OVSDB sorts atoms, a map as
-    {"k"="v",...} sorted by key, a string as "text" without escaping;
+    {"k"="v",...} sorted by key (a UUID value as its text), a string as
+    "text" without escaping;
   - a reference to a row of a replicated table prints as the row's UUID,
     with "(missing)" if that table has no such row; a required reference
     to a table that is not replicated is kept as a set of one UUID;
@@ -159,8 +160,9 @@ class Canon:
         if ty["value"]:
             keys = flag(cflags, "keys")
             keep = keys.split(",") if isinstance(keys, str) else None
-            kv = [(k, v) for k, v in pairs(value)
-                  if keep is None or k in keep]
+            # A map to UUIDs is kept as their text.
+            kv = [(k, v[1] if isinstance(v, list) else v)
+                  for k, v in pairs(value) if keep is None or k in keep]
             if not kv:
                 return None
             kv.sort(key=lambda p: utf8(p[0]))
