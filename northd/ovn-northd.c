@@ -752,6 +752,13 @@ northd_unixctl_recompute(struct unixctl_conn *conn, int argc OVS_UNUSED,
 {
     struct unixctl_aux *aux = aux_;
     aux->state->force_run = true;
+    /* The replica does not follow what others insert into or change in
+     * the tables northd writes from what it knows (Logical_Flow,
+     * Port_Group, Address_Set: docs/rdb.md): a fresh copy of the SB makes
+     * the full pass compare with what is really there and put back
+     * anything someone else inserted, changed or deleted.  It writes
+     * nothing when nothing was touched, as a restart does. */
+    rdb_force_resync(aux->sb);
     poll_immediate_wake();
     unixctl_command_reply(conn, NULL);
 }
