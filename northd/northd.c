@@ -19,6 +19,7 @@
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
 #include "northd/groups.h"
+#include "northd/ipam.h"
 #include "northd/l2.h"
 #include "northd/lb.h"
 #include "northd/lflow.h"
@@ -302,6 +303,7 @@ sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
     if (ctx->nb_txn) {
         ls_model_sync_nb_up(&d->model, ctx->nb_txn);
         ls_model_sync_nb_tags(&d->model, ctx->nb_txn);
+        ipam_sync_nb(&d->model, nb_nb_global_first(ctx->nb), ctx->nb_txn);
         d->nb_writes_pending = false;
     } else {
         d->nb_writes_pending = true;
@@ -472,6 +474,7 @@ static const size_t lsp_followed[] = {
     NB_LOGICAL_SWITCH_PORT_COL_EXTERNAL_IDS,
     NB_LOGICAL_SWITCH_PORT_COL_OPTIONS,
     NB_LOGICAL_SWITCH_PORT_COL_TYPE,
+    NB_LOGICAL_SWITCH_PORT_COL_DYNAMIC_ADDRESSES,
 };
 
 /* A new switch: only plain ones (no load balancers, DNS, QoS, ...). */
@@ -505,6 +508,9 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
         return false;           /* Load balancer flows follow ports. */
     }
     const struct nb_logical_switch *ls = dp->nb;
+    if (ipam_switch_enabled(ls)) {
+        return false;           /* A port's addresses may move others'. */
+    }
     struct ls_port *p;
     LIST_FOR_EACH_SAFE (p, dp_node, &dp->ports) {
         if (!port_row_listed(ls, p->nb)
@@ -536,6 +542,10 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
     qsort(added, n_added, sizeof *added, ls_port_row_compare);
     bool ok = true;
     for (size_t i = 0; i < n_added && ok; i++) {
+        if (ipam_lsp_is_dynamic(added[i])) {
+            ok = false;
+            break;
+        }
         p = ls_model_add_port(&d->model, dp, added[i]);
         if (!p) {
             ok = false;
@@ -598,6 +608,22 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
         }
         if (!row_changed_except(&lsp->header_, NULL, 0)) {
             continue;           /* Only a row it refers to changed. */
+        }
+        if (!ipam_port_in_step(p)) {
+            *reason = "Logical_Switch_Port dynamic_addresses";
+            return false;
+        }
+        static const size_t dynamic_only[] = {
+            NB_LOGICAL_SWITCH_PORT_COL_DYNAMIC_ADDRESSES,
+        };
+        if (!row_changed_except(&lsp->header_, dynamic_only,
+                                ARRAY_SIZE(dynamic_only))) {
+            continue;           /* The echo of northd's own write. */
+        }
+        if (ipam_port_involved(p)) {
+            *reason = "a port with dynamic addresses or on a switch with "
+                      "IPAM";
+            return false;
         }
         if (lb_model_dp_has_vips(&d->lbs, p->dp->index)) {
             *reason = "a port of a switch with load balancers";
