@@ -52,6 +52,7 @@ struct ipam_port {
     bool ip4_set;
     uint32_t ip4;                   /* Host byte order. */
     bool need_ip4;
+    bool fresh;                     /* No valid dynamic_addresses yet. */
 };
 
 struct ipam_switch {
@@ -437,13 +438,15 @@ port_keep(const struct ls_model *m, struct ipam_switch *sw,
         free(error);
     }
 
+    ip->fresh = !have;
     if (sw->v4) {
-        /* A port keeps its address if it is still free and, if it asks
-         * for one, the one it asks for.  A port that asks for another one
-         * gets it, if free, only once the keepers have theirs. */
-        uint32_t a = have && la.n_ipv4 ? ntohl(la.ipv4[0].addr) : 0;
-        if (a && ip4_free(sw, a)
-            && (!ip->has_ip4 || a == ntohl(ip->ip4_req))) {
+        /* A port gets the address it asks for, or else keeps the one it
+         * has, if free (in row UUID order, as 23.03: a port that asks
+         * for an address another port has takes it from a port after
+         * it). */
+        uint32_t a = (ip->has_ip4 ? ntohl(ip->ip4_req)
+                      : have && la.n_ipv4 ? ntohl(la.ipv4[0].addr) : 0);
+        if (a && ip4_free(sw, a)) {
             ip->ip4 = a;
             ip->ip4_set = true;
             bitmap_set1(sw->used, a - sw->start);
@@ -473,11 +476,7 @@ port_allocate(struct ls_model *m, struct ipam_switch *sw,
               struct ipam_port *ip, struct hmap *macs)
 {
     struct ls_port *p = ip->p;
-    if (ip->need_ip4 && ip->has_ip4 && ip4_free(sw, ntohl(ip->ip4_req))) {
-        ip->ip4 = ntohl(ip->ip4_req);
-        ip->ip4_set = true;
-        bitmap_set1(sw->used, ip->ip4 - sw->start);
-    } else if (ip->need_ip4) {
+    if (ip->need_ip4) {
         size_t end = sw->total - 1;
         size_t off = end > 1 ? bitmap_scan(sw->used, false, 1, end) : end;
         if (off < end) {
@@ -498,9 +497,12 @@ port_allocate(struct ls_model *m, struct ipam_switch *sw,
     }
 
     if (!ip->mac_set) {
-        /* The suffix follows the requested or allocated IPv4 address, and
-         * the next free one after it. */
-        uint32_t base = (ip->has_ip4 ? ntohl(ip->ip4_req)
+        /* The suffix follows the port's IPv4 address, or the next free one
+         * after it.  For a port that had no addresses yet, that is the
+         * address it asks for, granted or not: 23.03 gives it that address
+         * and its MAC first and moves it to a free address on its next
+         * pass, keeping the MAC. */
+        uint32_t base = (ip->fresh && ip->has_ip4 ? ntohl(ip->ip4_req)
                          : ip->ip4_set ? ip->ip4 : 0) & 0xffffff;
         uint64_t prefix = eth_addr_to_uint64(m->mac_prefix);
         for (uint32_t i = 0; i < IPAM_MAC_SUFFIXES; i++) {
