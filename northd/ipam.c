@@ -399,10 +399,13 @@ switch_collect_ports(struct ls_model *m, struct ipam_switch *sw)
                 continue;
             }
             if (ip.entry) {
+                /* 23.03 uses the first, as this does. */
                 report(m, "Logical_Switch_Port %s: more than one dynamic "
-                       "entry in addresses, using \"%s\"", p->nb->name, s);
+                       "entry in addresses, ignoring \"%s\"",
+                       p->nb->name, s);
+            } else {
+                ip = cand;
             }
-            ip = cand;
         }
         if (ip.entry) {
             sw->ports[sw->n_ports++] = ip;
