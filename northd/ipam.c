@@ -237,9 +237,15 @@ exclude_ips(struct ls_model *m, struct ipam_switch *sw, const char *ips)
                    "range "IP_FMT".."IP_FMT" is backwards, ignoring it",
                    ls->name, ips, IP_ARGS(htonl(lo)), IP_ARGS(htonl(hi)));
         } else if (lo < sw->start || hi - sw->start >= sw->total) {
+            char range[2 * INET_ADDRSTRLEN + 2];
+            int n = snprintf(range, sizeof range, IP_FMT, IP_ARGS(htonl(lo)));
+            if (hi != lo) {
+                snprintf(range + n, sizeof range - n, ".."IP_FMT,
+                         IP_ARGS(htonl(hi)));
+            }
             report(m, "Logical_Switch %s: other_config:exclude_ips \"%s\": "
-                   IP_FMT".."IP_FMT" is not in the subnet, ignoring it",
-                   ls->name, ips, IP_ARGS(htonl(lo)), IP_ARGS(htonl(hi)));
+                   "%s is not in the subnet, ignoring it", ls->name, ips,
+                   range);
         } else {
             bitmap_set_multiple(sw->used, lo - sw->start, hi - lo + 1, true);
         }
@@ -491,10 +497,9 @@ port_allocate(struct ls_model *m, struct ipam_switch *sw,
             if (!sw->exhausted_reported) {
                 sw->exhausted_reported = true;
                 report(m, "Logical_Switch %s: other_config:subnet \"%s\" "
-                       "has no address left for port %s and others",
-                       sw->dp->nb->name,
-                       smap_get(&sw->dp->nb->other_config, "subnet"),
-                       p->nb->name);
+                       "has no address left for some ports (they get a "
+                       "MAC address only)", sw->dp->nb->name,
+                       smap_get(&sw->dp->nb->other_config, "subnet"));
             }
         }
     }
