@@ -79,6 +79,7 @@ ls_model_init(struct ls_model *m)
     m->n_datapaths = 0;
     m->dp_cap = 0;
     m->n_bad_rows = 0;
+    m->ipam_carry = NULL;
     m->new_dps = NULL;
     m->n_new_dps = 0;
     m->new_ports = NULL;
@@ -534,7 +535,7 @@ ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
         assign_port_keys(m, m->dp_array[i]);
     }
     assign_tags(m);
-    ipam_run(m, nb_db);
+    ipam_run(m, nb_db, m->ipam_carry);
 
     struct sb_dp_node *sn;
     HMAP_FOR_EACH_POP (sn, node, &sb_dps) {

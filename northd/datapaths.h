@@ -19,6 +19,7 @@
 #include "openvswitch/uuid.h"
 #include "sset.h"
 
+struct ipam_carry;
 struct rdb;
 struct rdb_txn;
 struct nb_logical_switch;
@@ -105,6 +106,8 @@ struct ls_model {
     size_t n_new_dps;
     struct ls_port **new_ports;
     size_t n_new_ports, allocated_new_ports;
+    const struct ipam_carry *ipam_carry;   /* For ls_model_build(), or
+                                            * NULL (northd/ipam.h). */
     struct eth_addr mac_prefix;     /* IPAM's, in the first 3 bytes. */
     bool mac_prefix_new;            /* Not in the NB yet: write it. */
     size_t n_bad_rows;              /* Rows skipped or partly ignored. */

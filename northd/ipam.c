@@ -128,18 +128,23 @@ parse_mac_prefix(const char *s, struct eth_addr *prefix)
 /* Sets 'm''s MAC prefix from NB_Global options:mac_prefix, or a random
  * locally administered unicast one to be written back. */
 static void
-choose_mac_prefix(struct ls_model *m, const struct nb_nb_global *g)
+choose_mac_prefix(struct ls_model *m, const struct nb_nb_global *g,
+                  const struct ipam_carry *carry)
 {
     const char *s = g ? smap_get(&g->options, "mac_prefix") : NULL;
     if (s && parse_mac_prefix(s, &m->mac_prefix)) {
         m->mac_prefix_new = false;
         return;
     }
+    m->mac_prefix_new = true;
+    if (carry && carry->has_prefix) {
+        m->mac_prefix = carry->prefix;
+        return;
+    }
     struct eth_addr ea;
     eth_addr_random(&ea);
     m->mac_prefix = eth_addr_zero;
     memcpy(m->mac_prefix.ea, ea.ea, 3);
-    m->mac_prefix_new = true;
 }
 
 static void OVS_PRINTF_FORMAT(2, 3)
@@ -431,9 +436,23 @@ ip4_free(const struct ipam_switch *sw, uint32_t a)
  * takes what it asks for. */
 static void
 port_keep(const struct ls_model *m, struct ipam_switch *sw,
-          struct ipam_port *ip, struct hmap *macs)
+          struct ipam_port *ip, struct hmap *macs,
+          const struct ipam_carry *carry)
 {
-    const char *cur = ip->p->nb->dynamic_addresses;
+    const struct nb_logical_switch_port *nbp = ip->p->nb;
+    const char *cur = nbp->dynamic_addresses;
+    if (carry && !shash_is_empty(&carry->dynamic)
+        && !rdb_row_is_updated(&nbp->header_,
+                               NB_LOGICAL_SWITCH_PORT_COL_DYNAMIC_ADDRESSES)) {
+        /* Unless someone else wrote the column since, what the last full
+         * pass decided is what the NB is about to hold. */
+        char key[UUID_LEN + 1];
+        snprintf(key, sizeof key, UUID_FMT, UUID_ARGS(&nbp->header_.uuid));
+        const char *saved = shash_find_data(&carry->dynamic, key);
+        if (saved) {
+            cur = saved[0] ? saved : NULL;
+        }
+    }
     struct lsp_addresses la;
     enum lsp_addr_kind kind;
     bool have = false;
@@ -567,9 +586,43 @@ port_allocate(struct ls_model *m, struct ipam_switch *sw,
 }
 
 void
-ipam_run(struct ls_model *m, struct rdb *nb)
+ipam_carry_init(struct ipam_carry *c)
 {
-    choose_mac_prefix(m, nb_nb_global_first(nb));
+    shash_init(&c->dynamic);
+    c->has_prefix = false;
+    c->prefix = eth_addr_zero;
+}
+
+void
+ipam_carry_save(struct ipam_carry *c, const struct ls_model *m)
+{
+    const struct ls_port *p;
+    HMAP_FOR_EACH (p, name_node, &m->ports) {
+        if (!ipam_port_in_step(p)) {
+            char key[UUID_LEN + 1];
+            snprintf(key, sizeof key, UUID_FMT,
+                     UUID_ARGS(&p->nb->header_.uuid));
+            shash_add(&c->dynamic, key, xstrdup(p->dynamic_addresses
+                                                ? p->dynamic_addresses
+                                                : ""));
+        }
+    }
+    if (m->mac_prefix_new) {
+        c->has_prefix = true;
+        c->prefix = m->mac_prefix;
+    }
+}
+
+void
+ipam_carry_destroy(struct ipam_carry *c)
+{
+    shash_destroy_free_data(&c->dynamic);
+}
+
+void
+ipam_run(struct ls_model *m, struct rdb *nb, const struct ipam_carry *carry)
+{
+    choose_mac_prefix(m, nb_nb_global_first(nb), carry);
 
     struct ipam_switch *switches = xcalloc(MAX(m->n_datapaths, 1),
                                            sizeof *switches);
@@ -604,7 +657,8 @@ ipam_run(struct ls_model *m, struct rdb *nb)
         }
         for (size_t i = 0; i < n_active; i++) {
             for (size_t j = 0; j < switches[i].n_ports; j++) {
-                port_keep(m, &switches[i], &switches[i].ports[j], &macs);
+                port_keep(m, &switches[i], &switches[i].ports[j], &macs,
+                          carry);
             }
         }
         for (size_t i = 0; i < n_active; i++) {

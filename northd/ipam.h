@@ -24,6 +24,8 @@
 #define NORTHD_IPAM_H 1
 
 #include <stdbool.h>
+#include "openvswitch/shash.h"
+#include "packets.h"
 
 struct ls_model;
 struct ls_port;
@@ -33,7 +35,25 @@ struct nb_nb_global;
 struct rdb;
 struct rdb_txn;
 
-void ipam_run(struct ls_model *, struct rdb *nb);
+/* What a model decided that the NB replica may not show yet: its writes
+ * of dynamic_addresses and mac_prefix are not in the replica until the
+ * server's update comes back, and a full pass in between must not decide
+ * afresh (a port would lose its addresses to one before it).  Saved from
+ * the model a full pass throws away, used by the one it builds. */
+struct ipam_carry {
+    struct shash dynamic;   /* Port row UUID -> dynamic_addresses ("" for
+                             * none), where the NB row differs. */
+    bool has_prefix;        /* A mac_prefix chosen but not seen in NB. */
+    struct eth_addr prefix;
+};
+
+void ipam_carry_init(struct ipam_carry *);
+void ipam_carry_save(struct ipam_carry *, const struct ls_model *);
+void ipam_carry_destroy(struct ipam_carry *);
+
+/* 'carry' may be NULL. */
+void ipam_run(struct ls_model *, struct rdb *nb,
+              const struct ipam_carry *carry);
 
 /* Writes Logical_Switch_Port.dynamic_addresses where it differs from what
  * ipam_run() decided, and NB_Global options:mac_prefix if it had no valid

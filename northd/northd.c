@@ -347,6 +347,12 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
                       : (2 * nb_acl_count(ctx->nb)
                          + 4 * nb_logical_switch_port_count(ctx->nb)
                          + 64 * nb_logical_switch_count(ctx->nb)));
+    /* IPAM's decisions the NB replica may not show yet. */
+    struct ipam_carry ipam_carry;
+    ipam_carry_init(&ipam_carry);
+    if (d->valid) {
+        ipam_carry_save(&ipam_carry, &d->model);
+    }
     northd_data_destroy(d);
     d->valid = true;
     uuidset_init(&d->own_pb_deletes);
@@ -359,7 +365,10 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
      * here so flows can refer to them), load balancers, port groups and
      * address sets. */
     ls_model_init(&d->model);
+    d->model.ipam_carry = &ipam_carry;
     ls_model_build(&d->model, ctx->nb, ctx->sb);
+    d->model.ipam_carry = NULL;
+    ipam_carry_destroy(&ipam_carry);
     ls_model_sync_sb(&d->model, ctx->sb, ctx->sb_txn);
     sync_nb_status(ctx, d);
     lb_model_init(&d->lbs);
