@@ -126,6 +126,36 @@ parse_mac(const char *tok, struct eth_addr *ea)
     return *p == '\0';
 }
 
+/* Checks the rest of a "dynamic IP..." entry: at most one IPv4 address,
+ * then at most one IPv6 address, without prefix lengths. */
+static char *
+parse_dynamic_request(const char *rest, enum lsp_addr_kind *kind)
+{
+    struct lsp_addresses la;
+    lsp_addresses_init(&la);
+    char *copy = xstrdup(rest);
+    char *save = NULL;
+    char *error = NULL;
+    int n = 0;
+    for (char *tok = strtok_r(copy, " \t", &save); tok && !error;
+         tok = strtok_r(NULL, " \t", &save)) {
+        size_t n4 = la.n_ipv4;
+        error = parse_ip_token(tok, &la);
+        if (!error && (++n > 2 || strchr(tok, '/')
+                       || (la.n_ipv4 > n4 && la.n_ipv6)
+                       || la.n_ipv4 > 1 || la.n_ipv6 > 1)) {
+            error = xasprintf("\"dynamic\" may be followed only by one "
+                              "IPv4 address, then one IPv6 address");
+        }
+    }
+    lsp_addresses_destroy(&la);
+    free(copy);
+    if (!error) {
+        *kind = LSP_ADDR_DYNAMIC;
+    }
+    return error;
+}
+
 char *
 lsp_addresses_parse(const char *s, enum lsp_addr_kind *kind,
                     struct lsp_addresses *out)
@@ -142,6 +172,10 @@ lsp_addresses_parse(const char *s, enum lsp_addr_kind *kind,
     } else if (!strcmp(s, "dynamic")) {
         *kind = LSP_ADDR_DYNAMIC;
         return NULL;
+    } else if (!strncmp(s, "dynamic", 7) && (s[7] == ' ' || s[7] == '\t')) {
+        /* "dynamic IPv4", "dynamic IPv6" or "dynamic IPv4 IPv6": addresses
+         * requested from IPAM (northd/ipam.h).  'out' stays empty. */
+        return parse_dynamic_request(s + 7, kind);
     }
 
     char *copy = xstrdup(s);

@@ -34,7 +34,10 @@ struct lsp_addresses {
 enum lsp_addr_kind {
     LSP_ADDR_MAC_IPS,           /* "MAC [IP...]": parsed into a struct. */
     LSP_ADDR_UNKNOWN,           /* "unknown" */
-    LSP_ADDR_DYNAMIC,           /* "dynamic" or "MAC dynamic" etc. */
+    LSP_ADDR_DYNAMIC,           /* "dynamic", "dynamic IPv4 [IPv6]",
+                                 * "dynamic IPv6", "MAC dynamic": 'out'
+                                 * holds only what follows a MAC
+                                 * (northd/ipam.c parses requests). */
     LSP_ADDR_ROUTER,            /* "router" */
 };
 

@@ -17,6 +17,8 @@ northd_ovn_northd_SOURCES = \
 	northd/groups-sync.c \
 	northd/groups.c \
 	northd/groups.h \
+	northd/ipam.c \
+	northd/ipam.h \
 	northd/l2.c \
 	northd/l2.h \
 	northd/lb.c \

@@ -14,6 +14,7 @@
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "lib/tnlid.h"
+#include "northd/ipam.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
@@ -64,6 +65,12 @@ report_bad_row(struct ls_model *m, const char *format, ...)
 }
 
 void
+ls_model_report_bad_row(struct ls_model *m, const char *msg)
+{
+    report_bad_row(m, "%s", msg);
+}
+
+void
 ls_model_init(struct ls_model *m)
 {
     hmap_init(&m->datapaths);
@@ -72,6 +79,7 @@ ls_model_init(struct ls_model *m)
     m->n_datapaths = 0;
     m->dp_cap = 0;
     m->n_bad_rows = 0;
+    m->ipam_carry = NULL;
     m->new_dps = NULL;
     m->n_new_dps = 0;
     m->new_ports = NULL;
@@ -90,6 +98,7 @@ ls_port_destroy(struct ls_port *p)
         lsp_addresses_destroy(&p->ps_addrs[i]);
     }
     free(p->ps_addrs);
+    free(p->dynamic_addresses);
     lflow_owner_destroy(&p->owner);
     free(p);
 }
@@ -302,7 +311,7 @@ parse_port_addresses(struct ls_model *m, const char *port, const char *column,
         } else if (kind == LSP_ADDR_UNKNOWN && has_unknown) {
             *has_unknown = true;
         } else if (kind == LSP_ADDR_DYNAMIC) {
-            /* Addresses allocated by a router's IPAM: not compiled here. */
+            /* IPAM's (northd/ipam.h) are added by ipam_run(). */
             lsp_addresses_destroy(&(*out)[*n_out]);
         }
     }
@@ -526,6 +535,7 @@ ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
         assign_port_keys(m, m->dp_array[i]);
     }
     assign_tags(m);
+    ipam_run(m, nb_db, m->ipam_carry);
 
     struct sb_dp_node *sn;
     HMAP_FOR_EACH_POP (sn, node, &sb_dps) {
@@ -699,7 +709,7 @@ port_binding_macs(const struct ls_port *p, const char ***macsp)
         if (!error) {
             lsp_addresses_destroy(&la);
             if (kind == LSP_ADDR_MAC_IPS || kind == LSP_ADDR_UNKNOWN
-                || kind == LSP_ADDR_ROUTER) {
+                || kind == LSP_ADDR_ROUTER || kind == LSP_ADDR_DYNAMIC) {
                 macs[n++] = p->nb->addresses[i];
             }
         }

@@ -19,6 +19,7 @@
 #include "openvswitch/uuid.h"
 #include "sset.h"
 
+struct ipam_carry;
 struct rdb;
 struct rdb_txn;
 struct nb_logical_switch;
@@ -63,6 +64,11 @@ struct ls_port {
     size_t n_ps_addrs;
     bool has_unknown;               /* "unknown" among the addresses. */
 
+    /* Addresses IPAM gave it (northd/ipam.h), for its NB
+     * dynamic_addresses; also the last entry of 'addrs'.  NULL if none.
+     * Owned. */
+    char *dynamic_addresses;
+
     /* VLAN tag of a container port (one with a parent_name), 1..4095, or 0
      * for none: the NB tag_request if nonzero, else a tag northd allocated
      * (tag_request 0) or the NB tag a CMS set directly (no tag_request). */
@@ -100,6 +106,10 @@ struct ls_model {
     size_t n_new_dps;
     struct ls_port **new_ports;
     size_t n_new_ports, allocated_new_ports;
+    const struct ipam_carry *ipam_carry;   /* For ls_model_build(), or
+                                            * NULL (northd/ipam.h). */
+    struct eth_addr mac_prefix;     /* IPAM's, in the first 3 bytes. */
+    bool mac_prefix_new;            /* Not in the NB yet: write it. */
     size_t n_bad_rows;              /* Rows skipped or partly ignored. */
     struct sset problems;           /* Messages naming the bad rows. */
 };
@@ -108,6 +118,10 @@ void ls_model_init(struct ls_model *);
 void ls_model_destroy(struct ls_model *);
 
 void ls_model_build(struct ls_model *, struct rdb *nb, struct rdb *sb);
+
+/* Records a problem with an NB row ('msg' names it): logged once, shown
+ * by 'status'. */
+void ls_model_report_bad_row(struct ls_model *, const char *msg);
 
 struct ls_datapath *ls_model_find_datapath(const struct ls_model *,
                                            const struct uuid *nb_uuid);

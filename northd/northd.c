@@ -20,6 +20,7 @@
 #include "northd/dp-groups.h"
 #include "northd/fdb.h"
 #include "northd/groups.h"
+#include "northd/ipam.h"
 #include "northd/l2.h"
 #include "northd/lb.h"
 #include "northd/lflow.h"
@@ -388,6 +389,7 @@ sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
     if (ctx->nb_txn) {
         ls_model_sync_nb_up(&d->model, ctx->nb_txn);
         ls_model_sync_nb_tags(&d->model, ctx->nb_txn);
+        ipam_sync_nb(&d->model, nb_nb_global_first(ctx->nb), ctx->nb_txn);
         d->nb_writes_pending = false;
     } else {
         d->nb_writes_pending = true;
@@ -431,6 +433,12 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
                       : (2 * nb_acl_count(ctx->nb)
                          + 4 * nb_logical_switch_port_count(ctx->nb)
                          + 64 * nb_logical_switch_count(ctx->nb)));
+    /* IPAM's decisions the NB replica may not show yet. */
+    struct ipam_carry ipam_carry;
+    ipam_carry_init(&ipam_carry);
+    if (d->valid) {
+        ipam_carry_save(&ipam_carry, &d->model);
+    }
     northd_data_destroy(d);
     d->valid = true;
     uuidset_init(&d->own_pb_deletes);
@@ -444,7 +452,10 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
      * here so flows can refer to them), load balancers, port groups and
      * address sets. */
     ls_model_init(&d->model);
+    d->model.ipam_carry = &ipam_carry;
     ls_model_build(&d->model, ctx->nb, ctx->sb);
+    d->model.ipam_carry = NULL;
+    ipam_carry_destroy(&ipam_carry);
     ls_model_sync_sb(&d->model, ctx->sb, ctx->sb_txn);
     fdb_sync_sb(&d->model, ctx->sb, ctx->sb_txn, true);
     sync_nb_status(ctx, d);
@@ -561,6 +572,7 @@ static const size_t lsp_followed[] = {
     NB_LOGICAL_SWITCH_PORT_COL_EXTERNAL_IDS,
     NB_LOGICAL_SWITCH_PORT_COL_OPTIONS,
     NB_LOGICAL_SWITCH_PORT_COL_TYPE,
+    NB_LOGICAL_SWITCH_PORT_COL_DYNAMIC_ADDRESSES,
 };
 
 /* A new switch: only plain ones (no load balancers, DNS, QoS, ...). */
@@ -594,6 +606,9 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
         return false;           /* Load balancer flows follow ports. */
     }
     const struct nb_logical_switch *ls = dp->nb;
+    if (ipam_switch_enabled(ls)) {
+        return false;           /* A port's addresses may move others'. */
+    }
     struct ls_port *p;
     LIST_FOR_EACH_SAFE (p, dp_node, &dp->ports) {
         if (!port_row_listed(ls, p->nb)
@@ -625,6 +640,10 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
     qsort(added, n_added, sizeof *added, ls_port_row_compare);
     bool ok = true;
     for (size_t i = 0; i < n_added && ok; i++) {
+        if (ipam_lsp_is_dynamic(added[i])) {
+            ok = false;
+            break;
+        }
         p = ls_model_add_port(&d->model, dp, added[i]);
         if (!p) {
             ok = false;
@@ -687,6 +706,22 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
         }
         if (!row_changed_except(&lsp->header_, NULL, 0)) {
             continue;           /* Only a row it refers to changed. */
+        }
+        if (!ipam_port_in_step(p)) {
+            *reason = "Logical_Switch_Port dynamic_addresses";
+            return false;
+        }
+        static const size_t dynamic_only[] = {
+            NB_LOGICAL_SWITCH_PORT_COL_DYNAMIC_ADDRESSES,
+        };
+        if (!row_changed_except(&lsp->header_, dynamic_only,
+                                ARRAY_SIZE(dynamic_only))) {
+            continue;           /* The echo of northd's own write. */
+        }
+        if (ipam_port_involved(p)) {
+            *reason = "a port with dynamic addresses or on a switch with "
+                      "IPAM";
+            return false;
         }
         if (lb_model_dp_has_vips(&d->lbs, p->dp->index)) {
             *reason = "a port of a switch with load balancers";

@@ -18,7 +18,8 @@ TESTSUITE_AT = \
 	tests/rdb.at \
 	tests/compat.at \
 	tests/pools.at \
-	tests/ha.at
+	tests/ha.at \
+	tests/ipam.at
 
 # Drives the replica (lib/rdb.h) against a real ovsdb-server.  Its SB
 # class is lib/sb.rdb with Address_Set and Port_Group followed in full

@@ -28,6 +28,10 @@ Mixes weight the kinds of change differently:
             switches and ports exist
     topo    more switches, ports, load balancers and global options
     invalid like cms, with many more invalid matches and policy toggles
+    ipam    ports with dynamic addresses (all forms), switches' IPAM
+            settings, NB_Global options:mac_prefix, dynamic_addresses
+            written by the CMS; static addresses are written with "set"
+            (ovn-nbctl refuses one that another port has dynamically)
 
 --script prints the preamble followed by every step and an
 "rnd_nbctl --wait=sb sync" after each: with RND_NB_DB set to a test's NB,
@@ -100,43 +104,46 @@ INVALID_MATCHES = [
 ]
 
 WEIGHTS = {
-    #  op               cms  acl  topo invalid
-    "ls_add":          (2,   0,   6,   2),
-    "ls_del":          (1,   0,   3,   1),
-    "ls_ext_ids":      (1,   0,   2,   1),
-    "lsp_add":         (8,   0,  10,   6),
-    "lsp_del":         (3,   0,   5,   2),
-    "lsp_move":        (1,   0,   2,   1),
-    "lsp_set_addr":    (4,   0,   4,   3),
-    "lsp_set_ps":      (2,   0,   2,   2),
-    "lsp_set_enabled": (1,   0,   2,   1),
-    "lsp_set_type":    (1,   0,   3,   1),
-    "pg_add":          (3,   4,   2,   3),
-    "pg_del":          (1,   1,   1,   1),
-    "pg_set_ports":    (3,   4,   2,   3),
-    "pg_add_port":     (6,   6,   3,   5),
-    "pg_del_port":     (4,   5,   2,   4),
-    "as_add":          (2,   3,   1,   2),
-    "as_del":          (1,   1,   1,   1),
-    "as_add_addr":     (5,   6,   1,   4),
-    "as_del_addr":     (4,   5,   1,   3),
-    "as_set":          (1,   2,   0,   1),
-    "acl_add":        (16,  18,   6,  16),
-    "acl_add_tx":      (4,   4,   2,   4),
-    "acl_del":         (5,   6,   2,   5),
-    "acl_set_match":   (5,   6,   1,   8),
-    "acl_set_prio":    (2,   3,   1,   2),
-    "acl_set_action":  (2,   3,   1,   2),
-    "acl_set_misc":    (4,   4,   1,   3),
-    "lb_add":          (1,   0,   4,   2),
-    "lb_add_vip":      (1,   0,   2,   1),
-    "lb_attach":       (1,   0,   4,   2),
-    "lb_detach":       (1,   0,   2,   1),
-    "lb_del":          (1,   0,   2,   1),
-    "meter":           (1,   0,   1,   1),
-    "nb_option":       (1,   1,   3,   5),
+    #  op               cms  acl  topo invalid ipam
+    "ls_add":          (2,   0,   6,   2,   3),
+    "ls_del":          (1,   0,   3,   1,   0),
+    "ls_ext_ids":      (1,   0,   2,   1,   1),
+    "lsp_add":         (8,   0,  10,   6,  10),
+    "lsp_del":         (3,   0,   5,   2,   4),
+    "lsp_move":        (1,   0,   2,   1,   2),
+    "lsp_set_addr":    (4,   0,   4,   3,   8),
+    "lsp_set_ps":      (2,   0,   2,   2,   1),
+    "lsp_set_enabled": (1,   0,   2,   1,   1),
+    "lsp_set_type":    (1,   0,   3,   1,   1),
+    "pg_add":          (3,   4,   2,   3,   2),
+    "pg_del":          (1,   1,   1,   1,   1),
+    "pg_set_ports":    (3,   4,   2,   3,   2),
+    "pg_add_port":     (6,   6,   3,   5,   4),
+    "pg_del_port":     (4,   5,   2,   4,   2),
+    "as_add":          (2,   3,   1,   2,   0),
+    "as_del":          (1,   1,   1,   1,   0),
+    "as_add_addr":     (5,   6,   1,   4,   0),
+    "as_del_addr":     (4,   5,   1,   3,   0),
+    "as_set":          (1,   2,   0,   1,   0),
+    "acl_add":        (16,  18,   6,  16,   4),
+    "acl_add_tx":      (4,   4,   2,   4,   0),
+    "acl_del":         (5,   6,   2,   5,   2),
+    "acl_set_match":   (5,   6,   1,   8,   1),
+    "acl_set_prio":    (2,   3,   1,   2,   0),
+    "acl_set_action":  (2,   3,   1,   2,   0),
+    "acl_set_misc":    (4,   4,   1,   3,   0),
+    "lb_add":          (1,   0,   4,   2,   0),
+    "lb_add_vip":      (1,   0,   2,   1,   0),
+    "lb_attach":       (1,   0,   4,   2,   0),
+    "lb_detach":       (1,   0,   2,   1,   0),
+    "lb_del":          (1,   0,   2,   1,   0),
+    "meter":           (1,   0,   1,   1,   0),
+    "nb_option":       (1,   1,   3,   5,   1),
+    "ls_ipam":         (0,   0,   0,   0,   6),
+    "lsp_set_dyn":     (0,   0,   0,   0,   2),
+    "mac_prefix":      (0,   0,   0,   0,   1),
 }
-MIXES = ["cms", "acl", "topo", "invalid"]
+MIXES = ["cms", "acl", "topo", "invalid", "ipam"]
 
 MAX_SWITCHES = 5
 PORT_NAMES = 40
@@ -207,7 +214,16 @@ class Gen:
 
     # -- addresses ----------------------------------------------------
     def new_port_addresses(self, sw):
-        """One or two "MAC IP..." entries, sometimes with "unknown"."""
+        """One or two "MAC IP..." entries, sometimes with "unknown"; with
+        the ipam mix, often a dynamic entry instead."""
+        if MIXES[self.mix] == "ipam" and self.chance(0.6):
+            out = [self.dynamic_entry(sw)]
+            if self.chance(0.2):
+                out += self.new_port_addresses_static(sw)
+            return out
+        return self.new_port_addresses_static(sw)
+
+    def new_port_addresses_static(self, sw):
         out = []
         for _ in range(2 if self.chance(0.1) else 1):
             self.n_addr += 1
@@ -225,6 +241,32 @@ class Gen:
         if self.chance(0.05):
             out = ["unknown"]
         return out
+
+    def dynamic_entry(self, sw):
+        """An entry asking IPAM for addresses, in one of its forms."""
+        i = self.switches[sw]["id"]
+        k = self.r.randrange(2, 40)
+        return self.r.choice([
+            "dynamic", "dynamic",
+            "dynamic 10.%d.0.%d" % (i, k),
+            "dynamic fd00::%x:%x" % (i, k),
+            "dynamic 10.%d.0.%d fd00::%x:%x" % (i, k, i, k),
+            "0a:01:00:%02x:00:%02x dynamic" % (i, k),
+        ])
+
+    def is_dynamic(self, name):
+        return any("dynamic" in a for a in self.ports[name]["addrs"])
+
+    def addr_cmd(self, name, addrs):
+        """The ovn-nbctl command that sets port NAME's addresses.  With
+        IPAM, static addresses may be ones another port has dynamically,
+        which lsp-set-addresses refuses: "set" writes them anyway, as a
+        CMS writing the database would."""
+        if MIXES[self.mix] != "ipam":
+            return ["lsp-set-addresses", name] + addrs
+        return ["set", "Logical_Switch_Port", name,
+                "addresses=" + ("[]" if not addrs else
+                                ",".join(ovsdb_str(a) for a in addrs))]
 
     def rand_ip4(self):
         return "10.%d.%d.%d" % (self.r.randrange(6), self.r.randrange(4),
@@ -351,6 +393,9 @@ class Gen:
             "lb_del": bool(self.lbs),
             "meter": True,
             "nb_option": True,
+            "ls_ipam": bool(sw),
+            "lsp_set_dyn": any(self.is_dynamic(p) for p in ports),
+            "mac_prefix": True,
         }[op]
 
     def weight(self, op):
@@ -474,8 +519,9 @@ class Gen:
         self.switches[sw]["ports"].add(name)
         addrs = self.new_port_addresses(sw)
         port["addrs"] = addrs
-        cmd += ["--", "lsp-set-addresses", name] + addrs
-        if self.chance(0.3) and addrs[0] != "unknown":
+        cmd += ["--"] + self.addr_cmd(name, addrs)
+        if (self.chance(0.3) and addrs[0] != "unknown"
+                and "dynamic" not in addrs[0]):
             cmd += ["--", "lsp-set-port-security", name, addrs[0]]
         if self.chance(0.1):
             cmd += ["--", "lsp-set-enabled", name, "disabled"]
@@ -508,23 +554,25 @@ class Gen:
         self.ports[name] = {"switch": sw, "addrs": addrs, "type": "",
                             "parent": None}
         self.switches[sw]["ports"].add(name)
-        return ("rnd_nbctl lsp-del %s -- lsp-add %s %s -- lsp-set-addresses "
-                "%s %s" % (name, sw, name, name,
-                           " ".join(q(a) for a in addrs)))
+        return ("rnd_nbctl lsp-del %s -- lsp-add %s %s -- %s"
+                % (name, sw, name,
+                   " ".join(q(a) for a in self.addr_cmd(name, addrs))))
 
     def op_lsp_set_addr(self):
         name = self.pick(self.ports)
         if self.chance(0.1):
             self.ports[name]["addrs"] = []
-            return "rnd_nbctl lsp-set-addresses %s" % name
+            return "rnd_nbctl " + " ".join(q(a) for a in
+                                           self.addr_cmd(name, []))
         addrs = self.new_port_addresses(self.ports[name]["switch"])
         self.ports[name]["addrs"] = addrs
-        return "rnd_nbctl lsp-set-addresses %s %s" % (
-            name, " ".join(q(a) for a in addrs))
+        return "rnd_nbctl " + " ".join(q(a) for a in
+                                       self.addr_cmd(name, addrs))
 
     def op_lsp_set_ps(self):
         name = self.pick(self.ports)
-        addrs = [a for a in self.ports[name]["addrs"] if a != "unknown"]
+        addrs = [a for a in self.ports[name]["addrs"]
+                 if a != "unknown" and "dynamic" not in a]
         if addrs and self.chance(0.7):
             ps = addrs[0]
             if self.chance(0.3):
@@ -950,6 +998,56 @@ class Gen:
             return "rnd_nbctl remove NB_Global . options %s" % key
         self.options[key] = v
         return "rnd_nbctl set NB_Global . options:%s=%s" % (key, v)
+
+
+    # -- IPAM ---------------------------------------------------------
+    def op_ls_ipam(self):
+        """Changes a switch's IPAM settings.  Subnets are small enough to
+        run out, and overlap the static addresses of the switch's ports."""
+        name = self.pick(self.switches)
+        i = self.switches[name]["id"]
+        c = self.r.randrange(12)
+        cmd = "rnd_nbctl set Logical_Switch %s " % name
+        rm = "rnd_nbctl remove Logical_Switch %s other_config " % name
+        if c <= 4:
+            return cmd + "other_config:subnet=10.%d.0.0/%d" % (
+                i, self.r.choice([24, 24, 26, 28, 29]))
+        if c == 5:
+            return rm + "subnet"
+        if c == 6:
+            return cmd + q('other_config:exclude_ips="10.%d.0.2..10.%d.0.4 '
+                           '10.%d.0.9"' % (i, i, i))
+        if c == 7:
+            return rm + "exclude_ips"
+        if c in (8, 9):
+            return cmd + "other_config:ipv6_prefix=fd00:%x::" % i
+        if c == 10:
+            return rm + "ipv6_prefix"
+        return cmd + "other_config:mac_only=%s" % self.r.choice(
+            ["true", "false"])
+
+    def op_lsp_set_dyn(self):
+        """A CMS writes a port's dynamic_addresses: northd keeps what is
+        valid and replaces the rest."""
+        name = self.pick(p for p in self.ports if self.is_dynamic(p))
+        i = self.switches[self.ports[name]["switch"]]["id"]
+        k = self.r.randrange(2, 60)
+        v = self.r.choice([
+            "0a:00:00:%02x:00:%02x 10.%d.0.%d" % (i, k, i, k),
+            "0a:00:00:%02x:00:%02x" % (i, k),
+            "0b:00:00:00:00:%02x 10.%d.0.%d" % (k, i, k),
+            "garbage", None])
+        if v is None:
+            return ("rnd_nbctl clear Logical_Switch_Port %s "
+                    "dynamic_addresses" % name)
+        return "rnd_nbctl set Logical_Switch_Port %s %s" % (
+            name, q("dynamic_addresses=" + ovsdb_str(v)))
+
+    def op_mac_prefix(self):
+        if self.chance(0.3):
+            return "rnd_nbctl remove NB_Global . options mac_prefix"
+        return ("rnd_nbctl set NB_Global . options:mac_prefix=0a:%02x:00"
+                % self.r.randrange(4))
 
 
 def main():

@@ -28,7 +28,8 @@ rewrites no row.
 
 --nb reads a Northbound database instead and prints what northd writes
 there: the rows of ACL_Error, each with the ACL it is about (by contents,
-not UUID), and the tag and up columns of every Logical_Switch_Port.
+not UUID), and the tag, up and dynamic_addresses columns of every
+Logical_Switch_Port.
 """
 
 import argparse
@@ -75,11 +76,12 @@ NAMING_TABLES = ["Chassis", "Encap"]
 # With --nb: the NB tables northd writes, and ACL to name the rows they
 # refer to.
 NB_TABLES = {"ACL_Error": ["owner", "acl", "match", "error", "effect"],
-             "Logical_Switch_Port": ["name", "tag", "up"]}
+             "Logical_Switch_Port": ["name", "tag", "up",
+                                     "dynamic_addresses"]}
 NB_NAMING_TABLES = ["ACL"]
 
 # Only these columns of a table are printed (all if the table is not here).
-ONLY = {"Logical_Switch_Port": {"name", "tag", "up"}}
+ONLY = {"Logical_Switch_Port": {"name", "tag", "up", "dynamic_addresses"}}
 
 # Columns that are not results of compiling the NB.
 IGNORE = {("SB_Global", "nb_cfg")}
