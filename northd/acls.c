@@ -638,10 +638,12 @@ build_pre_acl(struct lflow_table *t, const struct ls_datapath *dp,
             || !strcmp(p->nb->type, "localnet")) {
             ds_clear(&m);
             ds_put_format(&m, "ip && inport == \"%s\"", p->nb->name);
-            lflow_add(t, dp, S_IN_PRE_ACL, 110, ds_cstr(&m), "next;");
+            lflow_add_port(t, dp, S_IN_PRE_ACL, 110, ds_cstr(&m), "next;",
+                           &p->nb->header_.uuid);
             ds_clear(&m);
             ds_put_format(&m, "ip && outport == \"%s\"", p->nb->name);
-            lflow_add(t, dp, S_OUT_PRE_ACL, 110, ds_cstr(&m), "next;");
+            lflow_add_port(t, dp, S_OUT_PRE_ACL, 110, ds_cstr(&m), "next;",
+                           &p->nb->header_.uuid);
         }
     }
     ds_destroy(&m);

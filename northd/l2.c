@@ -128,7 +128,7 @@ build_arp_nd_responder(struct lflow_table *t, const struct ls_port *p,
         lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 50, ds_cstr(match),
                        ds_cstr(actions), hint);
         put_port_ref(match, " && inport == ", p->nb->name);
-        lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
+        lflow_add_port(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
                        "next;", hint);
     }
 
@@ -154,7 +154,7 @@ build_arp_nd_responder(struct lflow_table *t, const struct ls_port *p,
         lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 50, ds_cstr(match),
                        ds_cstr(actions), hint);
         put_port_ref(match, " && inport == ", p->nb->name);
-        lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
+        lflow_add_port(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
                        "next;", hint);
     }
 }
@@ -170,11 +170,11 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
         /* A disabled port neither sends nor receives. */
         ds_clear(match);
         ds_put_format(match, "inport == \"%s\"", name);
-        lflow_add_hint(t, p->dp, S_IN_CHECK_PORT_SEC, 100, ds_cstr(match),
+        lflow_add_port(t, p->dp, S_IN_CHECK_PORT_SEC, 100, ds_cstr(match),
                        REGBIT_PORT_SEC_DROP" = 1; next;", hint);
         ds_clear(match);
         ds_put_format(match, "outport == \"%s\"", name);
-        lflow_add_hint(t, p->dp, S_IN_L2_UNKNOWN, 50, ds_cstr(match),
+        lflow_add_port(t, p->dp, S_IN_L2_UNKNOWN, 50, ds_cstr(match),
                        "drop;", hint);
         for (size_t i = 0; i < p->n_addrs; i++) {
             ds_clear(match);
@@ -190,11 +190,11 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
         /* Learn source MACs behind ports with unknown addresses. */
         ds_clear(match);
         ds_put_format(match, "inport == \"%s\"", name);
-        lflow_add_hint(t, p->dp, S_IN_LOOKUP_FDB, 100, ds_cstr(match),
+        lflow_add_port(t, p->dp, S_IN_LOOKUP_FDB, 100, ds_cstr(match),
                        REGBIT_LKUP_FDB" = lookup_fdb(inport, eth.src); "
                        "next;", hint);
         ds_put_format(match, " && "REGBIT_LKUP_FDB" == 0");
-        lflow_add_hint(t, p->dp, S_IN_PUT_FDB, 100, ds_cstr(match),
+        lflow_add_port(t, p->dp, S_IN_PUT_FDB, 100, ds_cstr(match),
                        "put_fdb(inport, eth.src); next;", hint);
     }
 

@@ -419,12 +419,13 @@ lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
             if (!strcmp(p->nb->type, "router")) {
                 ds_clear(&match);
                 ds_put_format(&match, "ip && inport == \"%s\"", p->nb->name);
-                lflow_add(t, dp, S_IN_PRE_LB, 110, ds_cstr(&match), "next;");
+                lflow_add_port(t, dp, S_IN_PRE_LB, 110, ds_cstr(&match),
+                               "next;", &p->nb->header_.uuid);
                 ds_clear(&match);
                 ds_put_format(&match, "ip && outport == \"%s\"",
                               p->nb->name);
-                lflow_add(t, dp, S_OUT_PRE_LB, 110, ds_cstr(&match),
-                          "next;");
+                lflow_add_port(t, dp, S_OUT_PRE_LB, 110, ds_cstr(&match),
+                               "next;", &p->nb->header_.uuid);
             }
         }
 
