@@ -11,6 +11,8 @@ northd_ovn_northd_SOURCES = \
 	northd/dp-groups.h \
 	northd/dpset.c \
 	northd/dpset.h \
+	northd/features.c \
+	northd/features.h \
 	northd/groups-private.h \
 	northd/groups-sync.c \
 	northd/groups.c \
