@@ -506,14 +506,13 @@ lb_sync_sb(const struct lb_model *lm, const struct ls_model *m OVS_UNUSED,
                                lb->proto);
         }
 
-        struct smap options = SMAP_INITIALIZER(&options);
-        /* The VIP is also kept in registers (see pre_stateful), which
-         * tells ovn-controller it may use the original tuple. */
-        smap_add(&options, "hairpin_orig_tuple", "true");
-        const char *snat_ip = smap_get(&lb->nb->options, "hairpin_snat_ip");
-        if (snat_ip) {
-            smap_add(&options, "hairpin_snat_ip", snat_ip);
-        }
+        /* The NB options, as stock 23.03 copies them: ovn-controller reads
+         * some (hairpin_snat_ip, ct_flush...).  The VIP is also kept in
+         * registers (see pre_stateful), which tells ovn-controller it may
+         * use the original tuple. */
+        struct smap options;
+        smap_clone(&options, &lb->nb->options);
+        smap_replace(&options, "hairpin_orig_tuple", "true");
         if (!sb || !smap_equal(&options, &sb->options)) {
             rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_OPTIONS, &options);
         }
