@@ -1294,6 +1294,12 @@ lflow_derive_uuid(const struct lflow_table *t, const struct lflow *f)
     rdb_uuid_hash_add(&uh, f->actions, strpool_len(f->actions));
     const char *meter = lflow_meter(f);
     rdb_uuid_hash_add(&uh, meter ? meter : "", meter ? strlen(meter) + 1 : 0);
+    if (f->port_tag) {
+        /* So that the row of a flow that gained its tag (from a northd
+         * before tags) is not in the way of the new one, whose UUID would
+         * otherwise have to be random and kept aside. */
+        rdb_uuid_hash_add(&uh, "\0tag", 4);
+    }
     return rdb_uuid_hash_finish(&uh);
 }
 
