@@ -676,11 +676,13 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
      * copy makes the caller recompute.) */
     /* A chassis that comes, goes or changes what it supports may change
      * the syntax of many flows (features.h). */
-    struct ls_features features;
-    ls_features_from_sb(&features, sb_db);
-    if (!ls_features_equal(&features, &d->features)) {
-        *reason = "SB Chassis features";
-        goto fail;
+    if (rdb_track_first(sb_db, &sb_table_chassis)) {
+        struct ls_features features;
+        ls_features_from_sb(&features, sb_db);
+        if (!ls_features_equal(&features, &d->features)) {
+            *reason = "SB Chassis features";
+            goto fail;
+        }
     }
 
     const struct sb_logical_flow *lf;
