@@ -23,6 +23,7 @@
 #include "northd/acl-check.h"
 #include "northd/datapaths.h"
 #include "northd/dpset.h"
+#include "northd/features.h"
 #include "northd/groups.h"
 #include "northd/lb.h"
 #include "northd/lflow.h"
@@ -250,6 +251,9 @@ struct acl_dp {
 };
 
 struct acl_globals {
+    struct ls_features features;    /* What the chassis support. */
+    const char *blocked;            /* ct_mark.blocked or ct_label.blocked
+                                     * ('features'). */
     bool default_drop;
     bool use_ct_inv;
     bool fail_closed;               /* acl_invalid_policy=fail-closed. */
@@ -557,7 +561,9 @@ build_acl_flows(struct lflow_table *t, const struct acl_target *tgt,
                           : REGBIT_ACL_HINT_DROP" == 1", user_match);
         ds_clear(a);
         if (blocked) {
-            ds_put_cstr(a, "ct_commit { ct_mark.blocked = 1; }; ");
+            ds_put_cstr(a, "ct_commit { ");
+            ds_put_cstr(a, g->blocked);
+            ds_put_cstr(a, " = 1; }; ");
         }
         put_log(a, acl, verdict, g);
         if (is_reject) {
@@ -590,8 +596,8 @@ build_log_related(struct lflow_table *t, const struct acl_target *tgt,
 
     ds_clear(m);
     ds_put_format(m, "ct.est && !ct.rel && !ct.new && %sct.rpl && "
-                  "ct_mark.blocked == 0 && ct_label.label == %"PRIu32,
-                  inv, acl->label);
+                  "%s == 0 && ct_label.label == %"PRIu32,
+                  inv, g->blocked, acl->label);
     ds_clear(a);
     put_log(a, acl, "allow", g);
     ds_put_cstr(a, reply_in_ingress
@@ -602,13 +608,15 @@ build_log_related(struct lflow_table *t, const struct acl_target *tgt,
                  ds_cstr(a), &acl->header_.uuid);
 
     ds_clear(m);
-    ds_put_format(m, "!ct.est && ct.rel && !ct.new && %sct_mark.blocked == 0"
-                  " && ct_label.label == %"PRIu32, inv, acl->label);
+    ds_put_format(m, "!ct.est && ct.rel && !ct.new && %s%s == 0"
+                  " && ct_label.label == %"PRIu32, inv, g->blocked,
+                  acl->label);
     ds_clear(a);
     put_log(a, acl, "allow", g);
-    ds_put_cstr(a, reply_in_ingress
-                   ? REGBIT_ACL_HINT_ALLOW_REL" = 1; ct_commit_nat;"
-                   : "ct_commit_nat;");
+    if (reply_in_ingress) {
+        ds_put_cstr(a, REGBIT_ACL_HINT_ALLOW_REL" = 1; ");
+    }
+    ds_put_cstr(a, g->features.ct_lb_related ? "ct_commit_nat;" : "next;");
     acl_flow_add(t, tgt, stage, PRI_ACL_LOG_RELATED, ds_cstr(m),
                  ds_cstr(a), &acl->header_.uuid);
 }
@@ -638,19 +646,42 @@ build_pre_acl(struct lflow_table *t, const struct ls_datapath *dp,
             || !strcmp(p->nb->type, "localnet")) {
             ds_clear(&m);
             ds_put_format(&m, "ip && inport == \"%s\"", p->nb->name);
-            lflow_add(t, dp, S_IN_PRE_ACL, 110, ds_cstr(&m), "next;");
+            lflow_add_port(t, dp, S_IN_PRE_ACL, 110, ds_cstr(&m), "next;",
+                           &p->nb->header_.uuid);
             ds_clear(&m);
             ds_put_format(&m, "ip && outport == \"%s\"", p->nb->name);
-            lflow_add(t, dp, S_OUT_PRE_ACL, 110, ds_cstr(&m), "next;");
+            lflow_add_port(t, dp, S_OUT_PRE_ACL, 110, ds_cstr(&m), "next;",
+                           &p->nb->header_.uuid);
         }
     }
     ds_destroy(&m);
 }
 
+/* 'text', a fixed flow's match or actions written with ct_mark.blocked,
+ * with the blocked bit where 'g''s chassis have it (in 's' if that is
+ * ct_label.blocked). */
+static const char *
+with_blocked(const struct acl_globals *g, const char *text, struct ds *s)
+{
+    static const char mark[] = "ct_mark.blocked";
+    if (g->features.ct_no_masked_label) {
+        return text;
+    }
+    ds_clear(s);
+    for (const char *p; (p = strstr(text, mark)) != NULL;
+         text = p + strlen(mark)) {
+        ds_put_buffer(s, text, p - text);
+        ds_put_cstr(s, g->blocked);
+    }
+    ds_put_cstr(s, text);
+    return ds_cstr(s);
+}
+
 static void
 build_hints(struct lflow_table *t, const struct ls_datapath *dp,
-            const struct acl_dp *ad)
+            const struct acl_dp *ad, const struct acl_globals *g)
 {
+    struct ds scratch = DS_EMPTY_INITIALIZER;
     static const struct {
         uint16_t prio;
         const char *match;
@@ -680,11 +711,13 @@ build_hints(struct lflow_table *t, const struct ls_datapath *dp,
         lflow_add(t, dp, s, 0, "1", "next;");
         if (ad->has_stateful || ad->has_lb) {
             for (size_t i = 0; i < ARRAY_SIZE(hints); i++) {
-                lflow_add(t, dp, s, hints[i].prio, hints[i].match,
+                lflow_add(t, dp, s, hints[i].prio,
+                          with_blocked(g, hints[i].match, &scratch),
                           hints[i].actions);
             }
         }
     }
+    ds_destroy(&scratch);
 }
 
 /* The fixed flows of the three ACL stages. */
@@ -696,6 +729,7 @@ build_acl_stage_defaults(struct lflow_table *t, const struct ls_datapath *dp,
     bool stateful = ad->has_stateful || ad->has_lb;
     bool drop = has_acls && g->default_drop;
     static const char *infra = "nd || nd_ra || nd_rs || mldv1 || mldv2";
+    struct ds scratch = DS_EMPTY_INITIALIZER;
 
     for (int k = 0; k < N_ACL_STAGES; k++) {
         enum ls_stage s = acl_stage[k];
@@ -731,27 +765,35 @@ build_acl_stage_defaults(struct lflow_table *t, const struct ls_datapath *dp,
         }
         lflow_add(t, dp, s, 1, "ip && !ct.est",
                   drop ? "drop;" : REGBIT_CONNTRACK_COMMIT" = 1; next;");
-        lflow_add(t, dp, s, 1, "ip && ct.est && ct_mark.blocked == 1",
+        lflow_add(t, dp, s, 1,
+                  with_blocked(g, "ip && ct.est && ct_mark.blocked == 1",
+                               &scratch),
                   REGBIT_CONNTRACK_COMMIT" = 1; next;");
         lflow_add(t, dp, s, PRI_ACL_FIXED,
-                  g->use_ct_inv
-                  ? "ct.inv || (ct.est && ct.rpl && ct_mark.blocked == 1)"
-                  : "(ct.est && ct.rpl && ct_mark.blocked == 1)", "drop;");
+                  with_blocked(g, (g->use_ct_inv
+                                   ? "ct.inv || (ct.est && ct.rpl && "
+                                     "ct_mark.blocked == 1)"
+                                   : "(ct.est && ct.rpl && "
+                                     "ct_mark.blocked == 1)"), &scratch),
+                  "drop;");
 
         const char *inv = g->use_ct_inv ? "!ct.inv && " : "";
         char *m = xasprintf("ct.est && !ct.rel && !ct.new && %sct.rpl && "
-                            "ct_mark.blocked == 0", inv);
+                            "%s == 0", inv, g->blocked);
         lflow_add(t, dp, s, PRI_ACL_FIXED, m,
                   out ? "next;"
                       : REGBIT_ACL_HINT_DROP" = 0; "REGBIT_ACL_HINT_BLOCK
                         " = 0; "REGBIT_ACL_HINT_ALLOW_REL" = 1; next;");
         free(m);
-        m = xasprintf("!ct.est && ct.rel && !ct.new && %sct_mark.blocked == 0",
-                      inv);
-        lflow_add(t, dp, s, PRI_ACL_FIXED, m,
-                  out ? "ct_commit_nat;"
-                      : REGBIT_ACL_HINT_ALLOW_REL" = 1; ct_commit_nat;");
+        m = xasprintf("!ct.est && ct.rel && !ct.new && %s%s == 0",
+                      inv, g->blocked);
+        const char *rel = g->features.ct_lb_related ? "ct_commit_nat;"
+                                                    : "next;";
+        char *a = (out ? xstrdup(rel)
+                   : xasprintf(REGBIT_ACL_HINT_ALLOW_REL" = 1; %s", rel));
+        lflow_add(t, dp, s, PRI_ACL_FIXED, m, a);
         free(m);
+        free(a);
     }
 
     /* Commit what the ACLs asked for; only traffic conntrack has seen, so
@@ -760,12 +802,17 @@ build_acl_stage_defaults(struct lflow_table *t, const struct ls_datapath *dp,
         enum ls_stage s = out ? S_OUT_STATEFUL : S_IN_STATEFUL;
         lflow_add(t, dp, s, 100,
                   REGBIT_CONNTRACK_COMMIT" == 1 && "REGBIT_ACL_LABEL" == 0 && "
-                  "ct.trk", "ct_commit { ct_mark.blocked = 0; }; next;");
+                  "ct.trk",
+                  with_blocked(g, "ct_commit { ct_mark.blocked = 0; }; next;",
+                               &scratch));
         lflow_add(t, dp, s, 100,
                   REGBIT_CONNTRACK_COMMIT" == 1 && "REGBIT_ACL_LABEL" == 1 && "
-                  "ct.trk", "ct_commit { ct_mark.blocked = 0; "
-                  "ct_label.label = "REG_LABEL"; }; next;");
+                  "ct.trk",
+                  with_blocked(g, "ct_commit { ct_mark.blocked = 0; "
+                               "ct_label.label = "REG_LABEL"; }; next;",
+                               &scratch));
     }
+    ds_destroy(&scratch);
 }
 static struct acl_state *
 acl_state_find(const struct acls *a, const struct nb_acl *nb)
@@ -1551,9 +1598,12 @@ set_container_acls(struct acls *a, const struct uuid *uuid,
 struct acls *
 acls_create(const struct ls_model *m, const struct lb_model *lm,
             struct groups *groups, struct rdb *nb_db,
-            const struct nb_nb_global *nb, size_t dp_cap)
+            const struct nb_nb_global *nb,
+            const struct ls_features *features, size_t dp_cap)
 {
     struct acls *a = xzalloc(sizeof *a);
+    a->g.features = *features;
+    a->g.blocked = ls_features_blocked(features);
     a->model = m;
     a->groups = groups;
     a->dp_cap = dp_cap;
@@ -1872,7 +1922,7 @@ acls_build_dp_lflows(const struct acls *a, struct lflow_table *t,
 {
     const struct acl_dp *ad = &a->dps[dp->index];
     build_pre_acl(t, dp, ad);
-    build_hints(t, dp, ad);
+    build_hints(t, dp, ad, &a->g);
     build_acl_stage_defaults(t, dp, ad, &a->g);
 }
 

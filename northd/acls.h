@@ -22,6 +22,7 @@ struct groups;
 struct lb_model;
 struct lflow_table;
 struct ls_datapath;
+struct ls_features;
 struct ls_model;
 struct nb_acl;
 struct nb_nb_global;
@@ -34,7 +35,8 @@ struct sset;
  * borrowed; 'dp_cap' bounds datapath indexes. */
 struct acls *acls_create(const struct ls_model *, const struct lb_model *,
                          struct groups *, struct rdb *nb_db,
-                         const struct nb_nb_global *, size_t dp_cap);
+                         const struct nb_nb_global *,
+                         const struct ls_features *, size_t dp_cap);
 void acls_destroy(struct acls *);
 
 /* NB changes. */

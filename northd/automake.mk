@@ -13,6 +13,8 @@ northd_ovn_northd_SOURCES = \
 	northd/dpset.h \
 	northd/fdb.c \
 	northd/fdb.h \
+	northd/features.c \
+	northd/features.h \
 	northd/groups-private.h \
 	northd/groups-sync.c \
 	northd/groups.c \

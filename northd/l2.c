@@ -13,6 +13,7 @@
 #include "northd/pipeline.h"
 #include "openvswitch/dynamic-string.h"
 #include "packets.h"
+#include "smap.h"
 
 /* Stages whose default flow is "next;" and is not decided elsewhere. */
 static const enum ls_stage plain_stages[] = {
@@ -128,7 +129,7 @@ build_arp_nd_responder(struct lflow_table *t, const struct ls_port *p,
         lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 50, ds_cstr(match),
                        ds_cstr(actions), hint);
         put_port_ref(match, " && inport == ", p->nb->name);
-        lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
+        lflow_add_port(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
                        "next;", hint);
     }
 
@@ -154,9 +155,23 @@ build_arp_nd_responder(struct lflow_table *t, const struct ls_port *p,
         lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 50, ds_cstr(match),
                        ds_cstr(actions), hint);
         put_port_ref(match, " && inport == ", p->nb->name);
-        lflow_add_hint(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
+        lflow_add_port(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
                        "next;", hint);
     }
+}
+
+/* Whether source MACs behind 'p' are learnt (as in stock 23.03): a VIF,
+ * or a localnet port that asks for it, with "unknown" addresses and no
+ * port security. */
+static bool
+learns_fdb(const struct ls_port *p)
+{
+    const char *type = p->nb->type;
+    return (p->has_unknown && !p->n_ps_addrs
+            && (!type[0]
+                || (!strcmp(type, "localnet")
+                    && smap_get_bool(&p->nb->options, "localnet_learn_fdb",
+                                     false))));
 }
 
 static void
@@ -166,15 +181,37 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
     const struct uuid *hint = &p->nb->header_.uuid;
     const char *name = p->nb->name;
 
+    if (learns_fdb(p)) {
+        /* Learn source MACs behind ports with unknown addresses.  (A
+         * disabled port's packets are dropped before.) */
+        ds_clear(match);
+        ds_put_format(match, "inport == \"%s\"", name);
+        lflow_add_port(t, p->dp, S_IN_LOOKUP_FDB, 100, ds_cstr(match),
+                       REGBIT_LKUP_FDB" = lookup_fdb(inport, eth.src); "
+                       "next;", hint);
+        ds_put_format(match, " && "REGBIT_LKUP_FDB" == 0");
+        lflow_add_port(t, p->dp, S_IN_PUT_FDB, 100, ds_cstr(match),
+                       "put_fdb(inport, eth.src); next;", hint);
+    }
+
+    if (!strcmp(p->nb->type, "localnet")) {
+        /* The physical network's ARP and ND requests are answered by
+         * their owners, not by the responder on every chassis. */
+        ds_clear(match);
+        ds_put_format(match, "inport == \"%s\"", name);
+        lflow_add_port(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
+                       "next;", hint);
+    }
+
     if (!p->enabled) {
         /* A disabled port neither sends nor receives. */
         ds_clear(match);
         ds_put_format(match, "inport == \"%s\"", name);
-        lflow_add_hint(t, p->dp, S_IN_CHECK_PORT_SEC, 100, ds_cstr(match),
+        lflow_add_port(t, p->dp, S_IN_CHECK_PORT_SEC, 100, ds_cstr(match),
                        REGBIT_PORT_SEC_DROP" = 1; next;", hint);
         ds_clear(match);
         ds_put_format(match, "outport == \"%s\"", name);
-        lflow_add_hint(t, p->dp, S_IN_L2_UNKNOWN, 50, ds_cstr(match),
+        lflow_add_port(t, p->dp, S_IN_L2_UNKNOWN, 50, ds_cstr(match),
                        "drop;", hint);
         for (size_t i = 0; i < p->n_addrs; i++) {
             ds_clear(match);
@@ -184,18 +221,6 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
                            "drop;", hint);
         }
         return;
-    }
-
-    if (p->has_unknown) {
-        /* Learn source MACs behind ports with unknown addresses. */
-        ds_clear(match);
-        ds_put_format(match, "inport == \"%s\"", name);
-        lflow_add_hint(t, p->dp, S_IN_LOOKUP_FDB, 100, ds_cstr(match),
-                       REGBIT_LKUP_FDB" = lookup_fdb(inport, eth.src); "
-                       "next;", hint);
-        ds_put_format(match, " && "REGBIT_LKUP_FDB" == 0");
-        lflow_add_hint(t, p->dp, S_IN_PUT_FDB, 100, ds_cstr(match),
-                       "put_fdb(inport, eth.src); next;", hint);
     }
 
     for (size_t i = 0; i < p->n_addrs; i++) {

@@ -12,6 +12,7 @@
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
+#include "northd/features.h"
 #include "northd/lflow.h"
 #include "northd/pipeline.h"
 #include "openvswitch/dynamic-string.h"
@@ -275,6 +276,7 @@ ip_field(bool ipv6)
 static void
 build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
                 const struct lb *lb, const struct lb_vip *vip,
+                const struct ls_features *features,
                 struct sset *pre_lb_in, struct sset *pre_lb_out,
                 struct ds *match, struct ds *actions)
 {
@@ -344,7 +346,8 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
         ds_put_format(match, " && %s.dst == %"PRIu16, lb->proto, vip->port);
         ds_put_format(actions, REG_ORIG_TP_DPORT" = %"PRIu16"; ", vip->port);
     }
-    ds_put_cstr(actions, "ct_lb_mark;");
+    ds_put_cstr(actions, ls_features_ct_lb(features));
+    ds_put_char(actions, ';');
     lflow_add_hint(t, dp, S_IN_PRE_STATEFUL, 120, ds_cstr(match),
                    ds_cstr(actions), hint);
 
@@ -357,7 +360,8 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
         ds_put_format(match, " && %s.dst == %"PRIu16, lb->proto, vip->port);
     }
     ds_clear(actions);
-    ds_put_format(actions, "ct_lb_mark(backends=%s);", vip->backends_str);
+    ds_put_format(actions, "%s(backends=%s);", ls_features_ct_lb(features),
+                  vip->backends_str);
     lflow_add_hint(t, dp, S_IN_LB, vip->port ? 120 : 110, ds_cstr(match),
                    ds_cstr(actions), hint);
 }
@@ -384,8 +388,11 @@ build_hairpin_flows(struct lflow_table *t, const struct ls_datapath *dp)
 }
 
 void
-lb_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp)
+lb_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp,
+                   const struct ls_features *features)
 {
+    const char *ct_lb = features->ct_no_masked_label ? "ct_lb_mark;"
+                                                     : "ct_lb;";
     /* Traffic conntrack must not see, or that a router port will load
      * balance itself. */
     lflow_add(t, dp, S_IN_PRE_LB, 110, "eth.mcast", "next;");
@@ -395,9 +402,9 @@ lb_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp)
     lflow_add(t, dp, S_OUT_PRE_LB, 110,
               "nd || nd_rs || nd_ra || mldv1 || mldv2", "next;");
     lflow_add(t, dp, S_IN_PRE_STATEFUL, 110,
-              REGBIT_CONNTRACK_NAT" == 1", "ct_lb_mark;");
+              REGBIT_CONNTRACK_NAT" == 1", ct_lb);
     lflow_add(t, dp, S_OUT_PRE_STATEFUL, 110,
-              REGBIT_CONNTRACK_NAT" == 1", "ct_lb_mark;");
+              REGBIT_CONNTRACK_NAT" == 1", ct_lb);
     lflow_add(t, dp, S_IN_PRE_STATEFUL, 100,
               REGBIT_CONNTRACK_DEFRAG" == 1", "ct_next;");
     lflow_add(t, dp, S_OUT_PRE_STATEFUL, 100,
@@ -406,7 +413,7 @@ lb_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp)
 
 void
 lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
-                const struct lb_model *lm)
+                const struct lb_model *lm, const struct ls_features *features)
 {
     struct ds match = DS_EMPTY_INITIALIZER;
     struct ds actions = DS_EMPTY_INITIALIZER;
@@ -420,12 +427,13 @@ lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
             if (!strcmp(p->nb->type, "router")) {
                 ds_clear(&match);
                 ds_put_format(&match, "ip && inport == \"%s\"", p->nb->name);
-                lflow_add(t, dp, S_IN_PRE_LB, 110, ds_cstr(&match), "next;");
+                lflow_add_port(t, dp, S_IN_PRE_LB, 110, ds_cstr(&match),
+                               "next;", &p->nb->header_.uuid);
                 ds_clear(&match);
                 ds_put_format(&match, "ip && outport == \"%s\"",
                               p->nb->name);
-                lflow_add(t, dp, S_OUT_PRE_LB, 110, ds_cstr(&match),
-                          "next;");
+                lflow_add_port(t, dp, S_OUT_PRE_LB, 110, ds_cstr(&match),
+                               "next;", &p->nb->header_.uuid);
             }
         }
 
@@ -437,8 +445,8 @@ lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
                 continue;
             }
             for (size_t k = 0; k < lb->n_vips; k++) {
-                build_vip_flows(t, dp, lb, &lb->vips[k], &pre_lb_in,
-                                &pre_lb_out, &match, &actions);
+                build_vip_flows(t, dp, lb, &lb->vips[k], features,
+                                &pre_lb_in, &pre_lb_out, &match, &actions);
             }
         }
         sset_destroy(&pre_lb_in);
@@ -523,14 +531,13 @@ lb_sync_sb(const struct lb_model *lm, const struct ls_model *m OVS_UNUSED,
                                lb->proto);
         }
 
-        struct smap options = SMAP_INITIALIZER(&options);
-        /* The VIP is also kept in registers (see pre_stateful), which
-         * tells ovn-controller it may use the original tuple. */
-        smap_add(&options, "hairpin_orig_tuple", "true");
-        const char *snat_ip = smap_get(&lb->nb->options, "hairpin_snat_ip");
-        if (snat_ip) {
-            smap_add(&options, "hairpin_snat_ip", snat_ip);
-        }
+        /* The NB options, as stock 23.03 copies them: ovn-controller reads
+         * some (hairpin_snat_ip, ct_flush...).  The VIP is also kept in
+         * registers (see pre_stateful), which tells ovn-controller it may
+         * use the original tuple. */
+        struct smap options;
+        smap_clone(&options, &lb->nb->options);
+        smap_replace(&options, "hairpin_orig_tuple", "true");
         if (!sb || !smap_equal(&options, &sb->options)) {
             rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_OPTIONS, &options);
         }

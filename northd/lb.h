@@ -61,9 +61,11 @@ bool lb_model_dp_has_vips(const struct lb_model *, size_t dp_index);
 /* The fixed flows every switch has, and the flows of its load balancers'
  * VIPs and backends (on the switches that have any). */
 struct ls_datapath;
-void lb_build_dp_lflows(struct lflow_table *, const struct ls_datapath *);
+struct ls_features;
+void lb_build_dp_lflows(struct lflow_table *, const struct ls_datapath *,
+                        const struct ls_features *);
 void lb_build_lflows(struct lflow_table *, const struct ls_model *,
-                     const struct lb_model *);
+                     const struct lb_model *, const struct ls_features *);
 /* Writes the SB Load_Balancer rows; adds the UUIDs of the rows it inserts
  * to 'inserted', so that the caller knows their echo for its own. */
 struct uuidset;

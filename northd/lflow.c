@@ -83,6 +83,9 @@ struct lflow {
     bool has_sb_uuid : 1;           /* ...kept aside (struct lflow_rare),
                                      * or else derived from the content
                                      * (lflow_sb_uuid()). */
+    bool port_tag : 1;              /* The row has tags:in_out_port, the
+                                     * port its match names (see
+                                     * lflow_port_tag()). */
 
     /* The row's datapath, the model's struct ls_datapath, or with
      * 'sb_group' its struct dp_group; NULL if it is not known to be one
@@ -856,6 +859,47 @@ lflow_owner_clear_dps(struct lflow_table *t, struct lflow_owner *o,
     free(renumber);
 }
 
+/* The port a port's own flow is about: the name in the first
+ * 'inport == "NAME"' or 'outport == "NAME"' of 'match'.  Stores it,
+ * unescaped, in 'name' (if nonnull) and returns true, or returns false if
+ * 'match' names no port that way. */
+static bool
+lflow_match_port(const char *match, struct ds *name)
+{
+    const char *in = strstr(match, "inport == \"");
+    const char *out = strstr(match, "outport == \"");
+    const char *p = (in && (!out || in < out) ? in + strlen("inport == \"")
+                     : out ? out + strlen("outport == \"")
+                     : NULL);
+    if (!p) {
+        return false;
+    }
+    if (name) {
+        ds_clear(name);
+    }
+    for (; *p && *p != '"'; p++) {
+        if (*p == '\\' && p[1]) {
+            p++;
+        }
+        if (name) {
+            ds_put_char(name, *p);
+        }
+    }
+    return *p == '"';
+}
+
+/* The value of 'f''s tags:in_out_port ('port_tag'), in 'name'.  Stock
+ * ovn-controller uses it to find the flows of a port that changed. */
+static const char *
+lflow_port_tag(const struct lflow *f, struct ds *name)
+{
+    struct ds scratch = DS_EMPTY_INITIALIZER;
+    bool ok = lflow_match_port(lflow_match(f, &scratch), name);
+    ovs_assert(ok);
+    ds_destroy(&scratch);
+    return ds_cstr(name);
+}
+
 /* The hash of a flow's content, to place it in the table. */
 static uint32_t
 lflow_hash(enum ls_stage stage, uint16_t priority, const char *match,
@@ -891,11 +935,13 @@ lflow_find(const struct lflow_table *t, uint32_t hash, enum ls_stage stage,
 }
 
 /* Returns the flow with this content, adding it (on no datapath) if
- * needed. */
+ * needed.  'port_tag' is lflow_add_port_at()'s: it is a property of the
+ * content (only a port's own flows, whose matches no other flow has, are
+ * tagged), so a new flow takes it and an existing one has it already. */
 static struct lflow *
 lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
           const char *match, const char *actions, const char *ctrl_meter,
-          const char *where)
+          const char *where, bool port_tag)
 {
     struct split sp;
     split_init(&sp, match);
@@ -918,6 +964,7 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
         f->actions = strpool_get_len(actions, al);
         lflow_set_meter(f, ctrl_meter);
         f->where = where_intern(where);
+        f->port_tag = port_tag;
         hmap_insert(&t->flows, &f->node, hash);
         mark_dirty(t, f);
     }
@@ -967,20 +1014,41 @@ owner_add_ref(struct lflow_table *t, struct lflow *f, uint32_t dp,
     o->refs[o->n_refs++] = (struct lflow_ref) { f, dp, h };
 }
 
-void
-lflow_add_at(struct lflow_table *t, const struct ls_datapath *dp,
-             enum ls_stage stage, uint16_t priority, const char *match,
-             const char *actions, const char *ctrl_meter,
-             const struct uuid *hint, const char *where)
+static void
+lflow_add__(struct lflow_table *t, const struct ls_datapath *dp,
+            enum ls_stage stage, uint16_t priority, const char *match,
+            const char *actions, const char *ctrl_meter,
+            const struct uuid *hint, const char *where, bool port_tag)
 {
     ovs_assert(t->owner && dp->index < t->dp_cap);
     if (ctrl_meter && !ctrl_meter[0]) {
         ctrl_meter = NULL;
     }
     struct lflow *f = lflow_get(t, stage, priority, match, actions,
-                                ctrl_meter, where);
+                                ctrl_meter, where, port_tag);
     dp_add(t, f, dp->index);
     owner_add_ref(t, f, dp->index, hint);
+}
+
+void
+lflow_add_at(struct lflow_table *t, const struct ls_datapath *dp,
+             enum ls_stage stage, uint16_t priority, const char *match,
+             const char *actions, const char *ctrl_meter,
+             const struct uuid *hint, const char *where)
+{
+    lflow_add__(t, dp, stage, priority, match, actions, ctrl_meter, hint,
+                where, false);
+}
+
+void
+lflow_add_port_at(struct lflow_table *t, const struct ls_datapath *dp,
+                  enum ls_stage stage, uint16_t priority, const char *match,
+                  const char *actions, const struct uuid *hint,
+                  const char *where)
+{
+    ovs_assert(lflow_match_port(match, NULL));
+    lflow_add__(t, dp, stage, priority, match, actions, NULL, hint, where,
+                true);
 }
 
 /* Returns the number of the current owner's set equal to 'dps', adding a
@@ -1020,7 +1088,7 @@ lflow_add_dps_at(struct lflow_table *t, const unsigned long *dps,
         ctrl_meter = NULL;
     }
     struct lflow *f = lflow_get(t, stage, priority, match, actions,
-                                ctrl_meter, where);
+                                ctrl_meter, where, false);
     uint32_t set = owner_set(t, dps);
     const struct dpset *ds = owner_sets(t->owner)[set];
     if (!f->on_dp && !f->on_set && ds->n >= 2) {
@@ -1198,6 +1266,14 @@ lflow_content_hash(const struct lflow *f)
     for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
         rdb_hash_add(&h, &parts[i]);
     }
+    if (f->port_tag) {
+        struct ds name = DS_EMPTY_INITIALIZER;
+        struct rdb_hash tag = rdb_hash_pair_col(
+            tc, SB_LOGICAL_FLOW_COL_TAGS, LFLOW_TAG_PORT,
+            lflow_port_tag(f, &name));
+        rdb_hash_add(&h, &tag);
+        ds_destroy(&name);
+    }
     return h;
 }
 
@@ -1218,6 +1294,12 @@ lflow_derive_uuid(const struct lflow_table *t, const struct lflow *f)
     rdb_uuid_hash_add(&uh, f->actions, strpool_len(f->actions));
     const char *meter = lflow_meter(f);
     rdb_uuid_hash_add(&uh, meter ? meter : "", meter ? strlen(meter) + 1 : 0);
+    if (f->port_tag) {
+        /* So that the row of a flow that gained its tag (from a northd
+         * before tags) is not in the way of the new one, whose UUID would
+         * otherwise have to be random and kept aside. */
+        rdb_uuid_hash_add(&uh, "\0tag", 4);
+    }
     return rdb_uuid_hash_finish(&uh);
 }
 
@@ -1388,6 +1470,13 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
     if (f->has_meter) {
         rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
                            lflow_meter(f));
+    }
+    if (f->port_tag) {
+        struct ds name = DS_EMPTY_INITIALIZER;
+        const char *key = LFLOW_TAG_PORT;
+        const char *value = lflow_port_tag(f, &name);
+        rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_TAGS, &key, &value, 1);
+        ds_destroy(&name);
     }
     rdb_txn_set_ref(txn, (target.group
                           ? SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP

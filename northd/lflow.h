@@ -155,12 +155,25 @@ void lflow_add_dps_at(struct lflow_table *, const unsigned long *dps,
                       const char *actions, const char *ctrl_meter,
                       const struct uuid *hint, const char *where);
 
+/* The same, for a flow of one port's own (its match names the port as
+ * 'inport == "NAME"' or 'outport == "NAME"'): its SB row gets
+ * tags:in_out_port=NAME, as stock ovn-northd 23.03 gives the same flows,
+ * which ovn-controller uses to process a port's changes incrementally. */
+void lflow_add_port_at(struct lflow_table *, const struct ls_datapath *dp,
+                       enum ls_stage, uint16_t priority, const char *match,
+                       const char *actions, const struct uuid *hint,
+                       const char *where);
+#define LFLOW_TAG_PORT "in_out_port"
+
 #define lflow_add(TABLE, DP, STAGE, PRIORITY, MATCH, ACTIONS)             \
     lflow_add_at(TABLE, DP, STAGE, PRIORITY, MATCH, ACTIONS, NULL, NULL,  \
                  OVS_SOURCE_LOCATOR)
 #define lflow_add_hint(TABLE, DP, STAGE, PRIORITY, MATCH, ACTIONS, HINT)  \
     lflow_add_at(TABLE, DP, STAGE, PRIORITY, MATCH, ACTIONS, NULL, HINT,  \
                  OVS_SOURCE_LOCATOR)
+#define lflow_add_port(TABLE, DP, STAGE, PRIORITY, MATCH, ACTIONS, HINT)  \
+    lflow_add_port_at(TABLE, DP, STAGE, PRIORITY, MATCH, ACTIONS, HINT,     \
+                      OVS_SOURCE_LOCATOR)
 #define lflow_add_dps_hint(TABLE, DPS, STAGE, PRIORITY, MATCH, ACTIONS,  \
                            HINT)                                          \
     lflow_add_dps_at(TABLE, DPS, STAGE, PRIORITY, MATCH, ACTIONS, NULL,   \

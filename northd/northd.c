@@ -19,6 +19,7 @@
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
 #include "northd/fdb.h"
+#include "northd/features.h"
 #include "northd/groups.h"
 #include "northd/ipam.h"
 #include "northd/l2.h"
@@ -95,6 +96,7 @@ struct northd_data {
                                      * seeing them come is no surprise. */
     struct uuid flow_key;           /* What 'lflows' keys its row UUIDs
                                      * with: SB_Global's UUID. */
+    struct ls_features features;    /* What the flows were compiled for. */
 };
 static struct northd_data data;
 
@@ -369,7 +371,7 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
     lflow_owner_clear(&d->lflows, &dp->owner);
     lflow_table_set_owner(&d->lflows, &dp->owner);
     l2_build_dp_lflows(&d->lflows, dp);
-    lb_build_dp_lflows(&d->lflows, dp);
+    lb_build_dp_lflows(&d->lflows, dp, &d->features);
     acls_build_dp_lflows(d->acls, &d->lflows, dp);
     lflow_table_set_owner(&d->lflows, NULL);
 }
@@ -468,7 +470,17 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     lflow_table_init(&d->lflows, d->model.dp_cap, &d->flow_key);
     lflow_table_reserve(&d->lflows, n_flows);
     acl_errors_begin();
+    struct ls_features features;
+    ls_features_from_sb(&features, ctx->sb);
+    if (!ls_features_equal(&features, &d->features)) {
+        VLOG_INFO("chassis features: ct-no-masked-label %s, "
+                  "ovn-ct-lb-related %s",
+                  features.ct_no_masked_label ? "yes" : "no",
+                  features.ct_lb_related ? "yes" : "no");
+    }
+    d->features = features;
     d->acls = acls_create(&d->model, &d->lbs, &d->groups, ctx->nb, nb,
+                          &d->features,
                           d->model.dp_cap);
     /* The full sync below compares everything: nothing to mark dirty. */
     d->groups.building = true;
@@ -486,7 +498,7 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     }
     lflow_owner_init(&d->lb_owner);
     lflow_table_set_owner(&d->lflows, &d->lb_owner);
-    lb_build_lflows(&d->lflows, &d->model, &d->lbs);
+    lb_build_lflows(&d->lflows, &d->model, &d->lbs, &d->features);
     lflow_table_set_owner(&d->lflows, NULL);
     acl_errors_end(ctx->nb, ctx->nb_txn, true);
 
@@ -786,6 +798,17 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     /* SB: ovn-controller reports ports up; rows that vanish under us were
      * deleted by someone else.  (A replica that started over from a fresh
      * copy makes the caller recompute.) */
+    /* A chassis that comes, goes or changes what it supports may change
+     * the syntax of many flows (features.h). */
+    if (rdb_track_first(sb_db, &sb_table_chassis)) {
+        struct ls_features features;
+        ls_features_from_sb(&features, sb_db);
+        if (!ls_features_equal(&features, &d->features)) {
+            *reason = "SB Chassis features";
+            goto fail;
+        }
+    }
+
     const struct sb_logical_flow *lf;
     SB_LOGICAL_FLOW_FOR_EACH_TRACKED (lf, sb_db) {
         /* Only deletions are reported, and northd's own do not come back
