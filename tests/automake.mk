@@ -15,7 +15,8 @@ TESTSUITE_AT = \
 	tests/bench.at \
 	tests/incremental.at \
 	tests/rdb.at \
-	tests/pools.at
+	tests/pools.at \
+	tests/ports.at
 
 # Drives the replica (lib/rdb.h) against a real ovsdb-server.  Its SB
 # class is lib/sb.rdb with Address_Set and Port_Group followed in full
