@@ -1417,13 +1417,25 @@ ls_port_compute_up(const struct ls_port *p)
 }
 
 bool
-ls_port_depends_on_chassis(const struct ls_port *p,
-                           const struct sb_chassis *ch)
+ls_port_requests_chassis(const struct ls_port *p,
+                         const struct sb_chassis *ch)
 {
-    return ((p->sb && p->sb->chassis == ch)
-            || smap_get(&p->nb->options, "requested-chassis")
-            || (p->sb && (p->sb->requested_chassis
-                          || p->sb->n_requested_additional_chassis)));
+    const struct sb_port_binding *pb = p->sb;
+    if (pb) {
+        if (pb->requested_chassis == ch) {
+            return true;
+        }
+        for (size_t i = 0; i < pb->n_requested_additional_chassis; i++) {
+            if (pb->requested_additional_chassis[i] == ch) {
+                return true;
+            }
+        }
+    }
+    /* A cheap test that may say yes too often: the sync decides. */
+    const char *option = smap_get(&p->nb->options, "requested-chassis");
+    return (option && ((ch->name[0] && strstr(option, ch->name))
+                       || (ch->hostname && ch->hostname[0]
+                           && strstr(option, ch->hostname))));
 }
 
 void

@@ -160,10 +160,11 @@ bool ls_port_compute_up(const struct ls_port *);
 void ls_model_sync_nb_up(const struct ls_model *, struct rdb_txn *nb_txn);
 void ls_model_sync_port_up(const struct ls_port *, struct rdb_txn *nb_txn);
 
-/* Whether an SB Chassis change may change the Port_Binding of 'p': its
- * requested chassis, or whether it is up. */
-bool ls_port_depends_on_chassis(const struct ls_port *,
-                                const struct sb_chassis *);
+/* Whether a change of SB Chassis 'ch' (new, deleted, renamed, another
+ * hostname) may change the requested chassis of 'p': its binding refers
+ * to it, or its options:requested-chassis may name it. */
+bool ls_port_requests_chassis(const struct ls_port *,
+                              const struct sb_chassis *);
 
 /* Incremental changes, for ordinary ports and switches only: each returns
  * NULL or false for anything a full pass should decide (a container port,

@@ -702,8 +702,10 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
         struct ls_port *p = ls_model_find_port(&d->model, pb->logical_port);
         if (p && p->sb == pb) {
             hmapx_add(&c.up_changed, p);
-            if (!pb->n_up) {
-                /* Someone cleared it: it must be false again. */
+            if (!pb->n_up
+                || smap_get(&p->nb->options, "requested-chassis")) {
+                /* Someone cleared 'up' (it must be false again), or a
+                 * requested chassis went away. */
                 hmapx_add(&c.bindings, p);
             }
         }
@@ -715,8 +717,10 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     SB_CHASSIS_FOR_EACH_TRACKED (ch, sb_db) {
         struct ls_port *p;
         HMAP_FOR_EACH (p, name_node, &d->model.ports) {
-            if (ls_port_depends_on_chassis(p, ch)) {
+            if (p->sb && p->sb->chassis == ch) {
                 hmapx_add(&c.up_changed, p);
+            }
+            if (ls_port_requests_chassis(p, ch)) {
                 hmapx_add(&c.bindings, p);
             }
         }
