@@ -156,9 +156,9 @@ parse_dynamic_request(const char *rest, enum lsp_addr_kind *kind)
     return error;
 }
 
-char *
-lsp_addresses_parse(const char *s, enum lsp_addr_kind *kind,
-                    struct lsp_addresses *out)
+static char *
+parse_entry(const char *s, enum lsp_addr_kind *kind,
+            struct lsp_addresses *out, char **partial)
 {
     lsp_addresses_init(out);
     *kind = LSP_ADDR_MAC_IPS;
@@ -198,6 +198,12 @@ lsp_addresses_parse(const char *s, enum lsp_addr_kind *kind,
         }
         error = parse_ip_token(tok, out);
         if (error) {
+            if (partial) {
+                /* Keep the MAC and the addresses before the bad one. */
+                *partial = error;
+                error = NULL;
+                break;
+            }
             goto out;
         }
     }
@@ -209,6 +215,21 @@ out:
         *kind = LSP_ADDR_MAC_IPS;
     }
     return error;
+}
+
+char *
+lsp_addresses_parse(const char *s, enum lsp_addr_kind *kind,
+                    struct lsp_addresses *out)
+{
+    return parse_entry(s, kind, out, NULL);
+}
+
+char *
+lsp_addresses_parse_partial(const char *s, enum lsp_addr_kind *kind,
+                            struct lsp_addresses *out, char **partial)
+{
+    *partial = NULL;
+    return parse_entry(s, kind, out, partial);
 }
 
 char *

@@ -48,6 +48,16 @@ enum lsp_addr_kind {
 char *lsp_addresses_parse(const char *s, enum lsp_addr_kind *kind,
                           struct lsp_addresses *out);
 
+/* Like lsp_addresses_parse(), but as the stock ovn-northd reads a port's
+ * entries: an address that does not parse ends the entry rather than
+ * voiding it.  The MAC and the addresses before it are kept, success is
+ * returned, and '*partial' is set to a malloc'd message about the address
+ * (the caller frees it); otherwise '*partial' is NULL.  An entry without a
+ * valid MAC is still an error.  Northd uses this; the CLI keeps refusing
+ * such entries (lsp_addresses_parse()). */
+char *lsp_addresses_parse_partial(const char *s, enum lsp_addr_kind *kind,
+                                  struct lsp_addresses *out, char **partial);
+
 void lsp_addresses_init(struct lsp_addresses *);
 void lsp_addresses_destroy(struct lsp_addresses *);
 

@@ -85,6 +85,11 @@ ls_model_init(struct ls_model *m)
     m->new_ports = NULL;
     m->n_new_ports = m->allocated_new_ports = 0;
     sset_init(&m->problems);
+    m->check_lsp_up = false;
+    m->sb_db = NULL;
+    shash_init(&m->chassis_by_name);
+    shash_init(&m->chassis_by_hostname);
+    m->chassis_indexed = false;
 }
 
 static void
@@ -125,6 +130,8 @@ ls_model_destroy(struct ls_model *m)
     hmap_destroy(&m->datapaths);
     free(m->dp_array);
     sset_destroy(&m->problems);
+    shash_destroy(&m->chassis_by_name);
+    shash_destroy(&m->chassis_by_hostname);
 }
 
 struct ls_datapath *
@@ -289,7 +296,9 @@ assign_port_keys(struct ls_model *m, struct ls_datapath *dp)
 }
 
 /* Parses 'n' address strings into '*out'.  Bad entries are logged, naming
- * the port and column, and left out. */
+ * the port and column, and left out; an entry whose MAC is good but an
+ * address is not is logged and kept with the addresses before that one
+ * (lsp_addresses_parse_partial()). */
 static void
 parse_port_addresses(struct ls_model *m, const char *port, const char *column,
                      char **strings, size_t n, struct lsp_addresses **out,
@@ -299,14 +308,25 @@ parse_port_addresses(struct ls_model *m, const char *port, const char *column,
     *n_out = 0;
     for (size_t i = 0; i < n; i++) {
         enum lsp_addr_kind kind;
-        char *error = lsp_addresses_parse(strings[i], &kind,
-                                          &(*out)[*n_out]);
+        char *partial;
+        char *error = lsp_addresses_parse_partial(strings[i], &kind,
+                                                  &(*out)[*n_out], &partial);
         if (error) {
             report_bad_row(m, "Logical_Switch_Port %s: ignoring %s "
                            "entry \"%s\": %s", port, column, strings[i],
                            error);
             free(error);
-        } else if (kind == LSP_ADDR_MAC_IPS) {
+            continue;
+        }
+        if (partial) {
+            /* As the stock ovn-northd does: the entry stands for its MAC
+             * and the addresses before the bad one. */
+            report_bad_row(m, "Logical_Switch_Port %s: %s entry \"%s\": "
+                           "%s, using only the MAC and the addresses "
+                           "before it", port, column, strings[i], partial);
+            free(partial);
+        }
+        if (kind == LSP_ADDR_MAC_IPS) {
             (*n_out)++;
         } else if (kind == LSP_ADDR_UNKNOWN && has_unknown) {
             *has_unknown = true;
@@ -373,6 +393,7 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
         parse_port_addresses(m, nbp->name, "port_security",
                              nbp->port_security, nbp->n_port_security,
                              &p->ps_addrs, &p->n_ps_addrs, NULL);
+        p->up = ls_port_compute_up(p);
         hmap_insert(&m->ports, &p->name_node, hash_string(nbp->name, 0));
         ovs_list_push_back(&dp->ports, &p->dp_node);
         dp->n_ports++;
@@ -402,13 +423,16 @@ parent_tags(struct shash *by_parent, const char *parent)
     return tags;
 }
 
-/* Assigns the VLAN tags of container ports.  Tags must be unique among the
- * children of one parent, since the hypervisor tells them apart by tag.
- * A nonzero tag_request is honoured as is; then ports with tag_request 0
- * keep the tag allocated on an earlier pass (so it never changes under a
- * running container) unless a request took it; then the rest get the
- * lowest free tag.  Ports are visited switch by switch in model order, so
- * the outcome does not depend on hash order. */
+/* Assigns every port's VLAN tag (see 'tag' in struct ls_port), as the
+ * stock ovn-northd does: a nonzero tag_request is the tag, on any port (a
+ * localnet port on a VLAN has no parent); a port without tag_request keeps
+ * whatever tag a CMS gave it, and so does a port without a parent whose
+ * tag_request is 0.  A container port with tag_request 0 gets a tag
+ * unique among the children of its parent, since the hypervisor tells
+ * them apart by tag: the one allocated on an earlier pass (so it never
+ * changes under a running container) unless another child uses it, else
+ * the lowest free one.  Ports are visited switch by switch in model
+ * order, so the outcome does not depend on hash order. */
 static void
 assign_tags(struct ls_model *m)
 {
@@ -419,35 +443,42 @@ assign_tags(struct ls_model *m)
             struct ls_port *p;
             LIST_FOR_EACH (p, dp_node, &m->dp_array[i]->ports) {
                 const struct nb_logical_switch_port *nbp = p->nb;
-                if (!is_container_port(nbp)) {
+                bool container = is_container_port(nbp);
+                bool has_tag = (nbp->n_tag && nbp->tag[0] >= TAG_MIN
+                                && nbp->tag[0] <= TAG_MAX);
+                bool allocate = (container && nbp->n_tag_request
+                                 && nbp->tag_request[0] == 0);
+
+                if (pass == 0) {
+                    p->tag = 0;
+                    if (nbp->n_tag_request && nbp->tag_request[0] >= TAG_MIN
+                        && nbp->tag_request[0] <= TAG_MAX) {
+                        p->tag = nbp->tag_request[0];
+                    } else if (!allocate && has_tag) {
+                        p->tag = nbp->tag[0];
+                    }
+                    if (container && p->tag) {
+                        bitmap_set1(parent_tags(&by_parent,
+                                                nbp->parent_name), p->tag);
+                    }
+                    continue;
+                }
+                if (!allocate) {
                     continue;
                 }
                 unsigned long *tags = parent_tags(&by_parent,
                                                   nbp->parent_name);
-                bool requested = nbp->n_tag_request
-                                 && nbp->tag_request[0] >= TAG_MIN
-                                 && nbp->tag_request[0] <= TAG_MAX;
-                bool allocate = (nbp->n_tag_request
-                                 && nbp->tag_request[0] == 0);
-                bool kept = nbp->n_tag && nbp->tag[0] >= TAG_MIN
-                            && nbp->tag[0] <= TAG_MAX;
-
-                if (pass == 0 && requested) {
-                    p->tag = nbp->tag_request[0];
-                    bitmap_set1(tags, p->tag);
-                } else if (pass == 1 && !requested && kept
-                           && !bitmap_is_set(tags, nbp->tag[0])) {
-                    /* Allocated earlier, or set directly by a CMS that
-                     * does not use tag_request. */
+                if (pass == 1 && has_tag
+                    && !bitmap_is_set(tags, nbp->tag[0])) {
                     p->tag = nbp->tag[0];
                     bitmap_set1(tags, p->tag);
-                } else if (pass == 2 && allocate && !p->tag) {
+                } else if (pass == 2 && !p->tag) {
                     size_t t = bitmap_scan(tags, 0, TAG_MIN, TAG_MAX + 1);
                     if (t <= TAG_MAX) {
                         p->tag = t;
                         bitmap_set1(tags, t);
                     } else {
-            report_bad_row(m, "Logical_Switch_Port %s: all "
+                        report_bad_row(m, "Logical_Switch_Port %s: all "
                                        "tags under parent %s are in use",
                                        nbp->name, nbp->parent_name);
                     }
@@ -461,6 +492,12 @@ assign_tags(struct ls_model *m)
 void
 ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
 {
+    const struct nb_nb_global *nbg = nb_nb_global_first(nb_db);
+    m->check_lsp_up = nbg && !smap_get_bool(&nbg->options,
+                                            "ignore_lsp_down", true);
+    m->sb_db = sb_db;
+    m->chassis_indexed = false;
+
     /* Index the SB replica: datapaths by the NB switch they stand for,
      * port bindings by name. */
     struct hmap sb_dps = HMAP_INITIALIZER(&sb_dps);
@@ -686,37 +723,121 @@ strings_equal(char **a, size_t n_a, char **b, size_t n_b)
     return true;
 }
 
-/* Port_Binding.mac gets the valid entries of 'addresses' (plus "unknown"),
- * in NB order, so ovn-controller never sees one it cannot parse.  Sets
- * '*macs' to them (an array the caller frees, pointing into the NB row). */
-static size_t
-port_binding_macs(const struct ls_port *p, const char ***macsp)
+
+/* Requested chassis. */
+
+static void
+index_chassis(struct ls_model *m)
 {
-    const char **macs = xmalloc((p->nb->n_addresses + 1) * sizeof *macs);
-    size_t n = 0;
-    if (p->n_addrs == p->nb->n_addresses) {
-        /* The usual case: the model parsed every entry as "MAC [IP...]". */
-        for (n = 0; n < p->nb->n_addresses; n++) {
-            macs[n] = p->nb->addresses[n];
-        }
-        *macsp = macs;
-        return n;
-    }
-    for (size_t i = 0; i < p->nb->n_addresses; i++) {
-        enum lsp_addr_kind kind;
-        struct lsp_addresses la;
-        char *error = lsp_addresses_parse(p->nb->addresses[i], &kind, &la);
-        if (!error) {
-            lsp_addresses_destroy(&la);
-            if (kind == LSP_ADDR_MAC_IPS || kind == LSP_ADDR_UNKNOWN
-                || kind == LSP_ADDR_ROUTER || kind == LSP_ADDR_DYNAMIC) {
-                macs[n++] = p->nb->addresses[i];
+    shash_clear(&m->chassis_by_name);
+    shash_clear(&m->chassis_by_hostname);
+    const struct sb_chassis *ch;
+    SB_CHASSIS_FOR_EACH (ch, m->sb_db) {
+        shash_add_once(&m->chassis_by_name, ch->name, ch);
+        /* Of several chassis with one hostname, the lowest UUID, so that
+         * the choice does not depend on hash order. */
+        if (ch->hostname && ch->hostname[0]) {
+            struct shash_node *node = shash_find(&m->chassis_by_hostname,
+                                                 ch->hostname);
+            if (!node) {
+                shash_add(&m->chassis_by_hostname, ch->hostname, ch);
+            } else if (uuid_compare_3way(
+                           &ch->header_.uuid,
+                           &((const struct sb_chassis *)
+                             node->data)->header_.uuid) < 0) {
+                node->data = CONST_CAST(struct sb_chassis *, ch);
             }
         }
-        free(error);
     }
-    *macsp = macs;
-    return n;
+    m->chassis_indexed = true;
+}
+
+/* The chassis named 'name', or else the one with that hostname. */
+static const struct sb_chassis *
+find_chassis(struct ls_model *m, const char *name)
+{
+    if (!m->chassis_indexed) {
+        index_chassis(m);
+    }
+    const struct sb_chassis *ch = shash_find_data(&m->chassis_by_name, name);
+    return ch ? ch : shash_find_data(&m->chassis_by_hostname, name);
+}
+
+static int
+compare_uuids(const void *a, const void *b)
+{
+    return uuid_compare_3way(a, b);
+}
+
+/* Port_Binding.requested_chassis and requested_additional_chassis from
+ * options:requested-chassis, a comma-separated list of chassis names or
+ * hostnames, as the stock ovn-northd fills them: names that match no
+ * chassis are skipped (they may register later), the first that matches
+ * is the requested chassis and the others that match the additional ones.
+ * A "router" port is never bound, and gets neither. */
+static void
+sync_requested_chassis(struct ls_model *m, struct rdb_txn *sb_txn,
+                       const struct ls_port *p)
+{
+    const struct sb_port_binding *pb = p->sb;
+    const char *option = smap_get(&p->nb->options, "requested-chassis");
+    if (!strcmp(p->nb->type, "router")) {
+        option = NULL;
+    }
+    if (!option && (!pb || (!pb->requested_chassis
+                            && !pb->n_requested_additional_chassis))) {
+        return;                 /* The usual case: nothing either way. */
+    }
+
+    const struct sb_chassis *first = NULL;
+    struct uuid *more = NULL;
+    size_t n_more = 0, allocated_more = 0;
+    if (option && m->sb_db) {
+        char *copy = xstrdup(option);
+        char *save = NULL;
+        for (char *name = strtok_r(copy, ",", &save); name;
+             name = strtok_r(NULL, ",", &save)) {
+            const struct sb_chassis *ch = find_chassis(m, name);
+            if (!ch) {
+                continue;
+            } else if (!first) {
+                first = ch;
+            } else {
+                if (n_more >= allocated_more) {
+                    more = x2nrealloc(more, &allocated_more, sizeof *more);
+                }
+                more[n_more++] = ch->header_.uuid;
+            }
+        }
+        free(copy);
+    }
+    /* A set: sorted and without duplicates, as the replica keeps it. */
+    if (n_more) {
+        qsort(more, n_more, sizeof *more, compare_uuids);
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < n_more; i++) {
+        if (!n || !uuid_equals(&more[n - 1], &more[i])) {
+            more[n++] = more[i];
+        }
+    }
+    n_more = n;
+
+    if (!pb || pb->requested_chassis != first) {
+        rdb_txn_set_ref(sb_txn, SB_PORT_BINDING_COL_REQUESTED_CHASSIS,
+                        first ? &first->header_.uuid : NULL);
+    }
+    bool same = pb && pb->n_requested_additional_chassis == n_more;
+    for (size_t i = 0; same && i < n_more; i++) {
+        same = uuid_equals(
+            &pb->requested_additional_chassis[i]->header_.uuid, &more[i]);
+    }
+    if (!same && (pb || n_more)) {
+        rdb_txn_set_refs(sb_txn,
+                         SB_PORT_BINDING_COL_REQUESTED_ADDITIONAL_CHASSIS,
+                         more, n_more);
+    }
+    free(more);
 }
 
 /* Writes 'p''s Port_Binding: every column of a new one, the columns that
@@ -759,12 +880,14 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
         rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_OPTIONS,
                          &p->nb->options);
     }
-    const char **macs;
-    size_t n_macs = port_binding_macs(p, &macs);
-    if (!pb || !strings_equal((char **) macs, n_macs, pb->mac, pb->n_mac)) {
-        rdb_txn_set_strings(sb_txn, SB_PORT_BINDING_COL_MAC, macs, n_macs);
+    /* The addresses as they are, as the stock ovn-northd writes them, bad
+     * entries and all (ovn-controller skips what it cannot parse). */
+    if (!pb || !strings_equal(p->nb->addresses, p->nb->n_addresses,
+                              pb->mac, pb->n_mac)) {
+        rdb_txn_set_strings(sb_txn, SB_PORT_BINDING_COL_MAC,
+                            (const char **) p->nb->addresses,
+                            p->nb->n_addresses);
     }
-    free(macs);
     if (!pb || !strings_equal(p->nb->port_security, p->nb->n_port_security,
                               pb->port_security, pb->n_port_security)) {
         rdb_txn_set_strings(sb_txn, SB_PORT_BINDING_COL_PORT_SECURITY,
@@ -772,19 +895,29 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
                             p->nb->n_port_security);
     }
 
-    const char *parent = p->nb->parent_name && p->nb->parent_name[0]
-                         ? p->nb->parent_name : NULL;
+    /* parent_name as it is, even "" (stock copies that too), and the tag
+     * of any port that has one: a container port's, or the VLAN of a
+     * localnet port (tag_request without a parent). */
+    const char *parent = p->nb->parent_name;
     if (pb ? (!!parent != !!pb->parent_port
               || (parent && strcmp(parent, pb->parent_port)))
            : parent != NULL) {
         rdb_txn_set_string(sb_txn, SB_PORT_BINDING_COL_PARENT_PORT, parent);
     }
-    /* A tag only makes sense for a nested (container) port. */
     int64_t tag = p->tag;
-    size_t n_tag = parent && tag ? 1 : 0;
+    size_t n_tag = tag ? 1 : 0;
     if (pb ? (n_tag != pb->n_tag || (n_tag && *pb->tag != tag)) : n_tag) {
         rdb_txn_set_integers(sb_txn, SB_PORT_BINDING_COL_TAG, &tag, n_tag);
     }
+
+    /* ovn-controller 23.03 reports a port up (Port_Binding.up) only once it
+     * was set to false, and Logical_Switch_Port.up waits for it. */
+    if (!pb || !pb->n_up) {
+        bool down = false;
+        rdb_txn_set_bools(sb_txn, SB_PORT_BINDING_COL_UP, &down, 1);
+    }
+
+    sync_requested_chassis(m, sb_txn, p);
 
     struct smap ids = SMAP_INITIALIZER(&ids);
     const char *name = smap_get(&p->nb->external_ids, "neutron:port_name");
@@ -1059,6 +1192,8 @@ ls_model_sync_sb(struct ls_model *m, struct rdb *sb_db, struct rdb_txn *sb_txn)
 void
 ls_model_refresh_sb(struct ls_model *m, struct rdb *sb_db)
 {
+    m->sb_db = sb_db;
+    m->chassis_indexed = false;
     for (size_t i = 0; i < m->n_new_dps; i++) {
         struct ls_datapath *dp = m->new_dps[i];
         dp->sb = sb_datapath_binding_get_for_uuid(sb_db, &dp->sb_uuid);
@@ -1086,8 +1221,10 @@ ls_model_sync_nb_tags(const struct ls_model *m, struct rdb_txn *nb_txn)
     const struct ls_port *p;
     HMAP_FOR_EACH (p, name_node, &m->ports) {
         const struct nb_logical_switch_port *nbp = p->nb;
-        /* Without tag_request, 'tag' belongs to the CMS. */
-        if (!is_container_port(nbp) || !nbp->n_tag_request) {
+        /* Without tag_request, 'tag' belongs to the CMS; so it does for a
+         * port without a parent that asks for tag 0. */
+        if (!nbp->n_tag_request
+            || (!nbp->tag_request[0] && !is_container_port(nbp))) {
             continue;
         }
         int64_t tag = p->tag;
@@ -1142,12 +1279,13 @@ free_port_addresses(struct ls_port *p)
 }
 
 /* True if a full pass would treat 'nbp' like an ordinary port: incremental
- * passes leave container ports (tags), requested keys and unknown types
- * to it. */
+ * passes leave container ports and requested tags (which northd writes
+ * back to the NB), requested keys and unknown types to it. */
 static bool
 port_is_simple(const struct nb_logical_switch_port *nbp)
 {
-    return (!is_container_port(nbp) && lsp_type_is_known(nbp->type)
+    return (!is_container_port(nbp) && !nbp->n_tag_request
+            && lsp_type_is_known(nbp->type)
             && !smap_get(&nbp->options, "requested-tnl-key"));
 }
 
@@ -1181,6 +1319,10 @@ ls_model_add_port(struct ls_model *m, struct ls_datapath *dp,
         free(p);
         return NULL;
     }
+
+    /* What assign_tags() gives a port without a parent or tag_request. */
+    p->tag = nbp->n_tag ? nbp->tag[0] : 0;
+    p->up = ls_port_compute_up(p);
 
     hmap_insert(&m->ports, &p->name_node, hash_string(nbp->name, 0));
     ovs_list_push_back(&dp->ports, &p->dp_node);
@@ -1280,11 +1422,48 @@ ls_model_add_switch(struct ls_model *m, const struct nb_logical_switch *ls)
     return dp;
 }
 
+bool
+ls_port_compute_up(const struct ls_port *p)
+{
+    const struct sb_port_binding *pb = p->sb;
+    if (!strcmp(p->nb->type, "router")) {
+        return true;
+    } else if (!pb || !pb->chassis) {
+        return false;
+    } else if (smap_get_bool(&pb->chassis->other_config, "port-up-notif",
+                             false)) {
+        return pb->n_up && pb->up[0];
+    } else {
+        return true;
+    }
+}
+
+bool
+ls_port_requests_chassis(const struct ls_port *p,
+                         const struct sb_chassis *ch)
+{
+    const struct sb_port_binding *pb = p->sb;
+    if (pb) {
+        if (pb->requested_chassis == ch) {
+            return true;
+        }
+        for (size_t i = 0; i < pb->n_requested_additional_chassis; i++) {
+            if (pb->requested_additional_chassis[i] == ch) {
+                return true;
+            }
+        }
+    }
+    /* A cheap test that may say yes too often: the sync decides. */
+    const char *option = smap_get(&p->nb->options, "requested-chassis");
+    return (option && ((ch->name[0] && strstr(option, ch->name))
+                       || (ch->hostname && ch->hostname[0]
+                           && strstr(option, ch->hostname))));
+}
+
 void
 ls_model_sync_port_up(const struct ls_port *p, struct rdb_txn *nb_txn)
 {
-    const struct sb_port_binding *pb = p->sb;
-    bool up = pb && (pb->n_up ? pb->up[0] : pb->chassis != NULL);
+    bool up = ls_port_compute_up(p);
     if (!p->nb->n_up || p->nb->up[0] != up) {
         rdb_txn_update(nb_txn, &nb_table_logical_switch_port,
                        &p->nb->header_.uuid);

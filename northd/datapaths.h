@@ -16,6 +16,7 @@
 #include "northd/lflow.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
+#include "openvswitch/shash.h"
 #include "openvswitch/uuid.h"
 #include "sset.h"
 
@@ -26,6 +27,7 @@ struct nb_logical_switch;
 struct nb_logical_switch_port;
 struct sb_datapath_binding;
 struct sb_port_binding;
+struct sb_chassis;
 
 /* Tunnel key ranges hypervisors expect. */
 #define LS_DP_KEY_MIN 1
@@ -69,10 +71,16 @@ struct ls_port {
      * Owned. */
     char *dynamic_addresses;
 
-    /* VLAN tag of a container port (one with a parent_name), 1..4095, or 0
-     * for none: the NB tag_request if nonzero, else a tag northd allocated
-     * (tag_request 0) or the NB tag a CMS set directly (no tag_request). */
+    /* VLAN tag, 1..4095, or 0 for none: what Logical_Switch_Port.tag holds
+     * once northd wrote it, and Port_Binding.tag gets.  The NB tag_request
+     * if nonzero (any port, e.g. a localnet port on a VLAN); for a
+     * container port (one with a parent_name) with tag_request 0, a tag
+     * northd allocated; otherwise the NB tag as a CMS set it. */
     uint16_t tag;
+
+    /* Logical_Switch_Port.up as northd computes it from the Port_Binding
+     * and its chassis (ls_port_compute_up()), as of the last time it did. */
+    bool up;
 };
 
 struct ls_datapath {
@@ -112,6 +120,18 @@ struct ls_model {
     bool mac_prefix_new;            /* Not in the NB yet: write it. */
     size_t n_bad_rows;              /* Rows skipped or partly ignored. */
     struct sset problems;           /* Messages naming the bad rows. */
+
+    /* NB_Global options:ignore_lsp_down=false: ports that are down get no
+     * ARP/ND responder flows. */
+    bool check_lsp_up;
+
+    /* SB Chassis by name and by hostname, for options:requested-chassis;
+     * built when first needed in a pass from 'sb_db', which the model
+     * reads in that pass (ls_model_build(), ls_model_refresh_sb()). */
+    struct rdb *sb_db;
+    struct shash chassis_by_name;
+    struct shash chassis_by_hostname;
+    bool chassis_indexed;
 };
 
 void ls_model_init(struct ls_model *);
@@ -140,10 +160,25 @@ void ls_model_refresh_sb(struct ls_model *, struct rdb *sb);
 void ls_model_sync_sb(struct ls_model *, struct rdb *sb,
                       struct rdb_txn *sb_txn);
 
-/* Mirrors Port_Binding.up into Logical_Switch_Port.up (a binding created
- * in this pass has no state yet: down). */
+/* Whether 'p' is up, as the stock ovn-northd 23.03 decides
+ * Logical_Switch_Port.up: a "router" port always; any other port once it
+ * is bound to a chassis, and then, if that chassis reports ports up
+ * itself (other_config:port-up-notif=true, as ovn-controller 21.03 and
+ * later do once the port's flows are installed), only when its
+ * Port_Binding.up is true.  A binding created in this pass is not bound
+ * yet: down. */
+bool ls_port_compute_up(const struct ls_port *);
+
+/* Writes Logical_Switch_Port.up where it differs from
+ * ls_port_compute_up(). */
 void ls_model_sync_nb_up(const struct ls_model *, struct rdb_txn *nb_txn);
 void ls_model_sync_port_up(const struct ls_port *, struct rdb_txn *nb_txn);
+
+/* Whether a change of SB Chassis 'ch' (new, deleted, renamed, another
+ * hostname) may change the requested chassis of 'p': its binding refers
+ * to it, or its options:requested-chassis may name it. */
+bool ls_port_requests_chassis(const struct ls_port *,
+                              const struct sb_chassis *);
 
 /* Incremental changes, for ordinary ports and switches only: each returns
  * NULL or false for anything a full pass should decide (a container port,
@@ -170,8 +205,10 @@ void ls_model_sync_dp(struct ls_model *, struct rdb_txn *,
 void ls_model_sync_mc_groups(struct rdb *sb, struct rdb_txn *,
                              const struct ls_datapath *);
 
-/* Writes the tags of container ports that asked for one (tag_request) into
- * Logical_Switch_Port.tag, which northd owns for such ports. */
+/* Writes the tags of ports that asked for one (tag_request) into
+ * Logical_Switch_Port.tag, which northd owns for such ports: the requested
+ * tag, or for a container port that asked for any (tag_request 0), the
+ * one it allocated. */
 void ls_model_sync_nb_tags(const struct ls_model *, struct rdb_txn *nb_txn);
 
 #endif /* northd/datapaths.h */

@@ -176,7 +176,7 @@ learns_fdb(const struct ls_port *p)
 
 static void
 build_port_flows(struct lflow_table *t, const struct ls_port *p,
-                 struct ds *match, struct ds *actions)
+                 bool check_up, struct ds *match, struct ds *actions)
 {
     const struct uuid *hint = &p->nb->header_.uuid;
     const char *name = p->nb->name;
@@ -235,9 +235,12 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
                        ds_cstr(actions), hint);
 
         /* Router ports answer for themselves; a port with "unknown" may
-         * have other hosts behind it that own the address. */
+         * have other hosts behind it that own the address.  With
+         * ignore_lsp_down=false, only a port that is up has its addresses
+         * answered for (a localport is never bound, and always is). */
         if ((!p->nb->type[0] || !strcmp(p->nb->type, "localport"))
-            && !p->has_unknown) {
+            && !p->has_unknown
+            && (!check_up || p->up || p->nb->type[0])) {
             build_arp_nd_responder(t, p, la, match, actions);
         }
     }
@@ -250,7 +253,8 @@ l2_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp)
 }
 
 void
-l2_build_port_lflows(struct lflow_table *t, const struct ls_port *p)
+l2_build_port_lflows(struct lflow_table *t, const struct ls_port *p,
+                     bool check_up)
 {
     /* Scratch kept from port to port (northd is single-threaded): a full
      * recompute builds every port's flows. */
@@ -258,5 +262,5 @@ l2_build_port_lflows(struct lflow_table *t, const struct ls_port *p)
     static struct ds actions = DS_EMPTY_INITIALIZER;
     ds_clear(&match);
     ds_clear(&actions);
-    build_port_flows(t, p, &match, &actions);
+    build_port_flows(t, p, check_up, &match, &actions);
 }

@@ -381,7 +381,7 @@ build_port_lflows(struct northd_data *d, struct ls_port *p)
 {
     lflow_owner_clear(&d->lflows, &p->owner);
     lflow_table_set_owner(&d->lflows, &p->owner);
-    l2_build_port_lflows(&d->lflows, p);
+    l2_build_port_lflows(&d->lflows, p, d->model.check_lsp_up);
     lflow_table_set_owner(&d->lflows, NULL);
 }
 
@@ -538,6 +538,8 @@ struct inc_changes {
     struct hmapx dps;               /* Datapaths whose ports changed. */
     struct hmapx ports;             /* Ports added or changed. */
     struct hmapx up_changed;        /* Ports whose binding changed. */
+    struct hmapx bindings;          /* Ports whose Port_Binding to check
+                                     * (requested chassis, up unset). */
     struct uuidset dead_pbs;        /* Port_Bindings to delete. */
 };
 
@@ -553,6 +555,7 @@ inc_changes_init(struct inc_changes *c)
     hmapx_init(&c->dps);
     hmapx_init(&c->ports);
     hmapx_init(&c->up_changed);
+    hmapx_init(&c->bindings);
     uuidset_init(&c->dead_pbs);
 }
 
@@ -568,6 +571,7 @@ inc_changes_destroy(struct inc_changes *c)
     hmapx_destroy(&c->dps);
     hmapx_destroy(&c->ports);
     hmapx_destroy(&c->up_changed);
+    hmapx_destroy(&c->bindings);
     uuidset_destroy(&c->dead_pbs);
 }
 
@@ -630,6 +634,7 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
             lflow_owner_clear(&d->lflows, &p->owner);
             hmapx_find_and_delete(&c->ports, p);
             hmapx_find_and_delete(&c->up_changed, p);
+            hmapx_find_and_delete(&c->bindings, p);
             struct uuid pb = ls_model_remove_port(&d->model, p);
             if (!uuid_is_zero(&pb)) {
                 uuidset_insert(&c->dead_pbs, &pb);
@@ -861,10 +866,43 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
             }
             continue;
         }
-        const struct ls_port *p = ls_model_find_port(&d->model,
-                                                     pb->logical_port);
+        struct ls_port *p = ls_model_find_port(&d->model, pb->logical_port);
         if (p && p->sb == pb) {
-            hmapx_add(&c.up_changed, (void *) p);
+            hmapx_add(&c.up_changed, p);
+            if (!pb->n_up
+                || smap_get(&p->nb->options, "requested-chassis")) {
+                /* Someone cleared 'up' (it must be false again), or a
+                 * requested chassis went away. */
+                hmapx_add(&c.bindings, p);
+            }
+        }
+    }
+    /* A chassis that comes, goes, or changes its name, hostname or
+     * whether it reports ports up may change the requested chassis and
+     * the state of ports. */
+    const struct sb_chassis *ch;
+    SB_CHASSIS_FOR_EACH_TRACKED (ch, sb_db) {
+        struct ls_port *p;
+        HMAP_FOR_EACH (p, name_node, &d->model.ports) {
+            if (p->sb && p->sb->chassis == ch) {
+                hmapx_add(&c.up_changed, p);
+            }
+            if (ls_port_requests_chassis(p, ch)) {
+                hmapx_add(&c.bindings, p);
+            }
+        }
+    }
+    /* With ignore_lsp_down=false, a port's ARP/ND responder flows follow
+     * whether it is up. */
+    struct hmapx_node *node;
+    HMAPX_FOR_EACH (node, &c.up_changed) {
+        struct ls_port *p = node->data;
+        bool up = ls_port_compute_up(p);
+        if (up != p->up) {
+            p->up = up;
+            if (d->model.check_lsp_up) {
+                hmapx_add(&c.ports, p);
+            }
         }
     }
 
@@ -940,7 +978,6 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
         meters_changed |= ((acl->meter && acl->meter[0])
                            || nb_acl_is_updated(acl, NB_ACL_COL_METER));
     }
-    struct hmapx_node *node;
     HMAPX_FOR_EACH (node, &c.pg_acls) {
         acls_handle_pg(d->acls, node->data);
     }
@@ -986,6 +1023,11 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     }
     HMAPX_FOR_EACH (node, &c.ports) {
         ls_model_sync_port(&d->model, ctx->sb_txn, node->data);
+    }
+    HMAPX_FOR_EACH (node, &c.bindings) {
+        if (!hmapx_contains(&c.ports, node->data)) {
+            ls_model_sync_port(&d->model, ctx->sb_txn, node->data);
+        }
     }
     HMAPX_FOR_EACH (node, &c.dps) {
         ls_model_sync_mc_groups(sb_db, ctx->sb_txn, node->data);

@@ -19,7 +19,8 @@ TESTSUITE_AT = \
 	tests/compat.at \
 	tests/pools.at \
 	tests/ha.at \
-	tests/ipam.at
+	tests/ipam.at \
+	tests/ports.at
 
 # Drives the replica (lib/rdb.h) against a real ovsdb-server.  Its SB
 # class is lib/sb.rdb with Address_Set and Port_Group followed in full
