@@ -680,6 +680,21 @@ ipam_run(struct ls_model *m, struct rdb *nb, const struct ipam_carry *carry)
     free(switches);
 }
 
+bool
+ipam_is_own_mac_prefix(const struct ls_model *m, const char *mac_prefix)
+{
+    struct eth_addr prefix;
+    return (m->mac_prefix_new && mac_prefix
+            && parse_mac_prefix(mac_prefix, &prefix)
+            && !memcmp(prefix.ea, m->mac_prefix.ea, 3));
+}
+
+void
+ipam_mac_prefix_written(struct ls_model *m)
+{
+    m->mac_prefix_new = false;
+}
+
 void
 ipam_sync_nb(const struct ls_model *m, const struct nb_nb_global *g,
              struct rdb_txn *nb_txn)

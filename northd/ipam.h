@@ -61,6 +61,12 @@ void ipam_run(struct ls_model *, struct rdb *nb,
 void ipam_sync_nb(const struct ls_model *, const struct nb_nb_global *,
                   struct rdb_txn *nb_txn);
 
+/* True if 'mac_prefix' (NB_Global options:mac_prefix, may be NULL) is the
+ * one ipam_run() chose because the NB had none: northd's own write.
+ * ipam_mac_prefix_written() records that the NB now has it. */
+bool ipam_is_own_mac_prefix(const struct ls_model *, const char *mac_prefix);
+void ipam_mac_prefix_written(struct ls_model *);
+
 /* True if 'ls' has IPAM configured (subnet, ipv6_prefix or mac_only). */
 bool ipam_switch_enabled(const struct nb_logical_switch *);
 

@@ -97,6 +97,8 @@ struct northd_data {
     struct uuid flow_key;           /* What 'lflows' keys its row UUIDs
                                      * with: SB_Global's UUID. */
     struct ls_features features;    /* What the flows were compiled for. */
+    struct smap nb_options;         /* NB_Global options the last full
+                                     * pass compiled with. */
 };
 static struct northd_data data;
 
@@ -140,6 +142,7 @@ northd_data_destroy(struct northd_data *d)
     ls_model_destroy(&d->model);
     uuidset_destroy(&d->own_pb_deletes);
     uuidset_destroy(&d->own_lb_inserts);
+    smap_destroy(&d->nb_options);
     d->valid = false;
 }
 
@@ -445,6 +448,11 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     d->valid = true;
     uuidset_init(&d->own_pb_deletes);
     uuidset_init(&d->own_lb_inserts);
+    if (nb) {
+        smap_clone(&d->nb_options, &nb->options);
+    } else {
+        smap_init(&d->nb_options);
+    }
 
     /* What a full pass writes can be most of the SB: let the server read
      * it while the rest is compiled. */
@@ -525,6 +533,33 @@ row_changed_except(const struct rdb_row *row, const size_t *ok, size_t n_ok)
         allowed |= UINT64_C(1) << ok[j];
     }
     return (rdb_row_updated_columns(row) & ~allowed) != 0;
+}
+
+/* True if NB_Global's options differ from those the last full pass
+ * compiled with only by the mac_prefix northd itself chose and wrote
+ * (IPAM, on a fresh NB): the echo of its own write needs no recompute.
+ * Takes the new options as the ones compiled with. */
+static bool
+nb_options_own_echo(struct northd_data *d, const struct nb_nb_global *g)
+{
+    if (!ipam_is_own_mac_prefix(&d->model,
+                                smap_get(&g->options, "mac_prefix"))) {
+        return false;
+    }
+    struct smap now, before;
+    smap_clone(&now, &g->options);
+    smap_clone(&before, &d->nb_options);
+    smap_remove(&now, "mac_prefix");
+    smap_remove(&before, "mac_prefix");
+    bool same = smap_equal(&now, &before);
+    smap_destroy(&now);
+    smap_destroy(&before);
+    if (same) {
+        ipam_mac_prefix_written(&d->model);
+        smap_destroy(&d->nb_options);
+        smap_clone(&d->nb_options, &g->options);
+    }
+    return same;
 }
 
 /* What an incremental pass changed, for the write phase. */
@@ -924,9 +959,12 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
 
     const struct nb_nb_global *nbg;
     NB_NB_GLOBAL_FOR_EACH_TRACKED (nbg, nb_db) {
-        static const size_t ok[] = { NB_NB_GLOBAL_COL_NB_CFG };
+        static const size_t ok[] = { NB_NB_GLOBAL_COL_NB_CFG,
+                                     NB_NB_GLOBAL_COL_OPTIONS };
         if (nb_nb_global_is_new(nbg) || nb_nb_global_is_deleted(nbg)
-            || row_changed_except(&nbg->header_, ok, ARRAY_SIZE(ok))) {
+            || row_changed_except(&nbg->header_, ok, ARRAY_SIZE(ok))
+            || (nb_nb_global_is_updated(nbg, NB_NB_GLOBAL_COL_OPTIONS)
+                && !nb_options_own_echo(d, nbg))) {
             *reason = "NB_Global";
             goto fail;
         }
