@@ -500,17 +500,14 @@ process_schema(struct rdb *db, const struct json *schema)
     for (size_t i = 0; i < db->class->n_tables; i++) {
         struct rdb_table *t = &db->tables[i];
         const struct rdb_table_class *tc = t->class;
-        const struct json *ts = shash_find_data(json_object(tables),
-                                                tc->name);
-        const struct json *cols = (ts && ts->type == JSON_OBJECT
-                                   ? shash_find_data(json_object(ts),
-                                                     "columns") : NULL);
+        const struct sset *cols = shash_find_data(&db->server_schema,
+                                                  tc->name);
         uint64_t old_columns = t->server_columns;
         bool was_on_server = t->on_server;
-        t->on_server = cols && cols->type == JSON_OBJECT;
+        t->on_server = cols != NULL;
         t->server_columns = 0;
         for (size_t j = 0; t->on_server && j < tc->n_columns; j++) {
-            if (shash_find(json_object(cols), tc->columns[j].name)) {
+            if (sset_contains(cols, tc->columns[j].name)) {
                 t->server_columns |= UINT64_C(1) << j;
             }
         }
@@ -539,16 +536,14 @@ process_schema(struct rdb *db, const struct json *schema)
 bool
 rdb_server_has_table(const struct rdb *db, const struct rdb_table_class *tc)
 {
-    return !db->have_schema || rdb_table(db, tc)->on_server;
+    return !rdb_table_absent(db, rdb_table(db, tc));
 }
 
 bool
 rdb_server_has_column(const struct rdb *db, const struct rdb_table_class *tc,
                       size_t col)
 {
-    const struct rdb_table *t = rdb_table(db, tc);
-    return (!db->have_schema
-            || (t->on_server && (t->server_columns & (UINT64_C(1) << col))));
+    return !rdb_column_absent(db, rdb_table(db, tc), col);
 }
 
 const char *

@@ -198,6 +198,24 @@ struct rdb_hash rdb_hash_atom_integer(size_t col, int64_t);
 struct rdb_hash rdb_hash_atom_pair(size_t col, const char *k, size_t kn,
                                    const char *v, size_t vn);
 
+/* True if the server is known to lack table 't', or its column 'col'
+ * (rdb.h, rdb_server_has_table() and rdb_server_has_column()): until a
+ * schema was read, everything counts as present.  Inline: every column a
+ * transaction writes asks. */
+static inline bool
+rdb_table_absent(const struct rdb *db, const struct rdb_table *t)
+{
+    return db->have_schema && !t->on_server;
+}
+
+static inline bool
+rdb_column_absent(const struct rdb *db, const struct rdb_table *t, size_t col)
+{
+    return (db->have_schema
+            && (!t->on_server
+                || !(t->server_columns & (UINT64_C(1) << col))));
+}
+
 /* rdb-conn.c. */
 void rdb_conn_set_remotes(struct rdb *, const char *remote);
 void rdb_conn_init(struct rdb *);

@@ -313,23 +313,6 @@ is_local_table(const struct rdb_table_class *tc)
 
 static struct vlog_rate_limit absent_rl = VLOG_RATE_LIMIT_INIT(10, 20);
 
-/* True if the server is known to lack table 't' (rdb.h). */
-static bool
-table_absent(const struct rdb *db, const struct rdb_table *t)
-{
-    return db->have_schema && !t->on_server;
-}
-
-/* True if the server is known to lack column 'col' of table 't', or the
- * table. */
-static bool
-column_absent(const struct rdb *db, const struct rdb_table *t, size_t col)
-{
-    return (db->have_schema
-            && (!t->on_server
-                || !(t->server_columns & (UINT64_C(1) << col))));
-}
-
 /* Counts a write to table 't' (column 'col', or the whole row if
  * SIZE_MAX) left out because the server lacks it, and logs the first
  * for each table and column. */
@@ -410,7 +393,7 @@ begin_row(struct rdb_txn *txn, const struct rdb_table_class *tc,
     txn->n_cols = 0;
     txn->tc = tc;
     txn->table = rdb_table(txn->db, tc);
-    if (table_absent(txn->db, txn->table)) {
+    if (rdb_table_absent(txn->db, txn->table)) {
         write_dropped(txn->db, txn->table, SIZE_MAX);
         txn->skip_row = true;
         return;
@@ -448,7 +431,7 @@ rdb_txn_delete(struct rdb_txn *txn, const struct rdb_table_class *tc,
 {
     end_op(txn);
     struct rdb_table *t = rdb_table(txn->db, tc);
-    if (table_absent(txn->db, t)) {
+    if (rdb_table_absent(txn->db, t)) {
         write_dropped(txn->db, t, SIZE_MAX);
         return;
     }
@@ -476,7 +459,7 @@ rdb_txn_mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
     }
     ovs_assert(col < tc->n_columns);
     struct rdb_table *t = rdb_table(txn->db, tc);
-    if (column_absent(txn->db, t, col)) {
+    if (rdb_column_absent(txn->db, t, col)) {
         write_dropped(txn->db, t, col);
         return;
     }
@@ -509,7 +492,7 @@ rdb_txn_mutate_refs(struct rdb_txn *txn, const struct rdb_table_class *tc,
     }
     ovs_assert(col < tc->n_columns && !is_local_table(tc));
     struct rdb_table *t = rdb_table(txn->db, tc);
-    if (column_absent(txn->db, t, col)) {
+    if (rdb_column_absent(txn->db, t, col)) {
         write_dropped(txn->db, t, col);
         return;
     }
@@ -541,7 +524,7 @@ put_col(struct rdb_txn *txn, size_t col)
     if (txn->skip_row) {
         return NULL;            /* The row's dropping was counted. */
     }
-    if (column_absent(txn->db, txn->table, col)) {
+    if (rdb_column_absent(txn->db, txn->table, col)) {
         write_dropped(txn->db, txn->table, col);
         return NULL;
     }
