@@ -109,6 +109,13 @@ struct rdb_msg {
     struct json *error;
     struct json *params;
     bool table_skip;                /* Rows of a table we do not keep. */
+    bool since_reply;               /* A reply to "monitor_cond_since". */
+    bool since_found;               /* Its "found": the rows that follow
+                                     * are what changed, not a copy. */
+    bool applying;                  /* Some of its rows were applied. */
+    bool have_txn_id;               /* 'txn_id' is the "last-txn-id" of a
+                                     * reply or "update3" being read. */
+    struct uuid txn_id;
     struct rdb_table *table;        /* Of the rows being read. */
     size_t n_rows;
     char *txn_error;                /* First op error in a txn reply. */
@@ -164,6 +171,17 @@ struct rdb {
     long long int server_id;        /* The _Server monitor request. */
     long long int snapshot_id;      /* See send_monitor() in rdb-conn.c. */
     bool monitor_pending;           /* Main monitor's reply not in yet. */
+    bool monitor_since;             /* The main monitor request is
+                                     * "monitor_cond_since". */
+    bool since_unsupported;         /* The server refused it: "monitor_cond"
+                                     * from now on. */
+    bool snapshot_wanted;           /* Tables replicated for their initial
+                                     * contents await a full copy's end. */
+    struct uuid last_txn_id;        /* Of the last change applied in full
+                                     * (all zeros: none, a full copy). */
+    bool resumed;                   /* The last monitor reply was a delta. */
+    bool lock_held_at_close;        /* The lock was ours when the last
+                                     * connection closed. */
     unsigned int monitor_seq;       /* Names our monitors: ["rdb", N]. */
     bool lock_requested;
 

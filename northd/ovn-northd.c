@@ -48,6 +48,10 @@ struct northd_state {
     bool exiting;
     bool paused;
     bool had_lock;              /* Lock state seen on the last iteration. */
+    bool suspended;             /* Lost the lock with the SB connection:
+                                 * keeps what it derived, and resumes with
+                                 * an incremental pass if the lock comes
+                                 * back with a replica that resumed. */
     bool force_run;             /* Recompute on the next chance. */
     long long int retry_msec;   /* After a failed commit: no pass before
                                  * this time (time_msec()). */
@@ -315,7 +319,16 @@ apply_nb_options(struct northd_state *state, struct rdb *nb, struct rdb *sb)
 }
 
 /* Logs lock transitions and requests a full run when the lock arrives, so a
- * standby that becomes active reconciles at once. */
+ * standby that becomes active reconciles at once.
+ *
+ * An active instance whose SB connection drops loses the lock with it.
+ * It keeps what it derived ('suspended'): if the lock comes back on the
+ * next connection and the replica resumed from the server's history (a
+ * clustered SB: rdb.h), what changed meanwhile arrives as tracked changes
+ * and an incremental pass suffices; if the replica fetched a full copy,
+ * its reset makes the next pass a full one anyway.  Back on the SB
+ * without the lock, another instance is active: this one is a standby and
+ * lets go of everything. */
 static void
 update_lock_state(struct northd_state *state, struct rdb *sb)
 {
@@ -323,12 +336,22 @@ update_lock_state(struct northd_state *state, struct rdb *sb)
     if (has_lock && !state->had_lock) {
         VLOG_INFO("acquired the SB lock \"%s\": this instance is now active",
                   NORTHD_LOCK_NAME);
-        state->force_run = true;
+        if (state->suspended) {
+            VLOG_INFO("resuming from what this instance computed before "
+                      "the SB connection was lost");
+        } else {
+            state->force_run = true;
+        }
+        state->suspended = false;
         state->retry_msec = 0;
     } else if (!has_lock && state->had_lock) {
         VLOG_INFO("%s the SB lock \"%s\": this instance is now %s",
                   state->paused ? "released" : "lost", NORTHD_LOCK_NAME,
                   state->paused ? "paused" : "on standby");
+        state->suspended = !state->paused && !rdb_is_synced(sb);
+    } else if (!has_lock && state->suspended
+               && (state->paused || rdb_is_synced(sb))) {
+        state->suspended = false;
     }
     state->had_lock = has_lock;
 }
@@ -600,7 +623,7 @@ main(int argc, char *argv[])
                 };
                 northd_update_sequence_numbers(&ctx);
             }
-        } else if (!state.had_lock) {
+        } else if (!state.had_lock && !state.suspended) {
             /* A standby keeps nothing: it recomputes when it takes over.
              * A transaction still being written would read what is
              * freed here. */
