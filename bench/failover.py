@@ -345,32 +345,14 @@ def main():
         "host": "%s, %d CPUs" % (platform.machine(), os.cpu_count())},
         "northds": {}}
     try:
-        run.log("generating %s NB in %s" % (a.profile, work))
-        nb_file = os.path.join(work, "nb.db")
-        subprocess.run([run.OVSDB_TOOL, "create", nb_file, a.nb_schema],
-                       check=True)
-        srv = run.Server(work, "gen", nb_file)
-        try:
-            conn = ovsdbrpc.Connection(srv.remote)
-            manifest = gen.load(conn, a)
-            conn.close()
-        finally:
-            srv.stop()
-        subprocess.run([run.OVSDB_TOOL, "compact", nb_file], check=True)
+        nb_file, manifest = run.generate_nb(work, a)
         res["nb"] = {"counts": manifest["counts"]}
         for name, path in northds:
             res["northds"][name] = bench_northd(name, path, work, nb_file, a)
     finally:
         if not a.keep and not a.workdir:
             shutil.rmtree(work, ignore_errors=True)
-    md = markdown(res)
-    if a.out:
-        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-        with open(a.out + ".json", "w") as f:
-            json.dump(res, f, indent=1, sort_keys=True)
-        with open(a.out + ".md", "w") as f:
-            f.write(md)
-    sys.stdout.write(md)
+    run.write_results(a.out, res, markdown(res))
 
 
 if __name__ == "__main__":

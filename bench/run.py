@@ -883,19 +883,8 @@ def main():
         "loadavg_start": "%.1f" % os.getloadavg()[0]},
         "northds": {}, "ratios": {}}
     try:
-        log("generating %s NB in %s" % (a.profile, work))
-        nb_file = os.path.join(work, "nb.db")
         t0 = time.monotonic()
-        subprocess.run([OVSDB_TOOL, "create", nb_file, a.nb_schema],
-                       check=True)
-        srv = Server(work, "gen", nb_file)
-        try:
-            conn = ovsdbrpc.Connection(srv.remote)
-            manifest = gen.load(conn, a)
-            conn.close()
-        finally:
-            srv.stop()
-        subprocess.run([OVSDB_TOOL, "compact", nb_file], check=True)
+        nb_file, manifest = generate_nb(work, a)
         res["nb"] = {"counts": manifest["counts"],
                      "db_bytes": os.path.getsize(nb_file),
                      "generate_s": time.monotonic() - t0}
@@ -942,12 +931,34 @@ def main():
     finally:
         if not a.keep and not a.workdir:
             shutil.rmtree(work, ignore_errors=True)
-    md = markdown(res)
-    if a.out:
-        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-        with open(a.out + ".json", "w") as f:
+    write_results(a.out, res, markdown(res))
+
+
+def generate_nb(work, a):
+    """Generates the NB of A's profile and sizes into WORK/nb.db, compacted.
+    Returns its path and the manifest (gen.load())."""
+    log("generating %s NB in %s" % (a.profile, work))
+    nb_file = os.path.join(work, "nb.db")
+    subprocess.run([OVSDB_TOOL, "create", nb_file, a.nb_schema], check=True)
+    srv = Server(work, "gen", nb_file)
+    try:
+        conn = ovsdbrpc.Connection(srv.remote)
+        manifest = gen.load(conn, a)
+        conn.close()
+    finally:
+        srv.stop()
+    subprocess.run([OVSDB_TOOL, "compact", nb_file], check=True)
+    return nb_file, manifest
+
+
+def write_results(out, res, md):
+    """Writes RES to OUT.json and MD to OUT.md (if OUT), and MD to
+    stdout."""
+    if out:
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        with open(out + ".json", "w") as f:
             json.dump(res, f, indent=1, sort_keys=True)
-        with open(a.out + ".md", "w") as f:
+        with open(out + ".md", "w") as f:
             f.write(md)
     sys.stdout.write(md)
 
