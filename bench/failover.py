@@ -43,7 +43,6 @@ usage: failover.py --northd ours=northd/ovn-northd
                    [--out bench/results/NAME]
 """
 
-import argparse
 import datetime
 import json
 import os
@@ -302,13 +301,7 @@ def markdown(res):
 
 
 def main():
-    p = argparse.ArgumentParser(
-        description="SB leader failover benchmark",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__)
-    gen.add_size_args(p)
-    p.add_argument("--northd", action="append", required=True,
-                   metavar="NAME=PATH", help="a northd to measure (repeat)")
+    p = run.arg_parser("SB leader failover benchmark", __doc__)
     p.add_argument("--kills", type=int, default=3)
     p.add_argument("--election-timer", type=int, default=16000,
                    metavar="MS", help="the SB cluster's election timer "
@@ -318,21 +311,8 @@ def main():
     p.add_argument("--versions", action="store_true",
                    help="compare every Logical_Flow row's _version before "
                    "and after each kill")
-    p.add_argument("--nb-schema", default=os.path.join(
-        HERE, "..", "ovn-nb.ovsschema"))
-    p.add_argument("--sb-schema", default=os.path.join(
-        HERE, "..", "ovn-sb.ovsschema"))
-    p.add_argument("--workdir")
-    p.add_argument("--keep", action="store_true")
-    p.add_argument("--timeout", type=int, default=1800)
-    p.add_argument("--out")
     a = gen.resolve_sizes(p.parse_args())
-    northds = []
-    for spec in a.northd:
-        name, _, path = spec.partition("=")
-        if not path:
-            p.error("--northd wants NAME=PATH")
-        northds.append((name, os.path.abspath(path)))
+    northds = run.parse_northds(p, a)
 
     work = a.workdir or tempfile.mkdtemp(prefix="lsn-failover-")
     os.makedirs(work, exist_ok=True)

@@ -810,21 +810,16 @@ def markdown(res):
 
 # ---------------------------------------------------------------------------
 
-def main():
+def arg_parser(description, doc):
+    """An argument parser with the options every bench script takes: the
+    NB's profile and sizes, --northd NAME=PATH (repeated), the schemas,
+    --workdir, --keep, --timeout and --out."""
     p = argparse.ArgumentParser(
-        description="Side-by-side ovn-northd benchmark",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__)
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=doc)
     gen.add_size_args(p)
     p.add_argument("--northd", action="append", required=True,
                    metavar="NAME=PATH", help="a northd to measure (repeat)")
-    p.add_argument("--changes", type=int, default=50,
-                   help="changes of each kind (default 50)")
-    p.add_argument("--max-changes", action="append", default=[],
-                   metavar="NAME=N", help="fewer changes for one northd")
-    p.add_argument("--kinds", default=",".join(gen.CHANGE_KINDS))
-    p.add_argument("--baseline", default="stock",
-                   help="the northd ratios are relative to")
     p.add_argument("--nb-schema", default=os.path.join(
         HERE, "..", "ovn-nb.ovsschema"))
     p.add_argument("--sb-schema", default=os.path.join(
@@ -834,8 +829,31 @@ def main():
     p.add_argument("--keep", action="store_true")
     p.add_argument("--timeout", type=int, default=1800,
                    help="cold start timeout, seconds")
-    p.add_argument("--change-timeout", type=float, default=120)
     p.add_argument("--out", help="write OUT.json and OUT.md")
+    return p
+
+
+def parse_northds(p, a):
+    """[(NAME, absolute PATH)] from A's --northd options."""
+    northds = []
+    for spec in a.northd:
+        name, _, path = spec.partition("=")
+        if not path:
+            p.error("--northd wants NAME=PATH")
+        northds.append((name, os.path.abspath(path)))
+    return northds
+
+
+def main():
+    p = arg_parser("Side-by-side ovn-northd benchmark", __doc__)
+    p.add_argument("--changes", type=int, default=50,
+                   help="changes of each kind (default 50)")
+    p.add_argument("--max-changes", action="append", default=[],
+                   metavar="NAME=N", help="fewer changes for one northd")
+    p.add_argument("--kinds", default=",".join(gen.CHANGE_KINDS))
+    p.add_argument("--baseline", default="stock",
+                   help="the northd ratios are relative to")
+    p.add_argument("--change-timeout", type=float, default=120)
     p.add_argument("--cold-runs", type=int, default=1,
                    help="cold starts per northd; the report gives the "
                         "median of each cold-start metric (default 1)")
@@ -858,12 +876,7 @@ def main():
     for k in a.kinds:
         if k not in gen.CHANGE_KINDS:
             p.error("unknown change kind %s" % k)
-    northds = []
-    for spec in a.northd:
-        name, _, path = spec.partition("=")
-        if not path:
-            p.error("--northd wants NAME=PATH")
-        northds.append((name, os.path.abspath(path)))
+    northds = parse_northds(p, a)
     caps = dict((s.partition("=")[0], int(s.partition("=")[2]))
                 for s in a.max_changes)
 
