@@ -188,6 +188,7 @@ acl_check_match(struct acl_check *c, const char *match,
 
     bool summary_failed;
     c->error = expr_validate_summaries(match, &symtab, &c->refs,
+                                       EXPR_ACL_MAX_PAREN_DEPTH,
                                        &summary_failed);
     if (!c->error && keyed) {
         if (sset_count(&valid_shapes) >= max_shapes) {
@@ -198,7 +199,8 @@ acl_check_match(struct acl_check *c, const char *match,
         /* A summary was not enough: ask again, with the addresses.  (The
          * key made above does not hold for these.) */
         free(c->error);
-        c->error = expr_validate(match, &symtab, &c->refs);
+        c->error = expr_validate_summaries(match, &symtab, &c->refs,
+                                           EXPR_ACL_MAX_PAREN_DEPTH, NULL);
     }
     COVERAGE_INC(acl_validated);
     if (c->error) {

@@ -1,8 +1,11 @@
 /* One northd pass; see northd.h.
  *
- * Today every pass recomputes the whole model from the replicas and
- * reconciles: the SB ends up the same whatever order NB changes arrived in,
- * and a failed transaction is simply recomputed on the next pass. */
+ * A pass recompiles only what the NB changes since the last pass own
+ * (incremental_run()), or recomputes the whole model from the replicas and
+ * reconciles the SB with it (full_recompute()) when the kept state cannot
+ * follow: the first pass, a change no handler follows, an SB replica that
+ * started over, a recompute requested.  Both leave the SB the same
+ * whatever order NB changes arrived in (docs/incremental.md). */
 #include <config.h>
 #include "northd/northd.h"
 
