@@ -138,6 +138,7 @@ struct rdb {
     struct rdb_rows zombies;        /* Deleted rows something still
                                      * refers to: freed with the db. */
     struct uuidset expected_deletes;    /* See rdb_expect_delete(). */
+    struct uuidset own_writes;          /* See rdb_own_write(). */
     struct shash server_schema;     /* Each table of the server's schema:
                                      * a "struct sset" of its columns. */
     bool has_local_tables;
@@ -190,6 +191,14 @@ bool rdb_apply_row_update(struct rdb_table *, const char *uuid_s,
 void rdb_expect_delete(struct rdb *, const struct rdb_table_class *,
                        const struct uuid *);
 void rdb_expect_delete_done(struct rdb *);
+/* Rows of "owned" tables that the transaction being written or in flight
+ * inserts, updates, mutates or deletes: the server's report of changes to
+ * them is the echo of that transaction, and changes to others are
+ * someone else's (rdb_row_is_foreign()).  The server sends every update a
+ * transaction causes before its reply, so they are forgotten with the
+ * expected deletions. */
+void rdb_own_write(struct rdb *, const struct rdb_table_class *,
+                   const struct uuid *);
 bool rdb_table_is_local(const struct rdb_table_class *);
 
 uint64_t rdb_hash_bytes64(const void *, size_t n, uint64_t basis);

@@ -1588,10 +1588,11 @@ find_column(struct rdb_table *t, const char *name, size_t n, size_t *idx)
 
 /* Decodes the row object in 't' into 'row': every column for an insert
  * ('modify' false), the changed ones otherwise.  Adds the columns that
- * changed and are not quiet to '*updated'. */
+ * changed and are not quiet to '*updated', and every column that changed
+ * to '*all'. */
 static bool
 decode_row(struct rdb_table *t, struct rdb_row *row, struct jtext *text,
-           bool modify, uint64_t *updated)
+           bool modify, uint64_t *updated, uint64_t *all)
 {
     struct rdb *db = t->db;
     struct ds *scratch = &db->scratch;
@@ -1646,8 +1647,11 @@ decode_row(struct rdb_table *t, struct rdb_row *row, struct jtext *text,
             col_changed = column_set(row, c, &d);
         }
         datum_destroy(&d, c);
-        if (col_changed && !c->quiet) {
-            *updated |= UINT64_C(1) << idx;
+        if (col_changed) {
+            *all |= UINT64_C(1) << idx;
+            if (!c->quiet) {
+                *updated |= UINT64_C(1) << idx;
+            }
         }
     } while (jtext_accept(text, ','));
     return jtext_expect(text, '}');
@@ -1693,13 +1697,24 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
     opbuf[op_n] = '\0';
 
     struct rdb_row *row = row_find(t, &uuid);
+    struct rdb *db = t->db;
+    bool local = rdb_table_is_local(t->class);
+    /* In an owned table, a change to a row the transaction in flight does
+     * not name is someone else's (see rdb_row_is_foreign()). */
+    bool foreign = (t->class->owned && !db->fresh_copy
+                    && !uuidset_contains(&db->own_writes, &uuid));
     if (!strcmp(opbuf, "delete")) {
         if (!jtext_null(&text)) {
             goto syntax;
         }
-        bool local = rdb_table_is_local(t->class);
-        bool own = local && uuidset_find_and_delete(&t->db->expected_deletes,
+        bool own = local && uuidset_find_and_delete(&db->expected_deletes,
                                                     &uuid);
+        /* The server deletes rows of a garbage-collected table that
+         * nothing refers to any more, as part of the transaction that
+         * dropped the last reference. */
+        bool foreign_delete = (foreign && !own
+                               && !(t->class->garbage_collected
+                                    && rdb_txn_in_flight(db)));
         if (row && row->state == RDB_ROW_LIVE) {
             if (own) {
                 hmap_remove(&t->rows, &row->node);
@@ -1708,16 +1723,44 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
                 row_free(row, true);
             } else {
                 apply_delete(t, row);
+                if (foreign_delete) {
+                    track(row, RDB_TRACK_FOREIGN, 0);
+                    db->changed = true;
+                }
             }
-        } else if (!row && local && !own && !t->db->fresh_copy) {
+        } else if (!row && local && !own && !db->fresh_copy) {
             /* Someone else deleted a row of a table whose inserts are not
              * reported: track the deletion of a row with no contents. */
             COVERAGE_INC(rdb_row_delete);
             row = row_alloc(t, &uuid, RDB_ROW_DELETED);
-            track(row, RDB_TRACK_DELETED, 0);
-            if (!t->class->quiet) {
-                t->db->changed = true;
+            track(row, RDB_TRACK_DELETED | (foreign_delete
+                                            ? RDB_TRACK_FOREIGN : 0), 0);
+            if (!t->class->quiet || foreign_delete) {
+                db->changed = true;
             }
+        }
+    } else if (local && !strcmp(opbuf, "insert")) {
+        /* An owned table replicated for its initial contents only: the
+         * server reports inserts as bare UUIDs, to tell the user's own
+         * (which it knows) from someone else's. */
+        if (!foreign || (row && row->state == RDB_ROW_LIVE)) {
+            if (!jtext_skip(&text)) {
+                goto syntax;
+            }
+        } else {
+            COVERAGE_INC(rdb_row_insert);
+            if (!row) {
+                row = row_create(t, &uuid, RDB_ROW_LIVE);
+            }
+            row->state = RDB_ROW_LIVE;
+            row->transient = true;
+            t->n_live++;
+            uint64_t updated = 0, all = 0;
+            if (!decode_row(t, row, &text, false, &updated, &all)) {
+                goto syntax;
+            }
+            track(row, RDB_TRACK_NEW | RDB_TRACK_FOREIGN, all);
+            db->changed = true;
         }
     } else if (!strcmp(opbuf, "initial") || !strcmp(opbuf, "insert")) {
         COVERAGE_INC(rdb_row_insert);
@@ -1730,28 +1773,63 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
         }
         row->state = RDB_ROW_LIVE;
         t->n_live++;
-        uint64_t updated = 0;
-        if (!decode_row(t, row, &text, false, &updated)) {
+        uint64_t updated = 0, all = 0;
+        if (!decode_row(t, row, &text, false, &updated, &all)) {
             goto syntax;
         }
-        track(row, RDB_TRACK_NEW, updated);
+        if (foreign && !strcmp(opbuf, "insert")) {
+            track(row, RDB_TRACK_NEW | RDB_TRACK_FOREIGN, all);
+            db->changed = true;
+        } else {
+            track(row, RDB_TRACK_NEW, updated);
+        }
         if (!t->class->quiet) {
-            t->db->changed = true;
+            db->changed = true;
         }
     } else if (!strcmp(opbuf, "modify")) {
         COVERAGE_INC(rdb_row_modify);
-        if (!row || row->state != RDB_ROW_LIVE) {
-            *errorp = xasprintf("modification of unknown row "UUID_FMT,
-                                UUID_ARGS(&uuid));
-            return false;
-        }
-        uint64_t updated = 0;
-        if (!decode_row(t, row, &text, true, &updated)) {
-            goto syntax;
-        }
-        if (updated) {
-            track(row, RDB_TRACK_MODIFIED, updated);
-            t->db->changed = true;
+        if (local && !foreign) {
+            /* The echo of the user's own write, which the replica of such
+             * a table does not follow. */
+            if (!jtext_skip(&text)) {
+                goto syntax;
+            }
+        } else {
+            if (local && (!row || row->state != RDB_ROW_LIVE)) {
+                /* Someone else changed a row the replica forgot (or never
+                 * had): keep what changed until the user has seen it. */
+                if (!row) {
+                    row = row_create(t, &uuid, RDB_ROW_LIVE);
+                }
+                row->state = RDB_ROW_LIVE;
+                row->transient = true;
+                t->n_live++;
+            }
+            if (!row || row->state != RDB_ROW_LIVE) {
+                *errorp = xasprintf("modification of unknown row "UUID_FMT,
+                                    UUID_ARGS(&uuid));
+                return false;
+            }
+            uint64_t updated = 0, all = 0;
+            if (!decode_row(t, row, &text, true, &updated, &all)) {
+                goto syntax;
+            }
+            /* The server drops weak references to rows that go, as part of
+             * the transaction that deleted them. */
+            uint64_t weak = 0;
+            for (size_t i = 0; i < t->class->n_columns; i++) {
+                if (t->class->columns[i].weak) {
+                    weak |= UINT64_C(1) << i;
+                }
+            }
+            if (foreign && all
+                && !(!(all & ~weak) && rdb_txn_in_flight(db))) {
+                track(row, RDB_TRACK_MODIFIED | RDB_TRACK_FOREIGN, all);
+                db->changed = true;
+            } else if (updated) {
+                track(row, RDB_TRACK_MODIFIED, updated);
+                db->changed = true;
+            }
         }
     } else {
         goto syntax;
@@ -1786,6 +1864,16 @@ void
 rdb_expect_delete_done(struct rdb *db)
 {
     uuidset_clear(&db->expected_deletes);
+    uuidset_clear(&db->own_writes);
+}
+
+void
+rdb_own_write(struct rdb *db, const struct rdb_table_class *tc,
+              const struct uuid *uuid)
+{
+    if (tc->owned) {
+        uuidset_insert(&db->own_writes, uuid);
+    }
 }
 
 void
@@ -1898,6 +1986,13 @@ rdb_track_clear(struct rdb *db)
             }
             row->track = 0;
             if (row->state != RDB_ROW_DELETED) {
+                if (row->transient && !row->n_refs) {
+                    /* Someone else's row in a table replicated for its
+                     * initial contents only: the user has seen it. */
+                    hmap_remove(&t->rows, &row->node);
+                    t->n_live--;
+                    row_free(row, true);
+                }
                 continue;
             }
             if (!row->n_refs) {
@@ -2057,6 +2152,7 @@ rdb_create(const struct rdb_class *class, const char *remote)
         objpool_init(&t->row_pool, tc->row_size, "rdb-rows");
     }
     uuidset_init(&db->expected_deletes);
+    uuidset_init(&db->own_writes);
     shash_init(&db->server_schema);
     for (size_t i = 0; i < class->n_tables; i++) {
         db->has_local_tables |= rdb_table_is_local(class->tables[i]);
@@ -2092,6 +2188,7 @@ rdb_destroy(struct rdb *db)
         free(t->free_indexes);
     }
     uuidset_destroy(&db->expected_deletes);
+    uuidset_destroy(&db->own_writes);
     rdb_server_schema_clear(db);
     shash_destroy(&db->server_schema);
     free(db->tables);
