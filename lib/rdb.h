@@ -33,7 +33,10 @@
  * knows better than any replica): the user reads the copy it gets on every
  * connection, takes what it needs, and may forget the rows
  * (rdb_forget_rows()).  Deletions by someone else, even of rows not in
- * the replica, show up as tracked deleted rows; the user's own do not.  If
+ * the replica, show up as tracked deleted rows; the user's own do not.
+ * If such a table is also "owned" (see rdb_row_is_foreign()), someone
+ * else's inserts and modifications show up too, as tracked rows that live
+ * until rdb_track_clear(); the user's own do not.  If
  * a transaction writing to such a table fails, or the lock is acquired
  * after the copy was taken, the replica fetches a fresh copy
  * (rdb_get_reset_seqno() tells), since whatever the user knew may be
