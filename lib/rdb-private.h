@@ -139,6 +139,17 @@ struct rdb {
                                      * refers to: freed with the db. */
     struct uuidset expected_deletes;    /* See rdb_expect_delete(). */
     struct uuidset own_writes;          /* See rdb_own_write(). */
+    /* Within one message (rdb_update_begin() to rdb_update_end()): the
+     * tables with a row deleted (by index), and the rows of owned tables
+     * someone else changed only in weak references, which are foreign
+     * unless a row of a table they refer to was deleted in the message
+     * (then the server dropped the references). */
+    uint64_t msg_deleted_tables;
+    struct rdb_weak_change {
+        struct rdb_row *row;
+        uint64_t columns;
+    } *weak_changes;
+    size_t n_weak_changes, allocated_weak_changes;
     struct shash server_schema;     /* Each table of the server's schema:
                                      * a "struct sset" of its columns. */
     bool has_local_tables;

@@ -1707,6 +1707,7 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
         if (!jtext_null(&text)) {
             goto syntax;
         }
+        db->msg_deleted_tables |= UINT64_C(1) << t->class->index;
         bool own = local && uuidset_find_and_delete(&db->expected_deletes,
                                                     &uuid);
         /* The server deletes rows of a garbage-collected table that
@@ -1815,20 +1816,31 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
                 goto syntax;
             }
             /* The server drops weak references to rows that go, as part of
-             * the transaction that deleted them. */
+             * the transaction that deleted them: whether that is what
+             * happened is known at the end of the message. */
             uint64_t weak = 0;
             for (size_t i = 0; i < t->class->n_columns; i++) {
                 if (t->class->columns[i].weak) {
                     weak |= UINT64_C(1) << i;
                 }
             }
-            if (foreign && all
-                && !(!(all & ~weak) && rdb_txn_in_flight(db))) {
+            if (foreign && all & ~weak) {
                 track(row, RDB_TRACK_MODIFIED | RDB_TRACK_FOREIGN, all);
                 db->changed = true;
-            } else if (updated) {
-                track(row, RDB_TRACK_MODIFIED, updated);
-                db->changed = true;
+            } else {
+                if (foreign && all) {
+                    if (db->n_weak_changes >= db->allocated_weak_changes) {
+                        db->weak_changes = x2nrealloc(
+                            db->weak_changes, &db->allocated_weak_changes,
+                            sizeof *db->weak_changes);
+                    }
+                    db->weak_changes[db->n_weak_changes++]
+                        = (struct rdb_weak_change) { row, all };
+                }
+                if (updated) {
+                    track(row, RDB_TRACK_MODIFIED, updated);
+                    db->changed = true;
+                }
             }
         }
     } else {
@@ -1906,11 +1918,39 @@ void
 rdb_update_begin(struct rdb *db)
 {
     db->changed = false;
+    db->msg_deleted_tables = 0;
+    db->n_weak_changes = 0;
+}
+
+/* Decides, at the end of a message, whether the changes to weak references
+ * noted in it were someone else's (see struct rdb). */
+static void
+weak_changes_settle(struct rdb *db)
+{
+    for (size_t i = 0; i < db->n_weak_changes; i++) {
+        struct rdb_weak_change *wc = &db->weak_changes[i];
+        struct rdb_row *row = wc->row;
+        const struct rdb_table_class *tc = rdb_row_table(row)->class;
+        bool dropped = false;
+        for (size_t j = 0; j < tc->n_columns && !dropped; j++) {
+            const struct rdb_column_class *c = &tc->columns[j];
+            dropped = (wc->columns & (UINT64_C(1) << j) && c->ref_table
+                       && (db->msg_deleted_tables
+                           & (UINT64_C(1) << c->ref_table->index)));
+        }
+        if (!dropped && row->state == RDB_ROW_LIVE) {
+            track(row, RDB_TRACK_MODIFIED | RDB_TRACK_FOREIGN, wc->columns);
+            db->changed = true;
+        }
+    }
+    db->n_weak_changes = 0;
+    db->msg_deleted_tables = 0;
 }
 
 void
 rdb_update_end(struct rdb *db)
 {
+    weak_changes_settle(db);
     if (db->changed) {
         db->seqno++;
     }
@@ -1957,6 +1997,7 @@ rdb_reset(struct rdb *db)
         t->n_live = 0;
     }
     db->fresh_copy = true;
+    db->n_weak_changes = 0;
     db->reset_seqno++;
     db->seqno++;
 }
@@ -2153,6 +2194,7 @@ rdb_create(const struct rdb_class *class, const char *remote)
     }
     uuidset_init(&db->expected_deletes);
     uuidset_init(&db->own_writes);
+    ovs_assert(class->n_tables <= 64);  /* 'msg_deleted_tables'. */
     shash_init(&db->server_schema);
     for (size_t i = 0; i < class->n_tables; i++) {
         db->has_local_tables |= rdb_table_is_local(class->tables[i]);
@@ -2189,6 +2231,7 @@ rdb_destroy(struct rdb *db)
     }
     uuidset_destroy(&db->expected_deletes);
     uuidset_destroy(&db->own_writes);
+    free(db->weak_changes);
     rdb_server_schema_clear(db);
     shash_destroy(&db->server_schema);
     free(db->tables);
