@@ -1872,11 +1872,21 @@ rdb_expect_delete(struct rdb *db, const struct rdb_table_class *tc OVS_UNUSED,
     uuidset_insert(&db->expected_deletes, uuid);
 }
 
+/* Empties 'set' and gives back its buckets: a cold start's transaction
+ * names tens of thousands of rows, and an empty set with that many buckets
+ * still costs a walk over them to clear. */
+static void
+uuidset_clear_and_shrink(struct uuidset *set)
+{
+    uuidset_clear(set);
+    hmap_shrink(&set->uuids);
+}
+
 void
 rdb_expect_delete_done(struct rdb *db)
 {
-    uuidset_clear(&db->expected_deletes);
-    uuidset_clear(&db->own_writes);
+    uuidset_clear_and_shrink(&db->expected_deletes);
+    uuidset_clear_and_shrink(&db->own_writes);
 }
 
 void

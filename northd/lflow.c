@@ -1537,15 +1537,17 @@ lflow_table_repair_sb(struct lflow_table *t, struct rdb *sb_db,
 {
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
     struct uuidset foreign = UUIDSET_INITIALIZER(&foreign);
+    struct uuidset gone = UUIDSET_INITIALIZER(&gone);
     const struct sb_logical_flow *lf;
     SB_LOGICAL_FLOW_FOR_EACH_TRACKED (lf, sb_db) {
-        if (rdb_row_is_foreign(&lf->header_)
-            && !sb_logical_flow_is_deleted(lf)) {
-            uuidset_insert(&foreign, &lf->header_.uuid);
+        if (rdb_row_is_foreign(&lf->header_)) {
+            uuidset_insert(sb_logical_flow_is_deleted(lf) ? &gone : &foreign,
+                           &lf->header_.uuid);
         }
     }
-    if (uuidset_is_empty(&foreign)) {
+    if (uuidset_is_empty(&foreign) && uuidset_is_empty(&gone)) {
         uuidset_destroy(&foreign);
+        uuidset_destroy(&gone);
         return;
     }
 
@@ -1561,11 +1563,25 @@ lflow_table_repair_sb(struct lflow_table *t, struct rdb *sb_db,
             VLOG_INFO_RL(&rl, "rewrote a Logical_Flow someone else changed: "
                          UUID_FMT, UUID_ARGS(&uuid));
             rewrite_sb_flow(t, f, txn);
-            if (uuidset_is_empty(&foreign)) {
-                break;
-            }
+        } else if (uuidset_find_and_delete(&gone, &uuid)) {
+            /* The sync of this pass inserts it again. */
+            VLOG_INFO_RL(&rl, "putting back a Logical_Flow someone else "
+                         "deleted: "UUID_FMT, UUID_ARGS(&uuid));
+            unref_target(f);
+            f->sb_target = NULL;
+            f->sb_group = false;
+            lflow_clear_row(f);
+            mark_dirty(t, f);
+            COVERAGE_INC(lflow_repaired);
+        } else {
+            continue;
+        }
+        if (uuidset_is_empty(&foreign) && uuidset_is_empty(&gone)) {
+            break;
         }
     }
+    /* Rows deleted that were no flow's: nothing to put back. */
+    uuidset_destroy(&gone);
     struct uuidset_node *node;
     UUIDSET_FOR_EACH (node, &foreign) {
         VLOG_INFO_RL(&rl, "removed a Logical_Flow northd did not write: "

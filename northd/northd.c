@@ -873,17 +873,10 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
         }
     }
 
-    const struct sb_logical_flow *lf;
-    SB_LOGICAL_FLOW_FOR_EACH_TRACKED (lf, sb_db) {
-        /* Only deletions are reported, and northd's own do not come back
-         * (lib/sb.rdb): someone else deleted a flow. */
-        if (sb_logical_flow_is_deleted(lf)) {
-            *reason = "an SB Logical_Flow was deleted";
-            goto fail;
-        }
-    }
-    /* The same for the groups' rows.  (Rows someone else inserted or
-     * changed, in these three tables, were put back by northd_run().) */
+    /* SB Logical_Flow rows someone else inserted, changed or deleted
+     * were put back by northd_run(); Port_Group and Address_Set rows
+     * inserted or changed too, but one someone deleted takes a full
+     * pass. */
     const struct sb_port_group *spg;
     SB_PORT_GROUP_FOR_EACH_TRACKED (spg, sb_db) {
         if (sb_port_group_is_deleted(spg)) {
