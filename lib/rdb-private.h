@@ -138,7 +138,13 @@ struct rdb {
     struct rdb_rows zombies;        /* Deleted rows something still
                                      * refers to: freed with the db. */
     struct uuidset expected_deletes;    /* See rdb_expect_delete(). */
-    struct uuidset own_writes;          /* See rdb_own_write(). */
+    /* See rdb_own_write(): an open-addressed set of 64 of the random bits
+     * of each UUID (0 marks a free slot), 8 bytes a slot and no allocation
+     * a row, since a cold start's transaction names tens of thousands.
+     * Another row with the same 64 bits would be taken as the echo. */
+    uint64_t *own_writes;
+    size_t own_mask;                    /* Slots - 1; 0 if none. */
+    size_t n_own_writes;
     /* Within one message (rdb_update_begin() to rdb_update_end()): the
      * tables with a row deleted (by index), and the rows of owned tables
      * someone else changed only in weak references, which are foreign

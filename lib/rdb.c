@@ -1586,6 +1586,64 @@ find_column(struct rdb_table *t, const char *name, size_t n, size_t *idx)
     return NULL;
 }
 
+/* 64 random bits of 'uuid' (of a version 4 UUID, or one northd derives),
+ * never 0: its key in 'own_writes'. */
+static uint64_t
+own_key(const struct uuid *uuid)
+{
+    uint64_t key = ((uint64_t) uuid->parts[0] << 32) | uuid->parts[3];
+    return key ? key : 1;
+}
+
+/* Whether the transaction being written or in flight writes the row with
+ * 'uuid' of an owned table (see rdb_own_write()). */
+static bool
+own_writes_contain(const struct rdb *db, const struct uuid *uuid)
+{
+    if (!db->own_mask) {
+        return false;
+    }
+    uint64_t key = own_key(uuid);
+    for (size_t i = hash_uint64(key) & db->own_mask; ;
+         i = (i + 1) & db->own_mask) {
+        if (db->own_writes[i] == key) {
+            return true;
+        } else if (!db->own_writes[i]) {
+            return false;
+        }
+    }
+}
+
+static void
+own_writes_add(struct rdb *db, uint64_t key)
+{
+    if (!db->own_mask || db->n_own_writes + 1 > (db->own_mask + 1) / 4 * 3) {
+        /* Grow (from 1024 slots), keeping at most 3/4 of the slots used. */
+        size_t n_slots = db->own_mask ? 2 * (db->own_mask + 1) : 1024;
+        uint64_t *old = db->own_writes;
+        size_t old_slots = db->own_mask ? db->own_mask + 1 : 0;
+        db->own_writes = xcalloc(n_slots, sizeof *db->own_writes);
+        db->own_mask = n_slots - 1;
+        db->n_own_writes = 0;
+        for (size_t i = 0; i < old_slots; i++) {
+            if (old[i]) {
+                own_writes_add(db, old[i]);
+            }
+        }
+        free(old);
+    }
+    for (size_t i = hash_uint64(key) & db->own_mask; ;
+         i = (i + 1) & db->own_mask) {
+        if (db->own_writes[i] == key) {
+            return;
+        } else if (!db->own_writes[i]) {
+            db->own_writes[i] = key;
+            db->n_own_writes++;
+            return;
+        }
+    }
+}
+
 /* Decodes the row object in 't' into 'row': every column for an insert
  * ('modify' false), the changed ones otherwise.  Adds the columns that
  * changed and are not quiet to '*updated', and every column that changed
@@ -1702,7 +1760,7 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
     /* In an owned table, a change to a row the transaction in flight does
      * not name is someone else's (see rdb_row_is_foreign()). */
     bool foreign = (t->class->owned && !db->fresh_copy
-                    && !uuidset_contains(&db->own_writes, &uuid));
+                    && !own_writes_contain(db, &uuid));
     if (!strcmp(opbuf, "delete")) {
         if (!jtext_null(&text)) {
             goto syntax;
@@ -1886,7 +1944,9 @@ void
 rdb_expect_delete_done(struct rdb *db)
 {
     uuidset_clear_and_shrink(&db->expected_deletes);
-    uuidset_clear_and_shrink(&db->own_writes);
+    free(db->own_writes);
+    db->own_writes = NULL;
+    db->own_mask = db->n_own_writes = 0;
 }
 
 void
@@ -1894,7 +1954,7 @@ rdb_own_write(struct rdb *db, const struct rdb_table_class *tc,
               const struct uuid *uuid)
 {
     if (tc->owned) {
-        uuidset_insert(&db->own_writes, uuid);
+        own_writes_add(db, own_key(uuid));
     }
 }
 
@@ -2203,7 +2263,6 @@ rdb_create(const struct rdb_class *class, const char *remote)
         objpool_init(&t->row_pool, tc->row_size, "rdb-rows");
     }
     uuidset_init(&db->expected_deletes);
-    uuidset_init(&db->own_writes);
     ovs_assert(class->n_tables <= 64);  /* 'msg_deleted_tables'. */
     shash_init(&db->server_schema);
     for (size_t i = 0; i < class->n_tables; i++) {
@@ -2240,7 +2299,7 @@ rdb_destroy(struct rdb *db)
         free(t->free_indexes);
     }
     uuidset_destroy(&db->expected_deletes);
-    uuidset_destroy(&db->own_writes);
+    free(db->own_writes);
     free(db->weak_changes);
     rdb_server_schema_clear(db);
     shash_destroy(&db->server_schema);
