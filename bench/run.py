@@ -356,7 +356,7 @@ def change_plan(kinds, n):
 # What one cold start measures; with --cold-runs N the report gives the
 # median of N cold starts for each.
 COLD_KEYS = ("cold_start_s", "first_lflows_s", "compile_cpu_s",
-             "cold_start_cpu_s", "rss_peak_cold_mb")
+             "cold_start_cpu_s", "rss_peak_cold_mb", "sb_server_cold_cpu_s")
 
 
 def servers_for(d, nb_file, sb_schema_file):
@@ -431,6 +431,7 @@ def cold_start(name, path, d, nb, sb, a):
             "op": "wait", "table": "Logical_Flow", "where": [],
             "columns": [], "until": "!=", "rows": []}])
         t0 = time.monotonic()
+        sb_cpu0 = proc_cpu(sb.pid)
         proc = start_northd(path, d, nb, sb, "northd")
         try:
             sync = subprocess.Popen([NBCTL, "--db=" + nb.remote,
@@ -447,6 +448,7 @@ def cold_start(name, path, d, nb, sb, a):
                  "first_lflows_s": t_lflow - t0,
                  "compile_cpu_s": cpu_lflow,
                  "cold_start_cpu_s": proc_cpu(proc.pid),
+                 "sb_server_cold_cpu_s": proc_cpu(sb.pid) - sb_cpu0,
                  "rss_peak_cold_mb": proc_status(proc.pid, "VmHWM") / 1024.0}
         except BaseException:
             kill(proc)
@@ -661,7 +663,7 @@ def add_ratios(res, base):
             continue
         rr = {}
         for k in ("cold_start_s", "compile_cpu_s", "cold_start_cpu_s",
-                  "rss_peak_cold_mb", "rss_peak_mb", "sb_db_bytes",
+                  "sb_server_cold_cpu_s", "rss_peak_cold_mb", "rss_peak_mb", "sb_db_bytes",
                   "sb_db_compacted_bytes", "restart_s", "restart_cpu_s",
                   "rss_peak_restart_mb"):
             rr[k] = ratio(r.get(k), b.get(k))
@@ -737,6 +739,9 @@ def markdown(res):
         lambda r: r["compile_cpu_s"], lambda q: q["compile_cpu_s"])
     row("CPU during cold start, s", lambda r: r["cold_start_cpu_s"],
         lambda q: q["cold_start_cpu_s"])
+    row("SB server CPU during cold start, s",
+        lambda r: r["sb_server_cold_cpu_s"],
+        lambda q: q["sb_server_cold_cpu_s"])
     if res["floor"]:
         row("cold start / SB ingest floor", lambda r: r["cold_start_s"] /
             res["floor"]["seconds"])

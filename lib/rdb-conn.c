@@ -579,15 +579,14 @@ is_local_table(const struct rdb_table_class *tc)
     return !(tc->select & (RDB_SELECT_INSERT | RDB_SELECT_MODIFY));
 }
 
-/* Appends the monitor request for table 't', with the columns the server
+/* Appends one <monitor-request> for table 't', with the columns the server
  * has (none if 'no_columns') and 'select'. */
 static void
-put_table_request(struct ds *s, const struct rdb_table *t, bool no_columns,
-                  unsigned int select)
+put_one_request(struct ds *s, const struct rdb_table *t, bool no_columns,
+                unsigned int select)
 {
     const struct rdb_table_class *tc = t->class;
-    json_string_escape(tc->name, s);
-    ds_put_cstr(s, ":[{\"columns\":[");
+    ds_put_cstr(s, "{\"columns\":[");
     bool first_col = true;
     for (size_t j = 0; !no_columns && j < tc->n_columns; j++) {
         if (t->server_columns & (UINT64_C(1) << j)) {
@@ -609,7 +608,45 @@ put_table_request(struct ds *s, const struct rdb_table *t, bool no_columns,
                       select & RDB_SELECT_MODIFY ? "true" : "false",
                       select & RDB_SELECT_DELETE ? "true" : "false");
     }
-    ds_put_cstr(s, "}]");
+    ds_put_char(s, '}');
+}
+
+/* Appends the monitor request for table 't', with the columns the server
+ * has (none if 'no_columns') and 'select'. */
+static void
+put_table_request(struct ds *s, const struct rdb_table *t, bool no_columns,
+                  unsigned int select)
+{
+    json_string_escape(t->class->name, s);
+    ds_put_char(s, ':');
+    ds_put_char(s, '[');
+    put_one_request(s, t, no_columns, select);
+    ds_put_char(s, ']');
+}
+
+/* The main monitor's request for 't', a table whose inserts and
+ * modifications the replica does not follow.  If the user owns it (SB
+ * Logical_Flow), someone else's inserts and modifications must still be
+ * seen: inserts are asked for without columns, so that the server reports
+ * each as a bare UUID ({"insert":{}}, about 50 bytes for each of the
+ * user's own), and modifications with every column, in a second request
+ * (a column may be named only once).  Either way the server clones the
+ * monitored columns of each change into its change set (by reference
+ * count, not by copy). */
+static void
+put_local_table_request(struct ds *s, const struct rdb_table *t)
+{
+    unsigned int select = t->class->select & ~RDB_SELECT_INITIAL;
+    json_string_escape(t->class->name, s);
+    ds_put_cstr(s, ":[");
+    if (t->class->owned) {
+        put_one_request(s, t, true, select | RDB_SELECT_INSERT);
+        ds_put_char(s, ',');
+        put_one_request(s, t, false, RDB_SELECT_MODIFY);
+    } else {
+        put_one_request(s, t, true, select);
+    }
+    ds_put_char(s, ']');
 }
 
 /* Sends the request for the contents of the tables whose inserts and
@@ -681,10 +718,11 @@ send_monitor(struct rdb *db)
         first = false;
         bool local = is_local_table(t->class);
         any_local |= local;
-        put_table_request(&s, t, local, (local
-                                         ? t->class->select
-                                           & ~RDB_SELECT_INITIAL
-                                         : t->class->select));
+        if (local) {
+            put_local_table_request(&s, t);
+        } else {
+            put_table_request(&s, t, false, t->class->select);
+        }
     }
     ds_put_char(&s, '}');
     if (db->monitor_since) {

@@ -178,4 +178,11 @@ void groups_sync_sb(struct groups *, struct groups_sb_rows *existing,
                     struct rdb_txn *);
 void groups_sync_sb_dirty(struct groups *, struct rdb_txn *);
 
+/* Puts back the SB Address_Set and Port_Group rows someone else inserted
+ * or changed since the last pass (tracked as foreign in 'sb_db'): a row
+ * that is not one of 'g''s is deleted, one that is is written whole again
+ * (name and members).  Deletions by someone else are left to a full
+ * pass. */
+void groups_repair_sb(struct groups *, struct rdb *sb_db, struct rdb_txn *);
+
 #endif /* northd/groups.h */
