@@ -120,6 +120,9 @@ struct rdb_column_class {
     bool uuid_values;               /* A map of strings to UUIDs, kept
                                      * as a string map of their text
                                      * ('value_type' is RDB_STRING). */
+    bool key_deltas;                /* A map (with 'keys') whose changed
+                                     * keys a modified row remembers:
+                                     * rdb_row_get_map_delta(). */
     bool packed;                    /* An RDB_S_SCALAR string kept as a
                                      * lib/strpack.h reference (NULL for
                                      * ""). */
@@ -400,6 +403,13 @@ rdb_row_hash(const struct rdb_row *row, const struct rdb_table_class *tc,
 bool rdb_row_get_set_delta(const struct rdb_row *, size_t col,
                            const struct uuid **added, size_t *n_added,
                            const struct uuid **removed, size_t *n_removed);
+
+/* For a modified row's map column 'col' whose class has 'key_deltas': the
+ * keys the one update since the last rdb_track_clear() added, removed or
+ * changed.  Returns false if that is not known (the row is new, or the
+ * column changed more than once): compare the whole map then. */
+bool rdb_row_get_map_delta(const struct rdb_row *, size_t col,
+                           char *const **keys, size_t *n_keys);
 
 /* The same for a set-of-strings column (an address set's addresses): the
  * strings added and removed, valid until rdb_track_clear(). */
