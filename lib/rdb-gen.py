@@ -34,6 +34,26 @@ and a severity.  An integer whose range in the schema fits in 32 bits is
 an 'int32_t' (or 'uint32_t' if the range starts at 0 and needs the top
 bit, like an ACL's label).
 
+A spec in which a table has a policy is a map (lib/nb.rdb, see
+docs/nb-map.md): each table, column, map key and string value says how the
+user handles it, and the output adds 'PREFIX_rdb_map' (lib/rdb-map.h):
+
+    table NAME [flags] on=HANDLER|recompute|unsupported=WHY|absent=WHY
+        COLUMN [flags] [on=HANDLER|recompute|recompute-if-set|
+                        unsupported=WHY|later=WHY|ignored=WHY|absent=WHY]
+        [allkeys]
+            key KEY POLICY
+            value VALUE POLICY
+
+Every table and every column of a table that is compiled must be named.
+A column without a policy has its table's.  A map column with "key" lines
+keeps those keys (less the "ignored" ones) unless it is "allkeys"; one that
+recomputes but has keys that do not records the keys each diff changes
+("key_deltas").  An "unsupported" table is replicated without columns
+unless some are listed (to name its rows in reports); "absent" tables and
+columns are not replicated.  Lines are split like a shell's, so that a
+reason may be quoted.
+
 The output is C: one struct per table (members named and typed as in
 OVS's IDL: 'char *name', 'struct X **ports' with 'size_t n_ports', 'struct
 smap options', ...), column and table classes, and typed helpers.
