@@ -42,9 +42,12 @@ user handles it, and the output adds 'PREFIX_rdb_map' (lib/rdb-map.h):
         COLUMN [flags] [on=HANDLER|recompute|recompute-if-set|
                         unsupported=WHY|later=WHY|ignored=WHY|absent=WHY]
         [allkeys]
-            key KEY POLICY
+            key KEY POLICY [when=V1,V2|unless=V1,V2]
             value VALUE POLICY
 
+A key that is reported (unsupported, later) with "when=" is reported
+only for those values, with "unless=" for any other: a value that asks for
+what northd does anyway ("mcast_snoop=false") is not worth a warning.
 Every table and every column of a table that is compiled must be named.
 A column without a policy has its table's.  A map column with "key" lines
 keeps those keys (less the "ignored" ones) unless it is "allkeys"; one that
@@ -136,15 +139,21 @@ def parse_spec(path):
                 if col is None or len(words) < 2:
                     die("%s: '%s NAME POLICY' belongs under a column"
                         % (where, words[0]))
-                item = {"name": words[1], "policy": None}
+                item = {"name": words[1], "policy": None, "when": None,
+                        "unless": None}
                 for w in words[2:]:
                     pol = parse_policy(w, where, ("on", "recompute",
                                                   "recompute-if-set",
                                                   "unsupported", "later",
                                                   "ignored"))
-                    if not pol:
+                    if pol:
+                        item["policy"] = pol
+                    elif w.startswith("when=") and words[0] == "key":
+                        item["when"] = w[5:].split(",")
+                    elif w.startswith("unless=") and words[0] == "key":
+                        item["unless"] = w[7:].split(",")
+                    else:
                         die("%s: unknown %s flag %s" % (where, words[0], w))
-                    item["policy"] = pol
                 if not item["policy"]:
                     die("%s: %s %s needs a policy" % (where, words[0],
                                                        words[1]))
@@ -656,6 +665,11 @@ def gen_map_source(self, w):
                     w("    {")
                     w("        .name = %s," % c_string(k["name"]))
                     map_policy(w, k["policy"], "        ")
+                    for f in ("when", "unless"):
+                        if k.get(f):
+                            w("        .%s = (const char *const[]) { %s, "
+                              "NULL }," % (f, ", ".join(c_string(v)
+                                                        for v in k[f])))
                     w("    },")
                 w("};")
         cols = t.get("map_columns", t["columns"])

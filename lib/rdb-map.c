@@ -75,6 +75,24 @@ rdb_map_column_string(const struct rdb_row *row,
 }
 
 static bool
+value_in(const char *const *list, const char *v)
+{
+    for (; *list; list++) {
+        if (!strcmp(*list, v)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool
+rdb_map_item_value_reported(const struct rdb_map_item *k, const char *v)
+{
+    return ((!k->when || value_in(k->when, v))
+            && (!k->unless || !value_in(k->unless, v)));
+}
+
+static bool
 key_recomputes(const struct rdb_map_item *k)
 {
     return (k->policy == RDB_MAP_RECOMPUTE
@@ -195,7 +213,10 @@ rdb_map_changes_need_recompute(const struct rdb *db,
     for (size_t i = 0; i < map->n_tables; i++) {
         const struct rdb_map_table *mt = &map->tables[i];
         if (!mt->tc || (mt->policy != RDB_MAP_RECOMPUTE
-                        && mt->policy != RDB_MAP_HANDLER)) {
+                        && (mt->policy != RDB_MAP_HANDLER
+                            || !mt->recompute))) {
+            /* Nothing in it recomputes: not even a look at a million
+             * tracked ACLs. */
             continue;
         }
         for (const struct rdb_row *row = rdb_track_first(db, mt->tc); row;

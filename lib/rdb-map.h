@@ -42,7 +42,15 @@ struct rdb_map_item {
     enum rdb_map_policy policy;
     const char *handler;
     const char *reason;
+    /* A key that is reported: only with one of the values in 'when' (if
+     * nonnull), or with none of those in 'unless'; NULL-terminated. */
+    const char *const *when;
+    const char *const *unless;
 };
+
+/* Whether value 'v' of key 'k' is worth reporting. */
+bool rdb_map_item_value_reported(const struct rdb_map_item *k,
+                                 const char *v);
 
 struct rdb_map_column {
     const char *name;

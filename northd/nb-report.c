@@ -181,9 +181,11 @@ entry_matches(const struct entry *e, const struct rdb_row *row)
         return true;
     case ENTRY_COLUMN:
         return rdb_map_column_is_set(row, e->mt, e->mc);
-    case ENTRY_KEY:
-        return smap_get(rdb_map_column_smap(row, e->mt, e->mc),
-                        e->item->name) != NULL;
+    case ENTRY_KEY: {
+        const char *v = smap_get(rdb_map_column_smap(row, e->mt, e->mc),
+                                 e->item->name);
+        return v && rdb_map_item_value_reported(e->item, v);
+    }
     case ENTRY_VALUE:
         return !strcmp(rdb_map_column_string(row, e->mt, e->mc),
                        e->item->name);
@@ -322,7 +324,7 @@ nb_report_scan(struct nb_report *r, const struct rdb *nb)
                                                            e->mc);
                 if (m != last_map) {
                     last_map = m;
-                    last_uses = smap_get(m, e->item->name) != NULL;
+                    last_uses = entry_matches(e, row);
                 }
                 uses = last_uses;
             } else {
