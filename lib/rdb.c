@@ -2047,6 +2047,19 @@ rdb_shared_map_count(void)
     return hmap_count(&shared_maps);
 }
 
+bool
+rdb_shared_maps_any(bool (*pred)(const struct smap *, const void *aux),
+                    const void *aux)
+{
+    struct shared_map *sm;
+    HMAP_FOR_EACH (sm, node, &shared_maps) {
+        if (pred(&sm->map, aux)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Life cycle. */
 
 struct rdb *

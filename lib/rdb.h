@@ -424,6 +424,12 @@ void rdb_get_memory_usage(const struct rdb *, struct simap *usage);
  * rows hold it. */
 size_t rdb_shared_map_count(void);
 
+/* Whether 'pred' is true of one of the distinct maps "shared" columns
+ * hold (of any table, in any replica): a user can tell that no row has
+ * some key without visiting a million rows. */
+bool rdb_shared_maps_any(bool (*pred)(const struct smap *, const void *aux),
+                         const void *aux);
+
 /* A new random (version 4) UUID for a row to insert: as uuid_generate(),
  * from a generator seeded once from the system's entropy, and much
  * cheaper (a cold start inserts tens of thousands of rows). */

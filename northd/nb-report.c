@@ -295,6 +295,24 @@ log_table_count(const struct entry *e, size_t old)
     }
 }
 
+static bool
+shared_map_uses(const struct smap *m, const void *e_)
+{
+    const struct entry *e = e_;
+    const char *v = smap_get(m, e->item->name);
+    return v && rdb_map_item_value_reported(e->item, v);
+}
+
+/* False if no row can use 'e''s key: it is a key of a shared map column
+ * (ACL options) and no shared map has it with a value worth reporting. */
+static bool
+entry_may_match(const struct entry *e)
+{
+    return (e->kind != ENTRY_KEY
+            || e->mt->tc->columns[e->mc->col].storage != RDB_S_SHARED_MAP
+            || rdb_shared_maps_any(shared_map_uses, e));
+}
+
 void
 nb_report_scan(struct nb_report *r, const struct rdb *nb)
 {
@@ -312,12 +330,15 @@ nb_report_scan(struct nb_report *r, const struct rdb *nb)
             }
         }
 
-        /* Rows that use it.  ACL options are maps many rows share: a row
+        /* Rows that use it.  ACL options are maps many rows share: if none
+         * of them has the key, no row need be visited; otherwise a row
          * with the same map as the last one needs no lookup. */
         const struct smap *last_map = NULL;
         bool last_uses = false;
-        for (const struct rdb_row *row = rdb_first(nb, e->mt->tc); row;
-             row = rdb_next(row)) {
+        for (const struct rdb_row *row = (entry_may_match(e)
+                                          ? rdb_first(nb, e->mt->tc)
+                                          : NULL);
+             row; row = rdb_next(row)) {
             bool uses;
             if (e->kind == ENTRY_KEY) {
                 const struct smap *m = rdb_map_column_smap(row, e->mt,
