@@ -28,6 +28,8 @@ northd_ovn_northd_SOURCES = \
 	northd/lflow.c \
 	northd/lflow.h \
 	northd/meters.c \
+	northd/nb-report.c \
+	northd/nb-report.h \
 	northd/meters.h \
 	northd/northd.c \
 	northd/northd.h \
