@@ -20,11 +20,6 @@ VLOG_DEFINE_THIS_MODULE(nb_report);
 
 COVERAGE_DEFINE(nb_report_not_compiled);
 
-/* Keys kept only to be reported must not make a million ACLs bigger: ACL
- * options are one shared map pointer whatever keys it keeps
- * (docs/nb-map.md). */
-BUILD_ASSERT_DECL(sizeof(struct nb_acl) <= 120);
-
 enum entry_kind {
     ENTRY_TABLE,                /* A row of a table not compiled. */
     ENTRY_COLUMN,               /* A row that sets a column not compiled. */
