@@ -24,6 +24,7 @@
 #include "northd/dp-groups.h"
 #include "northd/fdb.h"
 #include "northd/features.h"
+#include "northd/global-opts.h"
 #include "northd/groups.h"
 #include "northd/ipam.h"
 #include "northd/l2.h"
@@ -95,6 +96,10 @@ struct northd_data {
     struct smap nb_options;         /* NB_Global options the last full
                                      * pass compiled with. */
 };
+
+/* The options northd sets itself (northd/global-opts.h): kept across full
+ * passes, so that a chosen svc_monitor_mac stays the same. */
+static struct global_opts global_opts;
 static struct northd_data data;
 
 /* The UUID of the SB_Global row: the one the SB has, or the one northd
@@ -147,6 +152,7 @@ northd_init(void)
     if (!nb_report) {
         nb_report = nb_report_create(&nb_rdb_map);
     }
+    global_opts_init(&global_opts);
 }
 
 void
@@ -305,9 +311,23 @@ sync_sb_global(struct northd_ctx *ctx, const struct nb_nb_global *nb,
         return;
     }
 
-    if (!sb || !smap_equal(&sb->options, &nb->options)) {
-        rdb_txn_set_smap(ctx->sb_txn, SB_SB_GLOBAL_COL_OPTIONS, &nb->options);
+    struct smap own = SMAP_INITIALIZER(&own);
+    struct smap options;
+    char prefix[9];
+    global_opts_own(&global_opts, &nb->options,
+                    (ipam_new_mac_prefix(&data.model, prefix) ? prefix
+                     : NULL), &own);
+    global_opts_merge(&nb->options, &own, &options);
+    if (ctx->nb_txn) {
+        global_opts_sync_nb(nb, &own, ctx->nb_txn);
+    } else {
+        data.nb_writes_pending = true;
     }
+    if (!sb || !smap_equal(&sb->options, &options)) {
+        rdb_txn_set_smap(ctx->sb_txn, SB_SB_GLOBAL_COL_OPTIONS, &options);
+    }
+    smap_destroy(&options);
+    smap_destroy(&own);
     if (!sb || sb->ipsec != nb->ipsec) {
         rdb_txn_set_bool(ctx->sb_txn, SB_SB_GLOBAL_COL_IPSEC, nb->ipsec);
     }
@@ -349,7 +369,7 @@ sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
     if (ctx->nb_txn) {
         ls_model_sync_nb_up(&d->model, ctx->nb_txn);
         ls_model_sync_nb_tags(&d->model, ctx->nb_txn);
-        ipam_sync_nb(&d->model, nb_nb_global_first(ctx->nb), ctx->nb_txn);
+        ipam_sync_nb(&d->model, ctx->nb_txn);
         d->nb_writes_pending = false;
     } else {
         d->nb_writes_pending = true;

@@ -26,6 +26,7 @@
 #include "northd/acl-check.h"
 #include "northd/dpset.h"
 #include "northd/features.h"
+#include "northd/global-opts.h"
 #include "northd/northd.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/poll-loop.h"
@@ -84,9 +85,6 @@ struct northd_state {
  * ovsdb-server can hold in memory while it parses it; 100,000 rows is
  * about 40 MB of JSON. */
 #define DEFAULT_MAX_FLOW_INSERTS 100000
-
-/* The OVN release whose ovn-northd this one stands in for. */
-#define NORTHD_OVN_VERSION "23.03.1"
 
 /* Stopwatches, as stock's "stopwatch/show" names them: the main loop and
  * a pass (which here covers what stock splits into several). */
