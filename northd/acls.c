@@ -1464,7 +1464,7 @@ compile_acl_dps(struct acls *a, struct lflow_table *t, struct acl_state *s,
                             : strpack_cstr(s->nb->match, &a->match_text)),
                            s->force_drop };
     if (!s->force_drop) {
-        lflow_table_hint_body(s->nb->match, ref.match);
+        lflow_table_hint_body(t, s->nb->match, ref.match);
     }
     for (unsigned int p = 0; p < N_ACL_PROFILES; p++) {
         if (!n[p]) {

@@ -34,6 +34,7 @@ struct rdb_txn;
 struct dp_groups;
 struct lflow;
 struct dpset;
+struct lflow_side;
 
 /* One contribution: 'flow' on datapath index 'dp'.  With LFLOW_REF_SET in
  * 'dp', the flow is on each datapath of the owner's set number
@@ -102,6 +103,12 @@ struct lflow_table {
                                      * transaction of a full sync deletes:
                                      * no insert in it may reuse their
                                      * UUIDs. */
+    struct lflow_side *side;        /* What the table keeps beside its
+                                     * flows (lflow.c): rare per-flow
+                                     * records, source locations, caches.
+                                     * Nothing of a table is the
+                                     * process's, so that tables can be
+                                     * built side by side. */
 };
 
 /* 'uuid_key' keys the UUIDs of the Logical_Flow rows the table inserts,
@@ -126,7 +133,8 @@ lflow_table_set_owner(struct lflow_table *t, struct lflow_owner *owner)
  * their match (see split_match() in lflow.c), packed as 'body': an ACL's
  * flows then share its row's packed match without packing it again. */
 struct strpack;
-void lflow_table_hint_body(const struct strpack *body, const char *text);
+void lflow_table_hint_body(struct lflow_table *, const struct strpack *body,
+                           const char *text);
 
 /* Gives back the room 'owner' keeps for more contributions: for an owner
  * that is done (an ACL after its compile), of which there are a million. */
