@@ -9,6 +9,7 @@
 #include "hash.h"
 #include "lib/counting-sort.h"
 #include "lib/jscan.h"
+#include "lib/nb-rdb.h"
 #include "lib/objpool.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
@@ -959,7 +960,8 @@ lflow_match_port(const char *match, struct ds *name)
 /* The value of 'f''s tags:in_out_port ('port_tag'), in 'name'.  Stock
  * ovn-controller uses it to find the flows of a port that changed. */
 static const char *
-lflow_port_tag(struct lflow_side *side, const struct lflow *f, struct ds *name)
+lflow_port_tag(struct lflow_side *side, const struct lflow *f,
+               struct ds *name)
 {
     struct ds scratch = DS_EMPTY_INITIALIZER;
     bool ok = lflow_match_port(lflow_match(side, f, &scratch), name);
@@ -995,7 +997,8 @@ lflow_find(const struct lflow_table *t, uint32_t hash, enum ls_stage stage,
             && lflow_match_equals(f, sp)
             && !memcmp(f->actions, actions, actions_len)
             && f->has_meter == (ctrl_meter != NULL)
-            && (!ctrl_meter || !strcmp(lflow_meter(t->side, f), ctrl_meter))) {
+            && (!ctrl_meter
+                || !strcmp(lflow_meter(t->side, f), ctrl_meter))) {
             return f;
         }
     }
@@ -2181,4 +2184,126 @@ lflow_table_n_unwritten(const struct lflow_table *t)
 {
     /* Right after a sync, every flow still dirty is one it left. */
     return t->n_dirty;
+}
+
+/* Comparing two tables. */
+
+/* Whether 'fa' of 'a' (over the datapaths of 'ma') and 'fb' of 'b' (over
+ * those of 'mb') are on the same switches, told by NB row UUID: the two
+ * models may number them differently. */
+static bool
+lflow_same_dps(const struct ls_model *ma, const struct lflow *fa,
+               const struct ls_model *mb, const struct lflow *fb)
+{
+    if (lflow_n_dps(fa) != lflow_n_dps(fb)) {
+        return false;
+    }
+    for (size_t i = 0; i < ma->n_datapaths; i++) {
+        if (!dps_contains(fa, i)) {
+            continue;
+        }
+        const struct ls_datapath *db = ls_model_find_datapath(
+            mb, &ma->dp_array[i]->nb->header_.uuid);
+        if (!db || !dps_contains(fb, db->index)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Appends one line about flow 'f' of 't' to 'out'. */
+static void
+lflow_diff_report(const struct lflow_table *t, const struct lflow *f,
+                  const char *what, struct ds *out)
+{
+    const char *meter = lflow_meter(t->side, f);
+    ds_put_format(out, "%s: %s priority=%"PRIu16" match=(%s) actions=(%s)",
+                  what, ls_stage_name(f->stage), f->priority,
+                  lflow_match(t->side, f, &t->side->match_scratch),
+                  f->actions);
+    if (meter) {
+        ds_put_format(out, " controller_meter=%s", meter);
+    }
+    ds_put_format(out, " on %"PRIu32" switch(es)\n", lflow_n_dps(f));
+}
+
+/* Finds the flow of 'b' with the content of 'fa' of 'a', or NULL. */
+static const struct lflow *
+lflow_find_other(const struct lflow_table *a, const struct lflow *fa,
+                 const struct lflow_table *b, struct ds *scratch)
+{
+    const char *match = lflow_match(a->side, fa, scratch);
+    const char *meter = lflow_meter(a->side, fa);
+    size_t match_len = strlen(match);
+    uint32_t hash = lflow_hash(fa->stage, fa->priority, match, match_len,
+                               fa->actions, strpool_len(fa->actions), meter);
+    const struct lflow *fb;
+    HMAP_FOR_EACH_WITH_HASH (fb, node, hash, &b->flows) {
+        const char *mb = lflow_match(b->side, fb, &b->side->match_scratch);
+        const char *meter_b = lflow_meter(b->side, fb);
+        if (fb->stage == fa->stage && fb->priority == fa->priority
+            && !strcmp(fb->actions, fa->actions) && !strcmp(mb, match)
+            && (meter ? meter_b && !strcmp(meter, meter_b) : !meter_b)) {
+            return fb;
+        }
+    }
+    return NULL;
+}
+
+size_t
+lflow_table_diff(const struct lflow_table *a, const struct ls_model *ma,
+                 const struct lflow_table *b, const struct ls_model *mb,
+                 struct ds *out, size_t max_report)
+{
+    struct ds scratch = DS_EMPTY_INITIALIZER;
+    size_t n_diff = 0;
+    size_t n_found = 0;
+    const struct lflow *fa;
+    HMAP_FOR_EACH (fa, node, &a->flows) {
+        if (!lflow_n_dps(fa)) {
+            continue;               /* On no switch: no SB row. */
+        }
+        const struct lflow *fb = lflow_find_other(a, fa, b, &scratch);
+        const char *what = NULL;
+        if (!fb || !lflow_n_dps(fb)) {
+            what = "only in the first table";
+        } else {
+            n_found++;
+            if (!lflow_same_dps(ma, fa, mb, fb)) {
+                what = "on other switches in the second table";
+            } else if (fa->hint_set != fb->hint_set
+                       || (fa->hint_set && fa->hint != fb->hint)) {
+                what = "another stage-hint in the second table";
+            } else if (strcmp(lflow_source(a->side, fa),
+                              lflow_source(b->side, fb))) {
+                what = "another source in the second table";
+            } else if (fa->port_tag != fb->port_tag) {
+                what = "other tags in the second table";
+            }
+        }
+        if (what && n_diff++ < max_report) {
+            lflow_diff_report(a, fa, what, out);
+        }
+    }
+
+    /* Flows of 'b' that 'a' lacks: each flow of 'a' found one of its own,
+     * so there are as many as 'b' has beyond those. */
+    size_t n_b = 0;
+    const struct lflow *fb;
+    HMAP_FOR_EACH (fb, node, &b->flows) {
+        n_b += lflow_n_dps(fb) > 0;
+    }
+    if (n_b > n_found) {
+        HMAP_FOR_EACH (fb, node, &b->flows) {
+            const struct lflow *other;
+            if (lflow_n_dps(fb)
+                && (!(other = lflow_find_other(b, fb, a, &scratch))
+                    || !lflow_n_dps(other))
+                && n_diff++ < max_report) {
+                lflow_diff_report(b, fb, "only in the second table", out);
+            }
+        }
+    }
+    ds_destroy(&scratch);
+    return n_diff;
 }

@@ -35,6 +35,7 @@ struct dp_groups;
 struct lflow;
 struct dpset;
 struct lflow_side;
+struct ds;
 
 /* One contribution: 'flow' on datapath index 'dp'.  With LFLOW_REF_SET in
  * 'dp', the flow is on each datapath of the owner's set number
@@ -224,5 +225,17 @@ size_t lflow_table_sync_dirty(struct lflow_table *, const struct ls_model *,
 /* The number of flows the last sync left for the next one to insert (to
  * be called right after a sync, before flows are touched again). */
 size_t lflow_table_n_unwritten(const struct lflow_table *);
+
+/* Compares the flows of 'a', compiled over the switches of 'ma', with
+ * those of 'b', over 'mb' (the two models may number switches
+ * differently: they are told apart by NB row).  Two flows differ if one
+ * table lacks the other's content (stage, priority, match, actions,
+ * controller meter), or if they would not make the same SB row (the
+ * switches they are on, stage-hint, source, tags).  Appends a line for
+ * each of the first 'max_report' differences to 'out' and returns how
+ * many there are. */
+size_t lflow_table_diff(const struct lflow_table *a, const struct ls_model *ma,
+                        const struct lflow_table *b, const struct ls_model *mb,
+                        struct ds *out, size_t max_report);
 
 #endif /* northd/lflow.h */

@@ -68,6 +68,14 @@ struct northd_state {
     int n_threads;              /* --n-threads (see below). */
     const char *n_threads_arg;  /* Its argument, if out of range. */
     bool flows_pending;         /* The last pass left flows for the next. */
+    bool check_incremental;     /* --check-incremental. */
+
+    /* What the command line names (parse_options()). */
+    const char *nb_db;          /* --ovnnb-db. */
+    const char *sb_db;          /* --ovnsb-db. */
+    const char *unixctl_path;   /* --unixctl, or NULL. */
+
+    struct northd *northd;      /* Everything the passes keep. */
 };
 
 /* New Logical_Flow rows per SB transaction, by default.  One transaction
@@ -76,9 +84,6 @@ struct northd_state {
  * about 40 MB of JSON. */
 #define DEFAULT_MAX_FLOW_INSERTS 100000
 
-static const char *ovnnb_db;
-static const char *ovnsb_db;
-static const char *unixctl_path;
 
 static unixctl_cb_func northd_unixctl_exit;
 static unixctl_cb_func northd_unixctl_pause;
@@ -96,6 +101,8 @@ static unixctl_cb_func northd_unixctl_engine_clear_stats;
 static unixctl_cb_func northd_unixctl_engine_recompute;
 static unixctl_cb_func northd_unixctl_get_n_threads;
 static unixctl_cb_func northd_unixctl_set_n_threads;
+static unixctl_cb_func northd_unixctl_check_incremental;
+static unixctl_cb_func northd_unixctl_corrupt_flows;
 
 /* Stock ovn-northd builds logical flows in N threads with --n-threads=N
  * (1 to 256; other values are taken as the nearest, with a warning), and
@@ -145,6 +152,8 @@ Options:\n\
   -u, --unixctl=SOCKET      override the default control socket name\n\
   --sb-txn-max-flows=N      insert at most N logical flows per SB transaction\n\
                             (default: %d; 0: no limit)\n\
+  --check-incremental       (for tests) after every incremental pass, build\n\
+                            everything again and report any difference\n\
   -h, --help                display this help message\n\
   -o, --options             list available options\n\
   -V, --version             display version information\n",
@@ -165,6 +174,7 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         OPT_DRY_RUN = UCHAR_MAX + 1,
         OPT_SB_TXN_MAX_FLOWS,
         OPT_N_THREADS,
+        OPT_CHECK_INCREMENTAL,
         DAEMON_OPTION_ENUMS,
         VLOG_OPTION_ENUMS,
         SSL_OPTION_ENUMS,
@@ -177,6 +187,7 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {"n-threads", required_argument, NULL, OPT_N_THREADS},
         {"sb-txn-max-flows", required_argument, NULL, OPT_SB_TXN_MAX_FLOWS},
+        {"check-incremental", no_argument, NULL, OPT_CHECK_INCREMENTAL},
         {"help", no_argument, NULL, 'h'},
         {"options", no_argument, NULL, 'o'},
         {"version", no_argument, NULL, 'V'},
@@ -199,11 +210,15 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         STREAM_SSL_OPTION_HANDLERS;
 
         case 'd':
-            ovnsb_db = optarg;
+            state->sb_db = optarg;
             break;
 
         case 'D':
-            ovnnb_db = optarg;
+            state->nb_db = optarg;
+            break;
+
+        case OPT_CHECK_INCREMENTAL:
+            state->check_incremental = true;
             break;
 
         case OPT_DRY_RUN:
@@ -211,7 +226,7 @@ parse_options(int argc, char *argv[], struct northd_state *state)
             break;
 
         case 'u':
-            unixctl_path = optarg;
+            state->unixctl_path = optarg;
             break;
 
         case OPT_N_THREADS: {
@@ -273,13 +288,13 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         exit(EXIT_FAILURE);
     }
 
-    if (!ovnnb_db || !ovnnb_db[0]) {
-        ovnnb_db = default_db("OVN_NB_DB", "ovnnb_db.sock");
+    if (!state->nb_db || !state->nb_db[0]) {
+        state->nb_db = default_db("OVN_NB_DB", "ovnnb_db.sock");
     }
-    if (!ovnsb_db || !ovnsb_db[0]) {
-        ovnsb_db = default_db("OVN_SB_DB", "ovnsb_db.sock");
+    if (!state->sb_db || !state->sb_db[0]) {
+        state->sb_db = default_db("OVN_SB_DB", "ovnsb_db.sock");
     }
-    const char *dbs[] = { ovnnb_db, ovnsb_db };
+    const char *dbs[] = { state->nb_db, state->sb_db };
     for (size_t i = 0; i < ARRAY_SIZE(dbs); i++) {
         char *error = rdb_check_remote(dbs[i]);
         if (error) {
@@ -436,7 +451,7 @@ run_pass(struct northd_state *state, struct rdb *nb, struct rdb *sb,
     };
     /* A replica that started over has new rows: nothing kept from the old
      * ones may be used. */
-    northd_run(&ctx, state->force_run || reset);
+    northd_run(state->northd, &ctx, state->force_run || reset);
     state->force_run = false;
     state->flows_pending = ctx.flows_pending;
     state->nb_seqno = rdb_get_seqno(nb);
@@ -492,6 +507,7 @@ main(int argc, char *argv[])
     daemonize_start(false);
 
     char *abs_unixctl = NULL;
+    const char *unixctl_path = state.unixctl_path;
     if (!unixctl_path) {
         abs_unixctl = xasprintf("%s/%s.%ld.ctl", ovn_rundir(), program_name,
                                 (long int) getpid());
@@ -508,8 +524,10 @@ main(int argc, char *argv[])
 
     /* NB: what northd compiles (lib/nb.rdb), read-only except the status
      * columns northd owns.  SB: what it reconciles (lib/sb.rdb). */
-    struct rdb *nb = rdb_create(&nb_rdb_class, ovnnb_db);
-    struct rdb *sb = rdb_create(&sb_rdb_class, ovnsb_db);
+    struct rdb *nb = rdb_create(&nb_rdb_class, state.nb_db);
+    struct rdb *sb = rdb_create(&sb_rdb_class, state.sb_db);
+    state.northd = northd_create();
+    northd_set_check_incremental(state.northd, state.check_incremental);
     if (!state.paused) {
         rdb_set_lock(sb, NORTHD_LOCK_NAME);
     }
@@ -550,9 +568,12 @@ main(int argc, char *argv[])
                              northd_unixctl_get_n_threads, &aux);
     unixctl_command_register("parallel-build/set-n-threads", "N_THREADS", 1,
                              1, northd_unixctl_set_n_threads, &aux);
+    unixctl_command_register("northd/check-incremental", "[on|off]", 0, 1,
+                             northd_unixctl_check_incremental, &aux);
+    unixctl_command_register("northd/corrupt-flows", "", 0, 0,
+                             northd_unixctl_corrupt_flows, &aux);
 
-    northd_init();
-    VLOG_INFO("NB at %s, SB at %s%s", ovnnb_db, ovnsb_db,
+    VLOG_INFO("NB at %s, SB at %s%s", state.nb_db, state.sb_db,
               state.paused ? " (paused)" : "");
     if (state.n_threads_arg) {
         VLOG_WARN("Setting n_threads to %d as --n-threads option was set to "
@@ -598,7 +619,7 @@ main(int argc, char *argv[])
                     .nb = nb, .sb = sb, .nb_txn = nb_txn,
                     .sb_cur_cfg = state.sb_cur_cfg,
                 };
-                northd_update_sequence_numbers(&ctx);
+                northd_update_sequence_numbers(state.northd, &ctx);
             }
         } else if (!state.had_lock) {
             /* A standby keeps nothing: it recomputes when it takes over.
@@ -610,7 +631,7 @@ main(int argc, char *argv[])
             }
             rdb_track_clear(nb);
             rdb_track_clear(sb);
-            northd_invalidate();
+            northd_invalidate(state.northd);
             state.flows_pending = false;
         }
         if (nb_txn) {
@@ -647,7 +668,7 @@ main(int argc, char *argv[])
     if (state.nb_txn) {
         rdb_txn_destroy(state.nb_txn);
     }
-    northd_destroy();
+    northd_destroy(state.northd);
     unixctl_server_destroy(unixctl);
     rdb_destroy(nb);
     rdb_destroy(sb);
@@ -765,10 +786,11 @@ northd_unixctl_recompute(struct unixctl_conn *conn, int argc OVS_UNUSED,
 
 static void
 northd_unixctl_stats(struct unixctl_conn *conn, int argc OVS_UNUSED,
-                     const char *argv[] OVS_UNUSED, void *aux_ OVS_UNUSED)
+                     const char *argv[] OVS_UNUSED, void *aux_)
 {
+    struct unixctl_aux *aux = aux_;
     struct ds s = DS_EMPTY_INITIALIZER;
-    northd_format_stats(&s);
+    northd_format_stats(aux->state->northd, &s);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
 }
@@ -777,10 +799,12 @@ northd_unixctl_stats(struct unixctl_conn *conn, int argc OVS_UNUSED,
  * northd_format_engine_stats(). */
 static void
 northd_unixctl_engine_show_stats(struct unixctl_conn *conn, int argc,
-                                 const char *argv[], void *aux OVS_UNUSED)
+                                 const char *argv[], void *aux_)
 {
+    struct unixctl_aux *aux = aux_;
     struct ds s = DS_EMPTY_INITIALIZER;
-    northd_format_engine_stats(&s, argc > 1 ? argv[1] : NULL,
+    northd_format_engine_stats(aux->state->northd, &s,
+                               argc > 1 ? argv[1] : NULL,
                                argc > 2 ? argv[2] : NULL);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
@@ -790,9 +814,10 @@ static void
 northd_unixctl_engine_clear_stats(struct unixctl_conn *conn,
                                   int argc OVS_UNUSED,
                                   const char *argv[] OVS_UNUSED,
-                                  void *aux OVS_UNUSED)
+                                  void *aux_)
 {
-    northd_clear_engine_stats();
+    struct unixctl_aux *aux = aux_;
+    northd_clear_engine_stats(aux->state->northd);
     unixctl_command_reply(conn, NULL);
 }
 
@@ -840,7 +865,42 @@ northd_unixctl_acl_errors(struct unixctl_conn *conn, int argc OVS_UNUSED,
 {
     struct unixctl_aux *aux = aux_;
     struct ds s = DS_EMPTY_INITIALIZER;
-    acl_errors_format(&s, aux->nb);
+    northd_format_acl_errors(aux->state->northd, &s, aux->nb);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
+}
+
+/* "northd/check-incremental [on|off]": turns the check of incremental
+ * passes on or off (northd.h), and reports what it found. */
+static void
+northd_unixctl_check_incremental(struct unixctl_conn *conn, int argc,
+                                 const char *argv[], void *aux_)
+{
+    struct unixctl_aux *aux = aux_;
+    if (argc > 1) {
+        if (!strcmp(argv[1], "on") || !strcmp(argv[1], "off")) {
+            northd_set_check_incremental(aux->state->northd,
+                                         !strcmp(argv[1], "on"));
+        } else {
+            unixctl_command_reply_error(conn, "expected \"on\" or \"off\"");
+            return;
+        }
+    }
+    struct ds s = DS_EMPTY_INITIALIZER;
+    northd_format_check_incremental(aux->state->northd, &s);
+    unixctl_command_reply(conn, ds_cstr(&s));
+    ds_destroy(&s);
+}
+
+/* "northd/corrupt-flows": for the test of the check above. */
+static void
+northd_unixctl_corrupt_flows(struct unixctl_conn *conn, int argc OVS_UNUSED,
+                             const char *argv[] OVS_UNUSED, void *aux_)
+{
+    struct unixctl_aux *aux = aux_;
+    if (!northd_corrupt_flows(aux->state->northd)) {
+        unixctl_command_reply_error(conn, "nothing compiled yet");
+        return;
+    }
+    unixctl_command_reply(conn, NULL);
 }
