@@ -71,8 +71,8 @@ struct northd_state {
     bool check_incremental;     /* --check-incremental. */
 
     /* What the command line names (parse_options()). */
-    const char *nb_db;          /* --ovnnb-db. */
-    const char *sb_db;          /* --ovnsb-db. */
+    char *nb_db;                /* --ovnnb-db, owned. */
+    char *sb_db;                /* --ovnsb-db, owned. */
     const char *unixctl_path;   /* --unixctl, or NULL. */
 
     struct northd *northd;      /* Everything the passes keep. */
@@ -210,11 +210,13 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         STREAM_SSL_OPTION_HANDLERS;
 
         case 'd':
-            state->sb_db = optarg;
+            free(state->sb_db);
+            state->sb_db = xstrdup(optarg);
             break;
 
         case 'D':
-            state->nb_db = optarg;
+            free(state->nb_db);
+            state->nb_db = xstrdup(optarg);
             break;
 
         case OPT_CHECK_INCREMENTAL:
@@ -289,9 +291,11 @@ parse_options(int argc, char *argv[], struct northd_state *state)
     }
 
     if (!state->nb_db || !state->nb_db[0]) {
+        free(state->nb_db);
         state->nb_db = default_db("OVN_NB_DB", "ovnnb_db.sock");
     }
     if (!state->sb_db || !state->sb_db[0]) {
+        free(state->sb_db);
         state->sb_db = default_db("OVN_SB_DB", "ovnsb_db.sock");
     }
     const char *dbs[] = { state->nb_db, state->sb_db };
@@ -672,6 +676,8 @@ main(int argc, char *argv[])
     unixctl_server_destroy(unixctl);
     rdb_destroy(nb);
     rdb_destroy(sb);
+    free(state.nb_db);
+    free(state.sb_db);
     service_stop();
     return 0;
 }
