@@ -2,7 +2,8 @@
 # nbctl-bench.sh: times our ovn-nbctl against stock ovn-nbctl on a large
 # Northbound (no northd running).
 #
-# usage: bench/nbctl-bench.sh [BUILDDIR]   (run from the source tree)
+# usage: bench/nbctl-bench.sh [BUILDDIR]   (run from the source tree;
+#        BUILDDIR defaults to _build/plain, utilities/build.sh's build)
 #
 # Environment: PORTS (10000), SWITCHES (100), PGS (1000), ACLS (22000),
 # RUNS (5), WORKDIR (a fresh temporary directory).
@@ -12,7 +13,7 @@
 # Each measured command is run RUNS times; the median wall time is printed.
 set -e
 
-builddir=${1:-.}
+builddir=${1:-_build/plain}
 OURS=$(cd "$builddir" && pwd)/utilities/ovn-nbctl
 STOCK=/usr/bin/ovn-nbctl
 SCHEMA=$(cd "$(dirname "$0")/.." && pwd)/ovn-nb.ovsschema

@@ -356,7 +356,7 @@ def change_plan(kinds, n):
 # What one cold start measures; with --cold-runs N the report gives the
 # median of N cold starts for each.
 COLD_KEYS = ("cold_start_s", "first_lflows_s", "compile_cpu_s",
-             "cold_start_cpu_s", "rss_peak_cold_mb")
+             "cold_start_cpu_s", "rss_peak_cold_mb", "sb_server_cold_cpu_s")
 
 
 def servers_for(d, nb_file, sb_schema_file):
@@ -431,6 +431,7 @@ def cold_start(name, path, d, nb, sb, a):
             "op": "wait", "table": "Logical_Flow", "where": [],
             "columns": [], "until": "!=", "rows": []}])
         t0 = time.monotonic()
+        sb_cpu0 = proc_cpu(sb.pid)
         proc = start_northd(path, d, nb, sb, "northd")
         try:
             sync = subprocess.Popen([NBCTL, "--db=" + nb.remote,
@@ -447,6 +448,7 @@ def cold_start(name, path, d, nb, sb, a):
                  "first_lflows_s": t_lflow - t0,
                  "compile_cpu_s": cpu_lflow,
                  "cold_start_cpu_s": proc_cpu(proc.pid),
+                 "sb_server_cold_cpu_s": proc_cpu(sb.pid) - sb_cpu0,
                  "rss_peak_cold_mb": proc_status(proc.pid, "VmHWM") / 1024.0}
         except BaseException:
             kill(proc)
@@ -661,7 +663,7 @@ def add_ratios(res, base):
             continue
         rr = {}
         for k in ("cold_start_s", "compile_cpu_s", "cold_start_cpu_s",
-                  "rss_peak_cold_mb", "rss_peak_mb", "sb_db_bytes",
+                  "sb_server_cold_cpu_s", "rss_peak_cold_mb", "rss_peak_mb", "sb_db_bytes",
                   "sb_db_compacted_bytes", "restart_s", "restart_cpu_s",
                   "rss_peak_restart_mb"):
             rr[k] = ratio(r.get(k), b.get(k))
@@ -737,6 +739,9 @@ def markdown(res):
         lambda r: r["compile_cpu_s"], lambda q: q["compile_cpu_s"])
     row("CPU during cold start, s", lambda r: r["cold_start_cpu_s"],
         lambda q: q["cold_start_cpu_s"])
+    row("SB server CPU during cold start, s",
+        lambda r: r["sb_server_cold_cpu_s"],
+        lambda q: q["sb_server_cold_cpu_s"])
     if res["floor"]:
         row("cold start / SB ingest floor", lambda r: r["cold_start_s"] /
             res["floor"]["seconds"])
@@ -810,21 +815,16 @@ def markdown(res):
 
 # ---------------------------------------------------------------------------
 
-def main():
+def arg_parser(description, doc):
+    """An argument parser with the options every bench script takes: the
+    NB's profile and sizes, --northd NAME=PATH (repeated), the schemas,
+    --workdir, --keep, --timeout and --out."""
     p = argparse.ArgumentParser(
-        description="Side-by-side ovn-northd benchmark",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__)
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=doc)
     gen.add_size_args(p)
     p.add_argument("--northd", action="append", required=True,
                    metavar="NAME=PATH", help="a northd to measure (repeat)")
-    p.add_argument("--changes", type=int, default=50,
-                   help="changes of each kind (default 50)")
-    p.add_argument("--max-changes", action="append", default=[],
-                   metavar="NAME=N", help="fewer changes for one northd")
-    p.add_argument("--kinds", default=",".join(gen.CHANGE_KINDS))
-    p.add_argument("--baseline", default="stock",
-                   help="the northd ratios are relative to")
     p.add_argument("--nb-schema", default=os.path.join(
         HERE, "..", "ovn-nb.ovsschema"))
     p.add_argument("--sb-schema", default=os.path.join(
@@ -834,8 +834,31 @@ def main():
     p.add_argument("--keep", action="store_true")
     p.add_argument("--timeout", type=int, default=1800,
                    help="cold start timeout, seconds")
-    p.add_argument("--change-timeout", type=float, default=120)
     p.add_argument("--out", help="write OUT.json and OUT.md")
+    return p
+
+
+def parse_northds(p, a):
+    """[(NAME, absolute PATH)] from A's --northd options."""
+    northds = []
+    for spec in a.northd:
+        name, _, path = spec.partition("=")
+        if not path:
+            p.error("--northd wants NAME=PATH")
+        northds.append((name, os.path.abspath(path)))
+    return northds
+
+
+def main():
+    p = arg_parser("Side-by-side ovn-northd benchmark", __doc__)
+    p.add_argument("--changes", type=int, default=50,
+                   help="changes of each kind (default 50)")
+    p.add_argument("--max-changes", action="append", default=[],
+                   metavar="NAME=N", help="fewer changes for one northd")
+    p.add_argument("--kinds", default=",".join(gen.CHANGE_KINDS))
+    p.add_argument("--baseline", default="stock",
+                   help="the northd ratios are relative to")
+    p.add_argument("--change-timeout", type=float, default=120)
     p.add_argument("--cold-runs", type=int, default=1,
                    help="cold starts per northd; the report gives the "
                         "median of each cold-start metric (default 1)")
@@ -858,12 +881,7 @@ def main():
     for k in a.kinds:
         if k not in gen.CHANGE_KINDS:
             p.error("unknown change kind %s" % k)
-    northds = []
-    for spec in a.northd:
-        name, _, path = spec.partition("=")
-        if not path:
-            p.error("--northd wants NAME=PATH")
-        northds.append((name, os.path.abspath(path)))
+    northds = parse_northds(p, a)
     caps = dict((s.partition("=")[0], int(s.partition("=")[2]))
                 for s in a.max_changes)
 
@@ -883,19 +901,8 @@ def main():
         "loadavg_start": "%.1f" % os.getloadavg()[0]},
         "northds": {}, "ratios": {}}
     try:
-        log("generating %s NB in %s" % (a.profile, work))
-        nb_file = os.path.join(work, "nb.db")
         t0 = time.monotonic()
-        subprocess.run([OVSDB_TOOL, "create", nb_file, a.nb_schema],
-                       check=True)
-        srv = Server(work, "gen", nb_file)
-        try:
-            conn = ovsdbrpc.Connection(srv.remote)
-            manifest = gen.load(conn, a)
-            conn.close()
-        finally:
-            srv.stop()
-        subprocess.run([OVSDB_TOOL, "compact", nb_file], check=True)
+        nb_file, manifest = generate_nb(work, a)
         res["nb"] = {"counts": manifest["counts"],
                      "db_bytes": os.path.getsize(nb_file),
                      "generate_s": time.monotonic() - t0}
@@ -942,12 +949,34 @@ def main():
     finally:
         if not a.keep and not a.workdir:
             shutil.rmtree(work, ignore_errors=True)
-    md = markdown(res)
-    if a.out:
-        os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-        with open(a.out + ".json", "w") as f:
+    write_results(a.out, res, markdown(res))
+
+
+def generate_nb(work, a):
+    """Generates the NB of A's profile and sizes into WORK/nb.db, compacted.
+    Returns its path and the manifest (gen.load())."""
+    log("generating %s NB in %s" % (a.profile, work))
+    nb_file = os.path.join(work, "nb.db")
+    subprocess.run([OVSDB_TOOL, "create", nb_file, a.nb_schema], check=True)
+    srv = Server(work, "gen", nb_file)
+    try:
+        conn = ovsdbrpc.Connection(srv.remote)
+        manifest = gen.load(conn, a)
+        conn.close()
+    finally:
+        srv.stop()
+    subprocess.run([OVSDB_TOOL, "compact", nb_file], check=True)
+    return nb_file, manifest
+
+
+def write_results(out, res, md):
+    """Writes RES to OUT.json and MD to OUT.md (if OUT), and MD to
+    stdout."""
+    if out:
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        with open(out + ".json", "w") as f:
             json.dump(res, f, indent=1, sort_keys=True)
-        with open(a.out + ".md", "w") as f:
+        with open(out + ".md", "w") as f:
             f.write(md)
     sys.stdout.write(md)
 

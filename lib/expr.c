@@ -13,9 +13,9 @@
 #include "openvswitch/util.h"
 #include "util.h"
 
-/* Nesting limits keep hostile input from exhausting the stack. */
-#define MAX_PAREN_DEPTH 64      /* "(((...)))" in a match. */
-#define MAX_EXPANSION_DEPTH 16  /* Predicates and prerequisites. */
+/* Nesting limit for predicates and prerequisites being expanded (the
+ * parenthesis limit, EXPR_MAX_PAREN_DEPTH, is ovn-controller's). */
+#define MAX_EXPANSION_DEPTH 16
 
 /* Constants. */
 
@@ -346,11 +346,19 @@ create_cmp(const struct symtab_symbol *sym, int ofs, int n_bits,
     return e;
 }
 
+/* Appends a copy of 'c' to the values of 'cmp', which must have been built
+ * by this function alone: the array doubles when 'n_values' reaches a power
+ * of 2 (its implicit capacity), so that a set of n constants costs O(n)
+ * copies rather than O(n**2). */
 static void
 cmp_add_value(struct expr_cmp *cmp, const struct expr_const *c)
 {
-    cmp->values = xrealloc(cmp->values,
-                           (cmp->n_values + 1) * sizeof *cmp->values);
+    size_t n = cmp->n_values;
+
+    if (!(n & (n - 1))) {
+        cmp->values = xrealloc(cmp->values,
+                               MAX(1, 2 * n) * sizeof *cmp->values);
+    }
     expr_const_clone(&cmp->values[cmp->n_values++], c);
 }
 
@@ -556,6 +564,7 @@ struct parse_ctx {
     const struct expr_refs *refs;
     char *error;
     int depth;
+    int max_depth;              /* Most nested parentheses allowed. */
     bool check_only;            /* Only to validate: the tree need not
                                  * hold the members of "$x" and "@x". */
     bool summary_failed;        /* 'error' is that a summary of a set was
@@ -589,9 +598,17 @@ token_is_constant(const struct lex_token *t)
 
 /* Width in bits that constant 'c' needs.  Addresses count at their full
  * width however they are written, as ovn-controller does. */
+/* The width ovn-controller 23.03 gives a constant when it checks that it
+ * fits a field: a masked constant is as wide as its mask, whatever its
+ * format ("::1:0/::1:0" is 17 bits, "::/0" fits any field); otherwise an
+ * address counts as wide as its kind and an integer by its value (tested
+ * against stock ovn-trace in tests/limits.at). */
 static int
 const_width(const struct expr_const *c)
 {
+    if (c->masked) {
+        return MAX(lex_u128_n_bits(c->mask), 1);
+    }
     switch (c->format) {
     case LEX_F_IPV4: return 32;
     case LEX_F_IPV6: return 128;
@@ -600,11 +617,7 @@ const_width(const struct expr_const *c)
     case LEX_F_HEX:
         break;
     }
-    int w = lex_u128_n_bits(c->value);
-    if (c->masked) {
-        w = MAX(w, lex_u128_n_bits(c->mask));
-    }
-    return MAX(w, 1);
+    return MAX(lex_u128_n_bits(c->value), 1);
 }
 
 /* Checks that constant 'c', written at byte 'pos', may be compared with
@@ -1005,9 +1018,12 @@ parse_primary(struct parse_ctx *ctx)
     struct lexer *lexer = ctx->lexer;
 
     if (lexer->token.type == LEX_T_LPAREN) {
-        if (++ctx->depth > MAX_PAREN_DEPTH) {
+        if (++ctx->depth > ctx->max_depth) {
             set_error(ctx, lex_error(lexer, "parentheses nested more than "
-                                     "%d deep", MAX_PAREN_DEPTH));
+                                     "%d deep%s", ctx->max_depth,
+                                     (ctx->max_depth == EXPR_ACL_MAX_PAREN_DEPTH
+                                      ? " (an ACL's flows enclose its match "
+                                        "in one more pair)" : "")));
             return NULL;
         }
         lex_next(lexer);
@@ -1109,11 +1125,12 @@ parse_or_and(struct parse_ctx *ctx)
  * stores NULL. */
 static char *
 parse__(struct lexer *lexer, const struct symtab *symtab,
-        const struct expr_refs *refs, bool check_only, struct expr **exprp,
-        bool *summary_failed)
+        const struct expr_refs *refs, bool check_only, int max_depth,
+        struct expr **exprp, bool *summary_failed)
 {
     struct parse_ctx ctx = { .lexer = lexer, .symtab = symtab,
-                             .refs = refs, .check_only = check_only };
+                             .refs = refs, .check_only = check_only,
+                             .max_depth = max_depth };
     struct expr *e = parse_or_and(&ctx);
 
     if (ctx.error) {
@@ -1132,12 +1149,13 @@ char *
 expr_parse(struct lexer *lexer, const struct symtab *symtab,
            const struct expr_refs *refs, struct expr **exprp)
 {
-    return parse__(lexer, symtab, refs, false, exprp, NULL);
+    return parse__(lexer, symtab, refs, false, EXPR_MAX_PAREN_DEPTH, exprp,
+                   NULL);
 }
 
 static char *
 parse_string__(const char *s, const struct symtab *symtab,
-               const struct expr_refs *refs, bool check_only,
+               const struct expr_refs *refs, bool check_only, int max_depth,
                struct expr **exprp, bool *summary_failed)
 {
     struct lexer lexer;
@@ -1149,7 +1167,7 @@ parse_string__(const char *s, const struct symtab *symtab,
         error = xstrdup("empty match (use 1 to match everything)");
         *exprp = NULL;
     } else {
-        error = parse__(&lexer, symtab, refs, check_only, exprp,
+        error = parse__(&lexer, symtab, refs, check_only, max_depth, exprp,
                         summary_failed);
         if (!error && lexer.token.type != LEX_T_END) {
             error = lex_syntax_error(&lexer, "end of input");
@@ -1166,7 +1184,8 @@ char *
 expr_parse_string(const char *s, const struct symtab *symtab,
                   const struct expr_refs *refs, struct expr **exprp)
 {
-    return parse_string__(s, symtab, refs, false, exprp, NULL);
+    return parse_string__(s, symtab, refs, false, EXPR_MAX_PAREN_DEPTH,
+                          exprp, NULL);
 }
 
 /* Annotation. */
@@ -1238,19 +1257,21 @@ annotate_predicate(struct expr *e, struct annotate_ctx *ctx,
         bool positive = bit == (cmp->relop == EXPR_R_EQ);
         struct expr *sub;
 
+        if (!positive && sym->nominal) {
+            /* Even "ip4 == 0/0", which tests nothing: ovn-controller reads
+             * the value, not the mask, to tell a negative test. */
+            char *error = annotate_error(
+                ctx, cmp->pos, "nominal predicate %s cannot be negated; "
+                "test it only as `%s' or `%s == 1' (counting enclosing "
+                "`!' operators)", sym->name, sym->name, sym->name);
+            expr_destroy(result);
+            expr_destroy(e);
+            return error;
+        }
         if (!relevant) {
             /* "pred == 0/0" tests nothing. */
             sub = expr_create_boolean(cmp->relop == EXPR_R_EQ);
         } else {
-            if (!positive && sym->nominal) {
-                char *error = annotate_error(
-                    ctx, cmp->pos, "nominal predicate %s cannot be negated; "
-                    "test it only as `%s' or `%s == 1' (counting enclosing "
-                    "`!' operators)", sym->name, sym->name, sym->name);
-                expr_destroy(result);
-                expr_destroy(e);
-                return error;
-            }
             char *error = annotate_text(sym->expansion, !positive, cmp->pos,
                                         ctx, &sub);
             if (error) {
@@ -1478,13 +1499,13 @@ annotates_cleanly(const struct expr *e, bool negate,
         if (sym->kind == SYMTAB_PREDICATE) {
             for (size_t i = 0; i < cmp->n_values; i++) {
                 const struct expr_const *c = &cmp->values[i];
-                if (!lex_u128_bit(c->mask, 0)) {
-                    continue;
-                }
                 bool positive = (lex_u128_bit(c->value, 0)
                                  == (relop == EXPR_R_EQ));
-                if ((!positive && sym->nominal)
-                    || !definition_ok(symtab, sym->expansion, !positive)) {
+                if (!positive && sym->nominal) {
+                    return false;
+                }
+                if (lex_u128_bit(c->mask, 0)
+                    && !definition_ok(symtab, sym->expansion, !positive)) {
                     return false;
                 }
             }
@@ -1510,18 +1531,20 @@ char *
 expr_validate(const char *match, const struct symtab *symtab,
               const struct expr_refs *refs)
 {
-    return expr_validate_summaries(match, symtab, refs, NULL);
+    return expr_validate_summaries(match, symtab, refs, EXPR_MAX_PAREN_DEPTH,
+                                   NULL);
 }
 
 char *
 expr_validate_summaries(const char *match, const struct symtab *symtab,
-                        const struct expr_refs *refs, bool *summary_failed)
+                        const struct expr_refs *refs, int max_depth,
+                        bool *summary_failed)
 {
     struct expr *e, *a;
     if (summary_failed) {
         *summary_failed = false;
     }
-    char *error = parse_string__(match, symtab, refs, true, &e,
+    char *error = parse_string__(match, symtab, refs, true, max_depth, &e,
                                  summary_failed);
     if (error) {
         return error;

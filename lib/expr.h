@@ -155,15 +155,25 @@ char *expr_annotate(struct expr *expr, const struct symtab *,
                     struct expr **out) OVS_WARN_UNUSED_RESULT;
 struct expr *expr_normalize(struct expr *);
 
+/* ovn-controller 23.03 accepts at most 100 nested pairs of parentheses in
+ * a match (measured against stock ovn-trace, tests/limits.at). */
+#define EXPR_MAX_PAREN_DEPTH 100
+/* Some of an ACL's flows enclose its match in one more pair
+ * ("reg0[7] == 1 && (MATCH)"), so an ACL's match may nest one less. */
+#define EXPR_ACL_MAX_PAREN_DEPTH (EXPR_MAX_PAREN_DEPTH - 1)
+
 /* Parses, type-checks and annotates 'match'.  Returns NULL if
  * ovn-controller would accept it, otherwise an error. */
 char *expr_validate(const char *match, const struct symtab *,
                     const struct expr_refs *) OVS_WARN_UNUSED_RESULT;
-/* The same, and sets '*summary_failed' if the error is only that an
- * address set held as a summary must be added with its addresses (see
+/* The same, with at most 'max_depth' nested parentheses (at most
+ * EXPR_MAX_PAREN_DEPTH; EXPR_ACL_MAX_PAREN_DEPTH for an ACL's match), and
+ * sets '*summary_failed' (if nonnull) if the error is only that an address
+ * set held as a summary must be added with its addresses (see
  * expr_refs_add_addr_set_summary()) before the match can be judged. */
 char *expr_validate_summaries(const char *match, const struct symtab *,
-                              const struct expr_refs *, bool *summary_failed)
+                              const struct expr_refs *, int max_depth,
+                              bool *summary_failed)
     OVS_WARN_UNUSED_RESULT;
 
 /* Writes to 'key' the match's "shape": 'match' with each "$name" and

@@ -609,8 +609,12 @@ parse_mask(const char *p, struct lex_token *t)
         t->mask = m.value;
     } else if ((t->format == LEX_F_IPV4 || t->format == LEX_F_IPV6)
                && m.format == LEX_F_DECIMAL && !m.value.u64.hi
-               && m.value.u64.lo <= width) {
-        int plen = m.value.u64.lo;
+               && (uint32_t) m.value.u64.lo <= width) {
+        /* ovn-controller 23.03 reads a prefix length modulo 2**32:
+         * "10.0.0.0/4294967304" is accepted, as 10.0.0.0/8 (a sweep
+         * against stock ovn-trace, tests/limits.at).  Do the same, so
+         * that a match it accepts is not refused here. */
+        int plen = (uint32_t) m.value.u64.lo;
         t->mask = lex_u128_and(lex_u128_shl(lex_u128_ones(width),
                                             width - plen),
                                lex_u128_ones(width));

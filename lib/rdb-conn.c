@@ -36,6 +36,8 @@ COVERAGE_DEFINE(rdb_reconnect);
 COVERAGE_DEFINE(rdb_resync);
 COVERAGE_DEFINE(rdb_member_skipped);
 COVERAGE_DEFINE(rdb_whole_message);
+COVERAGE_DEFINE(rdb_resume);
+COVERAGE_DEFINE(rdb_full_copy);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
@@ -253,8 +255,16 @@ conn_close(struct rdb *db)
     db->connecting = false;
     out_clear(db);
     if (db->msg.kind == RDB_M_MONITOR_REPLY || db->msg.kind == RDB_M_UPDATE) {
-        /* Half applied: the next connection starts over anyway. */
         rdb_update_end(db);
+    }
+    if (db->msg.applying || db->fresh_copy) {
+        /* Half of a change, or of a copy, is applied: only a full copy
+         * can tell what the rest was. */
+        db->last_txn_id = UUID_ZERO;
+    }
+    if (db->state >= RDB_C_SCHEMA) {
+        /* A member that was left before it served says nothing. */
+        db->lock_held_at_close = db->has_lock;
     }
     msg_clear(&db->msg);
     if (db->splitter) {
@@ -471,8 +481,10 @@ process_schema(struct rdb *db, const struct json *schema)
                                                  "version");
     const char *v = (version && version->type == JSON_STRING
                      ? json_string(version) : NULL);
+    bool changed = false;
     if (!db->have_schema || !nullable_string_is_equal(v,
                                                       db->server_version)) {
+        changed = true;
         VLOG_INFO("%s: server's %s schema is version %s (this program's: "
                   "%s)", db->remote, db->class->database, v ? v : "unknown",
                   db->class->version);
@@ -513,6 +525,7 @@ process_schema(struct rdb *db, const struct json *schema)
         }
         if (!db->have_schema || was_on_server != t->on_server
             || old_columns != t->server_columns) {
+            changed = true;
             /* What is missing, once per schema; a write to it is logged
              * once more (rdb-txn.c). */
             t->absence_logged = false;
@@ -528,6 +541,12 @@ process_schema(struct rdb *db, const struct json *schema)
                 }
             }
         }
+    }
+    if (changed) {
+        /* The monitor asks for other tables or columns than the one whose
+         * changes the replica last followed: a delta would leave out the
+         * values of what is new. */
+        db->last_txn_id = UUID_ZERO;
     }
     db->have_schema = true;
     send_monitor(db);
@@ -560,15 +579,14 @@ is_local_table(const struct rdb_table_class *tc)
     return !(tc->select & (RDB_SELECT_INSERT | RDB_SELECT_MODIFY));
 }
 
-/* Appends the monitor request for table 't', with the columns the server
+/* Appends one <monitor-request> for table 't', with the columns the server
  * has (none if 'no_columns') and 'select'. */
 static void
-put_table_request(struct ds *s, const struct rdb_table *t, bool no_columns,
-                  unsigned int select)
+put_one_request(struct ds *s, const struct rdb_table *t, bool no_columns,
+                unsigned int select)
 {
     const struct rdb_table_class *tc = t->class;
-    json_string_escape(tc->name, s);
-    ds_put_cstr(s, ":[{\"columns\":[");
+    ds_put_cstr(s, "{\"columns\":[");
     bool first_col = true;
     for (size_t j = 0; !no_columns && j < tc->n_columns; j++) {
         if (t->server_columns & (UINT64_C(1) << j)) {
@@ -590,7 +608,75 @@ put_table_request(struct ds *s, const struct rdb_table *t, bool no_columns,
                       select & RDB_SELECT_MODIFY ? "true" : "false",
                       select & RDB_SELECT_DELETE ? "true" : "false");
     }
-    ds_put_cstr(s, "}]");
+    ds_put_char(s, '}');
+}
+
+/* Appends the monitor request for table 't', with the columns the server
+ * has (none if 'no_columns') and 'select'. */
+static void
+put_table_request(struct ds *s, const struct rdb_table *t, bool no_columns,
+                  unsigned int select)
+{
+    json_string_escape(t->class->name, s);
+    ds_put_char(s, ':');
+    ds_put_char(s, '[');
+    put_one_request(s, t, no_columns, select);
+    ds_put_char(s, ']');
+}
+
+/* The main monitor's request for 't', a table whose inserts and
+ * modifications the replica does not follow.  If the user owns it (SB
+ * Logical_Flow), someone else's inserts and modifications must still be
+ * seen: inserts are asked for without columns, so that the server reports
+ * each as a bare UUID ({"insert":{}}, about 50 bytes for each of the
+ * user's own), and modifications with every column, in a second request
+ * (a column may be named only once).  Either way the server clones the
+ * monitored columns of each change into its change set (by reference
+ * count, not by copy). */
+static void
+put_local_table_request(struct ds *s, const struct rdb_table *t)
+{
+    unsigned int select = t->class->select & ~RDB_SELECT_INITIAL;
+    json_string_escape(t->class->name, s);
+    ds_put_cstr(s, ":[");
+    if (t->class->owned) {
+        put_one_request(s, t, true, select | RDB_SELECT_INSERT);
+        ds_put_char(s, ',');
+        put_one_request(s, t, false, RDB_SELECT_MODIFY);
+    } else {
+        put_one_request(s, t, true, select);
+    }
+    ds_put_char(s, ']');
+}
+
+/* Sends the request for the contents of the tables whose inserts and
+ * modifications the main monitor does not report (see send_monitor()):
+ * a monitor that asks for their initial rows only and is cancelled as
+ * soon as they arrive. */
+static void
+send_snapshot(struct rdb *db)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    db->snapshot_wanted = false;
+    db->snapshot_id = rdb_conn_next_id(db);
+    ds_put_format(&s, "{\"id\":%lld,\"method\":\"monitor_cond\","
+                  "\"params\":[", db->snapshot_id);
+    json_string_escape(db->class->database, &s);
+    ds_put_format(&s, ",[\"rdb-snapshot\",%u],{", db->monitor_seq);
+    bool first = true;
+    for (size_t i = 0; i < db->class->n_tables; i++) {
+        const struct rdb_table *t = &db->tables[i];
+        if (t->on_server && is_local_table(t->class)) {
+            if (!first) {
+                ds_put_char(&s, ',');
+            }
+            first = false;
+            put_table_request(&s, t, false, RDB_SELECT_INITIAL);
+        }
+    }
+    ds_put_cstr(&s, "}]}");
+    rdb_conn_send(db, &s);
+    ds_destroy(&s);
 }
 
 /* Sends the monitor requests.  The main monitor follows every table.  A
@@ -598,16 +684,25 @@ put_table_request(struct ds *s, const struct rdb_table *t, bool no_columns,
  * Logical_Flow, where northd inserts tens of thousands of rows at a time)
  * is in it without columns: otherwise the server would copy every
  * monitored column of every such insert into its change set, only to
- * report nothing.  Its contents come from a second monitor that asks for
- * the initial rows only and is cancelled as soon as they arrive. */
+ * report nothing.  Its contents come from a second monitor (see
+ * send_snapshot()).
+ *
+ * The main monitor is a "monitor_cond_since" with the id of the last
+ * transaction the replica applied in full, unless the server refused
+ * that method before.  A server that still has that transaction in its
+ * history (a clustered database) replies with what changed since, and
+ * the replica keeps its rows: no snapshot, no reset.  Otherwise the reply
+ * is a full copy, and the snapshot is asked for once it is in. */
 static void
 send_monitor(struct rdb *db)
 {
     struct ds s = DS_EMPTY_INITIALIZER;
     db->monitor_id = rdb_conn_next_id(db);
     db->monitor_seq++;
-    ds_put_format(&s, "{\"id\":%lld,\"method\":\"monitor_cond\",\"params\":[",
-                  db->monitor_id);
+    db->monitor_since = !db->since_unsupported;
+    ds_put_format(&s, "{\"id\":%lld,\"method\":\"%s\",\"params\":[",
+                  db->monitor_id,
+                  db->monitor_since ? "monitor_cond_since" : "monitor_cond");
     json_string_escape(db->class->database, &s);
     ds_put_format(&s, ",[\"rdb\",%u],{", db->monitor_seq);
     bool first = true;
@@ -623,37 +718,30 @@ send_monitor(struct rdb *db)
         first = false;
         bool local = is_local_table(t->class);
         any_local |= local;
-        put_table_request(&s, t, local, (local
-                                         ? t->class->select
-                                           & ~RDB_SELECT_INITIAL
-                                         : t->class->select));
+        if (local) {
+            put_local_table_request(&s, t);
+        } else {
+            put_table_request(&s, t, false, t->class->select);
+        }
     }
-    ds_put_cstr(&s, "}]}");
+    ds_put_char(&s, '}');
+    if (db->monitor_since) {
+        ds_put_format(&s, ",\""UUID_FMT"\"", UUID_ARGS(&db->last_txn_id));
+    }
+    ds_put_cstr(&s, "]}");
     rdb_conn_send(db, &s);
+    ds_destroy(&s);
     db->monitor_pending = true;
 
     db->snapshot_id = -1;
+    db->snapshot_wanted = false;
     if (any_local) {
-        db->snapshot_id = rdb_conn_next_id(db);
-        ds_put_format(&s, "{\"id\":%lld,\"method\":\"monitor_cond\","
-                      "\"params\":[", db->snapshot_id);
-        json_string_escape(db->class->database, &s);
-        ds_put_format(&s, ",[\"rdb-snapshot\",%u],{", db->monitor_seq);
-        first = true;
-        for (size_t i = 0; i < db->class->n_tables; i++) {
-            const struct rdb_table *t = &db->tables[i];
-            if (t->on_server && is_local_table(t->class)) {
-                if (!first) {
-                    ds_put_char(&s, ',');
-                }
-                first = false;
-                put_table_request(&s, t, false, RDB_SELECT_INITIAL);
-            }
+        if (db->monitor_since) {
+            db->snapshot_wanted = true;
+        } else {
+            send_snapshot(db);
         }
-        ds_put_cstr(&s, "}]}");
-        rdb_conn_send(db, &s);
     }
-    ds_destroy(&s);
     db->state = RDB_C_MONITOR;
 }
 
@@ -671,6 +759,9 @@ cancel_snapshot(struct rdb *db)
 void
 rdb_force_resync(struct rdb *db)
 {
+    /* Whatever the replica has applied is in doubt: the next monitor,
+     * now or on the next connection, fetches a full copy. */
+    db->last_txn_id = UUID_ZERO;
     if (db->state != RDB_C_SYNCED && db->state != RDB_C_MONITOR) {
         return;
     }
@@ -998,9 +1089,18 @@ msg_start(void *db_, const struct jsplit *js, char c)
             return JSPLIT_CAPTURE;
         }
         if (!strcmp(key, "result")) {
+            if (c == '[' && msg_id_is(m, db->monitor_id)
+                && db->monitor_since) {
+                /* [found, last-txn-id, table-updates2]: see below. */
+                m->kind = RDB_M_MONITOR_REPLY;
+                m->since_reply = true;
+                m->streamed = true;
+                return JSPLIT_DESCEND;
+            }
             if (c == '{' && msg_id_is(m, db->monitor_id)) {
                 m->kind = RDB_M_MONITOR_REPLY;
                 m->streamed = true;
+                m->applying = true;
                 rdb_reset(db);
                 rdb_update_begin(db);
                 return JSPLIT_DESCEND;
@@ -1008,6 +1108,7 @@ msg_start(void *db_, const struct jsplit *js, char c)
             if (c == '{' && msg_id_is(m, db->snapshot_id)) {
                 m->kind = RDB_M_MONITOR_REPLY;
                 m->streamed = true;
+                m->applying = true;
                 rdb_update_begin(db);
                 return JSPLIT_DESCEND;
             }
@@ -1045,16 +1146,37 @@ msg_start(void *db_, const struct jsplit *js, char c)
         return JSPLIT_SKIP;
     }
 
-    /* Rows of a monitor reply (depth 3) or update (depth 4). */
-    size_t tables_depth = m->kind == RDB_M_MONITOR_REPLY ? 2 : 3;
+    /* Rows of a monitor reply (depth 3), or of an update or a
+     * "monitor_cond_since" reply (depth 4). */
+    size_t tables_depth = (m->kind == RDB_M_MONITOR_REPLY
+                           && !m->since_reply ? 2 : 3);
     if (m->kind == RDB_M_UPDATE && depth == 2) {
         size_t idx = jsplit_index(js, 1);
         size_t updates_idx = !strcmp(m->method, "update3") ? 2 : 1;
-        if (idx == 0) {
-            return JSPLIT_CAPTURE;          /* The monitor's name. */
+        if (idx == 0 || idx < updates_idx) {
+            return JSPLIT_CAPTURE;  /* The monitor's name, last-txn-id. */
         }
-        return (idx == updates_idx && !m->table_skip ? JSPLIT_DESCEND
-                : JSPLIT_SKIP);
+        if (idx == updates_idx && !m->table_skip) {
+            m->applying = true;
+            return JSPLIT_DESCEND;
+        }
+        return JSPLIT_SKIP;
+    }
+    if (m->since_reply && depth == 2) {
+        size_t idx = jsplit_index(js, 1);
+        if (idx < 2) {
+            return JSPLIT_CAPTURE;          /* found, last-txn-id. */
+        }
+        if (idx == 2 && c == '{') {
+            /* Not found: what follows is a full copy. */
+            if (!m->since_found) {
+                rdb_reset(db);
+            }
+            m->applying = true;
+            rdb_update_begin(db);
+            return JSPLIT_DESCEND;
+        }
+        return JSPLIT_SKIP;
     }
     if (m->kind == RDB_M_MONITOR_REPLY || m->kind == RDB_M_UPDATE) {
         if (depth == tables_depth) {
@@ -1138,6 +1260,20 @@ txn_op_result(struct rdb *db, const char *s, size_t n)
     json_destroy(json);
 }
 
+/* Takes the "last-txn-id" of a "monitor_cond_since" reply or an "update3"
+ * from its text 's' (of 'n' bytes, with its quotes). */
+static void
+parse_txn_id(struct rdb_msg *m, const char *s, size_t n)
+{
+    char text[UUID_LEN + 1];
+    m->have_txn_id = (n == UUID_LEN + 2 && s[0] == '"' && s[n - 1] == '"');
+    if (m->have_txn_id) {
+        memcpy(text, s + 1, UUID_LEN);
+        text[UUID_LEN] = '\0';
+        m->have_txn_id = uuid_from_string(&m->txn_id, text);
+    }
+}
+
 static void
 msg_value(void *db_, const struct jsplit *js, const char *s, size_t n)
 {
@@ -1174,6 +1310,18 @@ msg_value(void *db_, const struct jsplit *js, const char *s, size_t n)
         return;
     }
 
+    if (m->since_reply && depth == 2) {
+        if (jsplit_index(js, 1) == 0) {
+            m->since_found = n == 4 && !memcmp(s, "true", 4);
+        } else {
+            parse_txn_id(m, s, n);
+        }
+        return;
+    }
+    if (m->kind == RDB_M_UPDATE && depth == 2 && jsplit_index(js, 1) == 1) {
+        parse_txn_id(m, s, n);      /* An "update3"'s last-txn-id. */
+        return;
+    }
     if (m->kind == RDB_M_UPDATE && depth == 2) {
         /* Updates for a monitor we cancelled (after rdb_force_resync())
          * no longer apply. */
@@ -1235,6 +1383,18 @@ apply_table_updates_json(struct rdb *db, const struct json *updates)
     }
 }
 
+/* Takes the last-txn-id in 'json', if it is one, as the last change the
+ * replica applied. */
+static void
+set_last_txn_id(struct rdb *db, const struct json *json)
+{
+    struct uuid id;
+    if (json->type == JSON_STRING && uuid_from_string(&id,
+                                                      json_string(json))) {
+        db->last_txn_id = id;
+    }
+}
+
 static void
 handle_update_json(struct rdb *db, const char *method,
                    const struct json *params)
@@ -1253,6 +1413,9 @@ handle_update_json(struct rdb *db, const char *method,
     rdb_update_begin(db);
     apply_table_updates_json(db, json_array(params)->elems[idx]);
     rdb_update_end(db);
+    if (idx == 2) {
+        set_last_txn_id(db, json_array(params)->elems[1]);
+    }
 }
 
 /* The reply to the main monitor ('snapshot' false) or to the snapshot
@@ -1265,6 +1428,9 @@ monitor_done(struct rdb *db, bool snapshot)
         db->snapshot_id = -1;
     } else {
         db->monitor_pending = false;
+        if (db->snapshot_wanted) {
+            send_snapshot(db);
+        }
     }
     if (!db->monitor_pending && db->snapshot_id < 0) {
         db->state = RDB_C_SYNCED;
@@ -1286,6 +1452,59 @@ lock_acquired(struct rdb *db, bool stale)
 {
     db->has_lock = true;
     if (stale && db->has_local_tables) {
+        rdb_force_resync(db);
+    }
+}
+
+/* The reply to a "monitor_cond_since" has been read. */
+static void
+since_reply_done(struct rdb *db)
+{
+    struct rdb_msg *m = &db->msg;
+    const struct json_array *a = (!m->streamed && m->result
+                                  && m->result->type == JSON_ARRAY
+                                  && json_array(m->result)->n == 3
+                                  ? json_array(m->result) : NULL);
+    if (a) {
+        /* Captured whole (a server that wrote "result" before "id"). */
+        m->since_found = a->elems[0]->type == JSON_TRUE;
+        if (!m->since_found) {
+            rdb_reset(db);
+        }
+        rdb_update_begin(db);
+        apply_table_updates_json(db, a->elems[2]);
+        rdb_update_end(db);
+        set_last_txn_id(db, a->elems[1]);
+    } else if (m->streamed && m->applying) {
+        rdb_update_end(db);
+        if (m->have_txn_id) {
+            db->last_txn_id = m->txn_id;
+        }
+    } else {
+        /* A server older than OVS 2.12 knows no such method. */
+        char *s = m->error ? json_to_string(m->error, 0) : NULL;
+        VLOG_INFO("%s: monitor_cond_since refused (%s), using monitor_cond",
+                  db->remote, s ? s : "no result");
+        free(s);
+        db->since_unsupported = true;
+        send_monitor(db);
+        return;
+    }
+
+    db->resumed = m->since_found;
+    if (m->since_found) {
+        COVERAGE_INC(rdb_resume);
+        db->snapshot_wanted = false;
+        VLOG_INFO("%s: resumed from the server's history: %"PRIuSIZE
+                  " rows changed", db->remote, m->n_rows);
+    } else {
+        COVERAGE_INC(rdb_full_copy);
+    }
+    monitor_done(db, false);
+    if (m->since_found && db->has_local_tables && db->lock_name
+        && !db->lock_held_at_close) {
+        /* Another northd may have held the lock since this replica last
+         * read the tables whose inserts are not reported. */
         rdb_force_resync(db);
     }
 }
@@ -1315,7 +1534,9 @@ handle_reply(struct rdb *db)
     } else if (msg_id_is(m, db->monitor_id)
                || msg_id_is(m, db->snapshot_id)) {
         bool snapshot = msg_id_is(m, db->snapshot_id);
-        if (m->streamed) {
+        if (!snapshot && db->monitor_since) {
+            since_reply_done(db);
+        } else if (m->streamed) {
             rdb_update_end(db);
             monitor_done(db, snapshot);
         } else if (m->result && m->result->type == JSON_OBJECT) {
@@ -1380,6 +1601,9 @@ handle_request(struct rdb *db)
     if (is_update_method(method)) {
         if (m->streamed) {
             rdb_update_end(db);
+            if (m->have_txn_id && !m->table_skip) {
+                db->last_txn_id = m->txn_id;
+            }
         } else if (m->params) {
             handle_update_json(db, method, m->params);
         }

@@ -7,7 +7,7 @@ HEADER is what the source includes (default: lib/PREFIX-rdb.h).
 
 SPEC names the tables and columns to replicate, one table per paragraph:
 
-    table NAME [count] [quiet] [select=initial,insert,modify,delete]
+    table NAME [count] [quiet] [owned] [select=initial,insert,modify,delete]
         COLUMN [quiet] [keys=K1,K2] [hash=GROUP] [pooled] [packed] [shared]
                [compact]
 
@@ -15,7 +15,14 @@ SPEC names the tables and columns to replicate, one table per paragraph:
 "select" narrows the changes the server reports (default: all).  A
 "quiet" column is one the replica's user writes itself: its changes are
 applied but neither tracked nor wake the user up; in a "quiet" table,
-rows coming and going are tracked but do not wake the user up either.  "keys" keeps only the
+rows coming and going are tracked but do not wake the user up either.
+An "owned" table is one whose rows the user alone writes: a change that
+is not the echo of the user's own transaction (a row it did not write,
+or did not write in the transaction in flight) is tracked as "foreign"
+(rdb_row_is_foreign()), quiet columns included, and wakes the user up;
+in an owned table with "select" narrowed to initial and delete, the
+server also reports inserts (as bare UUIDs) and modifications, so that
+the user can repair them.  "keys" keeps only the
 named keys of a string map.  A map of strings to UUIDs is kept as a string
 map of the UUIDs' text (not as references).
 "hash" keeps no value, only a content hash
@@ -61,12 +68,14 @@ def parse_spec(path):
                 if words[0] != "table" or len(words) < 2:
                     die("%s:%d: expected 'table NAME'" % (path, lineno))
                 cur = {"name": words[1], "count": False, "quiet": False,
-                       "select": None, "columns": []}
+                       "owned": False, "select": None, "columns": []}
                 for w in words[2:]:
                     if w == "count":
                         cur["count"] = True
                     elif w == "quiet":
                         cur["quiet"] = True
+                    elif w == "owned":
+                        cur["owned"] = True
                     elif w.startswith("select="):
                         cur["select"] = w[7:].split(",")
                     else:
@@ -99,6 +108,14 @@ def parse_spec(path):
                             % (path, lineno, w))
                 cur["columns"].append(col)
     return tables
+
+
+def is_weak(t):
+    """Whether a schema column type refers weakly to rows."""
+    if isinstance(t, str):
+        return False
+    return any(isinstance(t.get(k), dict) and t[k].get("refTable")
+               and t[k].get("refType") == "weak" for k in ("key", "value"))
 
 
 def base_type(t):
@@ -413,6 +430,9 @@ class Gen:
                     w("        .compact = true,")
                 if c["quiet"]:
                     w("        .quiet = true,")
+                if is_weak(self.schema["tables"][t["name"]]["columns"]
+                           [c["name"]]["type"]):
+                    w("        .weak = true,")
                 if c["pooled"]:
                     if key != "string" or enum or c["hash"] or value:
                         die("%s.%s: only a string column without enums "
@@ -444,6 +464,10 @@ class Gen:
             w("    .row_size = sizeof(struct %s)," % s)
             w("    .count_only = %s," % ("true" if t["count"] else "false"))
             w("    .quiet = %s," % ("true" if t["quiet"] else "false"))
+            if t["owned"]:
+                w("    .owned = true,")
+            if not self.schema["tables"][tn].get("isRoot"):
+                w("    .garbage_collected = true,")
             sel = t["select"] or ["initial", "insert", "modify", "delete"]
             w("    .select = %s," % " | ".join(
                 "RDB_SELECT_%s" % x.upper() for x in sel))

@@ -109,6 +109,13 @@ struct rdb_msg {
     struct json *error;
     struct json *params;
     bool table_skip;                /* Rows of a table we do not keep. */
+    bool since_reply;               /* A reply to "monitor_cond_since". */
+    bool since_found;               /* Its "found": the rows that follow
+                                     * are what changed, not a copy. */
+    bool applying;                  /* Some of its rows were applied. */
+    bool have_txn_id;               /* 'txn_id' is the "last-txn-id" of a
+                                     * reply or "update3" being read. */
+    struct uuid txn_id;
     struct rdb_table *table;        /* Of the rows being read. */
     size_t n_rows;
     char *txn_error;                /* First op error in a txn reply. */
@@ -138,6 +145,24 @@ struct rdb {
     struct rdb_rows zombies;        /* Deleted rows something still
                                      * refers to: freed with the db. */
     struct uuidset expected_deletes;    /* See rdb_expect_delete(). */
+    /* See rdb_own_write(): an open-addressed set of 64 of the random bits
+     * of each UUID (0 marks a free slot), 8 bytes a slot and no allocation
+     * a row, since a cold start's transaction names tens of thousands.
+     * Another row with the same 64 bits would be taken as the echo. */
+    uint64_t *own_writes;
+    size_t own_mask;                    /* Slots - 1; 0 if none. */
+    size_t n_own_writes;
+    /* Within one message (rdb_update_begin() to rdb_update_end()): the
+     * tables with a row deleted (by index), and the rows of owned tables
+     * someone else changed only in weak references, which are foreign
+     * unless a row of a table they refer to was deleted in the message
+     * (then the server dropped the references). */
+    uint64_t msg_deleted_tables;
+    struct rdb_weak_change {
+        struct rdb_row *row;
+        uint64_t columns;
+    } *weak_changes;
+    size_t n_weak_changes, allocated_weak_changes;
     struct shash server_schema;     /* Each table of the server's schema:
                                      * a "struct sset" of its columns. */
     bool has_local_tables;
@@ -164,6 +189,17 @@ struct rdb {
     long long int server_id;        /* The _Server monitor request. */
     long long int snapshot_id;      /* See send_monitor() in rdb-conn.c. */
     bool monitor_pending;           /* Main monitor's reply not in yet. */
+    bool monitor_since;             /* The main monitor request is
+                                     * "monitor_cond_since". */
+    bool since_unsupported;         /* The server refused it: "monitor_cond"
+                                     * from now on. */
+    bool snapshot_wanted;           /* Tables replicated for their initial
+                                     * contents await a full copy's end. */
+    struct uuid last_txn_id;        /* Of the last change applied in full
+                                     * (all zeros: none, a full copy). */
+    bool resumed;                   /* The last monitor reply was a delta. */
+    bool lock_held_at_close;        /* The lock was ours when the last
+                                     * connection closed. */
     unsigned int monitor_seq;       /* Names our monitors: ["rdb", N]. */
     bool lock_requested;
 
@@ -190,6 +226,14 @@ bool rdb_apply_row_update(struct rdb_table *, const char *uuid_s,
 void rdb_expect_delete(struct rdb *, const struct rdb_table_class *,
                        const struct uuid *);
 void rdb_expect_delete_done(struct rdb *);
+/* Rows of "owned" tables that the transaction being written or in flight
+ * inserts, updates, mutates or deletes: the server's report of changes to
+ * them is the echo of that transaction, and changes to others are
+ * someone else's (rdb_row_is_foreign()).  The server sends every update a
+ * transaction causes before its reply, so they are forgotten with the
+ * expected deletions. */
+void rdb_own_write(struct rdb *, const struct rdb_table_class *,
+                   const struct uuid *);
 bool rdb_table_is_local(const struct rdb_table_class *);
 
 uint64_t rdb_hash_bytes64(const void *, size_t n, uint64_t basis);

@@ -400,6 +400,7 @@ begin_row(struct rdb_txn *txn, const struct rdb_table_class *tc,
     }
     txn->touched_local |= is_local_table(tc);
     txn->n_ops++;
+    rdb_own_write(txn->db, tc, uuid);
     put_table(&txn->buf, update ? "update" : "insert", tc);
     if (update) {
         put_char(&txn->buf, ',');
@@ -436,6 +437,7 @@ rdb_txn_delete(struct rdb_txn *txn, const struct rdb_table_class *tc,
         return;
     }
     txn->n_ops++;
+    rdb_own_write(txn->db, tc, uuid);
     put_table(&txn->buf, "delete", tc);
     put_char(&txn->buf, ',');
     put_where(&txn->buf, uuid);
@@ -465,6 +467,7 @@ rdb_txn_mutate_strings(struct rdb_txn *txn, const struct rdb_table_class *tc,
     }
     txn->touched_local |= is_local_table(tc);
     txn->n_ops++;
+    rdb_own_write(txn->db, tc, uuid);
     put_table(&txn->buf, "mutate", tc);
     put_char(&txn->buf, ',');
     put_where(&txn->buf, uuid);
@@ -497,6 +500,7 @@ rdb_txn_mutate_refs(struct rdb_txn *txn, const struct rdb_table_class *tc,
         return;
     }
     txn->n_ops++;
+    rdb_own_write(txn->db, tc, uuid);
     put_table(&txn->buf, "mutate", tc);
     put_char(&txn->buf, ',');
     put_where(&txn->buf, uuid);

@@ -1586,12 +1586,71 @@ find_column(struct rdb_table *t, const char *name, size_t n, size_t *idx)
     return NULL;
 }
 
+/* 64 random bits of 'uuid' (of a version 4 UUID, or one northd derives),
+ * never 0: its key in 'own_writes'. */
+static uint64_t
+own_key(const struct uuid *uuid)
+{
+    uint64_t key = ((uint64_t) uuid->parts[0] << 32) | uuid->parts[3];
+    return key ? key : 1;
+}
+
+/* Whether the transaction being written or in flight writes the row with
+ * 'uuid' of an owned table (see rdb_own_write()). */
+static bool
+own_writes_contain(const struct rdb *db, const struct uuid *uuid)
+{
+    if (!db->own_mask) {
+        return false;
+    }
+    uint64_t key = own_key(uuid);
+    for (size_t i = hash_uint64(key) & db->own_mask; ;
+         i = (i + 1) & db->own_mask) {
+        if (db->own_writes[i] == key) {
+            return true;
+        } else if (!db->own_writes[i]) {
+            return false;
+        }
+    }
+}
+
+static void
+own_writes_add(struct rdb *db, uint64_t key)
+{
+    if (!db->own_mask || db->n_own_writes + 1 > (db->own_mask + 1) / 4 * 3) {
+        /* Grow (from 1024 slots), keeping at most 3/4 of the slots used. */
+        size_t n_slots = db->own_mask ? 2 * (db->own_mask + 1) : 1024;
+        uint64_t *old = db->own_writes;
+        size_t old_slots = db->own_mask ? db->own_mask + 1 : 0;
+        db->own_writes = xcalloc(n_slots, sizeof *db->own_writes);
+        db->own_mask = n_slots - 1;
+        db->n_own_writes = 0;
+        for (size_t i = 0; i < old_slots; i++) {
+            if (old[i]) {
+                own_writes_add(db, old[i]);
+            }
+        }
+        free(old);
+    }
+    for (size_t i = hash_uint64(key) & db->own_mask; ;
+         i = (i + 1) & db->own_mask) {
+        if (db->own_writes[i] == key) {
+            return;
+        } else if (!db->own_writes[i]) {
+            db->own_writes[i] = key;
+            db->n_own_writes++;
+            return;
+        }
+    }
+}
+
 /* Decodes the row object in 't' into 'row': every column for an insert
  * ('modify' false), the changed ones otherwise.  Adds the columns that
- * changed and are not quiet to '*updated'. */
+ * changed and are not quiet to '*updated', and every column that changed
+ * to '*all'. */
 static bool
 decode_row(struct rdb_table *t, struct rdb_row *row, struct jtext *text,
-           bool modify, uint64_t *updated)
+           bool modify, uint64_t *updated, uint64_t *all)
 {
     struct rdb *db = t->db;
     struct ds *scratch = &db->scratch;
@@ -1646,8 +1705,11 @@ decode_row(struct rdb_table *t, struct rdb_row *row, struct jtext *text,
             col_changed = column_set(row, c, &d);
         }
         datum_destroy(&d, c);
-        if (col_changed && !c->quiet) {
-            *updated |= UINT64_C(1) << idx;
+        if (col_changed) {
+            *all |= UINT64_C(1) << idx;
+            if (!c->quiet) {
+                *updated |= UINT64_C(1) << idx;
+            }
         }
     } while (jtext_accept(text, ','));
     return jtext_expect(text, '}');
@@ -1693,13 +1755,25 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
     opbuf[op_n] = '\0';
 
     struct rdb_row *row = row_find(t, &uuid);
+    struct rdb *db = t->db;
+    bool local = rdb_table_is_local(t->class);
+    /* In an owned table, a change to a row the transaction in flight does
+     * not name is someone else's (see rdb_row_is_foreign()). */
+    bool foreign = (t->class->owned && !db->fresh_copy
+                    && !own_writes_contain(db, &uuid));
     if (!strcmp(opbuf, "delete")) {
         if (!jtext_null(&text)) {
             goto syntax;
         }
-        bool local = rdb_table_is_local(t->class);
-        bool own = local && uuidset_find_and_delete(&t->db->expected_deletes,
+        db->msg_deleted_tables |= UINT64_C(1) << t->class->index;
+        bool own = local && uuidset_find_and_delete(&db->expected_deletes,
                                                     &uuid);
+        /* The server deletes rows of a garbage-collected table that
+         * nothing refers to any more, as part of the transaction that
+         * dropped the last reference. */
+        bool foreign_delete = (foreign && !own
+                               && !(t->class->garbage_collected
+                                    && rdb_txn_in_flight(db)));
         if (row && row->state == RDB_ROW_LIVE) {
             if (own) {
                 hmap_remove(&t->rows, &row->node);
@@ -1708,16 +1782,44 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
                 row_free(row, true);
             } else {
                 apply_delete(t, row);
+                if (foreign_delete) {
+                    track(row, RDB_TRACK_FOREIGN, 0);
+                    db->changed = true;
+                }
             }
-        } else if (!row && local && !own && !t->db->fresh_copy) {
+        } else if (!row && local && !own && !db->fresh_copy) {
             /* Someone else deleted a row of a table whose inserts are not
              * reported: track the deletion of a row with no contents. */
             COVERAGE_INC(rdb_row_delete);
             row = row_alloc(t, &uuid, RDB_ROW_DELETED);
-            track(row, RDB_TRACK_DELETED, 0);
-            if (!t->class->quiet) {
-                t->db->changed = true;
+            track(row, RDB_TRACK_DELETED | (foreign_delete
+                                            ? RDB_TRACK_FOREIGN : 0), 0);
+            if (!t->class->quiet || foreign_delete) {
+                db->changed = true;
             }
+        }
+    } else if (local && !strcmp(opbuf, "insert")) {
+        /* An owned table replicated for its initial contents only: the
+         * server reports inserts as bare UUIDs, to tell the user's own
+         * (which it knows) from someone else's. */
+        if (!foreign || (row && row->state == RDB_ROW_LIVE)) {
+            if (!jtext_skip(&text)) {
+                goto syntax;
+            }
+        } else {
+            COVERAGE_INC(rdb_row_insert);
+            if (!row) {
+                row = row_create(t, &uuid, RDB_ROW_LIVE);
+            }
+            row->state = RDB_ROW_LIVE;
+            row->transient = true;
+            t->n_live++;
+            uint64_t updated = 0, all = 0;
+            if (!decode_row(t, row, &text, false, &updated, &all)) {
+                goto syntax;
+            }
+            track(row, RDB_TRACK_NEW | RDB_TRACK_FOREIGN, all);
+            db->changed = true;
         }
     } else if (!strcmp(opbuf, "initial") || !strcmp(opbuf, "insert")) {
         COVERAGE_INC(rdb_row_insert);
@@ -1730,28 +1832,74 @@ rdb_apply_row_update(struct rdb_table *t, const char *uuid_s,
         }
         row->state = RDB_ROW_LIVE;
         t->n_live++;
-        uint64_t updated = 0;
-        if (!decode_row(t, row, &text, false, &updated)) {
+        uint64_t updated = 0, all = 0;
+        if (!decode_row(t, row, &text, false, &updated, &all)) {
             goto syntax;
         }
-        track(row, RDB_TRACK_NEW, updated);
+        if (foreign && !strcmp(opbuf, "insert")) {
+            track(row, RDB_TRACK_NEW | RDB_TRACK_FOREIGN, all);
+            db->changed = true;
+        } else {
+            track(row, RDB_TRACK_NEW, updated);
+        }
         if (!t->class->quiet) {
-            t->db->changed = true;
+            db->changed = true;
         }
     } else if (!strcmp(opbuf, "modify")) {
         COVERAGE_INC(rdb_row_modify);
-        if (!row || row->state != RDB_ROW_LIVE) {
-            *errorp = xasprintf("modification of unknown row "UUID_FMT,
-                                UUID_ARGS(&uuid));
-            return false;
-        }
-        uint64_t updated = 0;
-        if (!decode_row(t, row, &text, true, &updated)) {
-            goto syntax;
-        }
-        if (updated) {
-            track(row, RDB_TRACK_MODIFIED, updated);
-            t->db->changed = true;
+        if (local && !foreign) {
+            /* The echo of the user's own write, which the replica of such
+             * a table does not follow. */
+            if (!jtext_skip(&text)) {
+                goto syntax;
+            }
+        } else {
+            if (local && (!row || row->state != RDB_ROW_LIVE)) {
+                /* Someone else changed a row the replica forgot (or never
+                 * had): keep what changed until the user has seen it. */
+                if (!row) {
+                    row = row_create(t, &uuid, RDB_ROW_LIVE);
+                }
+                row->state = RDB_ROW_LIVE;
+                row->transient = true;
+                t->n_live++;
+            }
+            if (!row || row->state != RDB_ROW_LIVE) {
+                *errorp = xasprintf("modification of unknown row "UUID_FMT,
+                                    UUID_ARGS(&uuid));
+                return false;
+            }
+            uint64_t updated = 0, all = 0;
+            if (!decode_row(t, row, &text, true, &updated, &all)) {
+                goto syntax;
+            }
+            /* The server drops weak references to rows that go, as part of
+             * the transaction that deleted them: whether that is what
+             * happened is known at the end of the message. */
+            uint64_t weak = 0;
+            for (size_t i = 0; i < t->class->n_columns; i++) {
+                if (t->class->columns[i].weak) {
+                    weak |= UINT64_C(1) << i;
+                }
+            }
+            if (foreign && all & ~weak) {
+                track(row, RDB_TRACK_MODIFIED | RDB_TRACK_FOREIGN, all);
+                db->changed = true;
+            } else {
+                if (foreign && all) {
+                    if (db->n_weak_changes >= db->allocated_weak_changes) {
+                        db->weak_changes = x2nrealloc(
+                            db->weak_changes, &db->allocated_weak_changes,
+                            sizeof *db->weak_changes);
+                    }
+                    db->weak_changes[db->n_weak_changes++]
+                        = (struct rdb_weak_change) { row, all };
+                }
+                if (updated) {
+                    track(row, RDB_TRACK_MODIFIED, updated);
+                    db->changed = true;
+                }
+            }
         }
     } else {
         goto syntax;
@@ -1782,10 +1930,32 @@ rdb_expect_delete(struct rdb *db, const struct rdb_table_class *tc OVS_UNUSED,
     uuidset_insert(&db->expected_deletes, uuid);
 }
 
+/* Empties 'set' and gives back its buckets: a cold start's transaction
+ * names tens of thousands of rows, and an empty set with that many buckets
+ * still costs a walk over them to clear. */
+static void
+uuidset_clear_and_shrink(struct uuidset *set)
+{
+    uuidset_clear(set);
+    hmap_shrink(&set->uuids);
+}
+
 void
 rdb_expect_delete_done(struct rdb *db)
 {
-    uuidset_clear(&db->expected_deletes);
+    uuidset_clear_and_shrink(&db->expected_deletes);
+    free(db->own_writes);
+    db->own_writes = NULL;
+    db->own_mask = db->n_own_writes = 0;
+}
+
+void
+rdb_own_write(struct rdb *db, const struct rdb_table_class *tc,
+              const struct uuid *uuid)
+{
+    if (tc->owned) {
+        own_writes_add(db, own_key(uuid));
+    }
 }
 
 void
@@ -1818,11 +1988,39 @@ void
 rdb_update_begin(struct rdb *db)
 {
     db->changed = false;
+    db->msg_deleted_tables = 0;
+    db->n_weak_changes = 0;
+}
+
+/* Decides, at the end of a message, whether the changes to weak references
+ * noted in it were someone else's (see struct rdb). */
+static void
+weak_changes_settle(struct rdb *db)
+{
+    for (size_t i = 0; i < db->n_weak_changes; i++) {
+        struct rdb_weak_change *wc = &db->weak_changes[i];
+        struct rdb_row *row = wc->row;
+        const struct rdb_table_class *tc = rdb_row_table(row)->class;
+        bool dropped = false;
+        for (size_t j = 0; j < tc->n_columns && !dropped; j++) {
+            const struct rdb_column_class *c = &tc->columns[j];
+            dropped = (wc->columns & (UINT64_C(1) << j) && c->ref_table
+                       && (db->msg_deleted_tables
+                           & (UINT64_C(1) << c->ref_table->index)));
+        }
+        if (!dropped && row->state == RDB_ROW_LIVE) {
+            track(row, RDB_TRACK_MODIFIED | RDB_TRACK_FOREIGN, wc->columns);
+            db->changed = true;
+        }
+    }
+    db->n_weak_changes = 0;
+    db->msg_deleted_tables = 0;
 }
 
 void
 rdb_update_end(struct rdb *db)
 {
+    weak_changes_settle(db);
     if (db->changed) {
         db->seqno++;
     }
@@ -1869,6 +2067,7 @@ rdb_reset(struct rdb *db)
         t->n_live = 0;
     }
     db->fresh_copy = true;
+    db->n_weak_changes = 0;
     db->reset_seqno++;
     db->seqno++;
 }
@@ -1898,6 +2097,13 @@ rdb_track_clear(struct rdb *db)
             }
             row->track = 0;
             if (row->state != RDB_ROW_DELETED) {
+                if (row->transient && !row->n_refs) {
+                    /* Someone else's row in a table replicated for its
+                     * initial contents only: the user has seen it. */
+                    hmap_remove(&t->rows, &row->node);
+                    t->n_live--;
+                    row_free(row, true);
+                }
                 continue;
             }
             if (!row->n_refs) {
@@ -2057,6 +2263,7 @@ rdb_create(const struct rdb_class *class, const char *remote)
         objpool_init(&t->row_pool, tc->row_size, "rdb-rows");
     }
     uuidset_init(&db->expected_deletes);
+    ovs_assert(class->n_tables <= 64);  /* 'msg_deleted_tables'. */
     shash_init(&db->server_schema);
     for (size_t i = 0; i < class->n_tables; i++) {
         db->has_local_tables |= rdb_table_is_local(class->tables[i]);
@@ -2092,6 +2299,8 @@ rdb_destroy(struct rdb *db)
         free(t->free_indexes);
     }
     uuidset_destroy(&db->expected_deletes);
+    free(db->own_writes);
+    free(db->weak_changes);
     rdb_server_schema_clear(db);
     shash_destroy(&db->server_schema);
     free(db->tables);

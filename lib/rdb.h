@@ -33,7 +33,10 @@
  * knows better than any replica): the user reads the copy it gets on every
  * connection, takes what it needs, and may forget the rows
  * (rdb_forget_rows()).  Deletions by someone else, even of rows not in
- * the replica, show up as tracked deleted rows; the user's own do not.  If
+ * the replica, show up as tracked deleted rows; the user's own do not.
+ * If such a table is also "owned" (see rdb_row_is_foreign()), someone
+ * else's inserts and modifications show up too, as tracked rows that live
+ * until rdb_track_clear(); the user's own do not.  If
  * a transaction writing to such a table fails, or the lock is acquired
  * after the copy was taken, the replica fetches a fresh copy
  * (rdb_get_reset_seqno() tells), since whatever the user knew may be
@@ -123,6 +126,9 @@ struct rdb_column_class {
     bool packed;                    /* An RDB_S_SCALAR string kept as a
                                      * lib/strpack.h reference (NULL for
                                      * ""). */
+    bool weak;                      /* A weak reference in the schema: the
+                                     * server changes it when the row it
+                                     * refers to goes. */
 };
 
 enum {
@@ -143,6 +149,11 @@ struct rdb_table_class {
     bool count_only;                /* Rows without columns. */
     bool quiet;                     /* Rows coming and going do not
                                      * advance the seqno. */
+    bool owned;                     /* The user alone writes its rows:
+                                     * changes by others are "foreign". */
+    bool garbage_collected;         /* Not a root table in the schema: the
+                                     * server deletes rows nothing refers
+                                     * to. */
     unsigned int select;            /* RDB_SELECT_*. */
     size_t hash_offset;             /* Of 'struct rdb_hash hash_[]'. */
     size_t n_hash_groups;
@@ -214,6 +225,8 @@ enum {
     RDB_TRACK_NEW = 1 << 0,
     RDB_TRACK_MODIFIED = 1 << 1,
     RDB_TRACK_DELETED = 1 << 2,
+    RDB_TRACK_FOREIGN = 1 << 3,     /* Not (only) the echo of the user's own
+                                     * writes: see rdb_row_is_foreign(). */
 };
 
 struct rdb_table;
@@ -232,9 +245,13 @@ struct rdb_row {
     uint8_t db_id;                  /* Its replica's number (rdb.c). */
     uint8_t table_id;               /* Its table's index in the class. */
     uint8_t state : 2;              /* enum rdb_row_state. */
-    uint8_t track : 3;              /* RDB_TRACK_*. */
+    uint8_t track : 4;              /* RDB_TRACK_*. */
     bool hash_stale : 1;            /* A hashed column was modified: its
                                      * hash no longer says anything. */
+    bool transient : 1;             /* A row of a table replicated for its
+                                     * initial contents only, made for a
+                                     * foreign insert or modification:
+                                     * freed by rdb_track_clear(). */
 };
 BUILD_ASSERT_DECL(sizeof(struct rdb_row) == 48);
 
@@ -372,6 +389,24 @@ static inline bool
 rdb_row_is_deleted(const struct rdb_row *row)
 {
     return row->state == RDB_ROW_DELETED;
+}
+
+/* In an "owned" table (lib/rdb-gen.py): true if a tracked row was
+ * inserted, changed or deleted by someone else, i.e. other than by the
+ * user's own transaction in flight, which names the rows it writes
+ * (changes the server makes as a consequence of it, a weak reference
+ * dropped or an unreferenced row of a garbage-collected table deleted,
+ * count as its echo too).  Quiet columns are then tracked as well.
+ *
+ * In an owned table replicated for its initial contents only (SB
+ * Logical_Flow), the server reports foreign inserts as bare UUIDs and
+ * foreign modifications as the columns that changed: such a row is
+ * readable, with no contents or only the changed ones and a stale hash,
+ * until rdb_track_clear(). */
+static inline bool
+rdb_row_is_foreign(const struct rdb_row *row)
+{
+    return (row->track & RDB_TRACK_FOREIGN) != 0;
 }
 
 /* The columns of a tracked row that changed, as a bitmap by column

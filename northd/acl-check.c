@@ -226,6 +226,7 @@ acl_check_match(struct acl_check *c, const char *match,
 
     bool summary_failed;
     c->error = expr_validate_summaries(match, &symtab, &c->refs,
+                                       EXPR_ACL_MAX_PAREN_DEPTH,
                                        &summary_failed);
     if (!c->error && keyed) {
         struct sset *shapes = &c->reg->valid_shapes;
@@ -237,7 +238,8 @@ acl_check_match(struct acl_check *c, const char *match,
         /* A summary was not enough: ask again, with the addresses.  (The
          * key made above does not hold for these.) */
         free(c->error);
-        c->error = expr_validate(match, &symtab, &c->refs);
+        c->error = expr_validate_summaries(match, &symtab, &c->refs,
+                                           EXPR_ACL_MAX_PAREN_DEPTH, NULL);
     }
     COVERAGE_INC(acl_validated);
     if (c->error) {

@@ -161,6 +161,9 @@ struct acl_state {
 /* A million of them, from a pool (lib/objpool.h): 72 bytes each. */
 BUILD_ASSERT_DECL(sizeof(struct acl_state) <= 72);
 BUILD_ASSERT_DECL(N_ACL_STAGES <= 4 && ACL_MAX_TIER < 4);
+/* The NB replica's ACL row (lib/nb.rdb: compact enums, a packed match,
+ * shared options), also a million of them: 96 bytes (docs/rdb.md). */
+BUILD_ASSERT_DECL(sizeof(struct nb_acl) <= 96);
 
 /* The containers (switches and port groups) that may list one ACL: a row
  * listed by more, which no CMS makes, is left out of the others. */

@@ -11,6 +11,7 @@ ls_features_from_sb(struct ls_features *f, const struct rdb *sb_db)
 {
     f->ct_no_masked_label = true;
     f->ct_lb_related = true;
+    f->mac_binding_timestamp = true;
 
     const struct sb_chassis *ch;
     SB_CHASSIS_FOR_EACH (ch, sb_db) {
@@ -21,6 +22,8 @@ ls_features_from_sb(struct ls_features *f, const struct rdb *sb_db)
         f->ct_no_masked_label &= smap_get_bool(oc, "ct-no-masked-label",
                                                false);
         f->ct_lb_related &= smap_get_bool(oc, "ovn-ct-lb-related", false);
+        f->mac_binding_timestamp &= smap_get_bool(oc, "mac-binding-timestamp",
+                                                  false);
     }
 }
 

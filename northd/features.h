@@ -23,6 +23,11 @@ struct ls_features {
      * committed with ct_commit_nat (so that ICMP errors are un-NATed).
      * Without it, such traffic just goes on ("next;"). */
     bool ct_lb_related;
+
+    /* "mac-binding-timestamp": listed by debug/chassis-features-list;
+     * nothing a switch compiles depends on it (MAC_Binding aging belongs
+     * to routers), so ls_features_equal() leaves it out. */
+    bool mac_binding_timestamp;
 };
 
 void ls_features_from_sb(struct ls_features *, const struct rdb *sb_db);

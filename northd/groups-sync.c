@@ -19,12 +19,16 @@
 #include "northd/datapaths.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
+#include "openvswitch/vlog.h"
 #include "sset.h"
 #include "util.h"
 #include "uuid.h"
 #include "uuidset.h"
 
+VLOG_DEFINE_THIS_MODULE(groups_sync);
+
 COVERAGE_DEFINE(sb_group_deleted);
+COVERAGE_DEFINE(sb_group_repaired);
 COVERAGE_DEFINE(sb_group_inserted);
 COVERAGE_DEFINE(sb_group_mutated);
 COVERAGE_DEFINE(sb_group_rewritten);
@@ -1145,6 +1149,96 @@ groups_set_addresses(const struct groups *g, const char *name, size_t *n)
     }
     /* (The replica keeps NB sets sorted.) */
     return v;
+}
+
+/* Adds the UUIDs of the rows of 'tc' that someone else inserted or changed
+ * since the last pass to 'uuids'. */
+static void
+collect_foreign(struct rdb *sb_db, const struct rdb_table_class *tc,
+                struct uuidset *uuids)
+{
+    for (const struct rdb_row *row = rdb_track_first(sb_db, tc); row;
+         row = rdb_track_next(row)) {
+        if (rdb_row_is_foreign(row) && !rdb_row_is_deleted(row)) {
+            uuidset_insert(uuids, &row->uuid);
+        }
+    }
+}
+
+void
+groups_repair_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+    struct uuidset sets = UUIDSET_INITIALIZER(&sets);
+    struct uuidset pgs = UUIDSET_INITIALIZER(&pgs);
+    collect_foreign(sb_db, &sb_table_address_set, &sets);
+    collect_foreign(sb_db, &sb_table_port_group, &pgs);
+
+    struct as_state *as;
+    HMAP_FOR_EACH (as, node, &g->sets) {
+        if (uuidset_is_empty(&sets)) {
+            break;
+        }
+        struct uuid uuid;
+        struct group_want w;
+        if (!as->has_row || (uuid = as_uuid(g, as),
+                             !uuidset_find_and_delete(&sets, &uuid))) {
+            continue;
+        }
+        if (!as_want(g, as, &w)) {
+            /* Its row goes anyway (a pass will delete it). */
+            uuidset_insert(&sets, &uuid);
+            continue;
+        }
+        VLOG_INFO_RL(&rl, "rewrote Address_Set %s, which someone else "
+                     "changed ("UUID_FMT")", as->name, UUID_ARGS(&uuid));
+        write_whole(txn, &sb_table_address_set, &uuid,
+                    SB_ADDRESS_SET_COL_ADDRESSES, &w);
+        rdb_txn_set_string(txn, SB_ADDRESS_SET_COL_NAME, as->name);
+        COVERAGE_INC(sb_group_repaired);
+    }
+
+    struct pg_name *pn;
+    HMAP_FOR_EACH (pn, node, &g->pg_names) {
+        for (size_t i = 0; i < pn->n_dps && !uuidset_is_empty(&pgs); i++) {
+            struct pg_dp *pd = &pn->dps[i];
+            if (!pd->has_row || pd->dp >= g->model->n_datapaths) {
+                continue;
+            }
+            struct uuid uuid = pg_dp_uuid(g, pn, pd);
+            struct group_want w;
+            if (!uuidset_find_and_delete(&pgs, &uuid)) {
+                continue;
+            }
+            if (!pg_dp_want(g, pn, pd, &w)) {
+                uuidset_insert(&pgs, &uuid);
+                continue;
+            }
+            char *sb_name = sb_pg_name(
+                g->model->dp_array[pd->dp]->tunnel_key, pn->name);
+            VLOG_INFO_RL(&rl, "rewrote Port_Group %s, which someone else "
+                         "changed ("UUID_FMT")", sb_name, UUID_ARGS(&uuid));
+            write_whole(txn, &sb_table_port_group, &uuid,
+                        SB_PORT_GROUP_COL_PORTS, &w);
+            rdb_txn_set_string(txn, SB_PORT_GROUP_COL_NAME, sb_name);
+            free(sb_name);
+            COVERAGE_INC(sb_group_repaired);
+        }
+    }
+
+    struct uuidset_node *node;
+    UUIDSET_FOR_EACH (node, &sets) {
+        VLOG_INFO_RL(&rl, "removed an Address_Set northd did not write: "
+                     UUID_FMT, UUID_ARGS(&node->uuid));
+        delete_row(txn, &sb_table_address_set, &node->uuid);
+    }
+    UUIDSET_FOR_EACH (node, &pgs) {
+        VLOG_INFO_RL(&rl, "removed a Port_Group northd did not write: "
+                     UUID_FMT, UUID_ARGS(&node->uuid));
+        delete_row(txn, &sb_table_port_group, &node->uuid);
+    }
+    uuidset_destroy(&sets);
+    uuidset_destroy(&pgs);
 }
 
 /* Comparing two states. */

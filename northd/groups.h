@@ -187,4 +187,11 @@ struct ds;
 size_t groups_diff(const struct groups *a, const struct groups *b,
                    struct ds *out, size_t max_report);
 
+/* Puts back the SB Address_Set and Port_Group rows someone else inserted
+ * or changed since the last pass (tracked as foreign in 'sb_db'): a row
+ * that is not one of 'g''s is deleted, one that is is written whole again
+ * (name and members).  Deletions by someone else are left to a full
+ * pass. */
+void groups_repair_sb(struct groups *, struct rdb *sb_db, struct rdb_txn *);
+
 #endif /* northd/groups.h */

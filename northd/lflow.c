@@ -27,6 +27,9 @@
 
 VLOG_DEFINE_THIS_MODULE(lflow);
 
+COVERAGE_DEFINE(lflow_repaired);
+COVERAGE_DEFINE(lflow_foreign_deleted);
+
 COVERAGE_DEFINE(lflow_inserted);
 COVERAGE_DEFINE(lflow_deleted);
 COVERAGE_DEFINE(lflow_updated);
@@ -1553,6 +1556,104 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
     }
     set_lflow_ids(t->side, f, txn);
     COVERAGE_INC(lflow_inserted);
+}
+
+/* Writes every column of the SB row of 'f', which someone else changed,
+ * as northd wrote it. */
+static void
+rewrite_sb_flow(const struct lflow_table *t, struct lflow *f,
+                struct rdb_txn *txn)
+{
+    struct uuid uuid = lflow_sb_uuid(t, f);
+    rdb_txn_update(txn, &sb_table_logical_flow, &uuid);
+    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE,
+                       lflow_pipeline_name(ls_stage_pipeline(f->stage)));
+    rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_TABLE_ID,
+                        ls_stage_table(f->stage));
+    rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority);
+    put_lflow_match(t->side, f, txn);
+    rdb_txn_set_string_parts(txn, SB_LOGICAL_FLOW_COL_ACTIONS, &f->actions,
+                             (size_t[]) { strpool_len(f->actions) }, 1,
+                             strpool_is_json_plain(f->actions));
+    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
+                       f->has_meter ? lflow_meter(t->side, f) : NULL);
+    if (f->port_tag) {
+        struct ds name = DS_EMPTY_INITIALIZER;
+        const char *key = LFLOW_TAG_PORT;
+        const char *value = lflow_port_tag(t->side, f, &name);
+        rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_TAGS, &key, &value, 1);
+        ds_destroy(&name);
+    } else {
+        rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_TAGS, NULL, NULL, 0);
+    }
+    const struct uuid *target = target_uuid(f);
+    rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH,
+                    f->sb_group ? NULL : target);
+    rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP,
+                    f->sb_group ? target : NULL);
+    set_lflow_ids(t->side, f, txn);
+    COVERAGE_INC(lflow_repaired);
+}
+
+void
+lflow_table_repair_sb(struct lflow_table *t, struct rdb *sb_db,
+                      struct rdb_txn *txn)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+    struct uuidset foreign = UUIDSET_INITIALIZER(&foreign);
+    struct uuidset gone = UUIDSET_INITIALIZER(&gone);
+    const struct sb_logical_flow *lf;
+    SB_LOGICAL_FLOW_FOR_EACH_TRACKED (lf, sb_db) {
+        if (rdb_row_is_foreign(&lf->header_)) {
+            uuidset_insert(sb_logical_flow_is_deleted(lf) ? &gone : &foreign,
+                           &lf->header_.uuid);
+        }
+    }
+    if (uuidset_is_empty(&foreign) && uuidset_is_empty(&gone)) {
+        uuidset_destroy(&foreign);
+        uuidset_destroy(&gone);
+        return;
+    }
+
+    /* The flows' UUIDs are derived from their content, not indexed: one
+     * walk over the table for however many rows were changed. */
+    struct lflow *f;
+    HMAP_FOR_EACH (f, node, &t->flows) {
+        if (!f->has_row) {
+            continue;
+        }
+        struct uuid uuid = lflow_sb_uuid(t, f);
+        if (uuidset_find_and_delete(&foreign, &uuid)) {
+            VLOG_INFO_RL(&rl, "rewrote a Logical_Flow someone else changed: "
+                         UUID_FMT, UUID_ARGS(&uuid));
+            rewrite_sb_flow(t, f, txn);
+        } else if (uuidset_find_and_delete(&gone, &uuid)) {
+            /* The sync of this pass inserts it again. */
+            VLOG_INFO_RL(&rl, "putting back a Logical_Flow someone else "
+                         "deleted: "UUID_FMT, UUID_ARGS(&uuid));
+            unref_target(f);
+            f->sb_target = NULL;
+            f->sb_group = false;
+            lflow_clear_row(t->side, f);
+            mark_dirty(t, f);
+            COVERAGE_INC(lflow_repaired);
+        } else {
+            continue;
+        }
+        if (uuidset_is_empty(&foreign) && uuidset_is_empty(&gone)) {
+            break;
+        }
+    }
+    /* Rows deleted that were no flow's: nothing to put back. */
+    uuidset_destroy(&gone);
+    struct uuidset_node *node;
+    UUIDSET_FOR_EACH (node, &foreign) {
+        VLOG_INFO_RL(&rl, "removed a Logical_Flow northd did not write: "
+                     UUID_FMT, UUID_ARGS(&node->uuid));
+        rdb_txn_delete(txn, &sb_table_logical_flow, &node->uuid);
+        COVERAGE_INC(lflow_foreign_deleted);
+    }
+    uuidset_destroy(&foreign);
 }
 
 /* How many buckets ahead produce_inserts() prefetches a flow record, and

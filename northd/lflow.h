@@ -222,6 +222,14 @@ size_t lflow_table_sync_dirty(struct lflow_table *, const struct ls_model *,
                               struct rdb_txn *sb_txn, struct dp_groups *,
                               size_t max_inserts);
 
+/* Puts back the SB Logical_Flow rows someone else inserted, changed or
+ * deleted since the last pass (tracked as foreign in 'sb_db'): a row that
+ * is not one of 't''s flows is deleted, one that is is written whole
+ * again, and a flow whose row was deleted is marked for the next
+ * lflow_table_sync_dirty() to insert. */
+void lflow_table_repair_sb(struct lflow_table *, struct rdb *sb_db,
+                           struct rdb_txn *);
+
 /* The number of flows the last sync left for the next one to insert (to
  * be called right after a sync, before flows are touched again). */
 size_t lflow_table_n_unwritten(const struct lflow_table *);

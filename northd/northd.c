@@ -1,10 +1,11 @@
 /* One northd pass; see northd.h.
  *
- * A pass follows the changes the replicas tracked since the last one
- * through the kept state (incremental_run()), or recomputes the whole
- * model from the replicas and reconciles the SB by content
- * (full_recompute()): the first pass, a change no handler follows, a
- * failed transaction.  Both leave the same SB (docs/incremental.md), which
+ * A pass recompiles only what the NB changes since the last pass own
+ * (incremental_run()), or recomputes the whole model from the replicas and
+ * reconciles the SB with it (full_recompute()) when the kept state cannot
+ * follow: the first pass, a change no handler follows, an SB replica that
+ * started over, a recompute requested.  Both leave the SB the same
+ * whatever order NB changes arrived in (docs/incremental.md), which
  * "--check-incremental" verifies in process after every incremental pass
  * (check_incremental()).  Everything kept from one pass to the next is a
  * member of 'struct northd'. */
@@ -918,6 +919,30 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
     return true;
 }
 
+/* True if a row of 'tc', an SB table northd owns (lib/sb.rdb), was
+ * inserted or deleted by someone else since the last pass, or had a
+ * column northd writes (a quiet one) changed by someone else. */
+static bool
+foreign_change(struct rdb *sb_db, const struct rdb_table_class *tc)
+{
+    for (const struct rdb_row *row = rdb_track_first(sb_db, tc); row;
+         row = rdb_track_next(row)) {
+        if (!rdb_row_is_foreign(row)) {
+            continue;
+        }
+        if (rdb_row_is_new(row) || rdb_row_is_deleted(row)) {
+            return true;
+        }
+        uint64_t cols = rdb_row_updated_columns(row);
+        for (size_t i = 0; i < tc->n_columns; i++) {
+            if (cols & (UINT64_C(1) << i) && tc->columns[i].quiet) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 /* Follows the NB and SB changes since the last pass (the IDLs track them)
  * through the kept state, and writes what changed.  Returns false, with
  * '*reason' set, if a change is not one it follows: nothing has been
@@ -948,20 +973,50 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         }
     }
 
-    const struct sb_logical_flow *lf;
-    SB_LOGICAL_FLOW_FOR_EACH_TRACKED (lf, sb_db) {
-        /* Only deletions are reported, and northd's own do not come back
-         * (lib/sb.rdb): someone else deleted a flow. */
-        if (sb_logical_flow_is_deleted(lf)) {
-            *reason = "an SB Logical_Flow was deleted";
+    /* SB Logical_Flow rows someone else inserted, changed or deleted
+     * were put back by northd_run(); Port_Group and Address_Set rows
+     * inserted or changed too, but one someone deleted takes a full
+     * pass. */
+    const struct sb_port_group *spg;
+    SB_PORT_GROUP_FOR_EACH_TRACKED (spg, sb_db) {
+        if (sb_port_group_is_deleted(spg)) {
+            *reason = "an SB Port_Group or Address_Set was deleted";
             goto fail;
         }
     }
-    /* The same for the groups' rows. */
-    if (rdb_track_first(sb_db, &sb_table_port_group)
-        || rdb_track_first(sb_db, &sb_table_address_set)) {
-        *reason = "an SB Port_Group or Address_Set was deleted";
-        goto fail;
+    const struct sb_address_set *sas;
+    SB_ADDRESS_SET_FOR_EACH_TRACKED (sas, sb_db) {
+        if (sb_address_set_is_deleted(sas)) {
+            *reason = "an SB Port_Group or Address_Set was deleted";
+            goto fail;
+        }
+    }
+    /* Rows of the other tables northd owns that someone else inserted,
+     * deleted, or changed in a column northd writes: a full pass compares
+     * them with what they should be. */
+    static const struct {
+        const struct rdb_table_class *tc;
+        const char *reason;
+    } owned[] = {
+        { &sb_table_datapath_binding,
+          "an SB Datapath_Binding was changed by someone else" },
+        { &sb_table_port_binding,
+          "an SB Port_Binding was changed by someone else" },
+        { &sb_table_multicast_group,
+          "an SB Multicast_Group was changed by someone else" },
+        { &sb_table_logical_dp_group,
+          "an SB Logical_DP_Group was changed by someone else" },
+        { &sb_table_meter, "an SB Meter was changed by someone else" },
+        { &sb_table_meter_band,
+          "an SB Meter_Band was changed by someone else" },
+        { &sb_table_load_balancer,
+          "an SB Load_Balancer was changed by someone else" },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
+        if (foreign_change(sb_db, owned[i].tc)) {
+            *reason = owned[i].reason;
+            goto fail;
+        }
     }
     const struct sb_datapath_binding *sdp;
     SB_DATAPATH_BINDING_FOR_EACH_TRACKED (sdp, sb_db) {
@@ -1320,6 +1375,14 @@ northd_run(struct northd *n, struct northd_ctx *ctx, bool force_full)
         rdb_force_resync(ctx->sb);
         stats->n_aborted++;
         return;
+    }
+
+    if (data->valid && !n->lflow_copy_fresh) {
+        /* SB Logical_Flow, Port_Group and Address_Set rows someone else
+         * inserted or changed: put back at once, whatever this pass turns
+         * out to be (a full pass compares with what northd wrote). */
+        lflow_table_repair_sb(&data->lflows, ctx->sb, ctx->sb_txn);
+        groups_repair_sb(&data->groups, ctx->sb, ctx->sb_txn);
     }
 
     const struct nb_nb_global *nb = get_nb_global(ctx);

@@ -25,12 +25,14 @@
 #include "memory.h"
 #include "northd/acl-check.h"
 #include "northd/dpset.h"
+#include "northd/features.h"
 #include "northd/northd.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/poll-loop.h"
 #include "openvswitch/vlog.h"
 #include "simap.h"
 #include "stream-ssl.h"
+#include "stopwatch.h"
 #include "stream.h"
 #include "timeval.h"
 #include "unixctl.h"
@@ -48,6 +50,10 @@ struct northd_state {
     bool exiting;
     bool paused;
     bool had_lock;              /* Lock state seen on the last iteration. */
+    bool suspended;             /* Lost the lock with the SB connection:
+                                 * keeps what it derived, and resumes with
+                                 * an incremental pass if the lock comes
+                                 * back with a replica that resumed. */
     bool force_run;             /* Recompute on the next chance. */
     long long int retry_msec;   /* After a failed commit: no pass before
                                  * this time (time_msec()). */
@@ -65,6 +71,9 @@ struct northd_state {
     int64_t sb_cur_cfg;         /* The nb_cfg whose results are in the SB. */
 
     size_t max_flow_inserts;    /* --sb-txn-max-flows. */
+    long long int log_pass_msec;    /* inc-engine/compute-log-timeout: a
+                                     * pass that takes longer is logged
+                                     * (0: none). */
     int n_threads;              /* --n-threads (see below). */
     const char *n_threads_arg;  /* Its argument, if out of range. */
     bool flows_pending;         /* The last pass left flows for the next. */
@@ -84,6 +93,14 @@ struct northd_state {
  * about 40 MB of JSON. */
 #define DEFAULT_MAX_FLOW_INSERTS 100000
 
+/* The OVN release whose ovn-northd this one stands in for. */
+#define NORTHD_OVN_VERSION "23.03.1"
+
+/* Stopwatches, as stock's "stopwatch/show" names them: the main loop and
+ * a pass (which here covers what stock splits into several). */
+#define LOOP_STOPWATCH "ovn-northd-loop"
+#define PASS_STOPWATCH "ovnnb_db_run"
+
 
 static unixctl_cb_func northd_unixctl_exit;
 static unixctl_cb_func northd_unixctl_pause;
@@ -100,6 +117,8 @@ static unixctl_cb_func northd_unixctl_engine_show_stats;
 static unixctl_cb_func northd_unixctl_engine_clear_stats;
 static unixctl_cb_func northd_unixctl_engine_recompute;
 static unixctl_cb_func northd_unixctl_get_n_threads;
+static unixctl_cb_func northd_unixctl_compute_log_timeout;
+static unixctl_cb_func northd_unixctl_chassis_features;
 static unixctl_cb_func northd_unixctl_set_n_threads;
 static unixctl_cb_func northd_unixctl_check_incremental;
 static unixctl_cb_func northd_unixctl_corrupt_flows;
@@ -266,8 +285,8 @@ parse_options(int argc, char *argv[], struct northd_state *state)
 
         case 'V':
             free(short_options);
-            printf("%s (ovn-ls-northd) %s\n", program_name, LSN_VERSION);
-            printf("Open vSwitch Library %s\n", VERSION);
+            fputs(ovs_get_program_version(), stdout);
+            printf("ovn-ls-northd %s\n", LSN_VERSION);
             printf("SB DB Schema %s\n", sb_rdb_class.version);
             printf("NB DB Schema %s\n", nb_rdb_class.version);
             exit(EXIT_SUCCESS);
@@ -334,7 +353,16 @@ apply_nb_options(struct northd_state *state, struct rdb *nb, struct rdb *sb)
 }
 
 /* Logs lock transitions and requests a full run when the lock arrives, so a
- * standby that becomes active reconciles at once. */
+ * standby that becomes active reconciles at once.
+ *
+ * An active instance whose SB connection drops loses the lock with it.
+ * It keeps what it derived ('suspended'): if the lock comes back on the
+ * next connection and the replica resumed from the server's history (a
+ * clustered SB: rdb.h), what changed meanwhile arrives as tracked changes
+ * and an incremental pass suffices; if the replica fetched a full copy,
+ * its reset makes the next pass a full one anyway.  Back on the SB
+ * without the lock, another instance is active: this one is a standby and
+ * lets go of everything. */
 static void
 update_lock_state(struct northd_state *state, struct rdb *sb)
 {
@@ -342,12 +370,22 @@ update_lock_state(struct northd_state *state, struct rdb *sb)
     if (has_lock && !state->had_lock) {
         VLOG_INFO("acquired the SB lock \"%s\": this instance is now active",
                   NORTHD_LOCK_NAME);
-        state->force_run = true;
+        if (state->suspended) {
+            VLOG_INFO("resuming from what this instance computed before "
+                      "the SB connection was lost");
+        } else {
+            state->force_run = true;
+        }
+        state->suspended = false;
         state->retry_msec = 0;
     } else if (!has_lock && state->had_lock) {
         VLOG_INFO("%s the SB lock \"%s\": this instance is now %s",
                   state->paused ? "released" : "lost", NORTHD_LOCK_NAME,
                   state->paused ? "paused" : "on standby");
+        state->suspended = !state->paused && !rdb_is_synced(sb);
+    } else if (!has_lock && state->suspended
+               && (state->paused || rdb_is_synced(sb))) {
+        state->suspended = false;
     }
     state->had_lock = has_lock;
 }
@@ -455,7 +493,15 @@ run_pass(struct northd_state *state, struct rdb *nb, struct rdb *sb,
     };
     /* A replica that started over has new rows: nothing kept from the old
      * ones may be used. */
-    northd_run(state->northd, &ctx, state->force_run || reset);
+    bool full = state->force_run || reset;
+    stopwatch_start(PASS_STOPWATCH, now);
+    northd_run(state->northd, &ctx, full);
+    long long int done = time_msec();
+    stopwatch_stop(PASS_STOPWATCH, done);
+    if (state->log_pass_msec && done - now > state->log_pass_msec) {
+        VLOG_INFO("%s pass took %lld ms", full ? "full" : "incremental",
+                  done - now);
+    }
     state->force_run = false;
     state->flows_pending = ctx.flows_pending;
     state->nb_seqno = rdb_get_seqno(nb);
@@ -503,7 +549,10 @@ main(int argc, char *argv[])
     setenv("OVS_RUNDIR", ovn_rundir(), 1);
 
     ovs_cmdl_proctitle_init(argc, argv);
-    set_program_name(argv[0]);
+    /* "version" over unixctl (and the first lines of --version) say what
+     * stock's say, with the OVN release whose interfaces this northd
+     * matches: tools parse them. */
+    ovs_set_program_name(argv[0], NORTHD_OVN_VERSION);
     service_start(&argc, &argv);
     parse_options(argc, argv, &state);
     fatal_ignore_sigpipe();
@@ -568,6 +617,12 @@ main(int argc, char *argv[])
                              northd_unixctl_engine_clear_stats, &aux);
     unixctl_command_register("inc-engine/recompute", "", 0, 0,
                              northd_unixctl_engine_recompute, &aux);
+    unixctl_command_register("inc-engine/compute-log-timeout", "MSEC", 1, 1,
+                             northd_unixctl_compute_log_timeout, &aux);
+    unixctl_command_register("debug/chassis-features-list", "", 0, 0,
+                             northd_unixctl_chassis_features, &aux);
+    stopwatch_create(LOOP_STOPWATCH, SW_MS);
+    stopwatch_create(PASS_STOPWATCH, SW_MS);
     unixctl_command_register("parallel-build/get-n-threads", "", 0, 0,
                              northd_unixctl_get_n_threads, &aux);
     unixctl_command_register("parallel-build/set-n-threads", "N_THREADS", 1,
@@ -589,6 +644,7 @@ main(int argc, char *argv[])
     }
 
     while (!state.exiting) {
+        stopwatch_start(LOOP_STOPWATCH, time_msec());
         memory_run();
         if (memory_should_report()) {
             struct simap usage = SIMAP_INITIALIZER(&usage);
@@ -625,7 +681,7 @@ main(int argc, char *argv[])
                 };
                 northd_update_sequence_numbers(state.northd, &ctx);
             }
-        } else if (!state.had_lock) {
+        } else if (!state.had_lock && !state.suspended) {
             /* A standby keeps nothing: it recomputes when it takes over.
              * A transaction still being written would read what is
              * freed here. */
@@ -660,6 +716,7 @@ main(int argc, char *argv[])
         if (state.exiting) {
             poll_immediate_wake();
         }
+        stopwatch_stop(LOOP_STOPWATCH, time_msec());
         poll_block();
         if (should_service_stop()) {
             state.exiting = true;
@@ -834,6 +891,44 @@ northd_unixctl_engine_recompute(struct unixctl_conn *conn, int argc,
 {
     VLOG_INFO("User triggered force recompute.");
     northd_unixctl_recompute(conn, argc, argv, aux);
+}
+
+/* inc-engine/compute-log-timeout MSEC: passes longer than MSEC are
+ * logged (stock logs its slow engine nodes); 0 turns it off. */
+static void
+northd_unixctl_compute_log_timeout(struct unixctl_conn *conn,
+                                   int argc OVS_UNUSED, const char *argv[],
+                                   void *aux_)
+{
+    struct unixctl_aux *aux = aux_;
+    unsigned int msec;
+    if (!str_to_uint(argv[1], 10, &msec)) {
+        unixctl_command_reply_error(conn, "invalid timeout");
+        return;
+    }
+    aux->state->log_pass_msec = msec;
+    unixctl_command_reply(conn, NULL);
+}
+
+/* debug/chassis-features-list: what every chassis supports, in stock's
+ * format. */
+static void
+northd_unixctl_chassis_features(struct unixctl_conn *conn,
+                                int argc OVS_UNUSED,
+                                const char *argv[] OVS_UNUSED, void *aux_)
+{
+    struct unixctl_aux *aux = aux_;
+    struct ls_features f;
+    ls_features_from_sb(&f, aux->sb);
+    struct ds s = DS_EMPTY_INITIALIZER;
+    ds_put_format(&s, "ct_no_masked_label:    %s\n",
+                  f.ct_no_masked_label ? "true" : "false");
+    ds_put_format(&s, "ct_lb_related:         %s\n",
+                  f.ct_lb_related ? "true" : "false");
+    ds_put_format(&s, "mac_binding_timestamp: %s\n",
+                  f.mac_binding_timestamp ? "true" : "false");
+    unixctl_command_reply(conn, ds_cstr(&s));
+    ds_destroy(&s);
 }
 
 static void

@@ -11,7 +11,8 @@
  *   annotate-expr    each match, annotated (predicates and prerequisites
  *                    expanded) and formatted
  *   normalize-expr   each match, annotated and normalized
- *   validate         "OK" or the error northd would report
+ *   validate         "OK" or the error ovn-controller's parser would give
+ *   validate-acl     "OK" or the error northd reports for an ACL's match
  *   roundtrip-expr   checks that parse/format and normalize are stable
  *   evaluate FLOW    1 or 0: does microflow FLOW match each line?
  *   parse-actions    each action list, parsed and formatted back
@@ -147,15 +148,28 @@ do_normalize_expr(const char *line)
 }
 
 static void
-do_validate(const char *line)
+print_validation(char *error)
 {
-    char *error = expr_validate(line, &symtab, &refs);
     if (error) {
         printf("error: %s\n", error);
         free(error);
     } else {
         puts("OK");
     }
+}
+
+static void
+do_validate(const char *line)
+{
+    print_validation(expr_validate(line, &symtab, &refs));
+}
+
+/* As northd and ovn-nbctl check an ACL's match. */
+static void
+do_validate_acl(const char *line)
+{
+    print_validation(expr_validate_summaries(line, &symtab, &refs,
+                                             EXPR_ACL_MAX_PAREN_DEPTH, NULL));
 }
 
 /* Prints the normalized form after checking that:
@@ -872,6 +886,7 @@ main(int argc, char *argv[])
         { "annotate-expr", do_annotate_expr },
         { "normalize-expr", do_normalize_expr },
         { "validate", do_validate },
+        { "validate-acl", do_validate_acl },
         { "roundtrip-expr", do_roundtrip_expr },
         { "evaluate", do_evaluate },
         { "parse-actions", do_parse_actions },

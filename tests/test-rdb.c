@@ -1052,6 +1052,11 @@ seen_capture(const struct rdb *db, const struct rdb_class *class,
         const struct rdb_table_class *tc = class->tables[i];
         for (const struct rdb_row *row = rdb_first(db, tc); row;
              row = rdb_next(row)) {
+            if (row->transient) {
+                /* Someone else's row the replica keeps only until it is
+                 * seen (a table replicated for its initial contents). */
+                continue;
+            }
             struct seen_row *sr = xmalloc(sizeof *sr);
             sr->tc = tc;
             sr->uuid = row->uuid;
@@ -1270,7 +1275,13 @@ check_tracking(const struct rdb *db, const struct rdb_class *class,
              row = rdb_track_next(row)) {
             const struct seen_row *o = seen_find(old, tc, &row->uuid);
             const struct seen_row *n = seen_find(new, tc, &row->uuid);
+            /* Someone else's change to an owned table: it wakes the user
+             * up, with its quiet columns; in a table replicated for its
+             * initial contents only, a row the replica did not have shows
+             * up with what changed. */
+            bool foreign = rdb_row_is_foreign(row);
             *any = true;
+            loud |= foreign;
             if (rdb_row_is_deleted(row)) {
                 /* A row that was never there may have come and gone, or
                  * be one whose insertion the server does not report. */
@@ -1290,15 +1301,20 @@ check_tracking(const struct rdb *db, const struct rdb_class *class,
                 }
                 loud |= !tc->quiet;
             } else if (!o || !n) {
-                errors += tracking_error(tc, &row->uuid,
-                                         "modified, but not there", NULL);
+                /* Unless someone else modified a row the replica forgot
+                 * (which it keeps only until it is seen). */
+                if (!(foreign && row->transient)) {
+                    errors += tracking_error(tc, &row->uuid,
+                                             "modified, but not there",
+                                             NULL);
+                }
             } else {
                 errors += check_set_deltas(row, tc, o, n);
             }
             for (size_t j = 0; !rdb_row_is_new(row) && j < tc->n_columns;
                  j++) {
                 if (rdb_row_is_updated(row, j)) {
-                    if (tc->columns[j].quiet) {
+                    if (tc->columns[j].quiet && !foreign) {
                         errors += tracking_error(tc, &row->uuid,
                                                  "tracks quiet column",
                                                  tc->columns[j].name);

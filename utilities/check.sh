@@ -4,12 +4,16 @@
 # every test, and ends with the line "N passed, N failed" (skipped tests,
 # if any, are listed just before it).
 # Extra arguments go to the autotest suite (e.g. -k northd, or a number).
+# The build and the tests' directories are in _build/sanitizers (see
+# build.sh), e.g. _build/sanitizers/tests/testsuite.dir/N/.
 cd "$(dirname "$0")/.." || exit 1
 ./utilities/build.sh --enable-sanitizers || exit 1
+cd _build/sanitizers || exit 1
 
 out=tests/check-output.txt
 jobs=$(nproc)
-make -s tests/testsuite >/dev/null 2>&1 || true
+# Generates the suite first, so that its output holds only the tests.
+make -s check TESTSUITEFLAGS=--version >/dev/null 2>&1 || true
 make -s check TESTSUITEFLAGS="-j$jobs $*" 2>&1 | tee "$out"
 passed=$(grep -c -E '^ *[0-9]+: .* ok$' "$out")
 failed=$(grep -c -E '^ *[0-9]+: .* FAILED \(' "$out")

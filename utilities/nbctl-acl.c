@@ -238,7 +238,8 @@ nbctl_check_match(struct ctl_context *ctx, const char *match)
 
     struct symtab symtab;
     symtab_init_ovn(&symtab);
-    error = expr_validate(match, &symtab, &refs);
+    error = expr_validate_summaries(match, &symtab, &refs,
+                                    EXPR_ACL_MAX_PAREN_DEPTH, NULL);
     symtab_destroy(&symtab);
 
 out:

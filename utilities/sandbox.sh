@@ -8,6 +8,7 @@
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 sb=$top/sandbox
+build=$top/_build/plain         # See build.sh.
 
 stop_sandbox () {
     for d in northd sb nb; do
@@ -39,11 +40,11 @@ for db in nb sb; do
         --remote=punix:"$sb/$db.sock" "$db.db" 2>/dev/null
 done
 
-"$top/northd/ovn-northd" --detach --no-chdir --pidfile="$sb/northd.pid" \
+"$build/northd/ovn-northd" --detach --no-chdir --pidfile="$sb/northd.pid" \
     --log-file="$sb/northd.log" --unixctl="$sb/northd.ctl" \
     --ovnnb-db="unix:$sb/nb.sock" --ovnsb-db="unix:$sb/sb.sock" 2>/dev/null
 
-nbctl="$top/utilities/ovn-nbctl --db=unix:$sb/nb.sock"
+nbctl="$build/utilities/ovn-nbctl --db=unix:$sb/nb.sock"
 sbctl="/usr/bin/ovn-sbctl --db=unix:$sb/sb.sock"
 
 # Demo topology: two switches, a few ports, a port group.
@@ -92,7 +93,7 @@ cat <<EOF
 
 The sandbox is running in $sb:
   export OVN_NB_DB=unix:$sb/nb.sock OVN_SB_DB=unix:$sb/sb.sock
-  $top/utilities/ovn-nbctl show       # the Northbound (our CLI)
+  $build/utilities/ovn-nbctl show       # the Northbound (our CLI)
   ovn-sbctl lflow-list web             # what northd compiled
   ovn-trace web 'inport == "web1" && eth.src == 0a:00:00:00:01:01 && eth.dst == 0a:00:00:00:01:02 && ip4.src == 10.0.1.11 && ip4.dst == 10.0.1.12 && tcp.dst == 80 && ip.ttl == 64'
   ovs-appctl -t $sb/northd.ctl status  # active / standby / paused
