@@ -25,6 +25,8 @@ lib_libovnls_a_SOURCES = \
 	lib/rdb.c \
 	lib/rdb.h \
 	lib/rdb-conn.c \
+	lib/rdb-map.c \
+	lib/rdb-map.h \
 	lib/rdb-private.h \
 	lib/rdb-txn.c \
 	lib/sset-shash.h \

@@ -41,12 +41,36 @@ and a severity.  An integer whose range in the schema fits in 32 bits is
 an 'int32_t' (or 'uint32_t' if the range starts at 0 and needs the top
 bit, like an ACL's label).
 
+A spec in which a table has a policy is a map (lib/nb.rdb, see
+docs/nb-map.md): each table, column, map key and string value says how the
+user handles it, and the output adds 'PREFIX_rdb_map' (lib/rdb-map.h):
+
+    table NAME [flags] on=HANDLER|recompute|unsupported=WHY|absent=WHY
+        COLUMN [flags] [on=HANDLER|recompute|recompute-if-set|
+                        unsupported=WHY|later=WHY|ignored=WHY|absent=WHY]
+        [allkeys]
+            key KEY POLICY [when=V1,V2|unless=V1,V2]
+            value VALUE POLICY
+
+A key that is reported (unsupported, later) with "when=" is reported
+only for those values, with "unless=" for any other: a value that asks for
+what northd does anyway ("mcast_snoop=false") is not worth a warning.
+Every table and every column of a table that is compiled must be named.
+A column without a policy has its table's.  A map column with "key" lines
+keeps those keys (less the "ignored" ones) unless it is "allkeys"; one that
+recomputes but has keys that do not records the keys each diff changes
+("key_deltas").  An "unsupported" table is replicated without columns
+unless some are listed (to name its rows in reports); "absent" tables and
+columns are not replicated.  Lines are split like a shell's, so that a
+reason may be quoted.
+
 The output is C: one struct per table (members named and typed as in
 OVS's IDL: 'char *name', 'struct X **ports' with 'size_t n_ports', 'struct
 smap options', ...), column and table classes, and typed helpers.
 """
 
 import json
+import shlex
 import sys
 
 
@@ -55,22 +79,61 @@ def die(msg):
     sys.exit(1)
 
 
+POLICIES = ("on", "recompute", "recompute-if-set", "unsupported", "later",
+            "ignored", "absent")
+
+
+def parse_policy(w, where, allowed):
+    """The policy word 'w' ("on=H", "recompute", 'unsupported=REASON', ...)
+    as (policy, handler, reason), or None if 'w' is no policy."""
+    name, _, arg = w.partition("=")
+    if name not in POLICIES:
+        return None
+    if name not in allowed:
+        die("%s: policy %s is not allowed here" % (where, name))
+    if name == "on":
+        if not arg:
+            die("%s: on=HANDLER needs a handler" % where)
+        return ("on", arg, None)
+    if name in ("unsupported", "later", "absent", "ignored"):
+        if not arg:
+            die('%s: %s="REASON" needs a reason' % (where, name))
+        return (name, None, arg)
+    if arg:
+        die("%s: %s takes no argument" % (where, name))
+    return (name, None, None)
+
+
 def parse_spec(path):
+    """Parses SPEC (see the module's docstring).  Lines are split like a
+    shell's (shlex), so that a reason may be quoted."""
     tables = []
     cur = None
+    col = None
     with open(path) as f:
         for lineno, line in enumerate(f, 1):
-            line = line.split("#", 1)[0].rstrip()
-            if not line.strip():
+            where = "%s:%d" % (path, lineno)
+            try:
+                words = shlex.split(line, comments=True)
+            except ValueError as e:
+                die("%s: %s" % (where, e))
+            if not words:
                 continue
-            words = line.split()
             if not line[0].isspace():
                 if words[0] != "table" or len(words) < 2:
-                    die("%s:%d: expected 'table NAME'" % (path, lineno))
+                    die("%s: expected 'table NAME'" % where)
                 cur = {"name": words[1], "count": False, "quiet": False,
-                       "owned": False, "select": None, "columns": []}
+                       "owned": False, "select": None, "columns": [],
+                       "policy": None, "line": where}
+                col = None
                 for w in words[2:]:
-                    if w == "count":
+                    pol = parse_policy(w, where, ("on", "recompute",
+                                                  "unsupported", "absent"))
+                    if pol:
+                        cur["policy"] = pol
+                        if pol[0] == "unsupported":
+                            cur["count"] = True
+                    elif w == "count":
                         cur["count"] = True
                     elif w == "quiet":
                         cur["quiet"] = True
@@ -79,17 +142,45 @@ def parse_spec(path):
                     elif w.startswith("select="):
                         cur["select"] = w[7:].split(",")
                     else:
-                        die("%s:%d: unknown table flag %s" % (path, lineno, w))
+                        die("%s: unknown table flag %s" % (where, w))
                 tables.append(cur)
+            elif words[0] in ("key", "value"):
+                if col is None or len(words) < 2:
+                    die("%s: '%s NAME POLICY' belongs under a column"
+                        % (where, words[0]))
+                item = {"name": words[1], "policy": None, "when": None,
+                        "unless": None}
+                for w in words[2:]:
+                    pol = parse_policy(w, where, ("on", "recompute",
+                                                  "recompute-if-set",
+                                                  "unsupported", "later",
+                                                  "ignored"))
+                    if pol:
+                        item["policy"] = pol
+                    elif w.startswith("when=") and words[0] == "key":
+                        item["when"] = w[5:].split(",")
+                    elif w.startswith("unless=") and words[0] == "key":
+                        item["unless"] = w[7:].split(",")
+                    else:
+                        die("%s: unknown %s flag %s" % (where, words[0], w))
+                if not item["policy"]:
+                    die("%s: %s %s needs a policy" % (where, words[0],
+                                                       words[1]))
+                col["keys_map" if words[0] == "key" else "values_map"] \
+                    .append(item)
             else:
                 if cur is None:
-                    die("%s:%d: column outside a table" % (path, lineno))
+                    die("%s: column outside a table" % where)
                 col = {"name": words[0], "quiet": False, "keys": None,
                        "hash": None, "pooled": False, "packed": False,
-                       "shared": False,
-                       "compact": False}
+                       "shared": False, "allkeys": False,
+                       "compact": False, "policy": None, "keys_map": [],
+                       "values_map": [], "line": where}
                 for w in words[1:]:
-                    if w == "quiet":
+                    pol = parse_policy(w, where, POLICIES)
+                    if pol:
+                        col["policy"] = pol
+                    elif w == "quiet":
                         col["quiet"] = True
                     elif w.startswith("keys="):
                         col["keys"] = w[5:].split(",")
@@ -103,9 +194,10 @@ def parse_spec(path):
                         col["shared"] = True
                     elif w == "compact":
                         col["compact"] = True
+                    elif w == "allkeys":
+                        col["allkeys"] = True
                     else:
-                        die("%s:%d: unknown column flag %s"
-                            % (path, lineno, w))
+                        die("%s: unknown column flag %s" % (where, w))
                 cur["columns"].append(col)
     return tables
 
@@ -164,6 +256,16 @@ class Gen:
         self.spec = parse_spec(spec_path)
         self.prefix = prefix
         self.P = prefix.upper()
+        self.map_tables = self.spec
+        self.map_mode = any(t["policy"] for t in self.spec)
+        if self.map_mode:
+            self.check_map()
+        self.spec = [t for t in self.spec
+                     if not t["policy"] or t["policy"][0] != "absent"]
+        for t in self.spec:
+            t["map_columns"] = t["columns"]
+            t["columns"] = [c for c in t["columns"]
+                            if not c["policy"] or c["policy"][0] != "absent"]
         self.names = set(t["name"] for t in self.spec)
         for t in self.spec:
             if t["name"] not in self.schema["tables"]:
@@ -205,6 +307,64 @@ class Gen:
                         "without enums can be packed"
                         % (t["name"], c["name"]))
             t["groups"] = groups
+
+    def check_map(self):
+        """A spec with policies is the map of everything the user knows of
+        the database: it must name every table of the schema, and every
+        column of the tables it does not leave out whole."""
+        declared = set(t["name"] for t in self.spec)
+        for tn in sorted(self.schema["tables"]):
+            if tn not in declared:
+                die("table %s of the schema is not in the spec: say how it "
+                    "is handled" % tn)
+        for t in self.spec:
+            if not t["policy"]:
+                die("%s: table %s needs a policy (on=HANDLER, recompute, "
+                    "unsupported=REASON or absent=REASON)"
+                    % (t["line"], t["name"]))
+            kind = t["policy"][0]
+            if kind == "absent" and t["columns"]:
+                die("%s: table %s is absent: it has no columns"
+                    % (t["line"], t["name"]))
+            if kind in ("unsupported", "absent"):
+                # An unsupported table's rows are replicated to be reported:
+                # without columns, or with those that name them.
+                t["count"] = kind == "unsupported" and not t["columns"]
+                for c in t["columns"]:
+                    if not c["policy"]:
+                        c["policy"] = ("ignored", None,
+                                       "names the row in reports")
+                continue
+            st = self.schema["tables"][t["name"]]
+            names = [c["name"] for c in t["columns"]]
+            for cn in st["columns"]:
+                if cn not in names:
+                    die("%s: column %s.%s is not in the spec: say how it is "
+                        "handled" % (t["line"], t["name"], cn))
+            for c in t["columns"]:
+                if not c["policy"]:
+                    if c["quiet"]:
+                        c["policy"] = ("ignored", None, "written by the "
+                                       "replica's user")
+                    else:
+                        c["policy"] = t["policy"]
+                if c["keys_map"] and c["keys"]:
+                    die("%s: keys= and key lines together" % c["line"])
+                if c["keys_map"] and not c["allkeys"]:
+                    c["keys"] = [k["name"] for k in c["keys_map"]
+                                 if k["policy"][0] != "ignored"]
+
+    def key_deltas(self, c):
+        """Whether map column 'c' keeps only its listed keys and some of
+        them recompute and others not: then a modified row remembers which
+        keys changed, so that a change to keys that are not compiled costs
+        no recompute."""
+        if (not c["keys_map"] or c["allkeys"] or not c["policy"]
+                or c["policy"][0] not in ("recompute", "recompute-if-set")):
+            return False
+        kinds = set(k["policy"][0] for k in c["keys_map"])
+        free = kinds & {"unsupported", "later", "ignored"}
+        return bool(free) and bool(kinds - free)
 
     def struct(self, t):
         return "%s_%s" % (self.prefix, c_ident(t))
@@ -292,6 +452,9 @@ class Gen:
         w('#include "smap.h"')
         w("")
         w("extern const struct rdb_class %s_rdb_class;" % p)
+        if self.map_mode:
+            w('#include "lib/rdb-map.h"')
+            w("extern const struct rdb_map %s_rdb_map;" % p)
         w("")
         for t in self.spec:
             w("struct %s;" % self.struct(t["name"]))
@@ -440,6 +603,8 @@ class Gen:
                     w("        .pooled = true,")
                 if c["packed"]:
                     w("        .packed = true,")
+                if self.key_deltas(c):
+                    w("        .key_deltas = true,")
                 w("    },")
             if t["columns"]:
                 w("};")
@@ -476,6 +641,8 @@ class Gen:
                 w("    .n_hash_groups = %d," % len(t["groups"]))
             w("};")
             w("")
+        if self.map_mode:
+            self.map_source(w)
         w("const struct rdb_class %s_rdb_class = {" % p)
         w('    .database = "%s",' % self.schema["name"])
         w('    .version = "%s",' % self.schema.get("version", ""))
@@ -483,6 +650,114 @@ class Gen:
         w("    .n_tables = %d," % len(self.spec))
         w("};")
         return "\n".join(out) + "\n"
+
+
+MAP_POLICIES = {"on": "RDB_MAP_HANDLER", "recompute": "RDB_MAP_RECOMPUTE",
+                "recompute-if-set": "RDB_MAP_RECOMPUTE_IF_SET",
+                "unsupported": "RDB_MAP_UNSUPPORTED",
+                "later": "RDB_MAP_LATER", "ignored": "RDB_MAP_IGNORED",
+                "absent": "RDB_MAP_ABSENT"}
+
+
+def c_string(s):
+    return "NULL" if s is None else json.dumps(s)
+
+
+def map_policy(w, pol, indent):
+    kind, handler, reason = pol
+    w("%s.policy = %s," % (indent, MAP_POLICIES[kind]))
+    if handler:
+        w("%s.handler = %s," % (indent, c_string(handler)))
+    if reason:
+        w("%s.reason = %s," % (indent, c_string(reason)))
+
+
+def gen_map_source(self, w):
+    """The map of lib/rdb-map.h: every table, column, key and value of the
+    spec with its policy, and per replicated table the column masks the
+    change dispatch tests."""
+    p = self.prefix
+    for t in self.map_tables:
+        s = self.struct(t["name"])
+        for c in t.get("map_columns", t["columns"]):
+            for kind in ("keys_map", "values_map"):
+                if not c[kind]:
+                    continue
+                w("static const struct rdb_map_item %s_%s_%s[] = {"
+                  % (s, c_ident(c["name"]), kind))
+                for k in c[kind]:
+                    w("    {")
+                    w("        .name = %s," % c_string(k["name"]))
+                    map_policy(w, k["policy"], "        ")
+                    for f in ("when", "unless"):
+                        if k.get(f):
+                            w("        .%s = (const char *const[]) { %s, "
+                              "NULL }," % (f, ", ".join(c_string(v)
+                                                        for v in k[f])))
+                    w("    },")
+                w("};")
+        cols = t.get("map_columns", t["columns"])
+        if cols:
+            w("static const struct rdb_map_column %s_map_columns[] = {" % s)
+            for c in cols:
+                replicated = c in t["columns"]
+                w("    {")
+                w("        .name = %s," % c_string(c["name"]))
+                w("        .col = %d,"
+                  % (t["columns"].index(c) if replicated else -1))
+                map_policy(w, c["policy"], "        ")
+                w("        .change = %s,"
+                  % c_string("%s %s" % (t["name"], c["name"])))
+                for kind, n in (("keys_map", "keys"), ("values_map",
+                                                       "values")):
+                    if c[kind]:
+                        w("        .%s = %s_%s_%s," % (n, s,
+                                                      c_ident(c["name"]),
+                                                      kind))
+                        w("        .n_%s = %d," % (n, len(c[kind])))
+                w("    },")
+            w("};")
+    w("static const struct rdb_map_table %s_map_tables[] = {" % p)
+    for t in self.map_tables:
+        s = self.struct(t["name"])
+        cols = t.get("map_columns", t["columns"])
+        masks = {"followed": 0, "recompute": 0, "free": 0}
+        for i, c in enumerate(t["columns"]):
+            kind = c["policy"][0]
+            if kind == "on":
+                masks["followed"] |= 1 << i
+            elif kind in ("recompute", "recompute-if-set"):
+                masks["recompute"] |= 1 << i
+            else:
+                masks["free"] |= 1 << i
+        if len(t["columns"]) > 64:
+            die("table %s: more than 64 columns" % t["name"])
+        w("    {")
+        w("        .name = %s," % c_string(t["name"]))
+        if t in self.spec:
+            w("        .tc = &%s," % self.table_var(t["name"]))
+        map_policy(w, t["policy"], "        ")
+        for m in ("followed", "recompute", "free"):
+            w("        .%s = UINT64_C(0x%x)," % (m, masks[m]))
+        if cols:
+            w("        .columns = %s_map_columns," % s)
+            w("        .n_columns = %d," % len(cols))
+        w("    },")
+    w("};")
+    w("static const struct rdb_map_table *const %s_map_by_class[] = {" % p)
+    for t in self.spec:
+        w("    &%s_map_tables[%d]," % (p, self.map_tables.index(t)))
+    w("};")
+    w("const struct rdb_map %s_rdb_map = {" % p)
+    w("    .tables = %s_map_tables," % p)
+    w("    .n_tables = sizeof %s_map_tables / sizeof %s_map_tables[0],"
+      % (p, p))
+    w("    .by_class = %s_map_by_class," % p)
+    w("};")
+    w("")
+
+
+Gen.map_source = gen_map_source
 
 
 def main():

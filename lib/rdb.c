@@ -1260,12 +1260,16 @@ is_string_set(const struct rdb_column_class *c)
 }
 
 /* The delta being recorded for column 'c' of 'row', or NULL if its
- * elements are neither references nor strings. */
+ * elements are neither references nor strings (nor is it a map whose
+ * changed keys are recorded). */
 static struct rdb_set_delta *
 set_delta_begin(struct rdb_row *row, const struct rdb_column_class *c)
 {
-    if (c->value_type != RDB_VOID
-        || !(c->type == RDB_UUID ? c->ref_table != NULL : is_string_set(c))) {
+    if (c->key_deltas) {
+        /* The keys of a map, recorded as "added" strings. */
+    } else if (c->value_type != RDB_VOID
+               || !(c->type == RDB_UUID ? c->ref_table != NULL
+                    : is_string_set(c))) {
         return NULL;
     }
     size_t col = c - rdb_row_table(row)->class->columns;
@@ -1365,6 +1369,20 @@ rdb_row_get_string_set_delta(const struct rdb_row *row, size_t col,
     *n_added = sd->n_added;
     *removed = sd->removed_strings;
     *n_removed = sd->n_removed;
+    return true;
+}
+
+bool
+rdb_row_get_map_delta(const struct rdb_row *row, size_t col,
+                      char *const **keys, size_t *n_keys)
+{
+    ovs_assert(rdb_row_table(row)->class->columns[col].key_deltas);
+    const struct rdb_set_delta *sd = set_delta_find(row, col);
+    if (!sd) {
+        return false;
+    }
+    *keys = sd->added_strings;
+    *n_keys = sd->n_added;
     return true;
 }
 
@@ -1485,7 +1503,7 @@ column_apply_set_diff(struct rdb_row *row, const struct rdb_column_class *c,
  * gets it.  Returns true if it changed. */
 static bool
 map_apply_diff(struct smap *m, const struct rdb_column_class *c,
-               struct rdb_datum *d)
+               struct rdb_datum *d, struct rdb_set_delta *sd)
 {
     bool changed = false;
     for (size_t i = 0; i < d->n; i++) {
@@ -1501,6 +1519,9 @@ map_apply_diff(struct smap *m, const struct rdb_column_class *c,
         } else {
             smap_replace(m, key, d->values[i].string);
         }
+        if (sd) {
+            set_delta_add(sd, c, true, &key);
+        }
         changed = true;
     }
     return changed;
@@ -1511,12 +1532,13 @@ static bool
 column_apply_map_diff(struct rdb_row *row, const struct rdb_column_class *c,
                       struct rdb_datum *d)
 {
+    struct rdb_set_delta *sd = c->key_deltas ? set_delta_begin(row, c) : NULL;
     if (c->storage == RDB_S_SHARED_MAP) {
         /* Changed on a copy: other rows share the map. */
         const struct smap **shared = member(row, c);
         struct smap copy;
         smap_clone(&copy, *shared);
-        bool changed = map_apply_diff(&copy, c, d);
+        bool changed = map_apply_diff(&copy, c, d, sd);
         if (changed) {
             shared_map_put(*shared);
             *shared = shared_map_get(&copy);
@@ -1524,7 +1546,7 @@ column_apply_map_diff(struct rdb_row *row, const struct rdb_column_class *c,
         smap_destroy(&copy);
         return changed;
     }
-    return map_apply_diff(member(row, c), c, d);
+    return map_apply_diff(member(row, c), c, d, sd);
 }
 
 /* What value 'd' of hashed column 'c' (number 'col') adds to its row's
@@ -2229,6 +2251,19 @@ size_t
 rdb_shared_map_count(void)
 {
     return hmap_count(&shared_maps);
+}
+
+bool
+rdb_shared_maps_any(bool (*pred)(const struct smap *, const void *aux),
+                    const void *aux)
+{
+    struct shared_map *sm;
+    HMAP_FOR_EACH (sm, node, &shared_maps) {
+        if (pred(&sm->map, aux)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Life cycle. */

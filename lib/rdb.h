@@ -123,6 +123,9 @@ struct rdb_column_class {
     bool uuid_values;               /* A map of strings to UUIDs, kept
                                      * as a string map of their text
                                      * ('value_type' is RDB_STRING). */
+    bool key_deltas;                /* A map (with 'keys') whose changed
+                                     * keys a modified row remembers:
+                                     * rdb_row_get_map_delta(). */
     bool packed;                    /* An RDB_S_SCALAR string kept as a
                                      * lib/strpack.h reference (NULL for
                                      * ""). */
@@ -436,6 +439,13 @@ bool rdb_row_get_set_delta(const struct rdb_row *, size_t col,
                            const struct uuid **added, size_t *n_added,
                            const struct uuid **removed, size_t *n_removed);
 
+/* For a modified row's map column 'col' whose class has 'key_deltas': the
+ * keys the one update since the last rdb_track_clear() added, removed or
+ * changed.  Returns false if that is not known (the row is new, or the
+ * column changed more than once): compare the whole map then. */
+bool rdb_row_get_map_delta(const struct rdb_row *, size_t col,
+                           char *const **keys, size_t *n_keys);
+
 /* The same for a set-of-strings column (an address set's addresses): the
  * strings added and removed, valid until rdb_track_clear(). */
 bool rdb_row_get_string_set_delta(const struct rdb_row *, size_t col,
@@ -448,6 +458,12 @@ void rdb_get_memory_usage(const struct rdb *, struct simap *usage);
  * replicas in this process hold between them: one copy each, however many
  * rows hold it. */
 size_t rdb_shared_map_count(void);
+
+/* Whether 'pred' is true of one of the distinct maps "shared" columns
+ * hold (of any table, in any replica): a user can tell that no row has
+ * some key without visiting a million rows. */
+bool rdb_shared_maps_any(bool (*pred)(const struct smap *, const void *aux),
+                         const void *aux);
 
 /* A new random (version 4) UUID for a row to insert: as uuid_generate(),
  * from a generator seeded once from the system's entropy, and much

@@ -162,7 +162,9 @@ struct acl_state {
 BUILD_ASSERT_DECL(sizeof(struct acl_state) <= 72);
 BUILD_ASSERT_DECL(N_ACL_STAGES <= 4 && ACL_MAX_TIER < 4);
 /* The NB replica's ACL row (lib/nb.rdb: compact enums, a packed match,
- * shared options), also a million of them: 96 bytes (docs/rdb.md). */
+ * shared options), also a million of them: 96 bytes (docs/rdb.md).  Keys
+ * kept only to be reported (docs/nb-map.md) live in the shared options
+ * map and cost no row a byte. */
 BUILD_ASSERT_DECL(sizeof(struct nb_acl) <= 96);
 
 /* The containers (switches and port groups) that may list one ACL: a row

@@ -15,6 +15,8 @@ northd_ovn_northd_SOURCES = \
 	northd/fdb.h \
 	northd/features.c \
 	northd/features.h \
+	northd/global-opts.c \
+	northd/global-opts.h \
 	northd/groups-private.h \
 	northd/groups-sync.c \
 	northd/groups.c \
@@ -28,6 +30,8 @@ northd_ovn_northd_SOURCES = \
 	northd/lflow.c \
 	northd/lflow.h \
 	northd/meters.c \
+	northd/nb-report.c \
+	northd/nb-report.h \
 	northd/meters.h \
 	northd/northd.c \
 	northd/northd.h \

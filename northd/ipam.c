@@ -695,26 +695,20 @@ ipam_mac_prefix_written(struct ls_model *m)
     m->mac_prefix_new = false;
 }
 
-void
-ipam_sync_nb(const struct ls_model *m, const struct nb_nb_global *g,
-             struct rdb_txn *nb_txn)
+bool
+ipam_new_mac_prefix(const struct ls_model *m, char buf[9])
 {
-    if (g && m->mac_prefix_new) {
-        char buf[9];
-        snprintf(buf, sizeof buf, "%02"PRIx8":%02"PRIx8":%02"PRIx8,
-                 m->mac_prefix.ea[0], m->mac_prefix.ea[1],
-                 m->mac_prefix.ea[2]);
-        const char *old = smap_get(&g->options, "mac_prefix");
-        if (!old || strcmp(old, buf)) {
-            struct smap options;
-            smap_clone(&options, &g->options);
-            smap_replace(&options, "mac_prefix", buf);
-            rdb_txn_update(nb_txn, &nb_table_nb_global, &g->header_.uuid);
-            rdb_txn_set_smap(nb_txn, NB_NB_GLOBAL_COL_OPTIONS, &options);
-            smap_destroy(&options);
-        }
+    if (!m->mac_prefix_new) {
+        return false;
     }
+    snprintf(buf, 9, "%02"PRIx8":%02"PRIx8":%02"PRIx8,
+             m->mac_prefix.ea[0], m->mac_prefix.ea[1], m->mac_prefix.ea[2]);
+    return true;
+}
 
+void
+ipam_sync_nb(const struct ls_model *m, struct rdb_txn *nb_txn)
+{
     const struct ls_port *p;
     HMAP_FOR_EACH (p, name_node, &m->ports) {
         if (!ipam_port_in_step(p)) {

@@ -56,10 +56,13 @@ void ipam_run(struct ls_model *, struct rdb *nb,
               const struct ipam_carry *carry);
 
 /* Writes Logical_Switch_Port.dynamic_addresses where it differs from what
- * ipam_run() decided, and NB_Global options:mac_prefix if it had no valid
- * one. */
-void ipam_sync_nb(const struct ls_model *, const struct nb_nb_global *,
-                  struct rdb_txn *nb_txn);
+ * ipam_run() decided. */
+void ipam_sync_nb(const struct ls_model *, struct rdb_txn *nb_txn);
+
+/* If ipam_run() chose the MAC prefix because the NB had no valid one,
+ * puts it in 'buf' ("xx:xx:xx") and returns true: northd writes it to
+ * NB_Global options:mac_prefix (northd/global-opts.h). */
+bool ipam_new_mac_prefix(const struct ls_model *, char buf[9]);
 
 /* True if 'mac_prefix' (NB_Global options:mac_prefix, may be NULL) is the
  * one ipam_run() chose because the NB had none: northd's own write.

@@ -18,6 +18,7 @@
 #include "coverage.h"
 #include "hmapx.h"
 #include "lib/nb-rdb.h"
+#include "lib/rdb-map.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/acl-check.h"
@@ -26,12 +27,14 @@
 #include "northd/dp-groups.h"
 #include "northd/fdb.h"
 #include "northd/features.h"
+#include "northd/global-opts.h"
 #include "northd/groups.h"
 #include "northd/ipam.h"
 #include "northd/l2.h"
 #include "northd/lb.h"
 #include "northd/lflow.h"
 #include "northd/meters.h"
+#include "northd/nb-report.h"
 #include "northd/rbac.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
@@ -49,18 +52,6 @@ COVERAGE_DEFINE(northd_recompute);
 COVERAGE_DEFINE(northd_check_failed);   /* --check-incremental found a
                                          * difference. */
 
-/* NB tables whose rows this northd compiles, or that only configure the
- * database itself.  Rows in any other NB table are reported, since
- * silently ignoring e.g. a logical router would surprise an operator. */
-static const char *const handled_nb_tables[] = {
-    "NB_Global", "Logical_Switch", "Logical_Switch_Port",
-    "Connection", "SSL", "ACL", "Port_Group", "Address_Set",
-    "Load_Balancer", "Load_Balancer_Group", "Meter", "Meter_Band",
-    "ACL_Error",
-};
-
-/* Row counts of NB tables we do not compile, from the last pass. */
-static struct shash unsupported = SHASH_INITIALIZER(&unsupported);
 
 struct northd_stats {
     long long int last_run_msec;    /* Wall-clock duration of last pass. */
@@ -151,6 +142,13 @@ struct northd {
     struct sset reported_problems;
 
     struct northd_check check;
+
+    /* What of the NB is not compiled, by row (lib/nb.rdb, nb-report.h). */
+    struct nb_report *nb_report;
+
+    /* The options northd sets itself (northd/global-opts.h): kept across
+     * full passes, so that a chosen svc_monitor_mac stays the same. */
+    struct global_opts global_opts;
 };
 /* The UUID of the SB_Global row: the one the SB has, or the one northd
  * is about to insert it under.  It keys the UUIDs of the Logical_Flow rows
@@ -198,6 +196,8 @@ northd_create(void)
     struct northd *n = xzalloc(sizeof *n);
     n->acl_errors = acl_registry_create(false);
     sset_init(&n->reported_problems);
+    n->nb_report = nb_report_create(&nb_rdb_map);
+    global_opts_init(&n->global_opts);
     return n;
 }
 
@@ -210,62 +210,16 @@ northd_destroy(struct northd *n)
     northd_data_destroy(&n->data);
     acl_registry_destroy(n->acl_errors);
     sset_destroy(&n->reported_problems);
+    nb_report_destroy(n->nb_report);
     free(n->check.last_report);
     free(n);
-    shash_destroy(&unsupported);
     acl_symtab_destroy();
 }
 
-/* True if 'name' is one of the 'n' table names in 'list'. */
-static bool
-table_in(const char *name, const char *const *list, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (!strcmp(name, list[i])) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Counts rows of NB tables we do not compile and logs when that changes. */
-static void
-check_unsupported(struct rdb *nb)
-{
-    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
-    const struct rdb_class *class = &nb_rdb_class;
-
-    for (size_t i = 0; i < class->n_tables; i++) {
-        const struct rdb_table_class *tc = class->tables[i];
-        if (table_in(tc->name, handled_nb_tables,
-                     ARRAY_SIZE(handled_nb_tables))) {
-            continue;
-        }
-        uintptr_t n = rdb_count(nb, tc);
-        uintptr_t old = (uintptr_t) shash_find_data(&unsupported, tc->name);
-        if (n != old) {
-            if (n) {
-                VLOG_WARN_RL(&rl, "NB table %s has %"PRIuPTR" row(s): this "
-                             "northd does not compile them (see "
-                             "\"status\")", tc->name, n);
-                shash_replace(&unsupported, tc->name, (void *) n);
-            } else {
-                VLOG_INFO("NB table %s is empty again", tc->name);
-                shash_find_and_delete(&unsupported, tc->name);
-            }
-        }
-    }
-}
-
 void
-northd_format_unsupported(struct ds *out)
+northd_format_unsupported(const struct northd *n, struct ds *out)
 {
-    const struct shash_node **nodes = shash_sort(&unsupported);
-    for (size_t i = 0; i < shash_count(&unsupported); i++) {
-        ds_put_format(out, "Not compiled: %"PRIuPTR" row(s) in NB table %s\n",
-                      (uintptr_t) nodes[i]->data, nodes[i]->name);
-    }
-    free(nodes);
+    nb_report_format(n->nb_report, out);
 }
 
 void
@@ -415,9 +369,23 @@ sync_sb_global(struct northd *n, struct northd_ctx *ctx,
         return;
     }
 
-    if (!sb || !smap_equal(&sb->options, &nb->options)) {
-        rdb_txn_set_smap(ctx->sb_txn, SB_SB_GLOBAL_COL_OPTIONS, &nb->options);
+    struct smap own = SMAP_INITIALIZER(&own);
+    struct smap options;
+    char prefix[9];
+    global_opts_own(&n->global_opts, &nb->options,
+                    (ipam_new_mac_prefix(&n->data.model, prefix) ? prefix
+                     : NULL), &own);
+    global_opts_merge(&nb->options, &own, &options);
+    if (ctx->nb_txn) {
+        global_opts_sync_nb(nb, &own, ctx->nb_txn);
+    } else {
+        n->data.nb_writes_pending = true;
     }
+    if (!sb || !smap_equal(&sb->options, &options)) {
+        rdb_txn_set_smap(ctx->sb_txn, SB_SB_GLOBAL_COL_OPTIONS, &options);
+    }
+    smap_destroy(&options);
+    smap_destroy(&own);
     if (!sb || sb->ipsec != nb->ipsec) {
         rdb_txn_set_bool(ctx->sb_txn, SB_SB_GLOBAL_COL_IPSEC, nb->ipsec);
     }
@@ -459,7 +427,7 @@ sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
     if (ctx->nb_txn) {
         ls_model_sync_nb_up(&d->model, ctx->nb_txn);
         ls_model_sync_nb_tags(&d->model, ctx->nb_txn);
-        ipam_sync_nb(&d->model, nb_nb_global_first(ctx->nb), ctx->nb_txn);
+        ipam_sync_nb(&d->model, ctx->nb_txn);
         d->nb_writes_pending = false;
     } else {
         d->nb_writes_pending = true;
@@ -620,7 +588,7 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
     groups_sync_sb(&d->groups, groups_existing, ctx->sb_txn);
     groups_sb_rows_destroy(groups_existing);
     meters_sync_sb(ctx->nb, ctx->sb, ctx->sb_txn);
-    check_unsupported(ctx->nb);
+    nb_report_scan(n->nb_report, ctx->nb);
 }
 
 /* True if 'row' changed in a column other than those in 'ok' (column
@@ -635,31 +603,38 @@ row_changed_except(const struct rdb_row *row, const size_t *ok, size_t n_ok)
     return (rdb_row_updated_columns(row) & ~allowed) != 0;
 }
 
-/* True if NB_Global's options differ from those the last full pass
- * compiled with only by the mac_prefix northd itself chose and wrote
- * (IPAM, on a fresh NB): the echo of its own write needs no recompute.
- * Takes the new options as the ones compiled with. */
+/* True if NB_Global's options 'g' differ from those the last full pass
+ * compiled with only in keys whose change lib/nb.rdb does not make
+ * recompute (they are copied to SB_Global every pass), or in the
+ * mac_prefix northd itself chose and wrote (IPAM, on a fresh NB: the echo
+ * of its own write).  Takes the new options as the ones compiled with. */
 static bool
-nb_options_own_echo(struct northd_data *d, const struct nb_nb_global *g)
+nb_options_followed(struct northd_data *d, const struct nb_nb_global *g)
 {
-    if (!ipam_is_own_mac_prefix(&d->model,
-                                smap_get(&g->options, "mac_prefix"))) {
+    const struct rdb_map_table *mt = rdb_map_get_table(&nb_rdb_map,
+                                                       &nb_table_nb_global);
+    const struct rdb_map_column *mc = rdb_map_find_column(mt, "options");
+    const char *prefix = smap_get(&g->options, "mac_prefix");
+    const char *before_prefix = smap_get(&d->nb_options, "mac_prefix");
+    bool own = (ipam_is_own_mac_prefix(&d->model, prefix)
+                && (!before_prefix || strcmp(before_prefix, prefix)));
+    struct smap before;
+    smap_clone(&before, &d->nb_options);
+    if (own) {
+        smap_replace(&before, "mac_prefix", prefix);
+    }
+    bool differ = rdb_map_keys_differ(mc, RDB_MAP_RECOMPUTE, &before,
+                                      &g->options);
+    smap_destroy(&before);
+    if (differ) {
         return false;
     }
-    struct smap now, before;
-    smap_clone(&now, &g->options);
-    smap_clone(&before, &d->nb_options);
-    smap_remove(&now, "mac_prefix");
-    smap_remove(&before, "mac_prefix");
-    bool same = smap_equal(&now, &before);
-    smap_destroy(&now);
-    smap_destroy(&before);
-    if (same) {
+    if (own) {
         ipam_mac_prefix_written(&d->model);
-        smap_destroy(&d->nb_options);
-        smap_clone(&d->nb_options, &g->options);
     }
-    return same;
+    smap_destroy(&d->nb_options);
+    smap_clone(&d->nb_options, &g->options);
+    return true;
 }
 
 /* What an incremental pass changed, for the write phase. */
@@ -708,32 +683,6 @@ inc_changes_destroy(struct inc_changes *c)
     hmapx_destroy(&c->up_changed);
     hmapx_destroy(&c->bindings);
     uuidset_destroy(&c->dead_pbs);
-}
-
-/* Columns of Logical_Switch and Logical_Switch_Port that incremental
- * passes follow; a change to any other column means a recompute. */
-static const size_t ls_followed[] = {
-    NB_LOGICAL_SWITCH_COL_ACLS, NB_LOGICAL_SWITCH_COL_PORTS,
-    NB_LOGICAL_SWITCH_COL_NAME, NB_LOGICAL_SWITCH_COL_EXTERNAL_IDS,
-};
-static const size_t lsp_followed[] = {
-    NB_LOGICAL_SWITCH_PORT_COL_ADDRESSES,
-    NB_LOGICAL_SWITCH_PORT_COL_PORT_SECURITY,
-    NB_LOGICAL_SWITCH_PORT_COL_ENABLED,
-    NB_LOGICAL_SWITCH_PORT_COL_EXTERNAL_IDS,
-    NB_LOGICAL_SWITCH_PORT_COL_OPTIONS,
-    NB_LOGICAL_SWITCH_PORT_COL_TYPE,
-    NB_LOGICAL_SWITCH_PORT_COL_DYNAMIC_ADDRESSES,
-};
-
-/* A new switch: only plain ones (no load balancers, DNS, QoS, ...). */
-static bool
-switch_is_simple(const struct nb_logical_switch *ls)
-{
-    return (!ls->n_load_balancer && !ls->n_load_balancer_group
-            && !ls->n_dns_records && !ls->n_qos_rules
-            && !ls->n_forwarding_groups && !ls->copp
-            && smap_is_empty(&ls->other_config));
 }
 
 static bool
@@ -823,32 +772,35 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
             return false;
         }
         if (nb_logical_switch_is_new(ls)) {
+            /* Only one that sets none of the columns and keys lib/nb.rdb
+             * marks "recompute-if-set" (load balancers, IPAM, ...). */
             struct ls_datapath *dp;
-            if (!switch_is_simple(ls)
-                || !(dp = ls_model_add_switch(&d->model, ls))) {
+            if (rdb_map_new_row_needs_recompute(
+                    &ls->header_, rdb_map_get_table(&nb_rdb_map,
+                                                    &nb_table_logical_switch),
+                    reason)) {
+                return false;
+            }
+            if (!(dp = ls_model_add_switch(&d->model, ls))) {
                 *reason = "a switch was added";
                 return false;
             }
             acls_dp_added(d->acls, dp);
             hmapx_add(&c->new_dps, dp);
             hmapx_add(&c->dps, dp);
-        } else if (row_changed_except(&ls->header_, ls_followed,
-                                      ARRAY_SIZE(ls_followed))) {
-            *reason = "Logical_Switch";
-            return false;
         }
+        /* Changes to other columns than those the map says this handler
+         * follows either recomputed already (rdb_map_changes_need_recompute())
+         * or cost nothing. */
     }
 
+    const struct rdb_map_table *lsp_map
+        = rdb_map_get_table(&nb_rdb_map, &nb_table_logical_switch_port);
     const struct nb_logical_switch_port *lsp;
     NB_LOGICAL_SWITCH_PORT_FOR_EACH_TRACKED (lsp, nb_db) {
         if (nb_logical_switch_port_is_new(lsp)
             || nb_logical_switch_port_is_deleted(lsp)) {
             continue;           /* Seen through its switch's 'ports'. */
-        }
-        if (row_changed_except(&lsp->header_, lsp_followed,
-                               ARRAY_SIZE(lsp_followed))) {
-            *reason = "Logical_Switch_Port";
-            return false;
         }
         /* A port a full pass skipped (a bad row) may have become good. */
         struct ls_port *p = ls_model_find_port(&d->model, lsp->name);
@@ -856,8 +808,9 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
             *reason = "Logical_Switch_Port";
             return false;
         }
-        if (!row_changed_except(&lsp->header_, NULL, 0)) {
-            continue;           /* Only a row it refers to changed. */
+        if (!(rdb_row_updated_columns(&lsp->header_) & lsp_map->followed)) {
+            continue;           /* Only a row it refers to changed, or a
+                                 * column that is not compiled. */
         }
         if (!ipam_port_in_step(p)) {
             *reason = "Logical_Switch_Port dynamic_addresses";
@@ -1095,31 +1048,24 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         }
     }
 
-    /* NB tables this pass follows row by row; the others either never
-     * affect the SB or need a recompute. */
-    const struct rdb_class *class = &nb_rdb_class;
-    for (size_t i = 0; i < class->n_tables; i++) {
-        const struct rdb_table_class *tc = class->tables[i];
-        static const char *const followed[] = {
-            "NB_Global", "Logical_Switch", "Logical_Switch_Port", "ACL",
-            "Port_Group", "Address_Set", "ACL_Error", "Connection", "SSL",
-        };
-        if (!table_in(tc->name, followed, ARRAY_SIZE(followed))
-            && rdb_track_first(nb_db, tc)) {
-            *reason = tc->name;
-            goto fail;
-        }
+    /* The NB map (lib/nb.rdb) says which changes need a recompute: those
+     * to tables and columns that recompute.  Changes to what is not
+     * compiled cost nothing; the handlers below follow the rest. */
+    if (rdb_map_changes_need_recompute(nb_db, &nb_rdb_map, reason)) {
+        goto fail;
     }
 
+    /* NB_Global: nb_cfg and ipsec go to SB_Global every pass, as do the
+     * options; only options that are compiled recompute. */
     const struct nb_nb_global *nbg;
     NB_NB_GLOBAL_FOR_EACH_TRACKED (nbg, nb_db) {
-        static const size_t ok[] = { NB_NB_GLOBAL_COL_NB_CFG,
-                                     NB_NB_GLOBAL_COL_OPTIONS };
-        if (nb_nb_global_is_new(nbg) || nb_nb_global_is_deleted(nbg)
-            || row_changed_except(&nbg->header_, ok, ARRAY_SIZE(ok))
-            || (nb_nb_global_is_updated(nbg, NB_NB_GLOBAL_COL_OPTIONS)
-                && !nb_options_own_echo(d, nbg))) {
+        if (nb_nb_global_is_new(nbg) || nb_nb_global_is_deleted(nbg)) {
             *reason = "NB_Global";
+            goto fail;
+        }
+        if (nb_nb_global_is_updated(nbg, NB_NB_GLOBAL_COL_OPTIONS)
+            && !nb_options_followed(d, nbg)) {
+            *reason = "NB_Global options";
             goto fail;
         }
     }
@@ -1251,6 +1197,7 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         }
     }
     inc_changes_destroy(&c);
+    nb_report_scan_tracked(n->nb_report, nb_db);
     return true;
 
 fail:

@@ -63,9 +63,10 @@ void northd_invalidate(struct northd *);
 void northd_update_sequence_numbers(struct northd *, struct northd_ctx *);
 
 /* Appends a human-readable summary of NB content this northd does not
- * compile (e.g. logical routers) to 'out', one line per table; appends
- * nothing if there is none. */
-void northd_format_unsupported(struct ds *out);
+ * compile to 'out': one line per table (e.g. logical routers), column, map
+ * key or value (lib/nb.rdb) that rows use, with their count and examples;
+ * appends nothing if there is none (northd/nb-report.h). */
+void northd_format_unsupported(const struct northd *, struct ds *out);
 
 /* Appends counters from the last pass (datapaths, ports, ...) to 'out'. */
 void northd_format_stats(const struct northd *, struct ds *out);

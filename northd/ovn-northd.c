@@ -26,6 +26,7 @@
 #include "northd/acl-check.h"
 #include "northd/dpset.h"
 #include "northd/features.h"
+#include "northd/global-opts.h"
 #include "northd/northd.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/poll-loop.h"
@@ -92,9 +93,6 @@ struct northd_state {
  * ovsdb-server can hold in memory while it parses it; 100,000 rows is
  * about 40 MB of JSON. */
 #define DEFAULT_MAX_FLOW_INSERTS 100000
-
-/* The OVN release whose ovn-northd this one stands in for. */
-#define NORTHD_OVN_VERSION "23.03.1"
 
 /* Stopwatches, as stock's "stopwatch/show" names them: the main loop and
  * a pass (which here covers what stock splits into several). */
@@ -801,10 +799,11 @@ northd_unixctl_status(struct unixctl_conn *conn, int argc OVS_UNUSED,
 static void
 northd_unixctl_not_compiled(struct unixctl_conn *conn, int argc OVS_UNUSED,
                             const char *argv[] OVS_UNUSED,
-                            void *aux_ OVS_UNUSED)
+                            void *aux_)
 {
+    struct unixctl_aux *aux = aux_;
     struct ds s = DS_EMPTY_INITIALIZER;
-    northd_format_unsupported(&s);
+    northd_format_unsupported(aux->state->northd, &s);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
 }

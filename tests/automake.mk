@@ -21,6 +21,7 @@ TESTSUITE_AT = \
 	tests/pools.at \
 	tests/ha.at \
 	tests/ipam.at \
+	tests/nb-map.at \
 	tests/ports.at
 
 # Drives the replica (lib/rdb.h) against a real ovsdb-server.  Its SB

@@ -43,25 +43,46 @@ table of SPEC and a UUID.
 import argparse
 import json
 import re
+import shlex
 import subprocess
 import sys
 
 
 def parse_spec(path):
-    """[(table, flags, [(column, flags)])] from a .rdb spec."""
+    """[(table, flags, [(column, flags)])] from a .rdb spec.  In a map (a
+    spec with policies, docs/nb-map.md), "absent=" tables and columns are
+    not replicated, an "unsupported=" table without columns is a "count"
+    one, and a map column's "key" lines (less the "ignored=" ones) are its
+    "keys=" unless it is "allkeys"."""
     tables = []
     with open(path) as f:
         for line in f:
-            line = line.split("#", 1)[0].rstrip()
-            if not line.strip():
+            words = shlex.split(line, comments=True)
+            if not words:
                 continue
-            words = line.split()
             if not line[0].isspace():
                 assert words[0] == "table", line
                 tables.append((words[1], words[2:], []))
+            elif words[0] in ("key", "value"):
+                cname, cflags = tables[-1][2][-1]
+                if words[0] == "key" and not flag(cflags, "allkeys") \
+                        and not flag(words[2:], "ignored"):
+                    keys = flag(cflags, "keys")
+                    keys = keys + "," if isinstance(keys, str) else ""
+                    cflags[:] = [f for f in cflags
+                                 if not f.startswith("keys=")]
+                    cflags.append("keys=" + keys + words[1])
             else:
                 tables[-1][2].append((words[0], words[1:]))
-    return tables
+    out = []
+    for table, tflags, cols in tables:
+        if flag(tflags, "absent"):
+            continue
+        if flag(tflags, "unsupported") and not cols:
+            tflags = tflags + ["count"]
+        out.append((table, tflags,
+                    [(c, f) for c, f in cols if not flag(f, "absent")]))
+    return out
 
 
 def flag(flags, name):

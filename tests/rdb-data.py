@@ -215,11 +215,11 @@ def strings():
         "name": "switch " + WEIRD[-1],
         "ports": oset(*[ref("p%d" % i) for i in range(len(WEIRD))]),
         "acls": oset(*[ref("acl%d" % i) for i in range(len(WEIRD))]),
-        "other_config": omap({w: "v" + w for w in WEIRD}),
         "external_ids": omap({"neutron:network_name": WEIRD[-1]})}))
     ops.append(insert("Load_Balancer", "lb", {
         "name": "lb " + WEIRD[0],
-        "vips": omap({"10.0.0.%d:80" % i: w for i, w in enumerate(WEIRD)})}))
+        "vips": omap({"10.0.0.%d:80" % i: w for i, w in enumerate(WEIRD)}),
+        "options": omap({w: "v" + w for w in WEIRD})}))
     ops.append(insert("Meter_Band", "band", {"action": "drop", "rate": 1}))
     ops.append(insert("Meter", "meter", {"name": "meter " + WEIRD[-1],
                                          "unit": "kbps",
