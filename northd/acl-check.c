@@ -26,20 +26,56 @@ COVERAGE_DEFINE(acl_validated);
 COVERAGE_DEFINE(acl_invalid);
 COVERAGE_DEFINE(acl_valid_by_shape);
 
-/* The fields ovn-controller 23.03 knows never change: built once. */
+/* The fields ovn-controller 23.03 knows never change: built once, on
+ * first use, and shared by every registry and checker of the process (it
+ * is read only from then on; acl_symtab_destroy() frees it at exit). */
 static struct symtab symtab;
 static bool symtab_ready;
 
-/* Keys (expr_validation_key()) of matches found valid, across passes:
- * most ACLs differ from another only in the sets they name, and a match
- * whose key is here is valid without a parse.  A key holds all that a
- * verdict depends on, so none goes stale, and a match whose sets change
- * is simply keyed again.  Kept from growing without bound by starting
- * over past twice the NB's ACLs. */
-static struct sset valid_shapes = SSET_INITIALIZER(&valid_shapes);
-static size_t max_shapes;
+/* An invalid ACL, as reported. */
+struct acl_error {
+    struct hmap_node node;          /* By ACL UUID. */
+    struct uuid uuid;
+    char *name;
+    char *owner;
+    char *match;
+    char *error;
+    bool dropped;
+};
+
+struct acl_registry {
+    /* Keys (expr_validation_key()) of matches found valid, across passes:
+     * most ACLs differ from another only in the sets they name, and a
+     * match whose key is here is valid without a parse.  A key holds all
+     * that a verdict depends on, so none goes stale, and a match whose
+     * sets change is simply keyed again.  Kept from growing without bound
+     * by starting over past twice the NB's ACLs ('max_shapes'). */
+    struct sset valid_shapes;
+    size_t max_shapes;
+
+    /* The invalid ACLs of the last pass, and those of the pass under way
+     * (from acl_errors_begin() to acl_errors_end()). */
+    struct hmap errors;
+    struct hmap new_errors;
+    bool nb_pending;                /* NB ACL_Error needs to be compared
+                                     * with 'errors'. */
+    bool quiet;                     /* Logs nothing. */
+};
+
+struct acl_registry *
+acl_registry_create(bool quiet)
+{
+    struct acl_registry *r = xzalloc(sizeof *r);
+    sset_init(&r->valid_shapes);
+    hmap_init(&r->errors);
+    hmap_init(&r->new_errors);
+    r->nb_pending = true;
+    r->quiet = quiet;
+    return r;
+}
 
 struct acl_check {
+    struct acl_registry *reg;       /* Borrowed: the valid shapes. */
     const struct groups *groups;    /* Borrowed: the address sets. */
     struct sset pgs;                /* Names of NB port groups. */
     struct expr_refs refs;          /* What validations needed so far. */
@@ -48,15 +84,17 @@ struct acl_check {
 };
 
 struct acl_check *
-acl_check_create(const struct groups *groups, struct rdb *nb_db)
+acl_check_create(struct acl_registry *reg, const struct groups *groups,
+                 struct rdb *nb_db)
 {
     if (!symtab_ready) {
         symtab_init_ovn(&symtab);
         symtab_ready = true;
     }
-    max_shapes = 2 * nb_acl_count(nb_db) + 1024;
+    reg->max_shapes = 2 * nb_acl_count(nb_db) + 1024;
 
     struct acl_check *c = xmalloc(sizeof *c);
+    c->reg = reg;
     c->groups = groups;
     sset_init(&c->pgs);
     expr_refs_init(&c->refs);
@@ -181,7 +219,7 @@ acl_check_match(struct acl_check *c, const char *match,
     c->error = NULL;
     add_refs(c, as_names, pg_names);
     bool keyed = expr_validation_key(match, &c->refs, &c->key);
-    if (keyed && sset_contains(&valid_shapes, ds_cstr(&c->key))) {
+    if (keyed && sset_contains(&c->reg->valid_shapes, ds_cstr(&c->key))) {
         COVERAGE_INC(acl_valid_by_shape);
         return NULL;
     }
@@ -191,10 +229,11 @@ acl_check_match(struct acl_check *c, const char *match,
                                        EXPR_ACL_MAX_PAREN_DEPTH,
                                        &summary_failed);
     if (!c->error && keyed) {
-        if (sset_count(&valid_shapes) >= max_shapes) {
-            sset_clear(&valid_shapes);
+        struct sset *shapes = &c->reg->valid_shapes;
+        if (sset_count(shapes) >= c->reg->max_shapes) {
+            sset_clear(shapes);
         }
-        sset_add(&valid_shapes, ds_cstr(&c->key));
+        sset_add(shapes, ds_cstr(&c->key));
     } else if (summary_failed && with_addresses(c, as_names)) {
         /* A summary was not enough: ask again, with the addresses.  (The
          * key made above does not hold for these.) */
@@ -210,18 +249,6 @@ acl_check_match(struct acl_check *c, const char *match,
 }
 
 /* The registry of invalid ACLs. */
-struct acl_error {
-    struct hmap_node node;          /* By ACL UUID. */
-    struct uuid uuid;
-    char *name;
-    char *owner;
-    char *match;
-    char *error;
-    bool dropped;
-};
-
-static struct hmap errors = HMAP_INITIALIZER(&errors);
-static struct hmap new_errors = HMAP_INITIALIZER(&new_errors);
 
 static void
 acl_error_destroy(struct acl_error *e)
@@ -254,20 +281,20 @@ acl_error_equal(const struct acl_error *a, const struct acl_error *b)
 }
 
 void
-acl_errors_begin(void)
+acl_errors_begin(struct acl_registry *r)
 {
     struct acl_error *e;
-    HMAP_FOR_EACH_POP (e, node, &new_errors) {
+    HMAP_FOR_EACH_POP (e, node, &r->new_errors) {
         acl_error_destroy(e);
     }
 }
 
 void
-acl_errors_begin_incremental(void)
+acl_errors_begin_incremental(struct acl_registry *r)
 {
-    acl_errors_begin();
+    acl_errors_begin(r);
     const struct acl_error *e;
-    HMAP_FOR_EACH (e, node, &errors) {
+    HMAP_FOR_EACH (e, node, &r->errors) {
         struct acl_error *copy = xmalloc(sizeof *copy);
         copy->uuid = e->uuid;
         copy->name = xstrdup(e->name);
@@ -275,26 +302,27 @@ acl_errors_begin_incremental(void)
         copy->match = xstrdup(e->match);
         copy->error = xstrdup(e->error);
         copy->dropped = e->dropped;
-        hmap_insert(&new_errors, &copy->node, uuid_hash(&copy->uuid));
+        hmap_insert(&r->new_errors, &copy->node, uuid_hash(&copy->uuid));
     }
 }
 
 void
-acl_errors_forget(const struct uuid *uuid)
+acl_errors_forget(struct acl_registry *r, const struct uuid *uuid)
 {
-    struct acl_error *e = acl_error_find(&new_errors, uuid);
+    struct acl_error *e = acl_error_find(&r->new_errors, uuid);
     if (e) {
-        hmap_remove(&new_errors, &e->node);
+        hmap_remove(&r->new_errors, &e->node);
         acl_error_destroy(e);
     }
 }
 
 void
-acl_errors_report(const struct nb_acl *acl, const char *match,
-                  const char *owner, const char *error, bool dropped)
+acl_errors_report(struct acl_registry *r, const struct nb_acl *acl,
+                  const char *match, const char *owner, const char *error,
+                  bool dropped)
 {
     const struct uuid *uuid = &acl->header_.uuid;
-    if (acl_error_find(&new_errors, uuid)) {
+    if (acl_error_find(&r->new_errors, uuid)) {
         return;
     }
     struct acl_error *e = xmalloc(sizeof *e);
@@ -304,7 +332,7 @@ acl_errors_report(const struct nb_acl *acl, const char *match,
     e->match = xstrdup(match);
     e->error = xstrdup(error);
     e->dropped = dropped;
-    hmap_insert(&new_errors, &e->node, uuid_hash(uuid));
+    hmap_insert(&r->new_errors, &e->node, uuid_hash(uuid));
 }
 
 /* An NB with an older schema (7.0.0, OVN 23.03's own) has no ACL_Error
@@ -317,7 +345,8 @@ nb_has_acl_error(const struct rdb *nb_db)
 }
 
 static void
-sync_nb_errors(struct rdb *nb_db, struct rdb_txn *nb_txn)
+sync_nb_errors(const struct acl_registry *r, struct rdb *nb_db,
+               struct rdb_txn *nb_txn)
 {
     struct hmap done = HMAP_INITIALIZER(&done);
     struct seen {
@@ -328,7 +357,7 @@ sync_nb_errors(struct rdb *nb_db, struct rdb_txn *nb_txn)
     const struct nb_acl_error *row;
     NB_ACL_ERROR_FOR_EACH (row, nb_db) {
         const struct acl_error *e = row->acl
-            ? acl_error_find(&errors, &row->acl->header_.uuid) : NULL;
+            ? acl_error_find(&r->errors, &row->acl->header_.uuid) : NULL;
         bool dup = false;
         if (e) {
             struct seen *s;
@@ -364,7 +393,7 @@ sync_nb_errors(struct rdb *nb_db, struct rdb_txn *nb_txn)
     }
 
     const struct acl_error *e;
-    HMAP_FOR_EACH (e, node, &errors) {
+    HMAP_FOR_EACH (e, node, &r->errors) {
         bool have = false;
         struct seen *s;
         HMAP_FOR_EACH_WITH_HASH (s, node, uuid_hash(&e->uuid), &done) {
@@ -395,12 +424,9 @@ sync_nb_errors(struct rdb *nb_db, struct rdb_txn *nb_txn)
 }
 
 void
-acl_errors_end(struct rdb *nb_db, struct rdb_txn *nb_txn,
-               bool full)
+acl_errors_end(struct acl_registry *r, struct rdb *nb_db,
+               struct rdb_txn *nb_txn, bool full)
 {
-    /* Whether NB ACL_Error needs to be compared with the registry. */
-    static bool nb_pending = true;
-
     /* Each error is logged once, when it appears or changes, so the volume
      * follows the CMS's write rate and an ordinary batch (a CMS pushing a
      * policy with a few hundred broken ACLs) must all be logged.  The
@@ -413,12 +439,15 @@ acl_errors_end(struct rdb *nb_db, struct rdb_txn *nb_txn,
 
     /* Log what is new or different since the last pass. */
     struct acl_error *e;
-    HMAP_FOR_EACH (e, node, &new_errors) {
-        const struct acl_error *old = acl_error_find(&errors, &e->uuid);
+    HMAP_FOR_EACH (e, node, &r->new_errors) {
+        const struct acl_error *old = acl_error_find(&r->errors, &e->uuid);
         if (old && acl_error_equal(old, e)) {
             continue;
         }
-        nb_pending = true;
+        r->nb_pending = true;
+        if (r->quiet) {
+            continue;
+        }
         if (vlog_should_drop(&this_module, VLL_WARN, &rl)) {
             n_unlogged++;
             continue;
@@ -437,28 +466,27 @@ acl_errors_end(struct rdb *nb_db, struct rdb_txn *nb_txn,
                                              : "",
                      nb_has_acl_error(nb_db) ? "" : "s");
     }
-    HMAP_FOR_EACH (e, node, &errors) {
-        if (!acl_error_find(&new_errors, &e->uuid)) {
-            nb_pending = true;
+    HMAP_FOR_EACH (e, node, &r->errors) {
+        if (!acl_error_find(&r->new_errors, &e->uuid)) {
+            r->nb_pending = true;
+            if (r->quiet) {
+                continue;
+            }
             VLOG_INFO("ACL "UUID_FMT" is no longer invalid",
                       UUID_ARGS(&e->uuid));
         }
     }
 
     /* This pass's errors become the current ones. */
-    struct hmap tmp = errors;
-    errors = new_errors;
-    new_errors = tmp;
-    hmap_moved(&errors);
-    hmap_moved(&new_errors);
-    acl_errors_begin();
+    hmap_swap(&r->errors, &r->new_errors);
+    acl_errors_begin(r);
 
     if (full) {
-        nb_pending = true;
+        r->nb_pending = true;
     }
-    if (nb_txn && nb_pending) {
-        sync_nb_errors(nb_db, nb_txn);
-        nb_pending = false;
+    if (nb_txn && r->nb_pending) {
+        sync_nb_errors(r, nb_db, nb_txn);
+        r->nb_pending = false;
     }
 }
 
@@ -470,19 +498,30 @@ compare_errors(const void *a_, const void *b_)
     return uuid_compare_3way(&(*a)->uuid, &(*b)->uuid);
 }
 
-void
-acl_errors_format(struct ds *out, const struct rdb *nb_db)
+/* The errors of 'r', sorted by UUID, as a new array of hmap_count()
+ * pointers. */
+static const struct acl_error **
+sorted_errors(const struct acl_registry *r)
 {
-    size_t n = hmap_count(&errors);
+    size_t n = hmap_count(&r->errors);
     const struct acl_error **sorted = xmalloc((n + 1) * sizeof *sorted);
     size_t i = 0;
     const struct acl_error *e;
-    HMAP_FOR_EACH (e, node, &errors) {
+    HMAP_FOR_EACH (e, node, &r->errors) {
         sorted[i++] = e;
     }
     qsort(sorted, n, sizeof *sorted, compare_errors);
-    for (i = 0; i < n; i++) {
-        e = sorted[i];
+    return sorted;
+}
+
+void
+acl_errors_format(const struct acl_registry *r, struct ds *out,
+                  const struct rdb *nb_db)
+{
+    size_t n = hmap_count(&r->errors);
+    const struct acl_error **sorted = sorted_errors(r);
+    for (size_t i = 0; i < n; i++) {
+        const struct acl_error *e = sorted[i];
         ds_put_format(out, "ACL "UUID_FMT"%s%s of %s (%s)\n  match: %s\n"
                       "  error: %s\n", UUID_ARGS(&e->uuid),
                       e->name[0] ? " " : "", e->name, e->owner,
@@ -500,19 +539,55 @@ acl_errors_format(struct ds *out, const struct rdb *nb_db)
 }
 
 void
-acl_errors_clear(void)
+acl_registry_destroy(struct acl_registry *r)
 {
-    acl_errors_begin();
+    if (!r) {
+        return;
+    }
+    acl_errors_begin(r);
     struct acl_error *e;
-    HMAP_FOR_EACH_POP (e, node, &errors) {
+    HMAP_FOR_EACH_POP (e, node, &r->errors) {
         acl_error_destroy(e);
     }
-    hmap_destroy(&errors);
-    hmap_destroy(&new_errors);
-    sset_destroy(&valid_shapes);
-    sset_init(&valid_shapes);
+    hmap_destroy(&r->errors);
+    hmap_destroy(&r->new_errors);
+    sset_destroy(&r->valid_shapes);
+    free(r);
+}
+
+void
+acl_symtab_destroy(void)
+{
     if (symtab_ready) {
         symtab_destroy(&symtab);
         symtab_ready = false;
     }
+}
+
+size_t
+acl_errors_diff(const struct acl_registry *a, const struct acl_registry *b,
+                struct ds *out, size_t max_report)
+{
+    const struct acl_error **va = sorted_errors(a);
+    const struct acl_error **vb = sorted_errors(b);
+    size_t na = hmap_count(&a->errors), nb = hmap_count(&b->errors);
+    size_t i = 0, j = 0, n_diff = 0;
+    while (i < na || j < nb) {
+        int cmp = (i >= na ? 1 : j >= nb ? -1
+                   : uuid_compare_3way(&va[i]->uuid, &vb[j]->uuid));
+        const struct acl_error *e = cmp <= 0 ? va[i] : vb[j];
+        const char *what = (cmp < 0 ? "only in the first"
+                            : cmp > 0 ? "only in the second"
+                            : acl_error_equal(va[i], vb[j]) ? NULL
+                            : "different");
+        if (what && n_diff++ < max_report) {
+            ds_put_format(out, "ACL error "UUID_FMT" (%s): %s\n",
+                          UUID_ARGS(&e->uuid), e->error, what);
+        }
+        i += cmp <= 0;
+        j += cmp >= 0;
+    }
+    free(va);
+    free(vb);
+    return n_diff;
 }

@@ -17,6 +17,7 @@
 #define NORTHD_ACL_CHECK_H 1
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct ds;
 struct ls_model;
@@ -24,17 +25,29 @@ struct nb_acl;
 struct rdb;
 struct rdb_txn;
 
+/* What validation and error reporting keep across passes: the keys of
+ * matches found valid, and the invalid ACLs of the last pass.  Each northd
+ * owns one; a build that must leave it alone (northd's check of its
+ * incremental passes) uses another, 'quiet' (it logs nothing).  The
+ * symbol table the matches are checked against, which never changes, is
+ * shared by the process (acl_symtab_destroy() frees it at exit). */
+struct acl_registry *acl_registry_create(bool quiet);
+void acl_registry_destroy(struct acl_registry *);
+void acl_symtab_destroy(void);
+
 /* The checker, from one full recompute to the next, over the address sets
  * the SB will get (those of 'groups', borrowed until acl_check_destroy())
  * and the NB's port groups.  A match is parsed only if
  * no valid match had its validation key (expr_validation_key(): the match
  * with what validation reads of each set it names in place of the name),
  * so a pass parses a few matches of each shape, and keys found valid are
- * kept across passes. */
+ * kept across passes, in the registry. */
 struct acl_check;
 
 struct groups;
-struct acl_check *acl_check_create(const struct groups *groups,
+struct acl_registry;
+struct acl_check *acl_check_create(struct acl_registry *,
+                                   const struct groups *groups,
                                    struct rdb *nb_db);
 void acl_check_destroy(struct acl_check *);
 
@@ -55,20 +68,28 @@ const char *acl_check_match(struct acl_check *, const char *match,
 /* Error registry, across passes.  Each pass reports the invalid ACLs it
  * met between acl_errors_begin() and acl_errors_end(); the latter logs new
  * errors and brings NB ACL_Error in line (when 'nb_txn' is open). */
-void acl_errors_begin(void);
-void acl_errors_report(const struct nb_acl *, const char *match,
-                       const char *owner, const char *error, bool dropped);
-void acl_errors_end(struct rdb *nb_db, struct rdb_txn *nb_txn,
-                    bool full);
+void acl_errors_begin(struct acl_registry *);
+void acl_errors_report(struct acl_registry *, const struct nb_acl *,
+                       const char *match, const char *owner,
+                       const char *error, bool dropped);
+void acl_errors_end(struct acl_registry *, struct rdb *nb_db,
+                    struct rdb_txn *nb_txn, bool full);
 
 /* An incremental pass starts from the errors of the last pass and forgets
  * those of the ACLs it compiles again. */
 struct uuid;
-void acl_errors_begin_incremental(void);
-void acl_errors_forget(const struct uuid *);
+void acl_errors_begin_incremental(struct acl_registry *);
+void acl_errors_forget(struct acl_registry *, const struct uuid *);
 /* Lists the invalid ACLs, and notes that 'nb_db' has no ACL_Error table
  * if it has none. */
-void acl_errors_format(struct ds *, const struct rdb *nb_db);
-void acl_errors_clear(void);
+void acl_errors_format(const struct acl_registry *, struct ds *,
+                       const struct rdb *nb_db);
+
+/* Appends to 'out' (at most 'max_report' lines) how the errors of the
+ * last passes of 'a' and 'b' differ, and returns the number of ACLs whose
+ * error differs. */
+size_t acl_errors_diff(const struct acl_registry *a,
+                       const struct acl_registry *b, struct ds *out,
+                       size_t max_report);
 
 #endif /* northd/acl-check.h */

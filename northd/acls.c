@@ -269,6 +269,7 @@ struct acls {
     const struct ls_model *model;
     struct groups *groups;
     struct acl_check *check;
+    struct acl_registry *errors;    /* Borrowed: where errors go. */
     struct acl_globals g;
     size_t dp_cap;
     struct acl_dp *dps;             /* By datapath index. */
@@ -1229,7 +1230,7 @@ acl_unapply(struct acls *a, struct lflow_table *t, struct acl_state *s)
         acl_rare_trim(s);
     }
     lflow_owner_clear(t, &s->owner);
-    acl_errors_forget(acl_state_uuid(s));
+    acl_errors_forget(a->errors, acl_state_uuid(s));
 }
 
 static void
@@ -1321,7 +1322,8 @@ acl_evaluate(struct acls *a, struct lflow_table *t, struct acl_state *s)
         bool blocks = (acl->action == NB_ACL_ACTION_DROP
                        || acl->action == NB_ACL_ACTION_REJECT);
         s->force_drop = a->g.fail_closed && blocks;
-        acl_errors_report(acl, match, home->owner, error, s->force_drop);
+        acl_errors_report(a->errors, acl, match, home->owner, error,
+                          s->force_drop);
     }
     struct sset *drop_pg = NULL;
     if (s->force_drop) {
@@ -1469,7 +1471,7 @@ compile_acl_dps(struct acls *a, struct lflow_table *t, struct acl_state *s,
                             : strpack_cstr(s->nb->match, &a->match_text)),
                            s->force_drop };
     if (!s->force_drop) {
-        lflow_table_hint_body(s->nb->match, ref.match);
+        lflow_table_hint_body(t, s->nb->match, ref.match);
     }
     for (unsigned int p = 0; p < N_ACL_PROFILES; p++) {
         if (!n[p]) {
@@ -1604,7 +1606,8 @@ struct acls *
 acls_create(const struct ls_model *m, const struct lb_model *lm,
             struct groups *groups, struct rdb *nb_db,
             const struct nb_nb_global *nb,
-            const struct ls_features *features, size_t dp_cap)
+            const struct ls_features *features, size_t dp_cap,
+            struct acl_registry *errors)
 {
     struct acls *a = xzalloc(sizeof *a);
     a->g.features = *features;
@@ -1627,7 +1630,8 @@ acls_create(const struct ls_model *m, const struct lb_model *lm,
         }
     }
 
-    a->check = acl_check_create(groups, nb_db);
+    a->errors = errors;
+    a->check = acl_check_create(errors, groups, nb_db);
     a->dps = xcalloc(dp_cap, sizeof *a->dps);
     for (size_t i = 0; i < m->n_datapaths; i++) {
         a->dps[i].has_lb = lb_model_dp_has_vips(lm, i);

@@ -31,12 +31,15 @@ struct pg_state;
 struct sset;
 
 /* Creates the state for every ACL of the NB, all queued: the first
- * acls_run() compiles them.  'model', 'groups' and the NB rows are
- * borrowed; 'dp_cap' bounds datapath indexes. */
+ * acls_run() compiles them.  'model', 'groups', the NB rows and 'errors'
+ * (where validation keeps what it learns and invalid ACLs are reported,
+ * acl-check.h) are borrowed; 'dp_cap' bounds datapath indexes. */
+struct acl_registry;
 struct acls *acls_create(const struct ls_model *, const struct lb_model *,
                          struct groups *, struct rdb *nb_db,
                          const struct nb_nb_global *,
-                         const struct ls_features *, size_t dp_cap);
+                         const struct ls_features *, size_t dp_cap,
+                         struct acl_registry *errors);
 void acls_destroy(struct acls *);
 
 /* NB changes. */

@@ -32,17 +32,6 @@ COVERAGE_DEFINE(port_binding_deleted);
 COVERAGE_DEFINE(bad_nb_row);
 COVERAGE_DEFINE(mc_group_mutated);
 
-/* Problems with NB rows found on the previous pass.  A bad row stays bad
- * on every pass until someone fixes it, and a pass runs on every database
- * change: logging each problem every time would flood the log and, through
- * the rate limit, hide new problems behind old ones.  So a problem is
- * logged when it first appears (or reappears after going away). */
-static struct sset reported_problems = SSET_INITIALIZER(&reported_problems);
-
-/* Incremental passes that meet a problem give up and leave the reporting
- * to the full pass that follows. */
-static bool quiet;
-
 /* A backstop for a flood of distinct problems, e.g. a script gone wrong. */
 static struct vlog_rate_limit bad_row_rl = VLOG_RATE_LIMIT_INIT(20, 100);
 
@@ -57,7 +46,7 @@ report_bad_row(struct ls_model *m, const char *format, ...)
 
     COVERAGE_INC(bad_nb_row);
     m->n_bad_rows++;
-    if (!quiet && !sset_contains(&reported_problems, msg)) {
+    if (!m->quiet && m->reported && !sset_contains(m->reported, msg)) {
         VLOG_WARN_RL(&bad_row_rl, "%s", msg);
     }
     sset_add(&m->problems, msg);
@@ -85,6 +74,8 @@ ls_model_init(struct ls_model *m)
     m->new_ports = NULL;
     m->n_new_ports = m->allocated_new_ports = 0;
     sset_init(&m->problems);
+    m->reported = NULL;
+    m->quiet = false;
     m->check_lsp_up = false;
     m->sb_db = NULL;
     shash_init(&m->chassis_by_name);
@@ -582,8 +573,10 @@ ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
     shash_destroy(&sb_ports);
 
     /* What the next pass compares against. */
-    sset_destroy(&reported_problems);
-    sset_clone(&reported_problems, &m->problems);
+    if (m->reported) {
+        sset_destroy(m->reported);
+        sset_clone(m->reported, &m->problems);
+    }
 }
 
 /* Deletes 'sb_dp' and the rows that hold strong references to it, or weak
@@ -1248,7 +1241,7 @@ parse_port(struct ls_model *m, struct ls_port *p)
 {
     const struct nb_logical_switch_port *nbp = p->nb;
     size_t n_bad = m->n_bad_rows;
-    quiet = true;
+    m->quiet = true;
     p->enabled = !nbp->n_enabled || nbp->enabled[0];
     p->has_unknown = false;
     parse_port_addresses(m, nbp->name, "addresses", nbp->addresses,
@@ -1257,7 +1250,7 @@ parse_port(struct ls_model *m, struct ls_port *p)
     parse_port_addresses(m, nbp->name, "port_security", nbp->port_security,
                          nbp->n_port_security, &p->ps_addrs, &p->n_ps_addrs,
                          NULL);
-    quiet = false;
+    m->quiet = false;
     return m->n_bad_rows == n_bad;
 }
 

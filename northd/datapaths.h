@@ -121,6 +121,20 @@ struct ls_model {
     size_t n_bad_rows;              /* Rows skipped or partly ignored. */
     struct sset problems;           /* Messages naming the bad rows. */
 
+    /* Problems with NB rows found on the previous pass, or NULL for a
+     * model that logs none (set by the caller, which owns it).  A bad row
+     * stays bad on every pass until someone fixes it, and a pass runs on
+     * every database change: logging each problem every time would flood
+     * the log and, through the rate limit, hide new problems behind old
+     * ones.  So a problem is logged when it first appears (or reappears
+     * after going away), and ls_model_build() leaves its own problems
+     * here for the next one. */
+    struct sset *reported;
+    bool quiet;                     /* Logs no problem: incremental passes
+                                     * that meet one give up and leave the
+                                     * reporting to the full pass that
+                                     * follows. */
+
     /* NB_Global options:ignore_lsp_down=false: ports that are down get no
      * ARP/ND responder flows. */
     bool check_lsp_up;

@@ -10,7 +10,12 @@
  * A dpset is immutable while it is shared.  The functions that "change"
  * one take the caller's reference and return a reference to the result,
  * changing the object in place only when the caller held the only
- * reference. */
+ * reference.
+ *
+ * The pool is the process's on purpose, like lib/strpool.h's: two builds
+ * in one process (northd's check of its incremental passes, northd.h)
+ * share sets as everyone else does, and since a shared set never changes,
+ * neither can see the other's changes through it. */
 
 #ifndef NORTHD_DPSET_H
 #define NORTHD_DPSET_H 1

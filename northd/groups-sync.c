@@ -1240,3 +1240,81 @@ groups_repair_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
     uuidset_destroy(&sets);
     uuidset_destroy(&pgs);
 }
+
+/* Comparing two states. */
+
+struct want_row {
+    uint64_t content;
+    bool seen;
+};
+
+/* Adds to 'rows' what the SB Address_Set and Port_Group rows of 'g' should
+ * hold, by name (a port group's with its switch's NB row rather than its
+ * tunnel key, which two models may choose differently). */
+static void
+want_rows(const struct groups *g, struct shash *rows)
+{
+    const struct as_state *as;
+    HMAP_FOR_EACH (as, node, &g->sets) {
+        struct group_want w;
+        if (as_want(g, as, &w)) {
+            struct want_row *r = xzalloc(sizeof *r);
+            r->content = content_hash(&w);
+            shash_add_nocopy(rows, xasprintf("Address_Set %s", as->name), r);
+        }
+    }
+    const struct pg_name *pn;
+    HMAP_FOR_EACH (pn, node, &g->pg_names) {
+        for (size_t i = 0; i < pn->n_dps; i++) {
+            struct group_want w;
+            if (pg_dp_want(g, pn, &pn->dps[i], &w)) {
+                const struct ls_datapath *dp
+                    = g->model->dp_array[pn->dps[i].dp];
+                struct want_row *r = xzalloc(sizeof *r);
+                r->content = content_hash(&w);
+                shash_add_nocopy(rows, xasprintf(
+                                     "Port_Group %s on switch "UUID_FMT,
+                                     pn->name,
+                                     UUID_ARGS(&dp->nb->header_.uuid)), r);
+            }
+        }
+    }
+}
+
+size_t
+groups_diff(const struct groups *a, const struct groups *b, struct ds *out,
+            size_t max_report)
+{
+    struct shash rows_a = SHASH_INITIALIZER(&rows_a);
+    struct shash rows_b = SHASH_INITIALIZER(&rows_b);
+    want_rows(a, &rows_a);
+    want_rows(b, &rows_b);
+
+    size_t n_diff = 0;
+    const struct shash_node **sorted = shash_sort(&rows_a);
+    for (size_t i = 0; i < shash_count(&rows_a); i++) {
+        const struct want_row *ra = sorted[i]->data;
+        struct want_row *rb = shash_find_data(&rows_b, sorted[i]->name);
+        const char *what = (!rb ? "only in the first"
+                            : rb->content != ra->content ? "different"
+                            : NULL);
+        if (rb) {
+            rb->seen = true;
+        }
+        if (what && n_diff++ < max_report) {
+            ds_put_format(out, "%s: %s\n", sorted[i]->name, what);
+        }
+    }
+    free(sorted);
+    sorted = shash_sort(&rows_b);
+    for (size_t i = 0; i < shash_count(&rows_b); i++) {
+        const struct want_row *rb = sorted[i]->data;
+        if (!rb->seen && n_diff++ < max_report) {
+            ds_put_format(out, "%s: only in the second\n", sorted[i]->name);
+        }
+    }
+    free(sorted);
+    shash_destroy_free_data(&rows_a);
+    shash_destroy_free_data(&rows_b);
+    return n_diff;
+}

@@ -178,6 +178,15 @@ void groups_sync_sb(struct groups *, struct groups_sb_rows *existing,
                     struct rdb_txn *);
 void groups_sync_sb_dirty(struct groups *, struct rdb_txn *);
 
+/* Compares what the SB Address_Set and Port_Group rows of 'a' and 'b'
+ * should hold (whatever was written already), telling a port group's
+ * switches apart by NB row.  Appends a line for each of the first
+ * 'max_report' rows that one lacks or that differ to 'out', and returns
+ * how many there are. */
+struct ds;
+size_t groups_diff(const struct groups *a, const struct groups *b,
+                   struct ds *out, size_t max_report);
+
 /* Puts back the SB Address_Set and Port_Group rows someone else inserted
  * or changed since the last pass (tracked as foreign in 'sb_db'): a row
  * that is not one of 'g''s is deleted, one that is is written whole again

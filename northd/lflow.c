@@ -9,6 +9,7 @@
 #include "hash.h"
 #include "lib/counting-sort.h"
 #include "lib/jscan.h"
+#include "lib/nb-rdb.h"
 #include "lib/objpool.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
@@ -113,23 +114,114 @@ static struct objpool lflow_pool = OBJPOOL_INITIALIZER(struct lflow,
  * ('has_more_hints'), the UUID of a row that some other writer inserted
  * ('has_sb_uuid'). */
 struct lflow_rare {
-    struct hmap_node node;          /* In 'flow_rares', by flow pointer. */
+    struct hmap_node node;          /* In the side's 'rares', by flow
+                                     * pointer. */
     const struct lflow *flow;
     const char *meter;              /* A strpool reference, or NULL. */
     uint32_t *more_hints;           /* After their count, or NULL. */
     struct uuid sb_uuid;            /* With 'has_sb_uuid'. */
 };
 
-static struct hmap flow_rares = HMAP_INITIALIZER(&flow_rares);
+struct where_node {
+    struct hmap_node node;          /* In the side's 'where_index', by
+                                     * pointer. */
+    const char *where;
+    uint16_t n;
+};
+
+/* A piece of the JSON of a flow's external_ids (see set_lflow_ids()). */
+struct ids_piece {
+    char *s;
+    size_t n;
+    bool done;
+};
+
+/* What a table keeps beside its flows: its own, not the process's, so
+ * that a second table can be built in the same process (northd's check of
+ * its incremental passes, northd.h) without either disturbing the
+ * other. */
+struct lflow_side {
+    /* The few flows' rare records ("struct lflow_rare"s, by flow
+     * pointer). */
+    struct hmap rares;
+
+    /* The source locations flows were added from ("northd/acls.c:123"),
+     * by number: a few hundred, named by a 16-bit 'where' in each flow,
+     * interned by pointer in 'where_index' ("struct where_node"s), the
+     * last one looked up remembered, since flows come in runs from one
+     * place. */
+    const char **wheres;
+    size_t n_wheres, allocated_wheres;
+    struct hmap where_index;
+    const char *last_where;
+    uint16_t last_where_n;
+
+    /* Where lflow_match() puts matches together. */
+    struct ds match_scratch;
+
+    /* The body packed or expanded last, and its text: the 2-3 flows of an
+     * ACL come one after the other with the same body, which is then
+     * packed once, and writing a flow's row hashes its match and then
+     * writes it.  The cache holds a reference, so that its pointer stays
+     * the body's. */
+    const struct strpack *cached_body;
+    struct ds cached_body_text;
+
+    /* Pieces of the JSON of a flow's external_ids, each put together
+     * once: its head up to the stage name, by stage, and its tail from
+     * "source" on, by 'where'.  's' is NULL if the piece would need
+     * escaping (never, with the names northd uses), and the flow's ids are
+     * then written generically. */
+    struct ids_piece stage_heads[1 << 9];       /* By enum ls_stage. */
+    struct ids_piece *where_tails;              /* By 'where'. */
+    size_t n_where_tails;
+};
+
+static struct lflow_side *
+lflow_side_create(void)
+{
+    struct lflow_side *side = xzalloc(sizeof *side);
+    hmap_init(&side->rares);
+    hmap_init(&side->where_index);
+    ds_init(&side->match_scratch);
+    ds_init(&side->cached_body_text);
+    return side;
+}
+
+static void
+lflow_side_destroy(struct lflow_side *side)
+{
+    /* The flows, and with them their rare records, are gone. */
+    ovs_assert(hmap_is_empty(&side->rares));
+    hmap_destroy(&side->rares);
+    free(side->wheres);
+    struct where_node *wn;
+    HMAP_FOR_EACH_POP (wn, node, &side->where_index) {
+        free(wn);
+    }
+    hmap_destroy(&side->where_index);
+    ds_destroy(&side->match_scratch);
+    strpack_put(side->cached_body);
+    ds_destroy(&side->cached_body_text);
+    for (size_t i = 0; i < ARRAY_SIZE(side->stage_heads); i++) {
+        free(side->stage_heads[i].s);
+    }
+    for (size_t i = 0; i < side->n_where_tails; i++) {
+        free(side->where_tails[i].s);
+    }
+    free(side->where_tails);
+    free(side);
+}
+
 
 static struct lflow_rare *
-lflow_rare_find(const struct lflow *f)
+lflow_rare_find(struct lflow_side *side, const struct lflow *f)
 {
     if (!f->has_meter && !f->has_more_hints && !f->has_sb_uuid) {
         return NULL;
     }
     struct lflow_rare *r;
-    HMAP_FOR_EACH_WITH_HASH (r, node, hash_pointer(f, 0), &flow_rares) {
+    HMAP_FOR_EACH_WITH_HASH (r, node, hash_pointer(f, 0), &side->rares) {
         if (r->flow == f) {
             return r;
         }
@@ -138,77 +230,77 @@ lflow_rare_find(const struct lflow *f)
 }
 
 static struct lflow_rare *
-lflow_rare_get(const struct lflow *f)
+lflow_rare_get(struct lflow_side *side, const struct lflow *f)
 {
-    struct lflow_rare *r = lflow_rare_find(f);
+    struct lflow_rare *r = lflow_rare_find(side, f);
     if (!r) {
         r = xzalloc(sizeof *r);
         r->flow = f;
-        hmap_insert(&flow_rares, &r->node, hash_pointer(f, 0));
+        hmap_insert(&side->rares, &r->node, hash_pointer(f, 0));
     }
     return r;
 }
 
 /* Frees 'f''s record once it holds nothing. */
 static void
-lflow_rare_trim(struct lflow *f, struct lflow_rare *r)
+lflow_rare_trim(struct lflow_side *side, struct lflow *f, struct lflow_rare *r)
 {
     f->has_meter = r->meter != NULL;
     f->has_more_hints = r->more_hints != NULL;
     if (!f->has_meter && !f->has_more_hints && !f->has_sb_uuid) {
-        hmap_remove(&flow_rares, &r->node);
+        hmap_remove(&side->rares, &r->node);
         free(r);
-        if (hmap_is_empty(&flow_rares)) {
-            hmap_destroy(&flow_rares);
-            hmap_init(&flow_rares);
+        if (hmap_is_empty(&side->rares)) {
+            hmap_destroy(&side->rares);
+            hmap_init(&side->rares);
         }
     }
 }
 
 /* The more hints of 'f', after their count, or NULL if none. */
 static uint32_t *
-lflow_more_hints(const struct lflow *f)
+lflow_more_hints(struct lflow_side *side, const struct lflow *f)
 {
-    return f->has_more_hints ? lflow_rare_find(f)->more_hints : NULL;
+    return f->has_more_hints ? lflow_rare_find(side, f)->more_hints : NULL;
 }
 
 /* Makes 'more' (owned, or NULL) the more hints of 'f'. */
 static void
-lflow_set_more_hints(struct lflow *f, uint32_t *more)
+lflow_set_more_hints(struct lflow_side *side, struct lflow *f, uint32_t *more)
 {
     if (more || f->has_more_hints) {
-        struct lflow_rare *r = lflow_rare_get(f);
+        struct lflow_rare *r = lflow_rare_get(side, f);
         r->more_hints = more;
-        lflow_rare_trim(f, r);
+        lflow_rare_trim(side, f, r);
     }
 }
 
 /* The controller meter of 'f', a strpool reference, or NULL if none. */
 static const char *
-lflow_meter(const struct lflow *f)
+lflow_meter(struct lflow_side *side, const struct lflow *f)
 {
-    return f->has_meter ? lflow_rare_find(f)->meter : NULL;
+    return f->has_meter ? lflow_rare_find(side, f)->meter : NULL;
 }
 
 static void
-lflow_set_meter(struct lflow *f, const char *meter)
+lflow_set_meter(struct lflow_side *side, struct lflow *f, const char *meter)
 {
     if (meter) {
-        struct lflow_rare *r = lflow_rare_get(f);
+        struct lflow_rare *r = lflow_rare_get(side, f);
         strpool_put(r->meter);
         r->meter = strpool_get(meter);
-        lflow_rare_trim(f, r);
+        lflow_rare_trim(side, f, r);
     }
 }
 
 static void
-lflow_clear_meter(struct lflow *f)
+lflow_clear_meter(struct lflow_side *side, struct lflow *f)
 {
     if (f->has_meter) {
-        struct lflow_rare *r = lflow_rare_find(f);
+        struct lflow_rare *r = lflow_rare_find(side, f);
         strpool_put(r->meter);
         r->meter = NULL;
-        lflow_rare_trim(f, r);
+        lflow_rare_trim(side, f, r);
     }
 }
 
@@ -219,52 +311,39 @@ lflow_n_dps(const struct lflow *f)
     return f->on_set ? f->on.dps->n : f->on_dp;
 }
 
-/* The source locations flows were added from ("northd/acls.c:123"), by
- * number: a few hundred, named by a 16-bit 'where' in each flow. */
-static const char **wheres;
-static size_t n_wheres, allocated_wheres;
-static struct hmap where_index = HMAP_INITIALIZER(&where_index);
-
-struct where_node {
-    struct hmap_node node;          /* In 'where_index', by pointer. */
-    const char *where;
-    uint16_t n;
-};
-
 static uint16_t
-where_intern(const char *where)
+where_intern(struct lflow_side *side, const char *where)
 {
-    static const char *last;
-    static uint16_t last_n;
-    if (where == last && last) {
-        return last_n;
+    if (where == side->last_where && where) {
+        return side->last_where_n;
     }
     uint32_t hash = hash_pointer(where, 0);
     struct where_node *wn;
-    HMAP_FOR_EACH_WITH_HASH (wn, node, hash, &where_index) {
+    HMAP_FOR_EACH_WITH_HASH (wn, node, hash, &side->where_index) {
         if (wn->where == where) {
             goto found;
         }
     }
-    ovs_assert(n_wheres < UINT16_MAX);
-    if (n_wheres >= allocated_wheres) {
-        wheres = x2nrealloc(wheres, &allocated_wheres, sizeof *wheres);
+    ovs_assert(side->n_wheres < UINT16_MAX);
+    if (side->n_wheres >= side->allocated_wheres) {
+        side->wheres = x2nrealloc(side->wheres, &side->allocated_wheres,
+                                  sizeof *side->wheres);
     }
-    wheres[n_wheres] = where;
+    side->wheres[side->n_wheres] = where;
     wn = xmalloc(sizeof *wn);
     wn->where = where;
-    wn->n = n_wheres++;
-    hmap_insert(&where_index, &wn->node, hash);
+    wn->n = side->n_wheres++;
+    hmap_insert(&side->where_index, &wn->node, hash);
 found:
-    last = where;
-    last_n = wn->n;
+    side->last_where = where;
+    side->last_where_n = wn->n;
     return wn->n;
 }
 
 static uint32_t
-n_more_hints(const struct lflow *f)
+n_more_hints(struct lflow_side *side, const struct lflow *f)
 {
-    const uint32_t *more = lflow_more_hints(f);
+    const uint32_t *more = lflow_more_hints(side, f);
     return more ? more[0] : 0;
 }
 
@@ -290,69 +369,61 @@ split_match(const char *match, size_t len, bool *paren)
     return 0;
 }
 
-/* Where lflow_match() puts matches together: one for the process, freed
- * whenever a table is (so that nothing is left at exit). */
-static struct ds match_scratch = DS_EMPTY_INITIALIZER;
-
-/* The body packed or expanded last, and its text: the 2-3 flows of an ACL
- * come one after the other with the same body, which is then packed once,
- * and writing a flow's row hashes its match and then writes it.  The
- * cache holds a reference, so that its pointer stays the body's. */
-static const struct strpack *cached_body;
-static struct ds cached_body_text = DS_EMPTY_INITIALIZER;
 
 static void
-cache_body(const struct strpack *body, const char *text, size_t n)
+cache_body(struct lflow_side *side, const struct strpack *body,
+           const char *text, size_t n)
 {
-    strpack_put(cached_body);
-    cached_body = strpack_ref(body);
-    ds_clear(&cached_body_text);
-    ds_put_buffer(&cached_body_text, text, n);
+    strpack_put(side->cached_body);
+    side->cached_body = strpack_ref(body);
+    ds_clear(&side->cached_body_text);
+    ds_put_buffer(&side->cached_body_text, text, n);
 }
 
 /* The packed body with the 'n' bytes of text at 's', a new reference. */
 static const struct strpack *
-body_from_text(const char *s, size_t n)
+body_from_text(struct lflow_side *side, const char *s, size_t n)
 {
-    if (cached_body && cached_body_text.length == n
-        && !memcmp(cached_body_text.string, s, n)) {
-        return strpack_ref(cached_body);
+    if (side->cached_body && side->cached_body_text.length == n
+        && !memcmp(side->cached_body_text.string, s, n)) {
+        return strpack_ref(side->cached_body);
     }
     const struct strpack *body = strpack_get(s, n);
-    cache_body(body, s, n);
+    cache_body(side, body, s, n);
     return body;
 }
 
 void
-lflow_table_hint_body(const struct strpack *body, const char *text)
+lflow_table_hint_body(struct lflow_table *t, const struct strpack *body,
+                      const char *text)
 {
-    if (body && body != cached_body) {
-        cache_body(body, text, strpack_len(body));
+    if (body && body != t->side->cached_body) {
+        cache_body(t->side, body, text, strpack_len(body));
     }
 }
 
 /* The text of 'body' (valid until the next body_*() call). */
 static const char *
-body_text(const struct strpack *body)
+body_text(struct lflow_side *side, const struct strpack *body)
 {
-    if (body != cached_body) {
-        strpack_put(cached_body);
-        cached_body = strpack_ref(body);
-        strpack_cstr(body, &cached_body_text);
+    if (body != side->cached_body) {
+        strpack_put(side->cached_body);
+        side->cached_body = strpack_ref(body);
+        strpack_cstr(body, &side->cached_body_text);
     }
-    return ds_cstr(&cached_body_text);
+    return ds_cstr(&side->cached_body_text);
 }
 
 /* The match of 'f', in 'scratch' if it has to be put together. */
 static const char *
-lflow_match(const struct lflow *f, struct ds *scratch)
+lflow_match(struct lflow_side *side, const struct lflow *f, struct ds *scratch)
 {
     if (!f->match_body) {
         return f->match_head;
     }
     ds_clear(scratch);
     ds_put_cstr(scratch, f->match_head);
-    ds_put_buffer(scratch, body_text(f->match_body),
+    ds_put_buffer(scratch, body_text(side, f->match_body),
                   strpack_len(f->match_body));
     if (f->match_paren) {
         ds_put_char(scratch, ')');
@@ -371,14 +442,14 @@ struct split {
 };
 
 static void
-split_init(struct split *sp, const char *match)
+split_init(struct lflow_side *side, struct split *sp, const char *match)
 {
     sp->text = match;
     sp->len = strlen(match);
     sp->head = split_match(match, sp->len, &sp->paren);
     sp->body = NULL;
     if (sp->head) {
-        sp->body = body_from_text(match + sp->head,
+        sp->body = body_from_text(side, match + sp->head,
                                   sp->len - sp->head - sp->paren);
     }
 }
@@ -521,6 +592,7 @@ lflow_table_init(struct lflow_table *t, size_t dp_cap,
     t->all_new = true;
     t->chunk = NULL;
     t->n_chunk = t->chunk_next = 0;
+    t->side = lflow_side_create();
 }
 
 /* Makes room for 'n_flows' flows at once: growing a table of tens of
@@ -532,10 +604,10 @@ lflow_table_reserve(struct lflow_table *t, size_t n_flows)
     hmap_reserve(&t->flows, n_flows);
 }
 
-static void lflow_clear_row(struct lflow *);
+static void lflow_clear_row(struct lflow_side *, struct lflow *);
 
 static void
-lflow_free(struct lflow *f)
+lflow_free(struct lflow_side *side, struct lflow *f)
 {
     if (f->match_body) {
         strpool_put(f->match_head);
@@ -544,10 +616,10 @@ lflow_free(struct lflow *f)
         free(CONST_CAST(char *, f->match_head));
     }
     strpool_put(f->actions);
-    lflow_clear_row(f);
-    lflow_clear_meter(f);
-    free(lflow_more_hints(f));
-    lflow_set_more_hints(f, NULL);
+    lflow_clear_row(side, f);
+    lflow_clear_meter(side, f);
+    free(lflow_more_hints(side, f));
+    lflow_set_more_hints(side, f, NULL);
     if (f->on_set) {
         dpset_unref(f->on.dps);
     }
@@ -562,7 +634,7 @@ lflow_table_destroy(struct lflow_table *t)
     }
     struct lflow *f;
     HMAP_FOR_EACH_POP (f, node, &t->flows) {
-        lflow_free(f);
+        lflow_free(t->side, f);
     }
     hmap_destroy(&t->flows);
     struct lflow_multi *lm;
@@ -573,12 +645,8 @@ lflow_table_destroy(struct lflow_table *t)
     uuidset_destroy(&t->deleting);
     free(t->dirty);
     free(t->chunk);
-    ds_destroy(&match_scratch);
-    ds_init(&match_scratch);
-    strpack_put(cached_body);
-    cached_body = NULL;
-    ds_destroy(&cached_body_text);
-    ds_init(&cached_body_text);
+    lflow_side_destroy(t->side);
+    t->side = NULL;
 }
 
 size_t
@@ -672,9 +740,10 @@ flow_add_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
         mark_dirty(t, f);
         return;
     }
-    uint32_t n = n_more_hints(f);
-    uint32_t *hints = xrealloc(lflow_more_hints(f), (n + 2) * sizeof *hints);
-    lflow_set_more_hints(f, hints);
+    uint32_t n = n_more_hints(t->side, f);
+    uint32_t *hints = xrealloc(lflow_more_hints(t->side, f),
+                               (n + 2) * sizeof *hints);
+    lflow_set_more_hints(t->side, f, hints);
     hints[0] = n + 1;
     uint32_t *more = hints + 1;
     if (h < f->hint) {
@@ -692,8 +761,8 @@ static void
 flow_remove_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
 {
     ovs_assert(f->hint_set);
-    uint32_t n = n_more_hints(f);
-    uint32_t *hints = lflow_more_hints(f);
+    uint32_t n = n_more_hints(t->side, f);
+    uint32_t *hints = lflow_more_hints(t->side, f);
     uint32_t *more = hints ? hints + 1 : NULL;
     size_t i;
     if (f->hint == h) {
@@ -719,7 +788,7 @@ flow_remove_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
     more[i] = more[n - 1];
     if (n == 1) {
         free(hints);
-        lflow_set_more_hints(f, NULL);
+        lflow_set_more_hints(t->side, f, NULL);
     } else {
         hints[0] = n - 1;
     }
@@ -894,10 +963,11 @@ lflow_match_port(const char *match, struct ds *name)
 /* The value of 'f''s tags:in_out_port ('port_tag'), in 'name'.  Stock
  * ovn-controller uses it to find the flows of a port that changed. */
 static const char *
-lflow_port_tag(const struct lflow *f, struct ds *name)
+lflow_port_tag(struct lflow_side *side, const struct lflow *f,
+               struct ds *name)
 {
     struct ds scratch = DS_EMPTY_INITIALIZER;
-    bool ok = lflow_match_port(lflow_match(f, &scratch), name);
+    bool ok = lflow_match_port(lflow_match(side, f, &scratch), name);
     ovs_assert(ok);
     ds_destroy(&scratch);
     return ds_cstr(name);
@@ -930,7 +1000,8 @@ lflow_find(const struct lflow_table *t, uint32_t hash, enum ls_stage stage,
             && lflow_match_equals(f, sp)
             && !memcmp(f->actions, actions, actions_len)
             && f->has_meter == (ctrl_meter != NULL)
-            && (!ctrl_meter || !strcmp(lflow_meter(f), ctrl_meter))) {
+            && (!ctrl_meter
+                || !strcmp(lflow_meter(t->side, f), ctrl_meter))) {
             return f;
         }
     }
@@ -947,7 +1018,7 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
           const char *where, bool port_tag)
 {
     struct split sp;
-    split_init(&sp, match);
+    split_init(t->side, &sp, match);
     size_t al = strlen(actions);
     uint32_t hash = lflow_hash(stage, priority, match, sp.len, actions, al,
                                ctrl_meter);
@@ -965,8 +1036,8 @@ lflow_get(struct lflow_table *t, enum ls_stage stage, uint16_t priority,
             f->match_head = xmemdup0(match, sp.len);
         }
         f->actions = strpool_get_len(actions, al);
-        lflow_set_meter(f, ctrl_meter);
-        f->where = where_intern(where);
+        lflow_set_meter(t->side, f, ctrl_meter);
+        f->where = where_intern(t->side, where);
         f->port_tag = port_tag;
         hmap_insert(&t->flows, &f->node, hash);
         mark_dirty(t, f);
@@ -1109,10 +1180,10 @@ lflow_add_dps_at(struct lflow_table *t, const unsigned long *dps,
 }
 
 static const char *
-lflow_source(const struct lflow *f)
+lflow_source(struct lflow_side *side, const struct lflow *f)
 {
     /* "northd/acls.c:123" -> "acls.c:123", as operators expect. */
-    const char *where = wheres[f->where];
+    const char *where = side->wheres[f->where];
     const char *slash = strrchr(where, '/');
     return slash ? slash + 1 : where;
 }
@@ -1137,7 +1208,8 @@ put_hint_hex(char out[8], uint32_t hint)
 }
 
 static void
-lflow_ids_init(const struct lflow *f, bool hint_set, uint32_t hint,
+lflow_ids_init(struct lflow_side *side, const struct lflow *f,
+               bool hint_set, uint32_t hint,
                struct lflow_ids *ids)
 {
     ids->n = 0;
@@ -1150,16 +1222,17 @@ lflow_ids_init(const struct lflow *f, bool hint_set, uint32_t hint,
         ids->values[ids->n++] = ids->hint;
     }
     ids->keys[ids->n] = "source";
-    ids->values[ids->n++] = lflow_source(f);
+    ids->values[ids->n++] = lflow_source(side, f);
 }
 
 /* The hash the replica keeps of a Logical_Flow row's external_ids, for
  * those of 'f' with the given stage-hint. */
 static struct rdb_hash
-lflow_ids_hash(const struct lflow *f, bool hint_set, uint32_t hint)
+lflow_ids_hash(struct lflow_side *side, const struct lflow *f,
+               bool hint_set, uint32_t hint)
 {
     struct lflow_ids ids;
-    lflow_ids_init(f, hint_set, hint, &ids);
+    lflow_ids_init(side, f, hint_set, hint, &ids);
     struct rdb_hash sum = { { 0, 0 } };
     for (size_t i = 0; i < ids.n; i++) {
         struct rdb_hash h = rdb_hash_pair_col(
@@ -1170,20 +1243,6 @@ lflow_ids_hash(const struct lflow *f, bool hint_set, uint32_t hint)
     return sum;
 }
 
-/* Pieces of the JSON of a flow's external_ids, each put together once: its
- * head up to the stage name, by stage, and its tail from "source" on, by
- * 'where'.  's' is NULL if the piece would need escaping (never, with the
- * names northd uses), and the flow's ids are then written generically.
- * Like 'wheres', they are kept for the life of the process: a few hundred
- * short strings. */
-struct ids_piece {
-    char *s;
-    size_t n;
-    bool done;
-};
-static struct ids_piece stage_heads[1 << 9];   /* By enum ls_stage. */
-static struct ids_piece *where_tails;          /* By 'where'. */
-static size_t n_where_tails;
 
 static const struct ids_piece *
 ids_piece(struct ids_piece *piece, const char *before, const char *name,
@@ -1201,30 +1260,33 @@ ids_piece(struct ids_piece *piece, const char *before, const char *name,
 }
 
 static const struct ids_piece *
-where_tail(const struct lflow *f)
+where_tail(struct lflow_side *side, const struct lflow *f)
 {
-    if (f->where >= n_where_tails) {
-        where_tails = xrealloc(where_tails, n_wheres * sizeof *where_tails);
-        memset(&where_tails[n_where_tails], 0,
-               (n_wheres - n_where_tails) * sizeof *where_tails);
-        n_where_tails = n_wheres;
+    if (f->where >= side->n_where_tails) {
+        side->where_tails = xrealloc(side->where_tails,
+                                     side->n_wheres
+                                     * sizeof *side->where_tails);
+        memset(&side->where_tails[side->n_where_tails], 0,
+               (side->n_wheres - side->n_where_tails)
+               * sizeof *side->where_tails);
+        side->n_where_tails = side->n_wheres;
     }
-    return ids_piece(&where_tails[f->where], ",[\"source\",\"",
-                     lflow_source(f), "\"]]]");
+    return ids_piece(&side->where_tails[f->where], ",[\"source\",\"",
+                     lflow_source(side, f), "\"]]]");
 }
 
 static void
-set_lflow_ids(struct lflow *f, struct rdb_txn *txn)
+set_lflow_ids(struct lflow_side *side, struct lflow *f, struct rdb_txn *txn)
 {
     f->hint_written = true;
 
     /* Every flow gets one: from the pieces above and the hint's hex digits,
      * not generically.  (The order of a map's pairs does not matter.) */
-    BUILD_ASSERT(ARRAY_SIZE(stage_heads) > LS_STAGE_ID(P_OUT, 0xff));
+    BUILD_ASSERT(ARRAY_SIZE(side->stage_heads) > LS_STAGE_ID(P_OUT, 0xff));
     const struct ids_piece *head = ids_piece(
-        &stage_heads[f->stage], "[\"map\",[[\"stage-name\",\"",
+        &side->stage_heads[f->stage], "[\"map\",[[\"stage-name\",\"",
         ls_stage_name(f->stage), "\"]");
-    const struct ids_piece *tail = where_tail(f);
+    const struct ids_piece *tail = where_tail(side, f);
     static const char hint_json[] = ",[\"stage-hint\",\"01234567\"]";
     char buf[512];
     if (head->s && tail->s
@@ -1242,7 +1304,7 @@ set_lflow_ids(struct lflow *f, struct rdb_txn *txn)
         rdb_txn_set_json(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, buf, p - buf);
     } else {
         struct lflow_ids ids;
-        lflow_ids_init(f, f->hint_set, f->hint, &ids);
+        lflow_ids_init(side, f, f->hint_set, f->hint, &ids);
         rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_EXTERNAL_IDS, ids.keys,
                         ids.values, ids.n);
     }
@@ -1250,7 +1312,7 @@ set_lflow_ids(struct lflow *f, struct rdb_txn *txn)
 
 /* The hash the replica keeps of the rest of the row (see lib/sb.rdb). */
 static struct rdb_hash
-lflow_content_hash(const struct lflow *f)
+lflow_content_hash(struct lflow_side *side, const struct lflow *f)
 {
     const struct rdb_table_class *tc = &sb_table_logical_flow;
     struct rdb_hash h = rdb_hash_string_col(
@@ -1261,10 +1323,10 @@ lflow_content_hash(const struct lflow *f)
                              ls_stage_table(f->stage)),
         rdb_hash_integer_col(tc, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority),
         rdb_hash_string_col(tc, SB_LOGICAL_FLOW_COL_MATCH,
-                            lflow_match(f, &match_scratch)),
+                            lflow_match(side, f, &side->match_scratch)),
         rdb_hash_string_col(tc, SB_LOGICAL_FLOW_COL_ACTIONS, f->actions),
         rdb_hash_string_col(tc, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
-                            lflow_meter(f)),
+                            lflow_meter(side, f)),
     };
     for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
         rdb_hash_add(&h, &parts[i]);
@@ -1273,7 +1335,7 @@ lflow_content_hash(const struct lflow *f)
         struct ds name = DS_EMPTY_INITIALIZER;
         struct rdb_hash tag = rdb_hash_pair_col(
             tc, SB_LOGICAL_FLOW_COL_TAGS, LFLOW_TAG_PORT,
-            lflow_port_tag(f, &name));
+            lflow_port_tag(side, f, &name));
         rdb_hash_add(&h, &tag);
         ds_destroy(&name);
     }
@@ -1292,10 +1354,10 @@ lflow_derive_uuid(const struct lflow_table *t, const struct lflow *f)
     rdb_uuid_hash_init(&uh, &t->uuid_key);
     uint32_t head[] = { f->stage, f->priority };
     rdb_uuid_hash_add(&uh, head, sizeof head);
-    const char *match = lflow_match(f, &match_scratch);
+    const char *match = lflow_match(t->side, f, &t->side->match_scratch);
     rdb_uuid_hash_add(&uh, match, strlen(match));
     rdb_uuid_hash_add(&uh, f->actions, strpool_len(f->actions));
-    const char *meter = lflow_meter(f);
+    const char *meter = lflow_meter(t->side, f);
     rdb_uuid_hash_add(&uh, meter ? meter : "", meter ? strlen(meter) + 1 : 0);
     if (f->port_tag) {
         /* So that the row of a flow that gained its tag (from a northd
@@ -1312,7 +1374,7 @@ lflow_sb_uuid(const struct lflow_table *t, const struct lflow *f)
 {
     ovs_assert(f->has_row);
     if (f->has_sb_uuid) {
-        return lflow_rare_find(f)->sb_uuid;
+        return lflow_rare_find(t->side, f)->sb_uuid;
     }
     return lflow_derive_uuid(t, f);
 }
@@ -1320,31 +1382,32 @@ lflow_sb_uuid(const struct lflow_table *t, const struct lflow *f)
 /* Takes note that 'f''s SB row is 'uuid'.  'derived' is the UUID northd
  * derives for it. */
 static void
-lflow_set_row(struct lflow *f, const struct uuid *uuid,
+lflow_set_row(struct lflow_side *side, struct lflow *f,
+              const struct uuid *uuid,
               const struct uuid *derived)
 {
     f->has_row = true;
     if (!uuid_equals(uuid, derived)) {
         /* Inserted by some other writer (or a northd that was not ours). */
         COVERAGE_INC(lflow_row_adopted);
-        struct lflow_rare *r = lflow_rare_get(f);
+        struct lflow_rare *r = lflow_rare_get(side, f);
         r->sb_uuid = *uuid;
         f->has_sb_uuid = true;
     } else if (f->has_sb_uuid) {
         f->has_sb_uuid = false;
-        lflow_rare_trim(f, lflow_rare_find(f));
+        lflow_rare_trim(side, f, lflow_rare_find(side, f));
     }
 }
 
 /* Takes note that 'f' has no SB row. */
 static void
-lflow_clear_row(struct lflow *f)
+lflow_clear_row(struct lflow_side *side, struct lflow *f)
 {
     f->has_row = false;
     if (f->has_sb_uuid) {
-        struct lflow_rare *r = lflow_rare_find(f);
+        struct lflow_rare *r = lflow_rare_find(side, f);
         f->has_sb_uuid = false;
-        lflow_rare_trim(f, r);
+        lflow_rare_trim(side, f, r);
     }
 }
 
@@ -1418,7 +1481,7 @@ update_sb_flow(const struct lflow_table *t, struct lflow *f,
         COVERAGE_INC(lflow_updated);
     }
     if (!f->hint_written) {
-        set_lflow_ids(f, txn);
+        set_lflow_ids(t->side, f, txn);
         COVERAGE_INC(lflow_updated);
     }
 }
@@ -1426,14 +1489,15 @@ update_sb_flow(const struct lflow_table *t, struct lflow *f,
 /* Writes the match of 'f' from its pieces, without putting it together:
  * they know their lengths and whether JSON needs them escaped. */
 static void
-put_lflow_match(const struct lflow *f, struct rdb_txn *txn)
+put_lflow_match(struct lflow_side *side, const struct lflow *f,
+                struct rdb_txn *txn)
 {
     if (!f->match_body) {
         rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_MATCH, f->match_head);
         return;
     }
     const char *parts[] = {
-        f->match_head, body_text(f->match_body), ")"
+        f->match_head, body_text(side, f->match_body), ")"
     };
     size_t lens[] = {
         strpool_len(f->match_head), strpack_len(f->match_body), 1
@@ -1459,25 +1523,25 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
          * changed under northd's feet (or a collision of 122 bits). */
         rdb_uuid_generate(&uuid);
     }
-    lflow_set_row(f, &uuid, &derived);
+    lflow_set_row(t->side, f, &uuid, &derived);
     rdb_txn_insert(txn, &sb_table_logical_flow, &uuid);
     rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE,
                        lflow_pipeline_name(ls_stage_pipeline(f->stage)));
     rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_TABLE_ID,
                         ls_stage_table(f->stage));
     rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority);
-    put_lflow_match(f, txn);
+    put_lflow_match(t->side, f, txn);
     rdb_txn_set_string_parts(txn, SB_LOGICAL_FLOW_COL_ACTIONS, &f->actions,
                              (size_t[]) { strpool_len(f->actions) }, 1,
                              strpool_is_json_plain(f->actions));
     if (f->has_meter) {
         rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
-                           lflow_meter(f));
+                           lflow_meter(t->side, f));
     }
     if (f->port_tag) {
         struct ds name = DS_EMPTY_INITIALIZER;
         const char *key = LFLOW_TAG_PORT;
-        const char *value = lflow_port_tag(f, &name);
+        const char *value = lflow_port_tag(t->side, f, &name);
         rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_TAGS, &key, &value, 1);
         ds_destroy(&name);
     }
@@ -1490,7 +1554,7 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
     if (target.group) {
         dp_groups_ref_flow(CONST_CAST(struct dp_group *, target.target));
     }
-    set_lflow_ids(f, txn);
+    set_lflow_ids(t->side, f, txn);
     COVERAGE_INC(lflow_inserted);
 }
 
@@ -1507,16 +1571,16 @@ rewrite_sb_flow(const struct lflow_table *t, struct lflow *f,
     rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_TABLE_ID,
                         ls_stage_table(f->stage));
     rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority);
-    put_lflow_match(f, txn);
+    put_lflow_match(t->side, f, txn);
     rdb_txn_set_string_parts(txn, SB_LOGICAL_FLOW_COL_ACTIONS, &f->actions,
                              (size_t[]) { strpool_len(f->actions) }, 1,
                              strpool_is_json_plain(f->actions));
     rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
-                       f->has_meter ? lflow_meter(f) : NULL);
+                       f->has_meter ? lflow_meter(t->side, f) : NULL);
     if (f->port_tag) {
         struct ds name = DS_EMPTY_INITIALIZER;
         const char *key = LFLOW_TAG_PORT;
-        const char *value = lflow_port_tag(f, &name);
+        const char *value = lflow_port_tag(t->side, f, &name);
         rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_TAGS, &key, &value, 1);
         ds_destroy(&name);
     } else {
@@ -1527,7 +1591,7 @@ rewrite_sb_flow(const struct lflow_table *t, struct lflow *f,
                     f->sb_group ? NULL : target);
     rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP,
                     f->sb_group ? target : NULL);
-    set_lflow_ids(f, txn);
+    set_lflow_ids(t->side, f, txn);
     COVERAGE_INC(lflow_repaired);
 }
 
@@ -1570,7 +1634,7 @@ lflow_table_repair_sb(struct lflow_table *t, struct rdb *sb_db,
             unref_target(f);
             f->sb_target = NULL;
             f->sb_group = false;
-            lflow_clear_row(f);
+            lflow_clear_row(t->side, f);
             mark_dirty(t, f);
             COVERAGE_INC(lflow_repaired);
         } else {
@@ -1874,8 +1938,9 @@ lflow_sb_rows_from_table(const struct lflow_table *t,
         if (!f->has_row) {
             continue;
         }
-        struct rdb_hash content = lflow_content_hash(f);
-        struct uuid uuid = (f->has_sb_uuid ? lflow_rare_find(f)->sb_uuid
+        struct rdb_hash content = lflow_content_hash(t->side, f);
+        struct uuid uuid = (f->has_sb_uuid
+                            ? lflow_rare_find(t->side, f)->sb_uuid
                             : lflow_derive_uuid(t, f));
         if (uuidset_find(gone, &uuid)) {
             continue;
@@ -1883,7 +1948,8 @@ lflow_sb_rows_from_table(const struct lflow_table *t,
         /* A row whose hint is behind matches no flow's external_ids: the
          * sync writes them. */
         struct rdb_hash ids = (f->hint_written
-                               ? lflow_ids_hash(f, f->hint_set, f->hint)
+                               ? lflow_ids_hash(t->side, f, f->hint_set,
+                                                f->hint)
                                : (struct rdb_hash) { { 0, 0 } });
         const struct uuid *target = target_uuid(f);
         sb_rows_add(r, &content, &ids, &uuid,
@@ -1964,10 +2030,10 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
     HMAP_FOR_EACH_SAFE (f, node, &t->flows) {
         f->claimed = false;
         f->dirty = false;
-        lflow_clear_row(f);
+        lflow_clear_row(t->side, f);
         if (!f->n_refs) {
             hmap_remove(&t->flows, &f->node);
-            lflow_free(f);
+            lflow_free(t->side, f);
         }
     }
     t->n_dirty = 0;
@@ -1983,7 +2049,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
         struct hmap sb_dps;
         sb_dps_init(&sb_dps, m);
         HMAP_FOR_EACH (f, node, &t->flows) {
-            struct rdb_hash content = lflow_content_hash(f);
+            struct rdb_hash content = lflow_content_hash(t->side, f);
             struct uuid derived = lflow_derive_uuid(t, f);
             struct lflow_sb_row *row = sb_rows_take(existing, &content,
                                                     &derived);
@@ -1991,7 +2057,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
                 continue;
             }
             f->claimed = true;
-            lflow_set_row(f, &row->uuid, &derived);
+            lflow_set_row(t->side, f, &row->uuid, &derived);
             f->sb_group = row->group;
             if (row->group) {
                 struct dp_group *dpg = dp_groups_find_row(
@@ -2004,7 +2070,8 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
                 f->sb_target = find_sb_dp(&sb_dps,
                                           sb_row_target(existing, row));
             }
-            struct rdb_hash ids = lflow_ids_hash(f, f->hint_set, f->hint);
+            struct rdb_hash ids = lflow_ids_hash(t->side, f, f->hint_set,
+                                                 f->hint);
             f->hint_written = (uint32_t) ids.h[0] == row->ids;
             update_sb_flow(t, f, m, txn, dpgs);
         }
@@ -2092,7 +2159,7 @@ delete_flow(struct lflow_table *t, struct lflow *f, struct rdb_txn *txn)
         unref_target(f);
     }
     hmap_remove(&t->flows, &f->node);
-    lflow_free(f);
+    lflow_free(t->side, f);
 }
 
 size_t
@@ -2218,4 +2285,126 @@ lflow_table_n_unwritten(const struct lflow_table *t)
 {
     /* Right after a sync, every flow still dirty is one it left. */
     return t->n_dirty;
+}
+
+/* Comparing two tables. */
+
+/* Whether 'fa' of 'a' (over the datapaths of 'ma') and 'fb' of 'b' (over
+ * those of 'mb') are on the same switches, told by NB row UUID: the two
+ * models may number them differently. */
+static bool
+lflow_same_dps(const struct ls_model *ma, const struct lflow *fa,
+               const struct ls_model *mb, const struct lflow *fb)
+{
+    if (lflow_n_dps(fa) != lflow_n_dps(fb)) {
+        return false;
+    }
+    for (size_t i = 0; i < ma->n_datapaths; i++) {
+        if (!dps_contains(fa, i)) {
+            continue;
+        }
+        const struct ls_datapath *db = ls_model_find_datapath(
+            mb, &ma->dp_array[i]->nb->header_.uuid);
+        if (!db || !dps_contains(fb, db->index)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Appends one line about flow 'f' of 't' to 'out'. */
+static void
+lflow_diff_report(const struct lflow_table *t, const struct lflow *f,
+                  const char *what, struct ds *out)
+{
+    const char *meter = lflow_meter(t->side, f);
+    ds_put_format(out, "%s: %s priority=%"PRIu16" match=(%s) actions=(%s)",
+                  what, ls_stage_name(f->stage), f->priority,
+                  lflow_match(t->side, f, &t->side->match_scratch),
+                  f->actions);
+    if (meter) {
+        ds_put_format(out, " controller_meter=%s", meter);
+    }
+    ds_put_format(out, " on %"PRIu32" switch(es)\n", lflow_n_dps(f));
+}
+
+/* Finds the flow of 'b' with the content of 'fa' of 'a', or NULL. */
+static const struct lflow *
+lflow_find_other(const struct lflow_table *a, const struct lflow *fa,
+                 const struct lflow_table *b, struct ds *scratch)
+{
+    const char *match = lflow_match(a->side, fa, scratch);
+    const char *meter = lflow_meter(a->side, fa);
+    size_t match_len = strlen(match);
+    uint32_t hash = lflow_hash(fa->stage, fa->priority, match, match_len,
+                               fa->actions, strpool_len(fa->actions), meter);
+    const struct lflow *fb;
+    HMAP_FOR_EACH_WITH_HASH (fb, node, hash, &b->flows) {
+        const char *mb = lflow_match(b->side, fb, &b->side->match_scratch);
+        const char *meter_b = lflow_meter(b->side, fb);
+        if (fb->stage == fa->stage && fb->priority == fa->priority
+            && !strcmp(fb->actions, fa->actions) && !strcmp(mb, match)
+            && (meter ? meter_b && !strcmp(meter, meter_b) : !meter_b)) {
+            return fb;
+        }
+    }
+    return NULL;
+}
+
+size_t
+lflow_table_diff(const struct lflow_table *a, const struct ls_model *ma,
+                 const struct lflow_table *b, const struct ls_model *mb,
+                 struct ds *out, size_t max_report)
+{
+    struct ds scratch = DS_EMPTY_INITIALIZER;
+    size_t n_diff = 0;
+    size_t n_found = 0;
+    const struct lflow *fa;
+    HMAP_FOR_EACH (fa, node, &a->flows) {
+        if (!lflow_n_dps(fa)) {
+            continue;               /* On no switch: no SB row. */
+        }
+        const struct lflow *fb = lflow_find_other(a, fa, b, &scratch);
+        const char *what = NULL;
+        if (!fb || !lflow_n_dps(fb)) {
+            what = "only in the first table";
+        } else {
+            n_found++;
+            if (!lflow_same_dps(ma, fa, mb, fb)) {
+                what = "on other switches in the second table";
+            } else if (fa->hint_set != fb->hint_set
+                       || (fa->hint_set && fa->hint != fb->hint)) {
+                what = "another stage-hint in the second table";
+            } else if (strcmp(lflow_source(a->side, fa),
+                              lflow_source(b->side, fb))) {
+                what = "another source in the second table";
+            } else if (fa->port_tag != fb->port_tag) {
+                what = "other tags in the second table";
+            }
+        }
+        if (what && n_diff++ < max_report) {
+            lflow_diff_report(a, fa, what, out);
+        }
+    }
+
+    /* Flows of 'b' that 'a' lacks: each flow of 'a' found one of its own,
+     * so there are as many as 'b' has beyond those. */
+    size_t n_b = 0;
+    const struct lflow *fb;
+    HMAP_FOR_EACH (fb, node, &b->flows) {
+        n_b += lflow_n_dps(fb) > 0;
+    }
+    if (n_b > n_found) {
+        HMAP_FOR_EACH (fb, node, &b->flows) {
+            const struct lflow *other;
+            if (lflow_n_dps(fb)
+                && (!(other = lflow_find_other(b, fb, a, &scratch))
+                    || !lflow_n_dps(other))
+                && n_diff++ < max_report) {
+                lflow_diff_report(b, fb, "only in the second table", out);
+            }
+        }
+    }
+    ds_destroy(&scratch);
+    return n_diff;
 }

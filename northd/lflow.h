@@ -34,6 +34,8 @@ struct rdb_txn;
 struct dp_groups;
 struct lflow;
 struct dpset;
+struct lflow_side;
+struct ds;
 
 /* One contribution: 'flow' on datapath index 'dp'.  With LFLOW_REF_SET in
  * 'dp', the flow is on each datapath of the owner's set number
@@ -102,6 +104,12 @@ struct lflow_table {
                                      * transaction of a full sync deletes:
                                      * no insert in it may reuse their
                                      * UUIDs. */
+    struct lflow_side *side;        /* What the table keeps beside its
+                                     * flows (lflow.c): rare per-flow
+                                     * records, source locations, caches.
+                                     * Nothing of a table is the
+                                     * process's, so that tables can be
+                                     * built side by side. */
 };
 
 /* 'uuid_key' keys the UUIDs of the Logical_Flow rows the table inserts,
@@ -126,7 +134,8 @@ lflow_table_set_owner(struct lflow_table *t, struct lflow_owner *owner)
  * their match (see split_match() in lflow.c), packed as 'body': an ACL's
  * flows then share its row's packed match without packing it again. */
 struct strpack;
-void lflow_table_hint_body(const struct strpack *body, const char *text);
+void lflow_table_hint_body(struct lflow_table *, const struct strpack *body,
+                           const char *text);
 
 /* Gives back the room 'owner' keeps for more contributions: for an owner
  * that is done (an ACL after its compile), of which there are a million. */
@@ -224,5 +233,17 @@ void lflow_table_repair_sb(struct lflow_table *, struct rdb *sb_db,
 /* The number of flows the last sync left for the next one to insert (to
  * be called right after a sync, before flows are touched again). */
 size_t lflow_table_n_unwritten(const struct lflow_table *);
+
+/* Compares the flows of 'a', compiled over the switches of 'ma', with
+ * those of 'b', over 'mb' (the two models may number switches
+ * differently: they are told apart by NB row).  Two flows differ if one
+ * table lacks the other's content (stage, priority, match, actions,
+ * controller meter), or if they would not make the same SB row (the
+ * switches they are on, stage-hint, source, tags).  Appends a line for
+ * each of the first 'max_report' differences to 'out' and returns how
+ * many there are. */
+size_t lflow_table_diff(const struct lflow_table *a, const struct ls_model *ma,
+                        const struct lflow_table *b, const struct ls_model *mb,
+                        struct ds *out, size_t max_report);
 
 #endif /* northd/lflow.h */

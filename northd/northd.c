@@ -5,7 +5,10 @@
  * reconciles the SB with it (full_recompute()) when the kept state cannot
  * follow: the first pass, a change no handler follows, an SB replica that
  * started over, a recompute requested.  Both leave the SB the same
- * whatever order NB changes arrived in (docs/incremental.md). */
+ * whatever order NB changes arrived in (docs/incremental.md), which
+ * "--check-incremental" verifies in process after every incremental pass
+ * (check_incremental()).  Everything kept from one pass to the next is a
+ * member of 'struct northd'. */
 #include <config.h>
 #include "northd/northd.h"
 
@@ -46,9 +49,9 @@
 VLOG_DEFINE_THIS_MODULE(northd);
 
 COVERAGE_DEFINE(northd_recompute);
+COVERAGE_DEFINE(northd_check_failed);   /* --check-incremental found a
+                                         * difference. */
 
-/* What of the NB is not compiled, by row (lib/nb.rdb, nb-report.h). */
-static struct nb_report *nb_report;
 
 struct northd_stats {
     long long int last_run_msec;    /* Wall-clock duration of last pass. */
@@ -68,11 +71,6 @@ struct northd_stats {
     size_t n_lflows;
     size_t n_unwritten;
 };
-static struct northd_stats stats;
-
-/* The counters as they were at the last "inc-engine/clear-stats", which
- * "inc-engine/show-stats" counts from (northd/stats does not). */
-static struct northd_stats engine_base;
 
 /* Everything compiled, kept from one pass to the next.  Valid after a full
  * recompute; incremental passes keep it in step with the NB. */
@@ -83,7 +81,9 @@ struct northd_data {
     struct groups groups;
     struct acls *acls;
     struct lflow_table lflows;
-    struct dp_groups dpgs;
+    struct dp_groups dpgs;          /* Only with 'synced'. */
+    bool synced;                    /* Reconciled with the SB: not a build
+                                     * only to compare with. */
     struct lflow_owner lb_owner;
     bool nb_writes_pending;         /* NB status columns to bring in line. */
     struct uuidset own_pb_deletes;  /* Port_Bindings this northd deleted:
@@ -97,35 +97,76 @@ struct northd_data {
                                      * pass compiled with. */
 };
 
-/* The options northd sets itself (northd/global-opts.h): kept across full
- * passes, so that a chosen svc_monitor_mac stays the same. */
-static struct global_opts global_opts;
-static struct northd_data data;
+/* Results of the in-process check of incremental passes. */
+struct northd_check {
+    bool enabled;                   /* After every incremental pass. */
+    unsigned long long int n_checks;
+    unsigned long long int n_failed;    /* Checks that found differences. */
+    unsigned long long int n_diffs;     /* Differences, all checks. */
+    char *last_report;              /* The differences of the last check
+                                     * that found any, or NULL. */
+};
 
+struct northd {
+    struct northd_data data;
+    struct northd_stats stats;
+
+    /* The counters as they were at the last "inc-engine/clear-stats",
+     * which "inc-engine/show-stats" counts from (northd/stats does
+     * not). */
+    struct northd_stats engine_base;
+
+    /* Whether the SB replica's Logical_Flow rows are a copy the last full
+     * sync has not used yet.  The replica keeps that table only from the
+     * moment it starts over until a full sync has matched it (lib/sb.rdb);
+     * from then on, the lflow table knows the SB's flows. */
+    bool lflow_copy_fresh;
+
+    /* The latest NB_Global.nb_cfg a pass saw, and when (wall clock, ms) it
+     * first saw it: NB_Global.nb_cfg_timestamp, even if its flows take
+     * several passes.  Written with sb_cfg
+     * (northd_update_sequence_numbers()): one NB commit per change instead
+     * of two, and an NB server commit at a million ACLs costs
+     * milliseconds. */
+    int64_t cfg_seen;
+    long long int cfg_seen_wall;
+
+    /* The UUID northd inserts SB_Global under, if the SB has none. */
+    struct uuid sb_global_made;
+
+    /* Validation's memory and the invalid ACLs (acl-check.h). */
+    struct acl_registry *acl_errors;
+
+    /* Problems with NB rows the last full pass logged (see struct
+     * ls_model 'reported'). */
+    struct sset reported_problems;
+
+    struct northd_check check;
+
+    /* What of the NB is not compiled, by row (lib/nb.rdb, nb-report.h). */
+    struct nb_report *nb_report;
+
+    /* The options northd sets itself (northd/global-opts.h): kept across
+     * full passes, so that a chosen svc_monitor_mac stays the same. */
+    struct global_opts global_opts;
+};
 /* The UUID of the SB_Global row: the one the SB has, or the one northd
  * is about to insert it under.  It keys the UUIDs of the Logical_Flow rows
  * northd inserts (lflow_table_init()): a row the SB has as long as the SB
  * does, which every northd on it reads, and which a CMS can neither
  * choose nor read. */
 static const struct uuid *
-sb_global_uuid(const struct rdb *sb_db)
+sb_global_uuid(struct northd *n, const struct rdb *sb_db)
 {
-    static struct uuid made;
     const struct sb_sb_global *sb = sb_sb_global_first(sb_db);
     if (sb) {
         return &sb->header_.uuid;
     }
-    if (uuid_is_zero(&made)) {
-        rdb_uuid_generate(&made);
+    if (uuid_is_zero(&n->sb_global_made)) {
+        rdb_uuid_generate(&n->sb_global_made);
     }
-    return &made;
+    return &n->sb_global_made;
 }
-
-/* Whether the SB replica's Logical_Flow rows are a copy the last full
- * sync has not used yet.  The replica keeps that table only from the
- * moment it starts over until a full sync has matched it (lib/sb.rdb);
- * from then on, the lflow table knows the SB's flows. */
-static bool lflow_copy_fresh;
 
 static void
 northd_data_destroy(struct northd_data *d)
@@ -135,7 +176,9 @@ northd_data_destroy(struct northd_data *d)
     }
     acls_destroy(d->acls);
     groups_destroy(&d->groups);
-    dp_groups_destroy(&d->dpgs);
+    if (d->synced) {
+        dp_groups_destroy(&d->dpgs);
+    }
     lflow_owner_destroy(&d->lb_owner);
     lflow_table_destroy(&d->lflows);
     lb_model_destroy(&d->lbs);
@@ -144,56 +187,71 @@ northd_data_destroy(struct northd_data *d)
     uuidset_destroy(&d->own_lb_inserts);
     smap_destroy(&d->nb_options);
     d->valid = false;
+    d->synced = false;
+}
+
+struct northd *
+northd_create(void)
+{
+    struct northd *n = xzalloc(sizeof *n);
+    n->acl_errors = acl_registry_create(false);
+    sset_init(&n->reported_problems);
+    n->nb_report = nb_report_create(&nb_rdb_map);
+    global_opts_init(&n->global_opts);
+    return n;
 }
 
 void
-northd_init(void)
+northd_destroy(struct northd *n)
 {
-    if (!nb_report) {
-        nb_report = nb_report_create(&nb_rdb_map);
+    if (!n) {
+        return;
     }
-    global_opts_init(&global_opts);
+    northd_data_destroy(&n->data);
+    acl_registry_destroy(n->acl_errors);
+    sset_destroy(&n->reported_problems);
+    nb_report_destroy(n->nb_report);
+    free(n->check.last_report);
+    free(n);
+    acl_symtab_destroy();
 }
 
 void
-northd_destroy(void)
+northd_format_unsupported(const struct northd *n, struct ds *out)
 {
-    northd_data_destroy(&data);
-    nb_report_destroy(nb_report);
-    nb_report = NULL;
-    acl_errors_clear();
+    nb_report_format(n->nb_report, out);
 }
 
 void
-northd_format_unsupported(struct ds *out)
+northd_format_stats(const struct northd *n, struct ds *out)
 {
-    if (nb_report) {
-        nb_report_format(nb_report, out);
-    }
-}
-
-void
-northd_format_stats(struct ds *out)
-{
-    ds_put_format(out, "runs: %llu\n", stats.n_runs);
-    ds_put_format(out, "full recomputes: %llu\n", stats.n_full);
-    ds_put_format(out, "incremental runs: %llu\n", stats.n_incremental);
+    const struct northd_stats *stats = &n->stats;
+    ds_put_format(out, "runs: %llu\n", stats->n_runs);
+    ds_put_format(out, "full recomputes: %llu\n", stats->n_full);
+    ds_put_format(out, "incremental runs: %llu\n", stats->n_incremental);
     ds_put_format(out, "incremental runs with nothing to compile: %llu\n",
-                  stats.n_noop);
+                  stats->n_noop);
     ds_put_format(out, "time in full recomputes: %lld ms\n",
-                  stats.full_msec);
+                  stats->full_msec);
     ds_put_format(out, "time in incremental runs: %lld ms\n",
-                  stats.incremental_msec);
+                  stats->incremental_msec);
     ds_put_format(out, "last full recompute: %s\n",
-                  stats.last_full_reason ? stats.last_full_reason : "none");
-    ds_put_format(out, "last run: %lld ms\n", stats.last_run_msec);
-    ds_put_format(out, "datapaths: %"PRIuSIZE"\n", stats.n_datapaths);
-    ds_put_format(out, "ports: %"PRIuSIZE"\n", stats.n_ports);
-    ds_put_format(out, "bad NB rows: %"PRIuSIZE"\n", stats.n_bad_rows);
-    ds_put_format(out, "logical flows: %"PRIuSIZE"\n", stats.n_lflows);
+                  stats->last_full_reason ? stats->last_full_reason : "none");
+    ds_put_format(out, "last run: %lld ms\n", stats->last_run_msec);
+    ds_put_format(out, "datapaths: %"PRIuSIZE"\n", stats->n_datapaths);
+    ds_put_format(out, "ports: %"PRIuSIZE"\n", stats->n_ports);
+    ds_put_format(out, "bad NB rows: %"PRIuSIZE"\n", stats->n_bad_rows);
+    ds_put_format(out, "logical flows: %"PRIuSIZE"\n", stats->n_lflows);
     ds_put_format(out, "logical flows not yet written: %"PRIuSIZE"\n",
-                  stats.n_unwritten);
-    acls_format_stats(data.valid ? data.acls : NULL, out);
+                  stats->n_unwritten);
+    acls_format_stats(n->data.valid ? n->data.acls : NULL, out);
+    if (n->check.enabled || n->check.n_checks) {
+        ds_put_format(out, "incremental checks: %llu\n", n->check.n_checks);
+        ds_put_format(out, "incremental checks failed: %llu\n",
+                      n->check.n_failed);
+        ds_put_format(out, "incremental check differences: %llu\n",
+                      n->check.n_diffs);
+    }
 }
 
 /* Stock ovn-northd 23.03 runs an incremental processing engine and
@@ -219,14 +277,15 @@ struct engine_node_stats {
 };
 
 static void
-engine_stats(struct engine_node_stats nodes[2])
+engine_stats(const struct northd *n, struct engine_node_stats nodes[2])
 {
-    const struct northd_stats *b = &engine_base;
-    unsigned long long int full = stats.n_full - b->n_full;
-    unsigned long long int inc = stats.n_incremental - b->n_incremental;
-    unsigned long long int noop = stats.n_noop - b->n_noop;
+    const struct northd_stats *b = &n->engine_base;
+    const struct northd_stats *stats = &n->stats;
+    unsigned long long int full = stats->n_full - b->n_full;
+    unsigned long long int inc = stats->n_incremental - b->n_incremental;
+    unsigned long long int noop = stats->n_noop - b->n_noop;
     nodes[0] = (struct engine_node_stats) {
-        "northd", full, inc, stats.n_aborted - b->n_aborted,
+        "northd", full, inc, stats->n_aborted - b->n_aborted,
     };
     nodes[1] = (struct engine_node_stats) {
         "lflow", full, inc >= noop ? inc - noop : 0, 0,
@@ -234,14 +293,14 @@ engine_stats(struct engine_node_stats nodes[2])
 }
 
 bool
-northd_format_engine_stats(struct ds *out, const char *node,
-                           const char *stat)
+northd_format_engine_stats(const struct northd *n, struct ds *out,
+                           const char *node, const char *stat)
 {
     struct engine_node_stats nodes[2];
-    engine_stats(nodes);
+    engine_stats(n, nodes);
     for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
-        const struct engine_node_stats *n = &nodes[i];
-        if (node && strcmp(node, n->name)) {
+        const struct engine_node_stats *ns = &nodes[i];
+        if (node && strcmp(node, ns->name)) {
             continue;
         }
         if (!stat) {
@@ -249,13 +308,13 @@ northd_format_engine_stats(struct ds *out, const char *node,
                           "- recompute: %12llu\n"
                           "- compute:   %12llu\n"
                           "- abort:     %12llu\n",
-                          n->name, n->recompute, n->compute, n->abort);
+                          ns->name, ns->recompute, ns->compute, ns->abort);
         } else if (!strcmp(stat, "recompute")) {
-            ds_put_format(out, "%llu\n", n->recompute);
+            ds_put_format(out, "%llu\n", ns->recompute);
         } else if (!strcmp(stat, "compute")) {
-            ds_put_format(out, "%llu\n", n->compute);
+            ds_put_format(out, "%llu\n", ns->compute);
         } else if (!strcmp(stat, "abort")) {
-            ds_put_format(out, "%llu\n", n->abort);
+            ds_put_format(out, "%llu\n", ns->abort);
         } else {
             ds_put_format(out, "Invalid stat type : %s\n", stat);
             return false;
@@ -265,9 +324,16 @@ northd_format_engine_stats(struct ds *out, const char *node,
 }
 
 void
-northd_clear_engine_stats(void)
+northd_clear_engine_stats(struct northd *n)
 {
-    engine_base = stats;
+    n->engine_base = n->stats;
+}
+
+void
+northd_format_acl_errors(const struct northd *n, struct ds *out,
+                         const struct rdb *nb_db)
+{
+    acl_errors_format(n->acl_errors, out, nb_db);
 }
 
 /* Returns the NB_Global row; if there is none, creates it (it is there on
@@ -284,26 +350,18 @@ get_nb_global(struct northd_ctx *ctx)
     return nb;
 }
 
-/* The latest NB_Global.nb_cfg a pass saw, and when (wall clock, ms) it first
- * saw it: NB_Global.nb_cfg_timestamp, even if its flows take several
- * passes.  Written with sb_cfg (northd_update_sequence_numbers()): one NB
- * commit per change instead of two, and an NB server commit at a million
- * ACLs costs milliseconds. */
-static int64_t cfg_seen;
-static long long int cfg_seen_wall;
-
 /* Copies NB_Global settings to SB_Global and, if 'pass_cfg', passes nb_cfg
  * on.  When the SB transaction commits, the main loop makes
  * 'ctx->sb_next_cfg' its 'sb_cur_cfg': the nb_cfg whose results are now in
  * the SB. */
 static void
-sync_sb_global(struct northd_ctx *ctx, const struct nb_nb_global *nb,
-               bool pass_cfg)
+sync_sb_global(struct northd *n, struct northd_ctx *ctx,
+               const struct nb_nb_global *nb, bool pass_cfg)
 {
     const struct sb_sb_global *sb = sb_sb_global_first(ctx->sb);
     if (!sb) {
         rdb_txn_insert(ctx->sb_txn, &sb_table_sb_global,
-                       sb_global_uuid(ctx->sb));
+                       sb_global_uuid(n, ctx->sb));
     } else {
         rdb_txn_update(ctx->sb_txn, &sb_table_sb_global, &sb->header_.uuid);
     }
@@ -314,14 +372,14 @@ sync_sb_global(struct northd_ctx *ctx, const struct nb_nb_global *nb,
     struct smap own = SMAP_INITIALIZER(&own);
     struct smap options;
     char prefix[9];
-    global_opts_own(&global_opts, &nb->options,
-                    (ipam_new_mac_prefix(&data.model, prefix) ? prefix
+    global_opts_own(&n->global_opts, &nb->options,
+                    (ipam_new_mac_prefix(&n->data.model, prefix) ? prefix
                      : NULL), &own);
     global_opts_merge(&nb->options, &own, &options);
     if (ctx->nb_txn) {
         global_opts_sync_nb(nb, &own, ctx->nb_txn);
     } else {
-        data.nb_writes_pending = true;
+        n->data.nb_writes_pending = true;
     }
     if (!sb || !smap_equal(&sb->options, &options)) {
         rdb_txn_set_smap(ctx->sb_txn, SB_SB_GLOBAL_COL_OPTIONS, &options);
@@ -376,18 +434,88 @@ sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
     }
 }
 
+/* The first steps of a full build of 'd' (empty) from the replicas: the
+ * switches and ports, their addresses (IPAM's decisions as 'ipam_carry'
+ * says) and tunnel keys.  'reported' is where the model finds which
+ * problems with NB rows were logged already and leaves its own, or NULL
+ * for a model that logs none. */
+static void
+build_model(struct northd_data *d, struct rdb *nb_db, struct rdb *sb_db,
+            const struct nb_nb_global *nb, struct ipam_carry *ipam_carry,
+            struct sset *reported)
+{
+    d->valid = true;
+    uuidset_init(&d->own_pb_deletes);
+    uuidset_init(&d->own_lb_inserts);
+    if (nb) {
+        smap_clone(&d->nb_options, &nb->options);
+    } else {
+        smap_init(&d->nb_options);
+    }
+    ls_model_init(&d->model);
+    d->model.reported = reported;
+    d->model.ipam_carry = ipam_carry;
+    ls_model_build(&d->model, nb_db, sb_db);
+    d->model.ipam_carry = NULL;
+}
+
+/* The next steps: the load balancers, port groups and address sets. */
+static void
+build_inputs(struct northd_data *d, struct rdb *nb_db)
+{
+    lb_model_init(&d->lbs);
+    lb_model_build(&d->lbs, &d->model, nb_db);
+    groups_init(&d->groups, &d->model, d->model.dp_cap, nb_db);
+}
+
+/* The last: every flow, into a new table of 'n_flows' (a guess) whose row
+ * UUIDs 'd->flow_key' keys, for the chassis features 'd->features'.
+ * Invalid ACLs go to 'errors', between acl_errors_begin(), here, and
+ * acl_errors_end(), the caller's. */
+static void
+build_flows(struct northd_data *d, struct rdb *nb_db,
+            const struct nb_nb_global *nb, size_t n_flows,
+            struct acl_registry *errors)
+{
+    lflow_table_init(&d->lflows, d->model.dp_cap, &d->flow_key);
+    lflow_table_reserve(&d->lflows, n_flows);
+    acl_errors_begin(errors);
+    d->acls = acls_create(&d->model, &d->lbs, &d->groups, nb_db, nb,
+                          &d->features, d->model.dp_cap, errors);
+    /* The full sync that follows compares everything: nothing to mark
+     * dirty. */
+    d->groups.building = true;
+    unsigned long *dp_dirty = bitmap_allocate(d->model.dp_cap);
+    acls_run(d->acls, &d->lflows, dp_dirty);
+    bitmap_free(dp_dirty);
+    d->groups.building = false;
+    for (size_t i = 0; i < d->model.n_datapaths; i++) {
+        const struct ls_datapath *dp = d->model.dp_array[i];
+        build_dp_lflows(d, dp);
+        struct ls_port *p;
+        LIST_FOR_EACH (p, dp_node, &dp->ports) {
+            build_port_lflows(d, p);
+        }
+    }
+    lflow_owner_init(&d->lb_owner);
+    lflow_table_set_owner(&d->lflows, &d->lb_owner);
+    lb_build_lflows(&d->lflows, &d->model, &d->lbs, &d->features);
+    lflow_table_set_owner(&d->lflows, NULL);
+}
+
 /* Throws away everything kept and compiles the whole NB again, then
  * reconciles the SB by content. */
 static void
-full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
+full_recompute(struct northd *n, struct northd_ctx *ctx,
+               const struct nb_nb_global *nb)
 {
-    struct northd_data *d = &data;
+    struct northd_data *d = &n->data;
 
     /* The flows in the SB: the replica's copy, if it has a fresh one,
      * otherwise what the table about to be thrown away wrote. */
     struct lflow_sb_rows *existing;
     struct groups_sb_rows *groups_existing = NULL;
-    if (lflow_copy_fresh) {
+    if (n->lflow_copy_fresh) {
         /* The index is a copy: the replica's rows can go before the
          * compile, rather than be at the peak with it (after a restart at
          * a million ACLs, two million rows). */
@@ -396,7 +524,7 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
         groups_existing = groups_sb_rows_from_replica(ctx->sb);
         rdb_forget_rows(ctx->sb, &sb_table_port_group);
         rdb_forget_rows(ctx->sb, &sb_table_address_set);
-        lflow_copy_fresh = false;
+        n->lflow_copy_fresh = false;
     } else {
         ovs_assert(d->valid);
         /* Less the flows someone else deleted since the last pass. */
@@ -420,14 +548,6 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
         ipam_carry_save(&ipam_carry, &d->model);
     }
     northd_data_destroy(d);
-    d->valid = true;
-    uuidset_init(&d->own_pb_deletes);
-    uuidset_init(&d->own_lb_inserts);
-    if (nb) {
-        smap_clone(&d->nb_options, &nb->options);
-    } else {
-        smap_init(&d->nb_options);
-    }
 
     /* What a full pass writes can be most of the SB: let the server read
      * it while the rest is compiled. */
@@ -436,23 +556,15 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     /* Input model: switches and ports (with their SB bindings, created
      * here so flows can refer to them), load balancers, port groups and
      * address sets. */
-    ls_model_init(&d->model);
-    d->model.ipam_carry = &ipam_carry;
-    ls_model_build(&d->model, ctx->nb, ctx->sb);
-    d->model.ipam_carry = NULL;
+    build_model(d, ctx->nb, ctx->sb, nb, &ipam_carry, &n->reported_problems);
     ipam_carry_destroy(&ipam_carry);
     ls_model_sync_sb(&d->model, ctx->sb, ctx->sb_txn);
     fdb_sync_sb(&d->model, ctx->sb, ctx->sb_txn, true);
     sync_nb_status(ctx, d);
-    lb_model_init(&d->lbs);
-    lb_model_build(&d->lbs, &d->model, ctx->nb);
-    groups_init(&d->groups, &d->model, d->model.dp_cap, ctx->nb);
+    build_inputs(d, ctx->nb);
 
     /* Compile. */
-    d->flow_key = *sb_global_uuid(ctx->sb);
-    lflow_table_init(&d->lflows, d->model.dp_cap, &d->flow_key);
-    lflow_table_reserve(&d->lflows, n_flows);
-    acl_errors_begin();
+    d->flow_key = *sb_global_uuid(n, ctx->sb);
     struct ls_features features;
     ls_features_from_sb(&features, ctx->sb);
     if (!ls_features_equal(&features, &d->features)) {
@@ -462,31 +574,12 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
                   features.ct_lb_related ? "yes" : "no");
     }
     d->features = features;
-    d->acls = acls_create(&d->model, &d->lbs, &d->groups, ctx->nb, nb,
-                          &d->features,
-                          d->model.dp_cap);
-    /* The full sync below compares everything: nothing to mark dirty. */
-    d->groups.building = true;
-    unsigned long *dp_dirty = bitmap_allocate(d->model.dp_cap);
-    acls_run(d->acls, &d->lflows, dp_dirty);
-    bitmap_free(dp_dirty);
-    d->groups.building = false;
-    for (size_t i = 0; i < d->model.n_datapaths; i++) {
-        const struct ls_datapath *dp = d->model.dp_array[i];
-        build_dp_lflows(d, dp);
-        struct ls_port *p;
-        LIST_FOR_EACH (p, dp_node, &dp->ports) {
-            build_port_lflows(d, p);
-        }
-    }
-    lflow_owner_init(&d->lb_owner);
-    lflow_table_set_owner(&d->lflows, &d->lb_owner);
-    lb_build_lflows(&d->lflows, &d->model, &d->lbs, &d->features);
-    lflow_table_set_owner(&d->lflows, NULL);
-    acl_errors_end(ctx->nb, ctx->nb_txn, true);
+    build_flows(d, ctx->nb, nb, n_flows, n->acl_errors);
+    acl_errors_end(n->acl_errors, ctx->nb, ctx->nb_txn, true);
 
     /* Reconcile. */
     dp_groups_init(&d->dpgs, &d->model, ctx->sb);
+    d->synced = true;
     lb_sync_sb(&d->lbs, &d->model, ctx->sb, ctx->sb_txn, &d->dpgs,
                &d->own_lb_inserts);
     lflow_table_sync_sb(&d->lflows, &d->model, existing, ctx->sb_txn,
@@ -495,7 +588,7 @@ full_recompute(struct northd_ctx *ctx, const struct nb_nb_global *nb)
     groups_sync_sb(&d->groups, groups_existing, ctx->sb_txn);
     groups_sb_rows_destroy(groups_existing);
     meters_sync_sb(ctx->nb, ctx->sb, ctx->sb_txn);
-    nb_report_scan(nb_report, ctx->nb);
+    nb_report_scan(n->nb_report, ctx->nb);
 }
 
 /* True if 'row' changed in a column other than those in 'ok' (column
@@ -808,9 +901,9 @@ foreign_change(struct rdb *sb_db, const struct rdb_table_class *tc)
  * '*reason' set, if a change is not one it follows: nothing has been
  * written then, and the caller recomputes everything. */
 static bool
-incremental_run(struct northd_ctx *ctx, const char **reason)
+incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
 {
-    struct northd_data *d = &data;
+    struct northd_data *d = &n->data;
     struct rdb *nb_db = ctx->nb;
     struct rdb *sb_db = ctx->sb;
     ls_model_refresh_sb(&d->model, sb_db);
@@ -1040,7 +1133,7 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     }
 
     /* Compile. */
-    acl_errors_begin_incremental();
+    acl_errors_begin_incremental(n->acl_errors);
     unsigned long *dp_dirty = bitmap_allocate(d->model.dp_cap);
     acls_run(d->acls, &d->lflows, dp_dirty);
     HMAPX_FOR_EACH (node, &c.dps) {
@@ -1055,7 +1148,7 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     HMAPX_FOR_EACH (node, &c.ports) {
         build_port_lflows(d, node->data);
     }
-    acl_errors_end(nb_db, ctx->nb_txn, false);
+    acl_errors_end(n->acl_errors, nb_db, ctx->nb_txn, false);
 
     /* Write: bindings first, since flows and groups refer to them. */
     const struct uuidset_node *un;
@@ -1077,8 +1170,9 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     HMAPX_FOR_EACH (node, &c.dps) {
         ls_model_sync_mc_groups(sb_db, ctx->sb_txn, node->data);
     }
-    size_t n = lflow_table_sync_dirty(&d->lflows, &d->model, ctx->sb_txn,
-                                      &d->dpgs, ctx->max_flow_inserts);
+    size_t n_written = lflow_table_sync_dirty(&d->lflows, &d->model,
+                                              ctx->sb_txn, &d->dpgs,
+                                              ctx->max_flow_inserts);
     groups_sync_sb_dirty(&d->groups, ctx->sb_txn);
     /* FDB rows of ports removed, or that ovn-controller just wrote. */
     fdb_sync_sb(&d->model, sb_db, ctx->sb_txn,
@@ -1086,8 +1180,8 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
     if (meters_changed) {
         meters_sync_sb(nb_db, sb_db, ctx->sb_txn);
     }
-    if (!n) {
-        stats.n_noop++;
+    if (!n_written) {
+        n->stats.n_noop++;
     }
     groups_end_pass(&d->groups);
 
@@ -1103,7 +1197,7 @@ incremental_run(struct northd_ctx *ctx, const char **reason)
         }
     }
     inc_changes_destroy(&c);
-    nb_report_scan_tracked(nb_report, nb_db);
+    nb_report_scan_tracked(n->nb_report, nb_db);
     return true;
 
 fail:
@@ -1111,58 +1205,155 @@ fail:
     return false;
 }
 
+/* Checking incremental passes. */
+
+/* Differences a check logs, and keeps for northd/check-incremental. */
+#define CHECK_MAX_REPORT 20
+
+/* Builds everything from the replicas into a table of its own, as a full
+ * recompute would but writing nothing, and compares the flows, the SB
+ * groups and the invalid ACLs with those 'n' keeps: after an incremental
+ * pass, they must be the same. */
+static void
+check_incremental(struct northd *n, struct northd_ctx *ctx,
+                  const struct nb_nb_global *nb)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+    const struct northd_data *d = &n->data;
+    struct northd_data fresh;
+    memset(&fresh, 0, sizeof fresh);
+
+    /* IPAM's decisions as the kept model has them (incremental passes
+     * leave IPAM to full ones), the same SB_Global key and chassis
+     * features. */
+    struct ipam_carry ipam_carry;
+    ipam_carry_init(&ipam_carry);
+    ipam_carry_save(&ipam_carry, &d->model);
+    build_model(&fresh, ctx->nb, ctx->sb, nb, &ipam_carry, NULL);
+    ipam_carry_destroy(&ipam_carry);
+    build_inputs(&fresh, ctx->nb);
+    fresh.flow_key = d->flow_key;
+    fresh.features = d->features;
+    struct acl_registry *errors = acl_registry_create(true);
+    build_flows(&fresh, ctx->nb, nb, lflow_table_count(&d->lflows), errors);
+    acl_errors_end(errors, ctx->nb, NULL, true);
+
+    struct ds report = DS_EMPTY_INITIALIZER;
+    size_t n_diff = lflow_table_diff(&d->lflows, &d->model,
+                                     &fresh.lflows, &fresh.model,
+                                     &report, CHECK_MAX_REPORT);
+    n_diff += groups_diff(&d->groups, &fresh.groups, &report,
+                          CHECK_MAX_REPORT);
+    n_diff += acl_errors_diff(n->acl_errors, errors, &report,
+                              CHECK_MAX_REPORT);
+    acl_registry_destroy(errors);
+    northd_data_destroy(&fresh);
+
+    n->check.n_checks++;
+    if (n_diff) {
+        COVERAGE_INC(northd_check_failed);
+        n->check.n_failed++;
+        n->check.n_diffs += n_diff;
+        VLOG_WARN_RL(&rl, "incremental check %llu: %"PRIuSIZE" difference(s) "
+                     "between the incrementally maintained state (first) and "
+                     "a fresh build (second):\n%s", n->check.n_checks,
+                     n_diff, ds_cstr(&report));
+        free(n->check.last_report);
+        n->check.last_report = ds_steal_cstr(&report);
+    }
+    ds_destroy(&report);
+}
+
 void
-northd_run(struct northd_ctx *ctx, bool force_full)
+northd_set_check_incremental(struct northd *n, bool enabled)
+{
+    n->check.enabled = enabled;
+}
+
+void
+northd_format_check_incremental(const struct northd *n, struct ds *out)
+{
+    const struct northd_check *c = &n->check;
+    ds_put_format(out, "check after every incremental pass: %s\n"
+                  "checks: %llu\nchecks failed: %llu\ndifferences: %llu\n",
+                  c->enabled ? "on" : "off", c->n_checks, c->n_failed,
+                  c->n_diffs);
+    if (c->last_report) {
+        ds_put_format(out, "last differences (incremental state first, "
+                      "fresh build second):\n%s", c->last_report);
+    }
+}
+
+bool
+northd_corrupt_flows(struct northd *n)
+{
+    struct northd_data *d = &n->data;
+    if (!d->valid || !d->model.n_datapaths) {
+        return false;
+    }
+    /* A flow of the load balancers' owner, which full recomputes make
+     * again from scratch. */
+    lflow_table_set_owner(&d->lflows, &d->lb_owner);
+    lflow_add(&d->lflows, d->model.dp_array[0], S_IN_CHECK_PORT_SEC, 1,
+              "inport == \"northd/corrupt-flows\"", "drop;");
+    lflow_table_set_owner(&d->lflows, NULL);
+    return true;
+}
+
+void
+northd_run(struct northd *n, struct northd_ctx *ctx, bool force_full)
 {
     long long int start = time_msec();
+    struct northd_data *data = &n->data;
+    struct northd_stats *stats = &n->stats;
 
     if (ctx->sb_reset) {
-        lflow_copy_fresh = true;
+        n->lflow_copy_fresh = true;
     }
     const char *reason = (ctx->sb_reset ? "SB replica started over"
                           : force_full ? "requested" : NULL);
-    bool full = force_full || ctx->sb_reset || !data.valid;
-    if (!data.valid && !reason) {
+    bool full = force_full || ctx->sb_reset || !data->valid;
+    if (!data->valid && !reason) {
         reason = "first run";
     }
-    if (full && !data.valid && !lflow_copy_fresh) {
+    if (full && !data->valid && !n->lflow_copy_fresh) {
         /* Nothing says which flows the SB holds (the replica keeps them
          * only in a fresh copy): get one first. */
         rdb_force_resync(ctx->sb);
-        stats.n_aborted++;
+        stats->n_aborted++;
         return;
     }
 
-    if (data.valid && !lflow_copy_fresh) {
+    if (data->valid && !n->lflow_copy_fresh) {
         /* SB Logical_Flow, Port_Group and Address_Set rows someone else
          * inserted or changed: put back at once, whatever this pass turns
          * out to be (a full pass compares with what northd wrote). */
-        lflow_table_repair_sb(&data.lflows, ctx->sb, ctx->sb_txn);
-        groups_repair_sb(&data.groups, ctx->sb, ctx->sb_txn);
+        lflow_table_repair_sb(&data->lflows, ctx->sb, ctx->sb_txn);
+        groups_repair_sb(&data->groups, ctx->sb, ctx->sb_txn);
     }
 
     const struct nb_nb_global *nb = get_nb_global(ctx);
-    if (nb && nb->nb_cfg != cfg_seen) {
-        cfg_seen = nb->nb_cfg;
-        cfg_seen_wall = time_wall_msec();
+    if (nb && nb->nb_cfg != n->cfg_seen) {
+        n->cfg_seen = nb->nb_cfg;
+        n->cfg_seen_wall = time_wall_msec();
     }
-    if (!full && !uuid_equals(&data.flow_key, sb_global_uuid(ctx->sb))) {
+    if (!full && !uuid_equals(&data->flow_key, sb_global_uuid(n, ctx->sb))) {
         /* The flows' UUIDs follow from it. */
         reason = "SB_Global was replaced";
         full = true;
     }
-    if (!full && !incremental_run(ctx, &reason)) {
+    if (!full && !incremental_run(n, ctx, &reason)) {
         full = true;
     }
     if (full) {
         COVERAGE_INC(northd_recompute);
         VLOG_DBG("full recompute: %s", reason);
-        stats.last_full_reason = reason;
-        full_recompute(ctx, nb);
+        stats->last_full_reason = reason;
+        full_recompute(n, ctx, nb);
     }
 
     /* nb_cfg is passed on only with the last of the flows. */
-    size_t n_unwritten = lflow_table_n_unwritten(&data.lflows);
+    size_t n_unwritten = lflow_table_n_unwritten(&data->lflows);
     ctx->flows_pending = n_unwritten > 0;
     if (ctx->flows_pending) {
         static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 10);
@@ -1170,33 +1361,37 @@ northd_run(struct northd_ctx *ctx, bool force_full)
                      "transaction (at most %"PRIuSIZE" new flows in each)",
                      n_unwritten, ctx->max_flow_inserts);
     }
-    sync_sb_global(ctx, nb, !ctx->flows_pending);
+    sync_sb_global(n, ctx, nb, !ctx->flows_pending);
     rbac_sync_sb(ctx->sb, ctx->sb_txn);
 
-    stats.n_runs++;
-    stats.n_lflows = lflow_table_count(&data.lflows);
-    stats.n_unwritten = n_unwritten;
-    stats.n_datapaths = data.model.n_datapaths;
-    stats.n_ports = hmap_count(&data.model.ports);
-    stats.n_bad_rows = data.model.n_bad_rows;
-    stats.last_run_msec = time_msec() - start;
+    stats->n_runs++;
+    stats->n_lflows = lflow_table_count(&data->lflows);
+    stats->n_unwritten = n_unwritten;
+    stats->n_datapaths = data->model.n_datapaths;
+    stats->n_ports = hmap_count(&data->model.ports);
+    stats->n_bad_rows = data->model.n_bad_rows;
+    stats->last_run_msec = time_msec() - start;
     if (full) {
-        stats.n_full++;
-        stats.full_msec += stats.last_run_msec;
+        stats->n_full++;
+        stats->full_msec += stats->last_run_msec;
     } else {
-        stats.n_incremental++;
-        stats.incremental_msec += stats.last_run_msec;
+        stats->n_incremental++;
+        stats->incremental_msec += stats->last_run_msec;
+        if (n->check.enabled) {
+            /* Not counted in the pass's time. */
+            check_incremental(n, ctx, nb);
+        }
     }
 }
 
 void
-northd_invalidate(void)
+northd_invalidate(struct northd *n)
 {
-    northd_data_destroy(&data);
+    northd_data_destroy(&n->data);
 }
 
 void
-northd_update_sequence_numbers(struct northd_ctx *ctx)
+northd_update_sequence_numbers(struct northd *n, struct northd_ctx *ctx)
 {
     const struct nb_nb_global *nb = nb_nb_global_first(ctx->nb);
     if (!nb) {
@@ -1210,10 +1405,10 @@ northd_update_sequence_numbers(struct northd_ctx *ctx)
         rdb_txn_set_integer(ctx->nb_txn, NB_NB_GLOBAL_COL_SB_CFG, sb_cfg);
         rdb_txn_set_integer(ctx->nb_txn, NB_NB_GLOBAL_COL_SB_CFG_TIMESTAMP,
                             time_wall_msec());
-        if (cfg_seen_wall && nb->nb_cfg_timestamp != cfg_seen_wall) {
+        if (n->cfg_seen_wall && nb->nb_cfg_timestamp != n->cfg_seen_wall) {
             rdb_txn_set_integer(ctx->nb_txn,
                                 NB_NB_GLOBAL_COL_NB_CFG_TIMESTAMP,
-                                cfg_seen_wall);
+                                n->cfg_seen_wall);
         }
     }
 

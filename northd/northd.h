@@ -33,8 +33,14 @@ struct northd_ctx {
                                      * then nb_cfg is not passed on. */
 };
 
-void northd_init(void);
-void northd_destroy(void);
+/* Everything northd keeps from one pass to the next: the compiled state,
+ * statistics, the invalid ACLs, the sequence numbers seen.  Nothing of it
+ * is the process's, so that a second build can be made beside it (see
+ * northd_set_check_incremental()). */
+struct northd;
+
+struct northd *northd_create(void);
+void northd_destroy(struct northd *);
 
 /* Brings the SB in line with the NB: follows the changes the replicas
  * tracked since the last pass, or (if 'force_full', on the first pass, or
@@ -43,27 +49,27 @@ void northd_destroy(void);
  * when open).  The caller clears the replicas' change tracking afterwards,
  * and must not start another pass before 'ctx->sb_txn' completes (part of
  * it is written while it is sent). */
-void northd_run(struct northd_ctx *, bool force_full);
+void northd_run(struct northd *, struct northd_ctx *, bool force_full);
 
 /* Forgets everything kept, e.g. on losing the SB lock: the next pass is a
  * full recompute. */
-void northd_invalidate(void);
+void northd_invalidate(struct northd *);
 
 /* Cheap per-iteration bookkeeping that does not depend on a recompute:
  * mirrors a committed SB nb_cfg ('ctx->sb_cur_cfg') into NB_Global.sb_cfg,
  * with nb_cfg_timestamp (when a pass first saw the latest nb_cfg) in the
  * same commit, and chassis progress into NB_Global.hv_cfg.  Needs only
  * 'ctx->nb_txn'. */
-void northd_update_sequence_numbers(struct northd_ctx *);
+void northd_update_sequence_numbers(struct northd *, struct northd_ctx *);
 
 /* Appends a human-readable summary of NB content this northd does not
  * compile to 'out': one line per table (e.g. logical routers), column, map
  * key or value (lib/nb.rdb) that rows use, with their count and examples;
  * appends nothing if there is none (northd/nb-report.h). */
-void northd_format_unsupported(struct ds *out);
+void northd_format_unsupported(const struct northd *, struct ds *out);
 
 /* Appends counters from the last pass (datapaths, ports, ...) to 'out'. */
-void northd_format_stats(struct ds *out);
+void northd_format_stats(const struct northd *, struct ds *out);
 
 /* "inc-engine/show-stats [NODE [STAT]]": the passes, counted as stock
  * ovn-northd's engine nodes "northd" and "lflow" count theirs (see
@@ -72,8 +78,31 @@ void northd_format_stats(struct ds *out);
  * node has that name), only its STAT ("recompute", "compute" or "abort")
  * if that is nonnull.  Returns false, having appended stock's message, if
  * STAT is none of those. */
-bool northd_format_engine_stats(struct ds *out, const char *node,
-                                const char *stat);
-void northd_clear_engine_stats(void);
+bool northd_format_engine_stats(const struct northd *, struct ds *out,
+                                const char *node, const char *stat);
+void northd_clear_engine_stats(struct northd *);
+
+/* "acl/errors": the invalid ACLs of the last pass. */
+void northd_format_acl_errors(const struct northd *, struct ds *out,
+                              const struct rdb *nb_db);
+
+/* A test of incremental processing ("--check-incremental",
+ * "northd/check-incremental"): with it on, after every incremental pass
+ * northd builds everything again from the replicas, as a full recompute
+ * would but in a state of its own and writing nothing, and compares the
+ * flows, the SB port groups and address sets and the invalid ACLs with
+ * those the incremental pass left.  Differences are logged (a line for
+ * each flow, group or ACL), counted in northd/stats and the coverage
+ * counter northd_check_failed, and the last ones kept for
+ * northd_format_check_incremental().  Costs a full compile per pass: for
+ * tests, not production. */
+void northd_set_check_incremental(struct northd *, bool enabled);
+void northd_format_check_incremental(const struct northd *, struct ds *out);
+
+/* For the test of that test: adds a flow no NB row asks for to the kept
+ * table (written by the next pass that writes flows, and gone at the next
+ * full recompute), so that the next check must report it.  Returns false
+ * if there is no kept state (or no switch) to add it to. */
+bool northd_corrupt_flows(struct northd *);
 
 #endif /* northd/northd.h */

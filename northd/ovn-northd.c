@@ -78,6 +78,14 @@ struct northd_state {
     int n_threads;              /* --n-threads (see below). */
     const char *n_threads_arg;  /* Its argument, if out of range. */
     bool flows_pending;         /* The last pass left flows for the next. */
+    bool check_incremental;     /* --check-incremental. */
+
+    /* What the command line names (parse_options()). */
+    char *nb_db;                /* --ovnnb-db, owned. */
+    char *sb_db;                /* --ovnsb-db, owned. */
+    const char *unixctl_path;   /* --unixctl, or NULL. */
+
+    struct northd *northd;      /* Everything the passes keep. */
 };
 
 /* New Logical_Flow rows per SB transaction, by default.  One transaction
@@ -91,9 +99,6 @@ struct northd_state {
 #define LOOP_STOPWATCH "ovn-northd-loop"
 #define PASS_STOPWATCH "ovnnb_db_run"
 
-static const char *ovnnb_db;
-static const char *ovnsb_db;
-static const char *unixctl_path;
 
 static unixctl_cb_func northd_unixctl_exit;
 static unixctl_cb_func northd_unixctl_pause;
@@ -113,6 +118,8 @@ static unixctl_cb_func northd_unixctl_get_n_threads;
 static unixctl_cb_func northd_unixctl_compute_log_timeout;
 static unixctl_cb_func northd_unixctl_chassis_features;
 static unixctl_cb_func northd_unixctl_set_n_threads;
+static unixctl_cb_func northd_unixctl_check_incremental;
+static unixctl_cb_func northd_unixctl_corrupt_flows;
 
 /* Stock ovn-northd builds logical flows in N threads with --n-threads=N
  * (1 to 256; other values are taken as the nearest, with a warning), and
@@ -162,6 +169,8 @@ Options:\n\
   -u, --unixctl=SOCKET      override the default control socket name\n\
   --sb-txn-max-flows=N      insert at most N logical flows per SB transaction\n\
                             (default: %d; 0: no limit)\n\
+  --check-incremental       (for tests) after every incremental pass, build\n\
+                            everything again and report any difference\n\
   -h, --help                display this help message\n\
   -o, --options             list available options\n\
   -V, --version             display version information\n",
@@ -182,6 +191,7 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         OPT_DRY_RUN = UCHAR_MAX + 1,
         OPT_SB_TXN_MAX_FLOWS,
         OPT_N_THREADS,
+        OPT_CHECK_INCREMENTAL,
         DAEMON_OPTION_ENUMS,
         VLOG_OPTION_ENUMS,
         SSL_OPTION_ENUMS,
@@ -194,6 +204,7 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {"n-threads", required_argument, NULL, OPT_N_THREADS},
         {"sb-txn-max-flows", required_argument, NULL, OPT_SB_TXN_MAX_FLOWS},
+        {"check-incremental", no_argument, NULL, OPT_CHECK_INCREMENTAL},
         {"help", no_argument, NULL, 'h'},
         {"options", no_argument, NULL, 'o'},
         {"version", no_argument, NULL, 'V'},
@@ -216,11 +227,17 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         STREAM_SSL_OPTION_HANDLERS;
 
         case 'd':
-            ovnsb_db = optarg;
+            free(state->sb_db);
+            state->sb_db = xstrdup(optarg);
             break;
 
         case 'D':
-            ovnnb_db = optarg;
+            free(state->nb_db);
+            state->nb_db = xstrdup(optarg);
+            break;
+
+        case OPT_CHECK_INCREMENTAL:
+            state->check_incremental = true;
             break;
 
         case OPT_DRY_RUN:
@@ -228,7 +245,7 @@ parse_options(int argc, char *argv[], struct northd_state *state)
             break;
 
         case 'u':
-            unixctl_path = optarg;
+            state->unixctl_path = optarg;
             break;
 
         case OPT_N_THREADS: {
@@ -290,13 +307,15 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         exit(EXIT_FAILURE);
     }
 
-    if (!ovnnb_db || !ovnnb_db[0]) {
-        ovnnb_db = default_db("OVN_NB_DB", "ovnnb_db.sock");
+    if (!state->nb_db || !state->nb_db[0]) {
+        free(state->nb_db);
+        state->nb_db = default_db("OVN_NB_DB", "ovnnb_db.sock");
     }
-    if (!ovnsb_db || !ovnsb_db[0]) {
-        ovnsb_db = default_db("OVN_SB_DB", "ovnsb_db.sock");
+    if (!state->sb_db || !state->sb_db[0]) {
+        free(state->sb_db);
+        state->sb_db = default_db("OVN_SB_DB", "ovnsb_db.sock");
     }
-    const char *dbs[] = { ovnnb_db, ovnsb_db };
+    const char *dbs[] = { state->nb_db, state->sb_db };
     for (size_t i = 0; i < ARRAY_SIZE(dbs); i++) {
         char *error = rdb_check_remote(dbs[i]);
         if (error) {
@@ -474,7 +493,7 @@ run_pass(struct northd_state *state, struct rdb *nb, struct rdb *sb,
      * ones may be used. */
     bool full = state->force_run || reset;
     stopwatch_start(PASS_STOPWATCH, now);
-    northd_run(&ctx, full);
+    northd_run(state->northd, &ctx, full);
     long long int done = time_msec();
     stopwatch_stop(PASS_STOPWATCH, done);
     if (state->log_pass_msec && done - now > state->log_pass_msec) {
@@ -539,6 +558,7 @@ main(int argc, char *argv[])
     daemonize_start(false);
 
     char *abs_unixctl = NULL;
+    const char *unixctl_path = state.unixctl_path;
     if (!unixctl_path) {
         abs_unixctl = xasprintf("%s/%s.%ld.ctl", ovn_rundir(), program_name,
                                 (long int) getpid());
@@ -555,8 +575,10 @@ main(int argc, char *argv[])
 
     /* NB: what northd compiles (lib/nb.rdb), read-only except the status
      * columns northd owns.  SB: what it reconciles (lib/sb.rdb). */
-    struct rdb *nb = rdb_create(&nb_rdb_class, ovnnb_db);
-    struct rdb *sb = rdb_create(&sb_rdb_class, ovnsb_db);
+    struct rdb *nb = rdb_create(&nb_rdb_class, state.nb_db);
+    struct rdb *sb = rdb_create(&sb_rdb_class, state.sb_db);
+    state.northd = northd_create();
+    northd_set_check_incremental(state.northd, state.check_incremental);
     if (!state.paused) {
         rdb_set_lock(sb, NORTHD_LOCK_NAME);
     }
@@ -603,9 +625,12 @@ main(int argc, char *argv[])
                              northd_unixctl_get_n_threads, &aux);
     unixctl_command_register("parallel-build/set-n-threads", "N_THREADS", 1,
                              1, northd_unixctl_set_n_threads, &aux);
+    unixctl_command_register("northd/check-incremental", "[on|off]", 0, 1,
+                             northd_unixctl_check_incremental, &aux);
+    unixctl_command_register("northd/corrupt-flows", "", 0, 0,
+                             northd_unixctl_corrupt_flows, &aux);
 
-    northd_init();
-    VLOG_INFO("NB at %s, SB at %s%s", ovnnb_db, ovnsb_db,
+    VLOG_INFO("NB at %s, SB at %s%s", state.nb_db, state.sb_db,
               state.paused ? " (paused)" : "");
     if (state.n_threads_arg) {
         VLOG_WARN("Setting n_threads to %d as --n-threads option was set to "
@@ -652,7 +677,7 @@ main(int argc, char *argv[])
                     .nb = nb, .sb = sb, .nb_txn = nb_txn,
                     .sb_cur_cfg = state.sb_cur_cfg,
                 };
-                northd_update_sequence_numbers(&ctx);
+                northd_update_sequence_numbers(state.northd, &ctx);
             }
         } else if (!state.had_lock && !state.suspended) {
             /* A standby keeps nothing: it recomputes when it takes over.
@@ -664,7 +689,7 @@ main(int argc, char *argv[])
             }
             rdb_track_clear(nb);
             rdb_track_clear(sb);
-            northd_invalidate();
+            northd_invalidate(state.northd);
             state.flows_pending = false;
         }
         if (nb_txn) {
@@ -702,10 +727,12 @@ main(int argc, char *argv[])
     if (state.nb_txn) {
         rdb_txn_destroy(state.nb_txn);
     }
-    northd_destroy();
+    northd_destroy(state.northd);
     unixctl_server_destroy(unixctl);
     rdb_destroy(nb);
     rdb_destroy(sb);
+    free(state.nb_db);
+    free(state.sb_db);
     service_stop();
     return 0;
 }
@@ -772,10 +799,11 @@ northd_unixctl_status(struct unixctl_conn *conn, int argc OVS_UNUSED,
 static void
 northd_unixctl_not_compiled(struct unixctl_conn *conn, int argc OVS_UNUSED,
                             const char *argv[] OVS_UNUSED,
-                            void *aux_ OVS_UNUSED)
+                            void *aux_)
 {
+    struct unixctl_aux *aux = aux_;
     struct ds s = DS_EMPTY_INITIALIZER;
-    northd_format_unsupported(&s);
+    northd_format_unsupported(aux->state->northd, &s);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
 }
@@ -820,10 +848,11 @@ northd_unixctl_recompute(struct unixctl_conn *conn, int argc OVS_UNUSED,
 
 static void
 northd_unixctl_stats(struct unixctl_conn *conn, int argc OVS_UNUSED,
-                     const char *argv[] OVS_UNUSED, void *aux_ OVS_UNUSED)
+                     const char *argv[] OVS_UNUSED, void *aux_)
 {
+    struct unixctl_aux *aux = aux_;
     struct ds s = DS_EMPTY_INITIALIZER;
-    northd_format_stats(&s);
+    northd_format_stats(aux->state->northd, &s);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
 }
@@ -832,10 +861,12 @@ northd_unixctl_stats(struct unixctl_conn *conn, int argc OVS_UNUSED,
  * northd_format_engine_stats(). */
 static void
 northd_unixctl_engine_show_stats(struct unixctl_conn *conn, int argc,
-                                 const char *argv[], void *aux OVS_UNUSED)
+                                 const char *argv[], void *aux_)
 {
+    struct unixctl_aux *aux = aux_;
     struct ds s = DS_EMPTY_INITIALIZER;
-    northd_format_engine_stats(&s, argc > 1 ? argv[1] : NULL,
+    northd_format_engine_stats(aux->state->northd, &s,
+                               argc > 1 ? argv[1] : NULL,
                                argc > 2 ? argv[2] : NULL);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
@@ -845,9 +876,10 @@ static void
 northd_unixctl_engine_clear_stats(struct unixctl_conn *conn,
                                   int argc OVS_UNUSED,
                                   const char *argv[] OVS_UNUSED,
-                                  void *aux OVS_UNUSED)
+                                  void *aux_)
 {
-    northd_clear_engine_stats();
+    struct unixctl_aux *aux = aux_;
+    northd_clear_engine_stats(aux->state->northd);
     unixctl_command_reply(conn, NULL);
 }
 
@@ -933,7 +965,42 @@ northd_unixctl_acl_errors(struct unixctl_conn *conn, int argc OVS_UNUSED,
 {
     struct unixctl_aux *aux = aux_;
     struct ds s = DS_EMPTY_INITIALIZER;
-    acl_errors_format(&s, aux->nb);
+    northd_format_acl_errors(aux->state->northd, &s, aux->nb);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);
+}
+
+/* "northd/check-incremental [on|off]": turns the check of incremental
+ * passes on or off (northd.h), and reports what it found. */
+static void
+northd_unixctl_check_incremental(struct unixctl_conn *conn, int argc,
+                                 const char *argv[], void *aux_)
+{
+    struct unixctl_aux *aux = aux_;
+    if (argc > 1) {
+        if (!strcmp(argv[1], "on") || !strcmp(argv[1], "off")) {
+            northd_set_check_incremental(aux->state->northd,
+                                         !strcmp(argv[1], "on"));
+        } else {
+            unixctl_command_reply_error(conn, "expected \"on\" or \"off\"");
+            return;
+        }
+    }
+    struct ds s = DS_EMPTY_INITIALIZER;
+    northd_format_check_incremental(aux->state->northd, &s);
+    unixctl_command_reply(conn, ds_cstr(&s));
+    ds_destroy(&s);
+}
+
+/* "northd/corrupt-flows": for the test of the check above. */
+static void
+northd_unixctl_corrupt_flows(struct unixctl_conn *conn, int argc OVS_UNUSED,
+                             const char *argv[] OVS_UNUSED, void *aux_)
+{
+    struct unixctl_aux *aux = aux_;
+    if (!northd_corrupt_flows(aux->state->northd)) {
+        unixctl_command_reply_error(conn, "nothing compiled yet");
+        return;
+    }
+    unixctl_command_reply(conn, NULL);
 }
