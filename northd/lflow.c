@@ -1508,6 +1508,38 @@ put_lflow_match(struct lflow_side *side, const struct lflow *f,
                              f->match_paren ? 3 : 2, plain);
 }
 
+/* Writes the content columns of 'f''s SB row: the pipeline, table,
+ * priority, match, actions, meter and tags.  'whole': every one, even
+ * empty (rewriting a row someone changed); otherwise only those with a
+ * value (a new row). */
+static void
+put_flow_content(const struct lflow_table *t, const struct lflow *f,
+                 struct rdb_txn *txn, bool whole)
+{
+    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE,
+                       lflow_pipeline_name(ls_stage_pipeline(f->stage)));
+    rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_TABLE_ID,
+                        ls_stage_table(f->stage));
+    rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority);
+    put_lflow_match(t->side, f, txn);
+    rdb_txn_set_string_parts(txn, SB_LOGICAL_FLOW_COL_ACTIONS, &f->actions,
+                             (size_t[]) { strpool_len(f->actions) }, 1,
+                             strpool_is_json_plain(f->actions));
+    if (f->has_meter || whole) {
+        rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
+                           f->has_meter ? lflow_meter(t->side, f) : NULL);
+    }
+    if (f->port_tag) {
+        struct ds name = DS_EMPTY_INITIALIZER;
+        const char *key = LFLOW_TAG_PORT;
+        const char *value = lflow_port_tag(t->side, f, &name);
+        rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_TAGS, &key, &value, 1);
+        ds_destroy(&name);
+    } else if (whole) {
+        rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_TAGS, NULL, NULL, 0);
+    }
+}
+
 /* Inserts the SB row for 'f', with a UUID of our choosing so that later
  * passes can find it without comparing content. */
 static void
@@ -1525,26 +1557,7 @@ insert_sb_flow(const struct lflow_table *t, struct lflow *f,
     }
     lflow_set_row(t->side, f, &uuid, &derived);
     rdb_txn_insert(txn, &sb_table_logical_flow, &uuid);
-    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE,
-                       lflow_pipeline_name(ls_stage_pipeline(f->stage)));
-    rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_TABLE_ID,
-                        ls_stage_table(f->stage));
-    rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority);
-    put_lflow_match(t->side, f, txn);
-    rdb_txn_set_string_parts(txn, SB_LOGICAL_FLOW_COL_ACTIONS, &f->actions,
-                             (size_t[]) { strpool_len(f->actions) }, 1,
-                             strpool_is_json_plain(f->actions));
-    if (f->has_meter) {
-        rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
-                           lflow_meter(t->side, f));
-    }
-    if (f->port_tag) {
-        struct ds name = DS_EMPTY_INITIALIZER;
-        const char *key = LFLOW_TAG_PORT;
-        const char *value = lflow_port_tag(t->side, f, &name);
-        rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_TAGS, &key, &value, 1);
-        ds_destroy(&name);
-    }
+    put_flow_content(t, f, txn, false);
     rdb_txn_set_ref(txn, (target.group
                           ? SB_LOGICAL_FLOW_COL_LOGICAL_DP_GROUP
                           : SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH),
@@ -1566,26 +1579,7 @@ rewrite_sb_flow(const struct lflow_table *t, struct lflow *f,
 {
     struct uuid uuid = lflow_sb_uuid(t, f);
     rdb_txn_update(txn, &sb_table_logical_flow, &uuid);
-    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_PIPELINE,
-                       lflow_pipeline_name(ls_stage_pipeline(f->stage)));
-    rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_TABLE_ID,
-                        ls_stage_table(f->stage));
-    rdb_txn_set_integer(txn, SB_LOGICAL_FLOW_COL_PRIORITY, f->priority);
-    put_lflow_match(t->side, f, txn);
-    rdb_txn_set_string_parts(txn, SB_LOGICAL_FLOW_COL_ACTIONS, &f->actions,
-                             (size_t[]) { strpool_len(f->actions) }, 1,
-                             strpool_is_json_plain(f->actions));
-    rdb_txn_set_string(txn, SB_LOGICAL_FLOW_COL_CONTROLLER_METER,
-                       f->has_meter ? lflow_meter(t->side, f) : NULL);
-    if (f->port_tag) {
-        struct ds name = DS_EMPTY_INITIALIZER;
-        const char *key = LFLOW_TAG_PORT;
-        const char *value = lflow_port_tag(t->side, f, &name);
-        rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_TAGS, &key, &value, 1);
-        ds_destroy(&name);
-    } else {
-        rdb_txn_set_map(txn, SB_LOGICAL_FLOW_COL_TAGS, NULL, NULL, 0);
-    }
+    put_flow_content(t, f, txn, true);
     const struct uuid *target = target_uuid(f);
     rdb_txn_set_ref(txn, SB_LOGICAL_FLOW_COL_LOGICAL_DATAPATH,
                     f->sb_group ? NULL : target);
