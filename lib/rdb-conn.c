@@ -1491,7 +1491,6 @@ since_reply_done(struct rdb *db)
         return;
     }
 
-    db->resumed = m->since_found;
     if (m->since_found) {
         COVERAGE_INC(rdb_resume);
         db->snapshot_wanted = false;
@@ -1504,7 +1503,8 @@ since_reply_done(struct rdb *db)
     if (m->since_found && db->has_local_tables && db->lock_name
         && !db->lock_held_at_close) {
         /* Another northd may have held the lock since this replica last
-         * read the tables whose inserts are not reported. */
+         * read the selective tables: their inserts arrive as bare UUIDs,
+         * without the contents a northd taking over needs. */
         rdb_force_resync(db);
     }
 }

@@ -197,7 +197,6 @@ struct rdb {
                                      * contents await a full copy's end. */
     struct uuid last_txn_id;        /* Of the last change applied in full
                                      * (all zeros: none, a full copy). */
-    bool resumed;                   /* The last monitor reply was a delta. */
     bool lock_held_at_close;        /* The lock was ours when the last
                                      * connection closed. */
     unsigned int monitor_seq;       /* Names our monitors: ["rdb", N]. */
