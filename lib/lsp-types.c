@@ -2,21 +2,17 @@
 #include <config.h>
 #include "lib/lsp-types.h"
 
-#include <string.h>
+#include "lib/nb-rdb.h"
+#include "lib/rdb-map.h"
 #include "util.h"
 
 bool
 lsp_type_is_known(const char *type)
 {
-    /* "" is an ordinary VIF. */
-    static const char *const types[] = {
-        "", "router", "localnet", "localport", "l2gateway", "vtep",
-        "external", "virtual", "remote",
-    };
-    for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
-        if (!strcmp(type, types[i])) {
-            return true;
-        }
-    }
-    return false;
+    /* The NB map lists them (lib/nb.rdb, Logical_Switch_Port "type"). */
+    const struct rdb_map_table *mt
+        = rdb_map_get_table(&nb_rdb_map, &nb_table_logical_switch_port);
+    const struct rdb_map_column *mc = rdb_map_find_column(mt, "type");
+    ovs_assert(mc && mc->values_kind == RDB_MAP_VALUES_LISTED);
+    return rdb_map_value_understood(mc, NULL, type);
 }

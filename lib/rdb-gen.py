@@ -48,13 +48,19 @@ user handles it, and the output adds 'PREFIX_rdb_map' (lib/rdb-map.h):
     table NAME [flags] on=HANDLER|recompute|unsupported=WHY|absent=WHY
         COLUMN [flags] [on=HANDLER|recompute|recompute-if-set|
                         unsupported=WHY|later=WHY|ignored=WHY|absent=WHY]
-        [allkeys]
+        [allkeys] [values=KIND otherwise=WHAT]
             key KEY POLICY [when=V1,V2|unless=V1,V2]
-            value VALUE POLICY
+                           [values=KIND otherwise=WHAT]
+            value VALUE [POLICY]
 
 A key that is reported (unsupported, later) with "when=" is reported
 only for those values, with "unless=" for any other: a value that asks for
 what northd does anyway ("mcast_snoop=false") is not worth a warning.
+"values=" says which values northd understands: bool (true or false, in
+any case), int, uint, V1,V2 (those), or, for a string column, listed (its
+"value" lines, which then need no policy of their own: they are the
+column's); any other is reported as not understood, "otherwise=" saying
+what northd does with it.
 Every table and every column of a table that is compiled must be named.
 A column without a policy has its table's.  A map column with "key" lines
 keeps those keys (less the "ignored" ones) unless it is "allkeys"; one that
@@ -104,6 +110,28 @@ def parse_policy(w, where, allowed):
     return (name, None, None)
 
 
+VALUE_KINDS = ("bool", "int", "uint", "listed")
+
+
+def parse_values(w, x, where):
+    """A "values=KIND" or 'otherwise="WHAT"' word for column or key 'x':
+    True if 'w' is one (and 'x' takes it).  KIND is bool, int, uint,
+    listed (a column's "value" lines) or a comma-separated list."""
+    name, _, arg = w.partition("=")
+    if name == "otherwise":
+        if not arg:
+            die('%s: otherwise="WHAT NORTHD DOES" needs a text' % where)
+        x["otherwise"] = arg
+        return True
+    if name != "values":
+        return False
+    if not arg:
+        die("%s: values= needs %s or a list" % (where,
+                                                 ", ".join(VALUE_KINDS)))
+    x["values"] = arg if arg in VALUE_KINDS else arg.split(",")
+    return True
+
+
 def parse_spec(path):
     """Parses SPEC (see the module's docstring).  Lines are split like a
     shell's (shlex), so that a reason may be quoted."""
@@ -149,7 +177,7 @@ def parse_spec(path):
                     die("%s: '%s NAME POLICY' belongs under a column"
                         % (where, words[0]))
                 item = {"name": words[1], "policy": None, "when": None,
-                        "unless": None}
+                        "unless": None, "values": None, "otherwise": None}
                 for w in words[2:]:
                     pol = parse_policy(w, where, ("on", "recompute",
                                                   "recompute-if-set",
@@ -161,9 +189,12 @@ def parse_spec(path):
                         item["when"] = w[5:].split(",")
                     elif w.startswith("unless=") and words[0] == "key":
                         item["unless"] = w[7:].split(",")
+                    elif parse_values(w, item, where) and words[0] == "key":
+                        pass
                     else:
                         die("%s: unknown %s flag %s" % (where, words[0], w))
-                if not item["policy"]:
+                if not item["policy"] and (words[0] == "key"
+                                           or col["values"] != "listed"):
                     die("%s: %s %s needs a policy" % (where, words[0],
                                                        words[1]))
                 col["keys_map" if words[0] == "key" else "values_map"] \
@@ -175,11 +206,14 @@ def parse_spec(path):
                        "hash": None, "pooled": False, "packed": False,
                        "shared": False, "allkeys": False,
                        "compact": False, "policy": None, "keys_map": [],
-                       "values_map": [], "line": where}
+                       "values_map": [], "values": None,
+                       "otherwise": None, "line": where}
                 for w in words[1:]:
                     pol = parse_policy(w, where, POLICIES)
                     if pol:
                         col["policy"] = pol
+                    elif parse_values(w, col, where):
+                        pass
                     elif w == "quiet":
                         col["quiet"] = True
                     elif w.startswith("keys="):
@@ -348,6 +382,25 @@ class Gen:
                                        "replica's user")
                     else:
                         c["policy"] = t["policy"]
+                for v in c["values_map"]:
+                    if not v["policy"]:
+                        v["policy"] = c["policy"]
+                if c["values"] == "listed" and not c["values_map"]:
+                    die('%s: values=listed needs "value" lines'
+                        % c["line"])
+                if (c["values"] or c["otherwise"]) and not (
+                        c["values"] and c["otherwise"]):
+                    die('%s: values= and otherwise= go together'
+                        % c["line"])
+                for k in c["keys_map"]:
+                    if k["values"] == "listed":
+                        die("%s: key %s: values=listed is for a column's "
+                            "value lines; give the list" % (c["line"],
+                                                           k["name"]))
+                    if (k["values"] or k["otherwise"]) and not (
+                            k["values"] and k["otherwise"]):
+                        die('%s: key %s: values= and otherwise= go '
+                            'together' % (c["line"], k["name"]))
                 if c["keys_map"] and c["keys"]:
                     die("%s: keys= and key lines together" % c["line"])
                 if c["keys_map"] and not c["allkeys"]:
@@ -663,6 +716,27 @@ def c_string(s):
     return "NULL" if s is None else json.dumps(s)
 
 
+VALUE_KIND_ENUMS = {"bool": "RDB_MAP_VALUES_BOOL",
+                    "int": "RDB_MAP_VALUES_INT",
+                    "uint": "RDB_MAP_VALUES_UINT",
+                    "listed": "RDB_MAP_VALUES_LISTED"}
+
+
+def map_values(w, x, indent, member):
+    """The "values=" and "otherwise=" of column or key 'x' ('member' is the
+    struct member for the kind)."""
+    v = x.get("values")
+    if not v:
+        return
+    if isinstance(v, list):
+        w("%s.%s = RDB_MAP_VALUES_LISTED," % (indent, member))
+        w("%s.known = (const char *const[]) { %s, NULL },"
+          % (indent, ", ".join(c_string(k) for k in v)))
+    else:
+        w("%s.%s = %s," % (indent, member, VALUE_KIND_ENUMS[v]))
+    w("%s.otherwise = %s," % (indent, c_string(x["otherwise"])))
+
+
 def map_policy(w, pol, indent):
     kind, handler, reason = pol
     w("%s.policy = %s," % (indent, MAP_POLICIES[kind]))
@@ -694,6 +768,7 @@ def gen_map_source(self, w):
                             w("        .%s = (const char *const[]) { %s, "
                               "NULL }," % (f, ", ".join(c_string(v)
                                                         for v in k[f])))
+                    map_values(w, k, "        ", "values")
                     w("    },")
                 w("};")
         cols = t.get("map_columns", t["columns"])
@@ -708,6 +783,7 @@ def gen_map_source(self, w):
                 map_policy(w, c["policy"], "        ")
                 w("        .change = %s,"
                   % c_string("%s %s" % (t["name"], c["name"])))
+                map_values(w, c, "        ", "values_kind")
                 for kind, n in (("keys_map", "keys"), ("values_map",
                                                        "values")):
                     if c[kind]:

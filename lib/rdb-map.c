@@ -3,8 +3,10 @@
 #include "lib/rdb-map.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "lib/rdb.h"
+#include "openvswitch/dynamic-string.h"
 #include "smap.h"
 #include "util.h"
 
@@ -90,6 +92,74 @@ rdb_map_item_value_reported(const struct rdb_map_item *k, const char *v)
 {
     return ((!k->when || value_in(k->when, v))
             && (!k->unless || !value_in(k->unless, v)));
+}
+
+bool
+rdb_map_value_understood(const struct rdb_map_column *mc,
+                         const struct rdb_map_item *k, const char *v)
+{
+    enum rdb_map_values kind = k ? k->values : mc->values_kind;
+    int i;
+    switch (kind) {
+    case RDB_MAP_VALUES_ANY:
+        return true;
+    case RDB_MAP_VALUES_BOOL:
+        /* As smap_get_bool() reads them. */
+        return !strcasecmp(v, "true") || !strcasecmp(v, "false");
+    case RDB_MAP_VALUES_INT:
+        return str_to_int(v, 10, &i);
+    case RDB_MAP_VALUES_UINT:
+        return str_to_int(v, 10, &i) && i >= 0;
+    case RDB_MAP_VALUES_LISTED:
+        if (k) {
+            return value_in(k->known, v);
+        }
+        for (size_t j = 0; j < mc->n_values; j++) {
+            if (!strcmp(mc->values[j].name, v)) {
+                return true;
+            }
+        }
+        return false;
+    default:
+        OVS_NOT_REACHED();
+    }
+}
+
+void
+rdb_map_format_understood(const struct rdb_map_column *mc,
+                          const struct rdb_map_item *k, struct ds *s)
+{
+    enum rdb_map_values kind = k ? k->values : mc->values_kind;
+    switch (kind) {
+    case RDB_MAP_VALUES_ANY:
+        ds_put_cstr(s, "anything");
+        break;
+    case RDB_MAP_VALUES_BOOL:
+        ds_put_cstr(s, "true or false");
+        break;
+    case RDB_MAP_VALUES_INT:
+        ds_put_cstr(s, "an integer");
+        break;
+    case RDB_MAP_VALUES_UINT:
+        ds_put_cstr(s, "a non-negative integer");
+        break;
+    case RDB_MAP_VALUES_LISTED:
+        ds_put_cstr(s, "one of");
+        if (k) {
+            for (const char *const *p = k->known; *p; p++) {
+                ds_put_format(s, "%s \"%s\"", p == k->known ? "" : ",",
+                              *p);
+            }
+        } else {
+            for (size_t j = 0; j < mc->n_values; j++) {
+                ds_put_format(s, "%s \"%s\"", j ? "," : "",
+                              mc->values[j].name);
+            }
+        }
+        break;
+    default:
+        OVS_NOT_REACHED();
+    }
 }
 
 static bool

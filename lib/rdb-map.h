@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ds;
 struct rdb;
 struct rdb_row;
 struct rdb_table_class;
@@ -36,6 +37,18 @@ enum rdb_map_policy {
     RDB_MAP_ABSENT,             /* Not replicated at all. */
 };
 
+/* Which values of a column or key northd understands ("values=" in the
+ * spec); any other is reported as not understood, with 'otherwise' saying
+ * what northd does with it. */
+enum rdb_map_values {
+    RDB_MAP_VALUES_ANY,         /* Not checked. */
+    RDB_MAP_VALUES_BOOL,        /* "true" or "false", in any case. */
+    RDB_MAP_VALUES_INT,         /* A decimal integer (an int). */
+    RDB_MAP_VALUES_UINT,        /* The same, not negative. */
+    RDB_MAP_VALUES_LISTED,      /* A key's: one of 'known'.  A column's:
+                                 * one of its 'values'. */
+};
+
 /* A key of a string map, or a value of a string column. */
 struct rdb_map_item {
     const char *name;
@@ -46,6 +59,10 @@ struct rdb_map_item {
      * nonnull), or with none of those in 'unless'; NULL-terminated. */
     const char *const *when;
     const char *const *unless;
+    /* A key's values that northd understands. */
+    enum rdb_map_values values;
+    const char *const *known;   /* RDB_MAP_VALUES_LISTED: NULL-terminated. */
+    const char *otherwise;      /* What northd does with another value. */
 };
 
 /* Whether value 'v' of key 'k' is worth reporting. */
@@ -64,8 +81,12 @@ struct rdb_map_column {
     size_t n_keys;
     const struct rdb_map_item *values;  /* Of a string: its known values
                                          * that have a policy of their
-                                         * own. */
+                                         * own (or, with 'values_kind'
+                                         * RDB_MAP_VALUES_LISTED, all
+                                         * it understands). */
     size_t n_values;
+    enum rdb_map_values values_kind;    /* Which values are understood. */
+    const char *otherwise;      /* What northd does with another value. */
 };
 
 struct rdb_map_table {
@@ -111,6 +132,15 @@ const struct smap *rdb_map_column_smap(const struct rdb_row *,
 const char *rdb_map_column_string(const struct rdb_row *,
                                   const struct rdb_map_table *,
                                   const struct rdb_map_column *);
+
+/* Whether northd understands value 'v' of key 'k' of column 'mc' (of
+ * column 'mc' itself if 'k' is NULL). */
+bool rdb_map_value_understood(const struct rdb_map_column *mc,
+                              const struct rdb_map_item *k, const char *v);
+/* Appends to 's' what the values understood are ("true or false", "one of
+ * \"a\", \"b\"", ...). */
+void rdb_map_format_understood(const struct rdb_map_column *mc,
+                               const struct rdb_map_item *k, struct ds *s);
 
 bool rdb_map_changes_need_recompute(const struct rdb *,
                                     const struct rdb_map *,

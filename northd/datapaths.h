@@ -153,9 +153,14 @@ void ls_model_destroy(struct ls_model *);
 
 void ls_model_build(struct ls_model *, struct rdb *nb, struct rdb *sb);
 
-/* Records a problem with an NB row ('msg' names it): logged once, shown
- * by 'status'. */
+/* Records a problem with an NB row ('msg' names it): logged once, listed
+ * by "northd/not-compiled". */
 void ls_model_report_bad_row(struct ls_model *, const char *msg);
+
+/* After ls_model_build() and whatever else reports problems into the
+ * model (the load balancers): leaves them in 'reported' for the next
+ * build. */
+void ls_model_end_reports(struct ls_model *);
 
 struct ls_datapath *ls_model_find_datapath(const struct ls_model *,
                                            const struct uuid *nb_uuid);

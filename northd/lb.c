@@ -180,7 +180,7 @@ lb_model_destroy(struct lb_model *lm)
 }
 
 static struct lb *
-lb_model_get(struct lb_model *lm, struct shash *by_uuid,
+lb_model_get(struct lb_model *lm, struct ls_model *m, struct shash *by_uuid,
              const struct nb_load_balancer *nb)
 {
     char key[UUID_LEN + 1];
@@ -201,9 +201,12 @@ lb_model_get(struct lb_model *lm, struct shash *by_uuid,
         char *error = parse_vip(node->key, node->value, &vip);
         if (error) {
             COVERAGE_INC(lb_bad_vip);
-            VLOG_WARN_RL(&rl, "Load_Balancer %s ("UUID_FMT"): ignoring VIP "
-                         "\"%s\": %s", nb->name, UUID_ARGS(&nb->header_.uuid),
-                         node->key, error);
+            char *msg = xasprintf("Load_Balancer %s ("UUID_FMT"): ignoring "
+                                  "VIP \"%s\": %s", nb->name,
+                                  UUID_ARGS(&nb->header_.uuid), node->key,
+                                  error);
+            ls_model_report_bad_row(m, msg);
+            free(msg);
             free(error);
             continue;
         }
@@ -227,8 +230,7 @@ lb_attach(struct lb_model *lm, struct lb *lb, size_t dp_index)
 }
 
 void
-lb_model_build(struct lb_model *lm, const struct ls_model *m,
-               struct rdb *nb_db)
+lb_model_build(struct lb_model *lm, struct ls_model *m, struct rdb *nb_db)
 {
     size_t n = 0;
     const struct nb_load_balancer *nb_lb;
@@ -245,14 +247,14 @@ lb_model_build(struct lb_model *lm, const struct ls_model *m,
     for (size_t i = 0; i < m->n_datapaths; i++) {
         const struct nb_logical_switch *ls = m->dp_array[i]->nb;
         for (size_t j = 0; j < ls->n_load_balancer; j++) {
-            lb_attach(lm, lb_model_get(lm, &by_uuid, ls->load_balancer[j]),
+            lb_attach(lm, lb_model_get(lm, m, &by_uuid, ls->load_balancer[j]),
                       i);
         }
         for (size_t j = 0; j < ls->n_load_balancer_group; j++) {
             const struct nb_load_balancer_group *g
                 = ls->load_balancer_group[j];
             for (size_t k = 0; k < g->n_load_balancer; k++) {
-                lb_attach(lm, lb_model_get(lm, &by_uuid,
+                lb_attach(lm, lb_model_get(lm, m, &by_uuid,
                                            g->load_balancer[k]), i);
             }
         }

@@ -54,7 +54,7 @@ struct lb_model {
 
 void lb_model_init(struct lb_model *);
 void lb_model_destroy(struct lb_model *);
-void lb_model_build(struct lb_model *, const struct ls_model *,
+void lb_model_build(struct lb_model *, struct ls_model *,
                     struct rdb *nb_db);
 bool lb_model_dp_has_vips(const struct lb_model *, size_t dp_index);
 

@@ -27,6 +27,8 @@ enum entry_kind {
                                  * compiled. */
     ENTRY_VALUE,                /* A row whose string column has a value
                                  * not compiled. */
+    ENTRY_BAD_VALUE,            /* A row whose column (or map key) has a
+                                 * value northd does not understand. */
 };
 
 /* A row that uses an entry's thing. */
@@ -34,6 +36,7 @@ struct entry_row {
     struct hmap_node node;      /* In 'rows', by UUID. */
     struct uuid uuid;
     char *name;                 /* Its name, or NULL if it has none. */
+    char *value;                /* ENTRY_BAD_VALUE: the value, else NULL. */
 };
 
 /* One thing not compiled, and the rows that use it. */
@@ -41,9 +44,11 @@ struct entry {
     enum entry_kind kind;
     const struct rdb_map_table *mt;
     const struct rdb_map_column *mc;    /* Not for ENTRY_TABLE. */
-    const struct rdb_map_item *item;    /* ENTRY_KEY, ENTRY_VALUE. */
+    const struct rdb_map_item *item;    /* ENTRY_KEY, ENTRY_VALUE, and
+                                         * ENTRY_BAD_VALUE of a key. */
     enum rdb_map_policy policy;
-    const char *reason;
+    const char *reason;         /* ENTRY_BAD_VALUE: what northd does with
+                                 * the value instead. */
     struct hmap rows;
 };
 
@@ -61,8 +66,13 @@ entry_init(struct entry *e, enum entry_kind kind,
     e->mt = mt;
     e->mc = mc;
     e->item = item;
-    e->policy = item ? item->policy : mc ? mc->policy : mt->policy;
-    e->reason = item ? item->reason : mc ? mc->reason : mt->reason;
+    if (kind == ENTRY_BAD_VALUE) {
+        e->policy = RDB_MAP_NONE;
+        e->reason = item ? item->otherwise : mc->otherwise;
+    } else {
+        e->policy = item ? item->policy : mc ? mc->policy : mt->policy;
+        e->reason = item ? item->reason : mc ? mc->reason : mt->reason;
+    }
     hmap_init(&e->rows);
 }
 
@@ -97,9 +107,15 @@ nb_report_create(const struct rdb_map *map)
                 if (rdb_map_policy_reported(mc->policy)) {
                     ADD(ENTRY_COLUMN, mt, mc, NULL);
                 }
+                if (mc->values_kind != RDB_MAP_VALUES_ANY) {
+                    ADD(ENTRY_BAD_VALUE, mt, mc, NULL);
+                }
                 for (size_t k = 0; k < mc->n_keys; k++) {
                     if (rdb_map_policy_reported(mc->keys[k].policy)) {
                         ADD(ENTRY_KEY, mt, mc, &mc->keys[k]);
+                    }
+                    if (mc->keys[k].values != RDB_MAP_VALUES_ANY) {
+                        ADD(ENTRY_BAD_VALUE, mt, mc, &mc->keys[k]);
                     }
                 }
                 for (size_t k = 0; k < mc->n_values; k++) {
@@ -125,6 +141,7 @@ static void
 entry_row_free(struct entry_row *er)
 {
     free(er->name);
+    free(er->value);
     free(er);
 }
 
@@ -167,6 +184,16 @@ row_name(const struct rdb_row *row, const struct rdb_map_table *mt)
     return s[0] ? s : NULL;
 }
 
+/* The value of ENTRY_BAD_VALUE 'e''s column or key in 'row', or NULL if
+ * the key is not set. */
+static const char *
+entry_value(const struct entry *e, const struct rdb_row *row)
+{
+    return (e->item
+            ? smap_get(rdb_map_column_smap(row, e->mt, e->mc), e->item->name)
+            : rdb_map_column_string(row, e->mt, e->mc));
+}
+
 /* Whether 'row' uses the thing of entry 'e'. */
 static bool
 entry_matches(const struct entry *e, const struct rdb_row *row)
@@ -184,6 +211,10 @@ entry_matches(const struct entry *e, const struct rdb_row *row)
     case ENTRY_VALUE:
         return !strcmp(rdb_map_column_string(row, e->mt, e->mc),
                        e->item->name);
+    case ENTRY_BAD_VALUE: {
+        const char *v = entry_value(e, row);
+        return v && !rdb_map_value_understood(e->mc, e->item, v);
+    }
     default:
         OVS_NOT_REACHED();
     }
@@ -214,6 +245,12 @@ format_thing(const struct entry *e, struct ds *s)
     case ENTRY_KEY:
         ds_put_format(s, "%s:%s", e->mc->name, e->item->name);
         break;
+    case ENTRY_BAD_VALUE:
+        ds_put_cstr(s, e->mc->name);
+        if (e->item) {
+            ds_put_format(s, ":%s", e->item->name);
+        }
+        break;
     case ENTRY_VALUE:
         ds_put_format(s, "%s=%s", e->mc->name, e->item->name);
         break;
@@ -241,6 +278,13 @@ log_row(const struct entry *e, const struct entry_row *er)
     }
     if (e->kind == ENTRY_TABLE) {
         ds_put_format(&s, ": table not compiled: %s", e->reason);
+    } else if (e->kind == ENTRY_BAD_VALUE) {
+        ds_put_cstr(&s, ": ");
+        format_thing(e, &s);
+        ds_put_format(&s, "=\"%s\" is not understood (expected ",
+                      er->value);
+        rdb_map_format_understood(e->mc, e->item, &s);
+        ds_put_format(&s, "): %s", e->reason);
     } else {
         ds_put_cstr(&s, ": ");
         format_thing(e, &s);
@@ -264,7 +308,15 @@ entry_update(struct entry *e, const struct rdb_row *row)
         er->uuid = row->uuid;
         const char *name = row_name(row, e->mt);
         er->name = name ? xstrdup(name) : NULL;
+        er->value = (e->kind == ENTRY_BAD_VALUE
+                     ? xstrdup(entry_value(e, row)) : NULL);
         hmap_insert(&e->rows, &er->node, uuid_hash(&er->uuid));
+        log_row(e, er);
+    } else if (uses && er->value && strcmp(er->value,
+                                           entry_value(e, row))) {
+        /* Another value northd does not understand. */
+        free(er->value);
+        er->value = xstrdup(entry_value(e, row));
         log_row(e, er);
     } else if (!uses && er) {
         hmap_remove(&e->rows, &er->node);
@@ -295,7 +347,17 @@ shared_map_uses(const struct smap *m, const void *e_)
 {
     const struct entry *e = e_;
     const char *v = smap_get(m, e->item->name);
-    return v && rdb_map_item_value_reported(e->item, v);
+    return v && (e->kind == ENTRY_BAD_VALUE
+                 ? !rdb_map_value_understood(e->mc, e->item, v)
+                 : rdb_map_item_value_reported(e->item, v));
+}
+
+/* Whether 'e' is about a key of a map: then rows that share one map (ACL
+ * options) use it alike. */
+static bool
+entry_is_key(const struct entry *e)
+{
+    return e->kind == ENTRY_KEY || (e->kind == ENTRY_BAD_VALUE && e->item);
 }
 
 /* False if no row can use 'e''s key: it is a key of a shared map column
@@ -303,7 +365,7 @@ shared_map_uses(const struct smap *m, const void *e_)
 static bool
 entry_may_match(const struct entry *e)
 {
-    return (e->kind != ENTRY_KEY
+    return (!entry_is_key(e)
             || e->mt->tc->columns[e->mc->col].storage != RDB_S_SHARED_MAP
             || rdb_shared_maps_any(shared_map_uses, e));
 }
@@ -335,7 +397,7 @@ nb_report_scan(struct nb_report *r, const struct rdb *nb)
                                           : NULL);
              row; row = rdb_next(row)) {
             bool uses;
-            if (e->kind == ENTRY_KEY) {
+            if (entry_is_key(e)) {
                 const struct smap *m = rdb_map_column_smap(row, e->mt,
                                                            e->mc);
                 if (m != last_map) {
@@ -346,7 +408,8 @@ nb_report_scan(struct nb_report *r, const struct rdb *nb)
             } else {
                 uses = entry_matches(e, row);
             }
-            if (uses && !entry_find(e, &row->uuid)) {
+            if (uses && (e->kind == ENTRY_BAD_VALUE
+                         || !entry_find(e, &row->uuid))) {
                 entry_update(e, row);
             }
         }
@@ -389,8 +452,16 @@ format_examples(const struct entry *e, struct ds *out)
     size_t i = 0;
     const struct entry_row *er;
     HMAP_FOR_EACH (er, node, &e->rows) {
-        names[i++] = (er->name ? xstrdup(er->name)
-                      : xasprintf(UUID_FMT, UUID_ARGS(&er->uuid)));
+        struct ds name = DS_EMPTY_INITIALIZER;
+        if (er->name) {
+            ds_put_cstr(&name, er->name);
+        } else {
+            ds_put_format(&name, UUID_FMT, UUID_ARGS(&er->uuid));
+        }
+        if (er->value) {
+            ds_put_format(&name, " (\"%s\")", er->value);
+        }
+        names[i++] = ds_steal_cstr(&name);
     }
     qsort(names, n, sizeof *names, compare_strings);
     ds_put_cstr(out, ", e.g. ");
@@ -418,6 +489,16 @@ nb_report_format(const struct nb_report *r, struct ds *out)
         if (e->kind == ENTRY_TABLE) {
             ds_put_format(out, "Not compiled: %"PRIuSIZE" row(s) in NB "
                           "table %s", n, e->mt->name);
+        } else if (e->kind == ENTRY_BAD_VALUE) {
+            ds_put_format(out, "Not understood: %"PRIuSIZE" row(s) of NB "
+                          "table %s with ", n, e->mt->name);
+            format_thing(e, out);
+            ds_put_cstr(out, " not ");
+            rdb_map_format_understood(e->mc, e->item, out);
+            ds_put_format(out, " (%s)", e->reason);
+            format_examples(e, out);
+            ds_put_char(out, '\n');
+            continue;
         } else {
             ds_put_format(out, "Not compiled: %"PRIuSIZE" row(s) of NB "
                           "table %s with ", n, e->mt->name);

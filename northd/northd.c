@@ -220,6 +220,21 @@ void
 northd_format_unsupported(const struct northd *n, struct ds *out)
 {
     nb_report_format(n->nb_report, out);
+
+    /* What the compilers could not make sense of, as the last full pass
+     * found it (an incremental pass that meets a problem leaves it to a
+     * full one). */
+    enum { MAX_BAD_ROWS = 100 };
+    const char **problems = sset_sort(&n->reported_problems);
+    size_t n_problems = sset_count(&n->reported_problems);
+    for (size_t i = 0; i < n_problems && i < MAX_BAD_ROWS; i++) {
+        ds_put_format(out, "Not understood: %s\n", problems[i]);
+    }
+    if (n_problems > MAX_BAD_ROWS) {
+        ds_put_format(out, "Not understood: %"PRIuSIZE" more (see the "
+                      "log)\n", n_problems - MAX_BAD_ROWS);
+    }
+    free(problems);
 }
 
 void
@@ -465,6 +480,7 @@ build_inputs(struct northd_data *d, struct rdb *nb_db)
 {
     lb_model_init(&d->lbs);
     lb_model_build(&d->lbs, &d->model, nb_db);
+    ls_model_end_reports(&d->model);
     groups_init(&d->groups, &d->model, d->model.dp_cap, nb_db);
 }
 
