@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/dhcp-opts.h"
 #include "lib/lex.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/util.h"
@@ -156,6 +157,12 @@ action_destroy(struct action *a)
     case ACTION_OUTPUT:
     case ACTION_EXCHANGE:
     case ACTION_DECREMENT:
+    case ACTION_PUT_OPTS:
+        for (size_t i = 0; i < a->put_opts.n_opts; i++) {
+            free(a->put_opts.opts[i].value);
+        }
+        free(a->put_opts.opts);
+        break;
     case ACTION_SIMPLE:
     case ACTION_CALL:
         break;
@@ -325,6 +332,9 @@ const_width(const struct expr_const *c)
 static void format_field(const struct action_field *, struct ds *);
 static struct action *parse_call(struct parse_ctx *, const struct call_def *,
                                  const struct action_field *dst, size_t pos);
+static struct action *parse_put_opts(struct parse_ctx *,
+                                     const struct action_field *dst,
+                                     size_t pos);
 
 /* "dst = src", "dst <-> src", "ip.ttl--", "dst = function(...)". */
 static struct action *
@@ -383,6 +393,10 @@ parse_assignment(struct parse_ctx *ctx, enum context where)
     const struct call_def *def;
     if (t->type == LEX_T_ID && (def = find_call(t->s))) {
         return parse_call(ctx, def, &dst, pos);
+    }
+    if (t->type == LEX_T_ID && (!strcmp(t->s, "put_dhcp_opts")
+                                || !strcmp(t->s, "put_dhcpv6_opts"))) {
+        return parse_put_opts(ctx, &dst, pos);
     }
 
     struct action *a = action_create(ACTION_ASSIGN, "=", pos);
@@ -853,6 +867,77 @@ error:
     return NULL;
 }
 
+/* "put_dhcp_opts(NAME = VALUE, ...)" or "put_dhcpv6_opts(...)", the
+ * current token being the keyword, whose 1-bit result goes to 'dst'. */
+static struct action *
+parse_put_opts(struct parse_ctx *ctx, const struct action_field *dst,
+               size_t pos)
+{
+    struct lexer *lexer = ctx->lexer;
+    bool v6 = !strcmp(lexer->token.s, "put_dhcpv6_opts");
+    static const struct call_def v4_def = { "put_dhcp_opts", RESULT_BIT, 0,
+                                            { ARG_PORT } };
+    static const struct call_def v6_def = { "put_dhcpv6_opts", RESULT_BIT,
+                                            0, { ARG_PORT } };
+    const struct call_def *def = v6 ? &v6_def : &v4_def;
+    if (!check_call_result(ctx, def, dst, pos)) {
+        return NULL;
+    }
+    lex_next(lexer);
+    if (!lex_accept(lexer, LEX_T_LPAREN)) {
+        syntax_error(ctx, "`('");
+        return NULL;
+    }
+
+    struct action *a = action_create(ACTION_PUT_OPTS, def->name, pos);
+    a->put_opts.dst = *dst;
+    size_t allocated = 0;
+    struct ds value = DS_EMPTY_INITIALIZER;
+    while (!lex_accept(lexer, LEX_T_RPAREN)) {
+        if (a->put_opts.n_opts && !lex_accept(lexer, LEX_T_COMMA)) {
+            syntax_error(ctx, "`,' or `)'");
+            goto error;
+        }
+        const struct dhcp_opt *opt = NULL;
+        if (lexer->token.type != LEX_T_ID
+            || !(opt = dhcp_opt_find(v6, lexer->token.s))) {
+            syntax_error(ctx, v6 ? "DHCPv6 option name"
+                                 : "DHCPv4 option name");
+            goto error;
+        }
+        lex_next(lexer);
+        if (!lex_accept(lexer, LEX_T_ASSIGN)) {
+            syntax_error(ctx, "`='");
+            goto error;
+        }
+        ds_clear(&value);
+        char *error = dhcp_opt_parse_value(lexer, opt, &value);
+        if (error) {
+            set_error(ctx, error);
+            goto error;
+        }
+        if (a->put_opts.n_opts >= allocated) {
+            a->put_opts.opts = x2nrealloc(a->put_opts.opts, &allocated,
+                                          sizeof *a->put_opts.opts);
+        }
+        a->put_opts.opts[a->put_opts.n_opts++] = (struct action_dhcp_opt) {
+            opt->name, ds_steal_cstr(&value) };
+    }
+    if (!v6 && (!a->put_opts.n_opts
+                || strcmp(a->put_opts.opts[0].name, "offerip"))) {
+        set_error(ctx, lex_error_at(lexer, pos, "put_dhcp_opts() needs "
+                                    "offerip as its first option"));
+        goto error;
+    }
+    ds_destroy(&value);
+    return a;
+
+error:
+    ds_destroy(&value);
+    action_destroy(a);
+    return NULL;
+}
+
 /* "keyword { actions }" for ct_commit and the nested actions. */
 static struct action *
 parse_nested(struct parse_ctx *ctx, enum action_type type,
@@ -1153,6 +1238,16 @@ format_action(const struct action *a, struct ds *s)
                 ds_put_cstr(s, ", ");
             }
             format_field(&a->call.args[i], s);
+        }
+        ds_put_char(s, ')');
+        break;
+    case ACTION_PUT_OPTS:
+        format_field(&a->put_opts.dst, s);
+        ds_put_format(s, " = %s(", a->keyword);
+        for (size_t i = 0; i < a->put_opts.n_opts; i++) {
+            ds_put_format(s, "%s%s = %s", i ? ", " : "",
+                          a->put_opts.opts[i].name,
+                          a->put_opts.opts[i].value);
         }
         ds_put_char(s, ')');
         break;

@@ -29,11 +29,16 @@
  *   BIT = chk_lb_hairpin();          BIT = chk_lb_hairpin_reply();
  *   BIT = lookup_fdb(PORT, MAC);     put_fdb(PORT, MAC);
  *   DST = get_fdb(MAC);              handle_svc_check(PORT);
+ *   BIT = put_dhcp_opts(offerip = IP, NAME = VALUE, ...);
+ *   BIT = put_dhcpv6_opts(NAME = VALUE, ...);
  *
  * where BIT is a writable 1-bit field or subfield (e.g. reg0[15]), PORT a
  * string field (inport, outport), MAC a 48-bit field or subfield (eth.src,
  * xreg0[0..47]) and DST a writable string field or 32-bit field (outport,
- * reg1).  Arguments are fields, never constants.
+ * reg1).  Arguments are fields, never constants, but for the DHCP
+ * options, whose names and values ovn-controller 23.03 knows from the SB
+ * DHCP_Options and DHCPv6_Options tables (lib/dhcp-opts.h): each VALUE is
+ * a constant or a set of them in braces, of the kind the option takes.
  *
  * Inside ct_commit { }, only ct_mark and ct_label (and their subfields)
  * may be assigned, and they may be assigned nowhere else. */
@@ -63,6 +68,14 @@ enum action_type {
     ACTION_LOG,
     ACTION_CALL,                /* [dst =] keyword(args): check_in_port_sec,
                                  * lookup_fdb, put_fdb, get_fdb, ... */
+    ACTION_PUT_OPTS,            /* dst = put_dhcp_opts(...) or
+                                 * put_dhcpv6_opts(...): in 'keyword'. */
+};
+
+/* One option of put_dhcp_opts() or put_dhcpv6_opts(). */
+struct action_dhcp_opt {
+    const char *name;           /* Static: lib/dhcp-opts.h. */
+    char *value;                /* Owned: its canonical text. */
 };
 
 /* A field or bit range of one, as written. */
@@ -114,6 +127,11 @@ struct action {
             enum action_log_verdict verdict;
             char *meter;        /* Owned, may be NULL. */
         } log;
+        struct {
+            struct action_field dst;
+            struct action_dhcp_opt *opts;       /* Owned. */
+            size_t n_opts;
+        } put_opts;
         struct {
             bool has_dst;       /* False for put_fdb(). */
             struct action_field dst;

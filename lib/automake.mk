@@ -6,6 +6,8 @@ lib_libovnls_a_SOURCES = \
 	lib/counting-sort.c \
 	lib/counting-sort.h \
 	lib/decimal.h \
+	lib/dhcp-opts.c \
+	lib/dhcp-opts.h \
 	lib/expr.c \
 	lib/expr.h \
 	lib/index-chain.h \

@@ -25,6 +25,7 @@
 #include "northd/acls.h"
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
+#include "northd/dhcp.h"
 #include "northd/fdb.h"
 #include "northd/features.h"
 #include "northd/global-opts.h"
@@ -95,6 +96,9 @@ struct northd_data {
     struct ls_features features;    /* What the flows were compiled for. */
     struct smap nb_options;         /* NB_Global options the last full
                                      * pass compiled with. */
+    struct uuidset dhcp_bad;        /* DHCP_Options rows and ports whose
+                                     * DHCP problems the last full pass
+                                     * reported (northd/dhcp.h). */
 };
 
 /* Results of the in-process check of incremental passes. */
@@ -185,6 +189,7 @@ northd_data_destroy(struct northd_data *d)
     ls_model_destroy(&d->model);
     uuidset_destroy(&d->own_pb_deletes);
     uuidset_destroy(&d->own_lb_inserts);
+    uuidset_destroy(&d->dhcp_bad);
     smap_destroy(&d->nb_options);
     d->valid = false;
     d->synced = false;
@@ -424,6 +429,7 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
     l2_build_dp_lflows(&d->lflows, dp);
     lb_build_dp_lflows(&d->lflows, dp, &d->features);
     acls_build_dp_lflows(d->acls, &d->lflows, dp);
+    dhcp_build_dp_lflows(&d->lflows, dp, acls_dp_is_stateful(d->acls, dp));
     lflow_table_set_owner(&d->lflows, NULL);
 }
 
@@ -433,6 +439,7 @@ build_port_lflows(struct northd_data *d, struct ls_port *p)
     lflow_owner_clear(&d->lflows, &p->owner);
     lflow_table_set_owner(&d->lflows, &p->owner);
     l2_build_port_lflows(&d->lflows, p, d->model.check_lsp_up);
+    dhcp_build_port_lflows(&d->lflows, p);
     lflow_table_set_owner(&d->lflows, NULL);
 }
 
@@ -462,6 +469,7 @@ build_model(struct northd_data *d, struct rdb *nb_db, struct rdb *sb_db,
     d->valid = true;
     uuidset_init(&d->own_pb_deletes);
     uuidset_init(&d->own_lb_inserts);
+    uuidset_init(&d->dhcp_bad);
     if (nb) {
         smap_clone(&d->nb_options, &nb->options);
     } else {
@@ -480,6 +488,7 @@ build_inputs(struct northd_data *d, struct rdb *nb_db)
 {
     lb_model_init(&d->lbs);
     lb_model_build(&d->lbs, &d->model, nb_db);
+    dhcp_check_model(&d->model, &d->dhcp_bad);
     ls_model_end_reports(&d->model);
     groups_init(&d->groups, &d->model, d->model.dp_cap, nb_db);
 }
@@ -604,6 +613,7 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
     groups_sync_sb(&d->groups, groups_existing, ctx->sb_txn);
     groups_sb_rows_destroy(groups_existing);
     meters_sync_sb(ctx->nb, ctx->sb, ctx->sb_txn);
+    dhcp_sync_sb(ctx->sb, ctx->sb_txn);
     nb_report_scan(n->nb_report, ctx->nb);
 }
 
@@ -888,6 +898,38 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
     return true;
 }
 
+/* DHCP_Options rows: a changed row rebuilds the ports that use it (new
+ * rows are used through a port's change, deleted ones are unset in the
+ * ports that used them).  Then, for every port rebuilt, a DHCP problem to
+ * report, or one reported before, is left to a full pass. */
+static bool
+inc_dhcp_options(struct northd_data *d, struct rdb *nb_db,
+                 struct inc_changes *c, const char **reason)
+{
+    const struct nb_dhcp_options *row;
+    NB_DHCP_OPTIONS_FOR_EACH_TRACKED (row, nb_db) {
+        if (nb_dhcp_options_is_new(row) || nb_dhcp_options_is_deleted(row)) {
+            continue;
+        }
+        struct ls_port *p;
+        HMAP_FOR_EACH (p, name_node, &d->model.ports) {
+            if (p->nb->dhcpv4_options == row
+                || p->nb->dhcpv6_options == row) {
+                hmapx_add(&c->ports, p);
+                hmapx_add(&c->dps, p->dp);
+            }
+        }
+    }
+    struct hmapx_node *node;
+    HMAPX_FOR_EACH (node, &c->ports) {
+        if (dhcp_port_needs_report(node->data, &d->dhcp_bad)) {
+            *reason = "DHCP options with a problem to report";
+            return false;
+        }
+    }
+    return true;
+}
+
 /* True if a row of 'tc', an SB table northd owns (lib/sb.rdb), was
  * inserted or deleted by someone else since the last pass, or had a
  * column northd writes (a quiet one) changed by someone else. */
@@ -1091,6 +1133,9 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     if (!inc_switches(d, nb_db, &c, reason)) {
         goto fail;
     }
+    if (!inc_dhcp_options(d, nb_db, &c, reason)) {
+        goto fail;
+    }
     const struct nb_port_group *nb_pg;
     NB_PORT_GROUP_FOR_EACH_TRACKED (nb_pg, nb_db) {
         struct pg_state *pg = groups_find_pg(&d->groups,
@@ -1195,6 +1240,9 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
                 !uuidset_is_empty(&c.dead_pbs));
     if (meters_changed) {
         meters_sync_sb(nb_db, sb_db, ctx->sb_txn);
+    }
+    if (dhcp_sb_changed(sb_db)) {
+        dhcp_sync_sb(sb_db, ctx->sb_txn);
     }
     if (!n_written) {
         n->stats.n_noop++;
