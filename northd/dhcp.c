@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "coverage.h"
+#include "hash.h"
 #include "lib/dhcp-opts.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
@@ -290,46 +291,47 @@ port_has_dhcp(const struct ls_port *p)
             && strcmp(p->nb->type, "external"));
 }
 
+/* A DHCP_Options row as the ports of the model use it. */
+struct row_use {
+    struct hmap_node node;      /* By row UUID and 'v6'. */
+    const struct nb_dhcp_options *row;
+    bool v6;
+    size_t n_ports;
+    const char *first;          /* The lowest name among the ports. */
+};
+
+static void
+add_row_use(struct hmap *uses, const struct nb_dhcp_options *row, bool v6,
+            const char *port)
+{
+    uint32_t hash = hash_int(v6, uuid_hash(&row->header_.uuid));
+    struct row_use *u;
+    HMAP_FOR_EACH_WITH_HASH (u, node, hash, uses) {
+        if (u->row == row && u->v6 == v6) {
+            u->n_ports++;
+            if (strcmp(port, u->first) < 0) {
+                u->first = port;
+            }
+            return;
+        }
+    }
+    u = xmalloc(sizeof *u);
+    *u = (struct row_use) { .row = row, .v6 = v6, .n_ports = 1,
+                            .first = port };
+    hmap_insert(uses, &u->node, hash);
+}
+
 void
 dhcp_check_model(struct ls_model *m, struct uuidset *bad)
 {
-    struct uuidset seen4 = UUIDSET_INITIALIZER(&seen4);
-    struct uuidset seen6 = UUIDSET_INITIALIZER(&seen6);
+    struct hmap uses = HMAP_INITIALIZER(&uses);
     const struct ls_port *p;
     HMAP_FOR_EACH (p, name_node, &m->ports) {
-        const struct nb_dhcp_options *r4 = p->nb->dhcpv4_options;
-        const struct nb_dhcp_options *r6 = p->nb->dhcpv6_options;
-        if (r4 && !uuidset_contains(&seen4, &r4->header_.uuid)) {
-            uuidset_insert(&seen4, &r4->header_.uuid);
-            struct dhcp4_row d;
-            char *e = dhcp4_row_problem(r4, &d);
-            if (e) {
-                char *msg = xasprintf("DHCP_Options "UUID_FMT" (cidr \"%s\", "
-                                      "used by port %s and maybe others "
-                                      "as DHCPv4 options): %s: no DHCPv4 "
-                                      "replies", UUID_ARGS(&r4->header_.uuid),
-                                      r4->cidr, p->nb->name, e);
-                ls_model_report_bad_row(m, msg);
-                uuidset_insert(bad, &r4->header_.uuid);
-                free(msg);
-                free(e);
-            }
+        if (p->nb->dhcpv4_options) {
+            add_row_use(&uses, p->nb->dhcpv4_options, false, p->nb->name);
         }
-        if (r6 && !uuidset_contains(&seen6, &r6->header_.uuid)) {
-            uuidset_insert(&seen6, &r6->header_.uuid);
-            struct dhcp6_row d;
-            char *e = dhcp6_row_problem(r6, &d);
-            if (e) {
-                char *msg = xasprintf("DHCP_Options "UUID_FMT" (cidr \"%s\", "
-                                      "used by port %s and maybe others "
-                                      "as DHCPv6 options): %s: no DHCPv6 "
-                                      "replies", UUID_ARGS(&r6->header_.uuid),
-                                      r6->cidr, p->nb->name, e);
-                ls_model_report_bad_row(m, msg);
-                uuidset_insert(bad, &r6->header_.uuid);
-                free(msg);
-                free(e);
-            }
+        if (p->nb->dhcpv6_options) {
+            add_row_use(&uses, p->nb->dhcpv6_options, true, p->nb->name);
         }
         char *e = hostname_problem(p);
         if (e) {
@@ -341,8 +343,33 @@ dhcp_check_model(struct ls_model *m, struct uuidset *bad)
             free(e);
         }
     }
-    uuidset_destroy(&seen4);
-    uuidset_destroy(&seen6);
+
+    struct row_use *u;
+    HMAP_FOR_EACH_POP (u, node, &uses) {
+        char *e;
+        if (u->v6) {
+            struct dhcp6_row d;
+            e = dhcp6_row_problem(u->row, &d);
+        } else {
+            struct dhcp4_row d;
+            e = dhcp4_row_problem(u->row, &d);
+        }
+        if (e) {
+            char *msg = xasprintf("DHCP_Options "UUID_FMT" (cidr \"%s\"), "
+                                  "the DHCPv%d options of %"PRIuSIZE
+                                  " port(s) (%s%s): %s: no DHCPv%d replies",
+                                  UUID_ARGS(&u->row->header_.uuid),
+                                  u->row->cidr, u->v6 ? 6 : 4, u->n_ports,
+                                  u->first, u->n_ports > 1 ? ", ..." : "",
+                                  e, u->v6 ? 6 : 4);
+            ls_model_report_bad_row(m, msg);
+            uuidset_insert(bad, &u->row->header_.uuid);
+            free(msg);
+            free(e);
+        }
+        free(u);
+    }
+    hmap_destroy(&uses);
 }
 
 bool
