@@ -152,17 +152,17 @@ action_destroy(struct action *a)
         free(a->log.name);
         free(a->log.meter);
         break;
-    case ACTION_DROP:
-    case ACTION_NEXT:
-    case ACTION_OUTPUT:
-    case ACTION_EXCHANGE:
-    case ACTION_DECREMENT:
     case ACTION_PUT_OPTS:
         for (size_t i = 0; i < a->put_opts.n_opts; i++) {
             free(a->put_opts.opts[i].value);
         }
         free(a->put_opts.opts);
         break;
+    case ACTION_DROP:
+    case ACTION_NEXT:
+    case ACTION_OUTPUT:
+    case ACTION_EXCHANGE:
+    case ACTION_DECREMENT:
     case ACTION_SIMPLE:
     case ACTION_CALL:
         break;
@@ -893,11 +893,10 @@ parse_put_opts(struct parse_ctx *ctx, const struct action_field *dst,
     a->put_opts.dst = *dst;
     size_t allocated = 0;
     struct ds value = DS_EMPTY_INITIALIZER;
+    bool has_offerip = false;
+    /* Options are separated by commas, or not, as ovn-controller 23.03
+     * reads them, and the last may have one. */
     while (!lex_accept(lexer, LEX_T_RPAREN)) {
-        if (a->put_opts.n_opts && !lex_accept(lexer, LEX_T_COMMA)) {
-            syntax_error(ctx, "`,' or `)'");
-            goto error;
-        }
         const struct dhcp_opt *opt = NULL;
         if (lexer->token.type != LEX_T_ID
             || !(opt = dhcp_opt_find(v6, lexer->token.s))) {
@@ -922,11 +921,12 @@ parse_put_opts(struct parse_ctx *ctx, const struct action_field *dst,
         }
         a->put_opts.opts[a->put_opts.n_opts++] = (struct action_dhcp_opt) {
             opt->name, ds_steal_cstr(&value) };
+        has_offerip |= !strcmp(opt->name, "offerip");
+        lex_accept(lexer, LEX_T_COMMA);
     }
-    if (!v6 && (!a->put_opts.n_opts
-                || strcmp(a->put_opts.opts[0].name, "offerip"))) {
-        set_error(ctx, lex_error_at(lexer, pos, "put_dhcp_opts() needs "
-                                    "offerip as its first option"));
+    if (!v6 && !has_offerip) {
+        set_error(ctx, lex_error_at(lexer, pos, "put_dhcp_opts() needs an "
+                                    "offerip option"));
         goto error;
     }
     ds_destroy(&value);

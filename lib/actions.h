@@ -29,7 +29,7 @@
  *   BIT = chk_lb_hairpin();          BIT = chk_lb_hairpin_reply();
  *   BIT = lookup_fdb(PORT, MAC);     put_fdb(PORT, MAC);
  *   DST = get_fdb(MAC);              handle_svc_check(PORT);
- *   BIT = put_dhcp_opts(offerip = IP, NAME = VALUE, ...);
+ *   BIT = put_dhcp_opts(NAME = VALUE, ...);   (offerip among them)
  *   BIT = put_dhcpv6_opts(NAME = VALUE, ...);
  *
  * where BIT is a writable 1-bit field or subfield (e.g. reg0[15]), PORT a
