@@ -32,6 +32,9 @@ Mixes weight the kinds of change differently:
             settings, NB_Global options:mac_prefix, dynamic_addresses
             written by the CMS; static addresses are written with "set"
             (ovn-nbctl refuses one that another port has dynamically)
+    dhcp    DHCP_Options rows (DHCPv4 and DHCPv6, good and bad: unknown
+            options, values of the wrong kind, a bad cidr, missing
+            required options), ports pointing at them, options:hostname
 
 --script prints the preamble followed by every step and an
 "rnd_nbctl --wait=sb sync" after each: with RND_NB_DB set to a test's NB,
@@ -82,6 +85,10 @@ rnd_acl () {
 rnd_lsp () { rnd_nbctl get Logical_Switch_Port "$1" _uuid; }
 
 rnd_sync () { rnd_nbctl --wait=sb sync; }
+# rnd_dhcp TAG: the UUID of the DHCP_Options row tagged TAG.
+rnd_dhcp () {
+    rnd_nbctl --bare --columns=_uuid find DHCP_Options external_ids:oracle="$1"
+}
 '''
 
 VERBS = ["allow", "allow-related", "allow-stateless", "drop", "reject",
@@ -104,46 +111,51 @@ INVALID_MATCHES = [
 ]
 
 WEIGHTS = {
-    #  op               cms  acl  topo invalid ipam
-    "ls_add":          (2,   0,   6,   2,   3),
-    "ls_del":          (1,   0,   3,   1,   0),
-    "ls_ext_ids":      (1,   0,   2,   1,   1),
-    "lsp_add":         (8,   0,  10,   6,  10),
-    "lsp_del":         (3,   0,   5,   2,   4),
-    "lsp_move":        (1,   0,   2,   1,   2),
-    "lsp_set_addr":    (4,   0,   4,   3,   8),
-    "lsp_set_ps":      (2,   0,   2,   2,   1),
-    "lsp_set_enabled": (1,   0,   2,   1,   1),
-    "lsp_set_type":    (1,   0,   3,   1,   1),
-    "pg_add":          (3,   4,   2,   3,   2),
-    "pg_del":          (1,   1,   1,   1,   1),
-    "pg_set_ports":    (3,   4,   2,   3,   2),
-    "pg_add_port":     (6,   6,   3,   5,   4),
-    "pg_del_port":     (4,   5,   2,   4,   2),
-    "as_add":          (2,   3,   1,   2,   0),
-    "as_del":          (1,   1,   1,   1,   0),
-    "as_add_addr":     (5,   6,   1,   4,   0),
-    "as_del_addr":     (4,   5,   1,   3,   0),
-    "as_set":          (1,   2,   0,   1,   0),
-    "acl_add":        (16,  18,   6,  16,   4),
-    "acl_add_tx":      (4,   4,   2,   4,   0),
-    "acl_del":         (5,   6,   2,   5,   2),
-    "acl_set_match":   (5,   6,   1,   8,   1),
-    "acl_set_prio":    (2,   3,   1,   2,   0),
-    "acl_set_action":  (2,   3,   1,   2,   0),
-    "acl_set_misc":    (4,   4,   1,   3,   0),
-    "lb_add":          (1,   0,   4,   2,   0),
-    "lb_add_vip":      (1,   0,   2,   1,   0),
-    "lb_attach":       (1,   0,   4,   2,   0),
-    "lb_detach":       (1,   0,   2,   1,   0),
-    "lb_del":          (1,   0,   2,   1,   0),
-    "meter":           (1,   0,   1,   1,   0),
-    "nb_option":       (1,   1,   3,   5,   1),
-    "ls_ipam":         (0,   0,   0,   0,   6),
-    "lsp_set_dyn":     (0,   0,   0,   0,   2),
-    "mac_prefix":      (0,   0,   0,   0,   1),
+    #  op               cms  acl  topo invalid ipam dhcp
+    "ls_add":          (2,   0,   6,   2,   3,   3),
+    "ls_del":          (1,   0,   3,   1,   0,   1),
+    "ls_ext_ids":      (1,   0,   2,   1,   1,   0),
+    "lsp_add":         (8,   0,  10,   6,  10,  10),
+    "lsp_del":         (3,   0,   5,   2,   4,   3),
+    "lsp_move":        (1,   0,   2,   1,   2,   1),
+    "lsp_set_addr":    (4,   0,   4,   3,   8,   4),
+    "lsp_set_ps":      (2,   0,   2,   2,   1,   0),
+    "lsp_set_enabled": (1,   0,   2,   1,   1,   2),
+    "lsp_set_type":    (1,   0,   3,   1,   1,   2),
+    "pg_add":          (3,   4,   2,   3,   2,   0),
+    "pg_del":          (1,   1,   1,   1,   1,   0),
+    "pg_set_ports":    (3,   4,   2,   3,   2,   0),
+    "pg_add_port":     (6,   6,   3,   5,   4,   0),
+    "pg_del_port":     (4,   5,   2,   4,   2,   0),
+    "as_add":          (2,   3,   1,   2,   0,   0),
+    "as_del":          (1,   1,   1,   1,   0,   0),
+    "as_add_addr":     (5,   6,   1,   4,   0,   0),
+    "as_del_addr":     (4,   5,   1,   3,   0,   0),
+    "as_set":          (1,   2,   0,   1,   0,   0),
+    "acl_add":        (16,  18,   6,  16,   4,   3),
+    "acl_add_tx":      (4,   4,   2,   4,   0,   0),
+    "acl_del":         (5,   6,   2,   5,   2,   0),
+    "acl_set_match":   (5,   6,   1,   8,   1,   0),
+    "acl_set_prio":    (2,   3,   1,   2,   0,   0),
+    "acl_set_action":  (2,   3,   1,   2,   0,   0),
+    "acl_set_misc":    (4,   4,   1,   3,   0,   0),
+    "lb_add":          (1,   0,   4,   2,   0,   1),
+    "lb_add_vip":      (1,   0,   2,   1,   0,   0),
+    "lb_attach":       (1,   0,   4,   2,   0,   1),
+    "lb_detach":       (1,   0,   2,   1,   0,   0),
+    "lb_del":          (1,   0,   2,   1,   0,   0),
+    "meter":           (1,   0,   1,   1,   0,   0),
+    "nb_option":       (1,   1,   3,   5,   1,   0),
+    "ls_ipam":         (0,   0,   0,   0,   6,   0),
+    "lsp_set_dyn":     (0,   0,   0,   0,   2,   0),
+    "mac_prefix":      (0,   0,   0,   0,   1,   0),
+    "dhcp_add":       (0,   0,   0,   0,   0,   4),
+    "dhcp_set":       (0,   0,   0,   0,   0,   8),
+    "dhcp_del":       (0,   0,   0,   0,   0,   2),
+    "lsp_set_dhcp":   (0,   0,   0,   0,   0,   8),
+    "lsp_hostname":   (0,   0,   0,   0,   0,   3),
 }
-MIXES = ["cms", "acl", "topo", "invalid", "ipam"]
+MIXES = ["cms", "acl", "topo", "invalid", "ipam", "dhcp"]
 
 MAX_SWITCHES = 5
 PORT_NAMES = 40
@@ -151,6 +163,7 @@ PG_NAMES = 6
 AS_NAMES = 6
 LB_NAMES = 4
 METER_NAMES = 2
+DHCP_ROWS = 6
 
 
 def q(s):
@@ -189,6 +202,8 @@ class Gen:
         self.acls = {}          # tag -> Acl
         self.lbs = {}           # name -> {"proto", "vips": dict, "switches"}
         self.meters = set()
+        self.dhcps = {}         # tag -> {"v6": bool}
+        self.n_dhcp = 0
         self.options = {}
         self.n_acl = 0
         self.n_addr = 0
@@ -396,6 +411,11 @@ class Gen:
             "ls_ipam": bool(sw),
             "lsp_set_dyn": any(self.is_dynamic(p) for p in ports),
             "mac_prefix": True,
+            "dhcp_add": len(self.dhcps) < DHCP_ROWS,
+            "dhcp_set": bool(self.dhcps),
+            "dhcp_del": len(self.dhcps) > 2,
+            "lsp_set_dhcp": bool(ports) and bool(self.dhcps),
+            "lsp_hostname": bool(ports),
         }[op]
 
     def weight(self, op):
@@ -1048,6 +1068,97 @@ class Gen:
             return "rnd_nbctl remove NB_Global . options mac_prefix"
         return ("rnd_nbctl set NB_Global . options:mac_prefix=0a:%02x:00"
                 % self.r.randrange(4))
+
+    # -- DHCP ---------------------------------------------------------
+    def dhcp_value(self, v6):
+        """A random option of a DHCPv4 or DHCPv6 row, as (key, value):
+        mostly good ones, sometimes one ovn-controller would reject."""
+        if v6:
+            return self.r.choice([
+                ("server_id", "00:00:00:10:00:%02x" % self.r.randrange(4)),
+                ("dns_server", "{fd00::1, fd00::2}"),
+                ("domain_search", '"example.org"'),
+                ("dhcpv6_stateless", self.r.choice(["true", "false"])),
+                ("bar", "1"),
+                ("dns_server", '"x"'),
+            ])
+        return self.r.choice([
+            ("server_id", "10.%d.0.1" % self.r.randrange(1, 4)),
+            ("server_mac", "c0:ff:ee:00:00:%02x" % self.r.randrange(4)),
+            ("lease_time", str(self.r.choice([60, 3600]))),
+            ("router", "10.1.0.254"),
+            ("dns_server", "{8.8.8.8,1.1.1.1}"),
+            ("mtu", str(self.r.choice([1400, 1442]))),
+            ("domain_name", '"example.org"'),
+            ("netmask", "255.255.0.0"),
+            ("foo", "1"),
+            ("mtu", '"big"'),
+            ("server_mac", "zz"),
+        ])
+
+    def dhcp_cidr(self, v6):
+        if v6:
+            return self.r.choice(["fd00::/64", "fd00::/64", "fd01::/64"])
+        return self.r.choice(["10.1.0.0/16", "10.2.0.0/16", "10.0.0.0/8",
+                              "10.1.0.0/24", "10.1.0.0/33"])
+
+    def op_dhcp_add(self):
+        self.n_dhcp += 1
+        tag = "d%d" % self.n_dhcp
+        v6 = self.chance(0.3)
+        self.dhcps[tag] = {"v6": v6}
+        opts = {}
+        if v6:
+            opts["server_id"] = "00:00:00:10:00:01"
+        elif self.chance(0.9):
+            opts.update({"server_id": "10.1.0.1",
+                         "server_mac": "c0:ff:ee:00:00:01",
+                         "lease_time": "3600"})
+        for _ in range(self.r.randrange(0, 3)):
+            k, v = self.dhcp_value(v6)
+            opts[k] = v
+        cmd = ["create", "DHCP_Options", "external_ids:oracle=" + tag,
+               "cidr=" + ovsdb_str(self.dhcp_cidr(v6))]
+        cmd += ["options:%s=%s" % (k, ovsdb_str(v))
+                for k, v in sorted(opts.items())]
+        return "rnd_nbctl " + " ".join(q(c) for c in cmd) + " >/dev/null"
+
+    def op_dhcp_set(self):
+        tag = self.pick(self.dhcps)
+        v6 = self.dhcps[tag]["v6"]
+        ref = "$(rnd_dhcp %s)" % tag
+        if self.chance(0.2):
+            return "rnd_nbctl set DHCP_Options %s %s" % (
+                ref, q("cidr=" + ovsdb_str(self.dhcp_cidr(v6))))
+        k, v = self.dhcp_value(v6)
+        if self.chance(0.25):
+            return "rnd_nbctl remove DHCP_Options %s options %s" % (ref, k)
+        return "rnd_nbctl set DHCP_Options %s %s" % (
+            ref, q("options:%s=%s" % (k, ovsdb_str(v))))
+
+    def op_dhcp_del(self):
+        tag = self.pick(self.dhcps)
+        del self.dhcps[tag]
+        return "rnd_nbctl destroy DHCP_Options $(rnd_dhcp %s)" % tag
+
+    def op_lsp_set_dhcp(self):
+        name = self.pick(self.ports)
+        tag = self.pick(self.dhcps)
+        col = ("dhcpv6_options" if self.dhcps[tag]["v6"] != self.chance(0.1)
+               else "dhcpv4_options")
+        if self.chance(0.2):
+            return "rnd_nbctl clear Logical_Switch_Port %s %s" % (name, col)
+        return "rnd_nbctl set Logical_Switch_Port %s %s=$(rnd_dhcp %s)" % (
+            name, col, tag)
+
+    def op_lsp_hostname(self):
+        name = self.pick(self.ports)
+        if self.chance(0.3):
+            return ("rnd_nbctl remove Logical_Switch_Port %s options "
+                    "hostname" % name)
+        v = self.r.choice(['"vm-%s"' % name, '"vm-%s"' % name, name])
+        return "rnd_nbctl set Logical_Switch_Port %s %s" % (
+            name, q("options:hostname=" + ovsdb_str(v)))
 
 
 def main():
