@@ -124,6 +124,15 @@ dhcp_sb_changed(struct rdb *sb)
 
 /* Checking a DHCP_Options row. */
 
+/* 'row' if it is one to compile from: not a placeholder for a row the
+ * replica does not have (yet), which has no contents. */
+static const struct nb_dhcp_options *
+usable(const struct nb_dhcp_options *row)
+{
+    return (row && row->header_.state != RDB_ROW_ORPHAN && row->cidr
+            ? row : NULL);
+}
+
 /* What a DHCPv4 row gives, if it is usable. */
 struct dhcp4_row {
     ovs_be32 net, mask;
@@ -270,7 +279,7 @@ static char *
 hostname_problem(const struct ls_port *p)
 {
     const char *hostname = port_hostname(p);
-    if (!hostname || !p->nb->dhcpv4_options) {
+    if (!hostname || !usable(p->nb->dhcpv4_options)) {
         return NULL;
     }
     char *e = dhcp_opt_check_value(dhcp_opt_find(false, "hostname"),
@@ -327,10 +336,10 @@ dhcp_check_model(struct ls_model *m, struct uuidset *bad)
     struct hmap uses = HMAP_INITIALIZER(&uses);
     const struct ls_port *p;
     HMAP_FOR_EACH (p, name_node, &m->ports) {
-        if (p->nb->dhcpv4_options) {
+        if (usable(p->nb->dhcpv4_options)) {
             add_row_use(&uses, p->nb->dhcpv4_options, false, p->nb->name);
         }
-        if (p->nb->dhcpv6_options) {
+        if (usable(p->nb->dhcpv6_options)) {
             add_row_use(&uses, p->nb->dhcpv6_options, true, p->nb->name);
         }
         char *e = hostname_problem(p);
@@ -375,8 +384,8 @@ dhcp_check_model(struct ls_model *m, struct uuidset *bad)
 bool
 dhcp_port_needs_report(const struct ls_port *p, const struct uuidset *bad)
 {
-    const struct nb_dhcp_options *r4 = p->nb->dhcpv4_options;
-    const struct nb_dhcp_options *r6 = p->nb->dhcpv6_options;
+    const struct nb_dhcp_options *r4 = usable(p->nb->dhcpv4_options);
+    const struct nb_dhcp_options *r6 = usable(p->nb->dhcpv6_options);
     if (uuidset_contains(bad, &p->nb->header_.uuid)
         || (r4 && uuidset_contains(bad, &r4->header_.uuid))
         || (r6 && uuidset_contains(bad, &r6->header_.uuid))) {
@@ -578,8 +587,8 @@ build_dhcp6(struct lflow_table *t, const struct ls_port *p,
 void
 dhcp_build_port_lflows(struct lflow_table *t, const struct ls_port *p)
 {
-    const struct nb_dhcp_options *r4 = p->nb->dhcpv4_options;
-    const struct nb_dhcp_options *r6 = p->nb->dhcpv6_options;
+    const struct nb_dhcp_options *r4 = usable(p->nb->dhcpv4_options);
+    const struct nb_dhcp_options *r6 = usable(p->nb->dhcpv6_options);
     if ((!r4 && !r6) || !port_has_dhcp(p)) {
         return;
     }
@@ -618,8 +627,8 @@ dhcp_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp,
     struct ds match = DS_EMPTY_INITIALIZER;
     const struct ls_port *p;
     LIST_FOR_EACH (p, dp_node, &dp->ports) {
-        const struct nb_dhcp_options *r4 = p->nb->dhcpv4_options;
-        const struct nb_dhcp_options *r6 = p->nb->dhcpv6_options;
+        const struct nb_dhcp_options *r4 = usable(p->nb->dhcpv4_options);
+        const struct nb_dhcp_options *r6 = usable(p->nb->dhcpv6_options);
         char *e = NULL;
         if (r4) {
             struct dhcp4_row d;
