@@ -839,6 +839,42 @@ sync_requested_chassis(struct ls_model *m, struct rdb_txn *sb_txn,
     free(more);
 }
 
+/* Whether switch 'dp' has other_config:vlan-passthru=true: tagged frames
+ * pass, and ports get no ARP/ND responder. */
+bool
+ls_datapath_vlan_passthru(const struct ls_datapath *dp)
+{
+    return smap_get_bool(&dp->nb->other_config, "vlan-passthru", false);
+}
+
+/* Port_Binding.options for 'p' (whose binding is 'pb', or NULL) into
+ * 'options' (initialized here): the NB port's options, "vlan-passthru"
+ * on a switch that has it, as stock writes them, and what ovn-controller
+ * wrote there and northd must keep. */
+static void
+port_binding_options(const struct ls_port *p,
+                     const struct sb_port_binding *pb, struct smap *options)
+{
+    smap_clone(options, &p->nb->options);
+    if (ls_datapath_vlan_passthru(p->dp)) {
+        smap_replace(options, "vlan-passthru", "true");
+    }
+
+    /* ovn-controller marks a port that migrates to an additional chassis
+     * (activation-strategy=rarp) activated there once the VM announced
+     * itself.  Stock 23.03 erases the mark whenever it rewrites the
+     * options; it is kept while the port has more than one requested
+     * chassis, so that a CMS changing some other option mid-migration does
+     * not block the port on its new chassis again. */
+    const char *activated = (pb ? smap_get(&pb->options,
+                                           "additional-chassis-activated")
+                             : NULL);
+    const char *requested = smap_get(&p->nb->options, "requested-chassis");
+    if (activated && requested && strchr(requested, ',')) {
+        smap_replace(options, "additional-chassis-activated", activated);
+    }
+}
+
 /* Writes 'p''s Port_Binding: every column of a new one, the columns that
  * differ of an existing one. */
 static void
@@ -875,10 +911,12 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
     if (!pb || strcmp(pb->type, p->nb->type)) {
         rdb_txn_set_string(sb_txn, SB_PORT_BINDING_COL_TYPE, p->nb->type);
     }
-    if (!pb || !smap_equal(&pb->options, &p->nb->options)) {
-        rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_OPTIONS,
-                         &p->nb->options);
+    struct smap options;
+    port_binding_options(p, pb, &options);
+    if (!pb || !smap_equal(&pb->options, &options)) {
+        rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_OPTIONS, &options);
     }
+    smap_destroy(&options);
     /* The addresses as they are, as the stock ovn-northd writes them, bad
      * entries and all (ovn-controller skips what it cannot parse). */
     if (!pb || !strings_equal(p->nb->addresses, p->nb->n_addresses,
@@ -918,10 +956,14 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
 
     sync_requested_chassis(m, sb_txn, p);
 
-    struct smap ids = SMAP_INITIALIZER(&ids);
+    /* The port's external_ids, as stock copies them (Neutron's metadata
+     * agent reads neutron:cidrs, neutron:device_id, ... there), with
+     * "name" from neutron:port_name. */
+    struct smap ids;
+    smap_clone(&ids, &p->nb->external_ids);
     const char *name = smap_get(&p->nb->external_ids, "neutron:port_name");
     if (name && name[0]) {
-        smap_add(&ids, "name", name);
+        smap_replace(&ids, "name", name);
     }
     if (pb ? !smap_equal(&ids, &pb->external_ids) : !smap_is_empty(&ids)) {
         rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_EXTERNAL_IDS, &ids);

@@ -38,7 +38,9 @@ build_datapath_defaults(struct lflow_table *t, const struct ls_datapath *dp)
      * on the logical wire, and let ovn-controller check each port's
      * port_security (copied into Port_Binding) in check_in_port_sec(). */
     lflow_add(t, dp, S_IN_CHECK_PORT_SEC, 100, "eth.src[40]", "drop;");
-    lflow_add(t, dp, S_IN_CHECK_PORT_SEC, 100, "vlan.present", "drop;");
+    if (!ls_datapath_vlan_passthru(dp)) {
+        lflow_add(t, dp, S_IN_CHECK_PORT_SEC, 100, "vlan.present", "drop;");
+    }
     lflow_add(t, dp, S_IN_CHECK_PORT_SEC, 50, "1",
               REGBIT_PORT_SEC_DROP" = check_in_port_sec(); next;");
     lflow_add(t, dp, S_IN_APPLY_PORT_SEC, 50, REGBIT_PORT_SEC_DROP" == 1",
@@ -237,10 +239,13 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
         /* Router ports answer for themselves; a port with "unknown" may
          * have other hosts behind it that own the address.  With
          * ignore_lsp_down=false, only a port that is up has its addresses
-         * answered for (a localport is never bound, and always is). */
+         * answered for (a localport is never bound, and always is).  On a
+         * vlan-passthru switch the VLAN a request came on is not known, so
+         * nobody answers for the port but the port itself. */
         if ((!p->nb->type[0] || !strcmp(p->nb->type, "localport"))
             && !p->has_unknown
-            && (!check_up || p->up || p->nb->type[0])) {
+            && (!check_up || p->up || p->nb->type[0])
+            && !ls_datapath_vlan_passthru(p->dp)) {
             build_arp_nd_responder(t, p, la, match, actions);
         }
     }
