@@ -52,6 +52,8 @@ enum call_result {
 enum call_arg {
     ARG_PORT,                   /* A string field: inport, outport. */
     ARG_MAC,                    /* A 48-bit field: eth.src, eth.dst, ... */
+    ARG_NAME,                   /* A quoted string: a port's name.  Only
+                                 * as the first argument. */
 };
 
 struct call_def {
@@ -70,6 +72,7 @@ static const struct call_def call_defs[] = {
     { "put_fdb", RESULT_NONE, 2, { ARG_PORT, ARG_MAC } },
     { "get_fdb", RESULT_PORT, 1, { ARG_MAC } },
     { "handle_svc_check", RESULT_NONE, 1, { ARG_PORT } },
+    { "bind_vport", RESULT_NONE, 2, { ARG_NAME, ARG_PORT } },
 };
 
 static const struct call_def *
@@ -157,7 +160,9 @@ action_destroy(struct action *a)
     case ACTION_EXCHANGE:
     case ACTION_DECREMENT:
     case ACTION_SIMPLE:
+        break;
     case ACTION_CALL:
+        free(a->call.name);
         break;
     }
     free(a);
@@ -824,6 +829,15 @@ parse_call(struct parse_ctx *ctx, const struct call_def *def,
             goto error;
         }
         size_t arg_pos = lexer->token.ofs;
+        if (def->args[i] == ARG_NAME) {
+            if (lexer->token.type != LEX_T_STRING) {
+                syntax_error(ctx, "a quoted port name");
+                goto error;
+            }
+            a->call.name = xstrdup(lexer->token.s);
+            lex_next(lexer);
+            continue;
+        }
         if (lexer->token.type != LEX_T_ID) {
             syntax_error(ctx, def->args[i] == ARG_PORT
                          ? "a port field such as inport"
@@ -1148,8 +1162,11 @@ format_action(const struct action *a, struct ds *s)
             ds_put_cstr(s, " = ");
         }
         ds_put_format(s, "%s(", a->keyword);
+        if (a->call.name) {
+            format_quoted(a->call.name, s);
+        }
         for (size_t i = 0; i < a->call.n_args; i++) {
-            if (i) {
+            if (i || a->call.name) {
                 ds_put_cstr(s, ", ");
             }
             format_field(&a->call.args[i], s);

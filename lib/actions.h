@@ -117,7 +117,9 @@ struct action {
         struct {
             bool has_dst;       /* False for put_fdb(). */
             struct action_field dst;
-            struct action_field args[2];
+            char *name;         /* A first argument that is a quoted name
+                                 * (bind_vport()), or NULL. */
+            struct action_field args[2];    /* The field arguments. */
             size_t n_args;
         } call;
     };

@@ -18,6 +18,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
+#include "packets.h"
 #include "smap.h"
 #include "sset.h"
 #include "util.h"
@@ -338,6 +339,57 @@ ls_port_row_compare(const void *a_, const void *b_)
                                          &(*b)->header_.uuid);
 }
 
+/* Reports what of virtual port 'nbp''s options on switch 'dp' gives no
+ * bind_vport flow (northd/l2.c): a virtual-ip that is not an address, a
+ * virtual parent that is not a port of the switch. */
+static void
+check_virtual_port(struct ls_model *m, const struct ls_datapath *dp,
+                   const struct nb_logical_switch_port *nbp)
+{
+    const char *vip = smap_get(&nbp->options, "virtual-ip");
+    const char *parents = smap_get(&nbp->options, "virtual-parents");
+    ovs_be32 ip4;
+    struct in6_addr ip6;
+    if (!vip || !parents) {
+        report_bad_row(m, "Logical_Switch_Port %s: a virtual port needs "
+                       "options:virtual-ip and options:virtual-parents, "
+                       "no bind_vport flows", nbp->name);
+        return;
+    }
+    if (!ip_parse(vip, &ip4) && !ipv6_parse(vip, &ip6)) {
+        report_bad_row(m, "Logical_Switch_Port %s: virtual-ip \"%s\" is not "
+                       "an IP address, no bind_vport flows", nbp->name, vip);
+        return;
+    }
+    char *list = xstrdup(parents);
+    char *save = NULL;
+    for (char *name = strtok_r(list, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        bool found = false;
+        for (size_t i = 0; i < dp->nb->n_ports && !found; i++) {
+            found = !strcmp(dp->nb->ports[i]->name, name);
+        }
+        if (!found) {
+            report_bad_row(m, "Logical_Switch_Port %s: virtual parent \"%s\" "
+                           "is not a port of switch %s, no bind_vport flow "
+                           "for it", nbp->name, name, dp->nb->name);
+        }
+    }
+    free(list);
+}
+
+struct ls_port *
+ls_datapath_find_port(const struct ls_datapath *dp, const char *name)
+{
+    struct ls_port *p;
+    LIST_FOR_EACH (p, dp_node, &dp->ports) {
+        if (!strcmp(p->nb->name, name)) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
 /* Ports are visited by name, so new ones get tunnel keys in a predictable
  * order and the same NB always yields the same SB. */
 static void
@@ -385,6 +437,9 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
         parse_port_addresses(m, nbp->name, "port_security",
                              nbp->port_security, nbp->n_port_security,
                              &p->ps_addrs, &p->n_ps_addrs, NULL);
+        if (!strcmp(nbp->type, "virtual")) {
+            check_virtual_port(m, dp, nbp);
+        }
         p->up = ls_port_compute_up(p);
         hmap_insert(&m->ports, &p->name_node, hash_string(nbp->name, 0));
         ovs_list_push_back(&dp->ports, &p->dp_node);
@@ -1298,6 +1353,9 @@ parse_port(struct ls_model *m, struct ls_port *p)
     parse_port_addresses(m, nbp->name, "port_security", nbp->port_security,
                          nbp->n_port_security, &p->ps_addrs, &p->n_ps_addrs,
                          NULL);
+    if (!strcmp(nbp->type, "virtual")) {
+        check_virtual_port(m, p->dp, nbp);
+    }
     m->quiet = false;
     return m->n_bad_rows == n_bad;
 }

@@ -163,6 +163,8 @@ void ls_model_report_bad_row(struct ls_model *, const char *msg);
 void ls_model_end_reports(struct ls_model *);
 
 bool ls_datapath_vlan_passthru(const struct ls_datapath *);
+struct ls_port *ls_datapath_find_port(const struct ls_datapath *,
+                                      const char *name);
 
 struct ls_datapath *ls_model_find_datapath(const struct ls_model *,
                                            const struct uuid *nb_uuid);

@@ -773,6 +773,15 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
         hmapx_add(&c->dps, dp);
     }
     free(added);
+
+    /* A virtual port's flows name its parents that are on the switch. */
+    if (ok && hmapx_find(&c->dps, dp)) {
+        LIST_FOR_EACH (p, dp_node, &dp->ports) {
+            if (!strcmp(p->nb->type, "virtual")) {
+                hmapx_add(&c->ports, p);
+            }
+        }
+    }
     return ok;
 }
 
