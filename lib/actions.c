@@ -160,6 +160,7 @@ action_destroy(struct action *a)
     case ACTION_EXCHANGE:
     case ACTION_DECREMENT:
     case ACTION_SIMPLE:
+    case ACTION_SET_METER:
         break;
     case ACTION_CALL:
         free(a->call.name);
@@ -903,6 +904,45 @@ parse_nested(struct parse_ctx *ctx, enum action_type type,
     return a;
 }
 
+/* "set_meter(rate[, burst])", the keyword accepted, as QoS rules use it:
+ * a rate of at least 1 kbps and an optional burst, each below 2**32. */
+static struct action *
+parse_set_meter(struct parse_ctx *ctx, size_t pos)
+{
+    struct lexer *lexer = ctx->lexer;
+    struct action *a = action_create(ACTION_SET_METER, "set_meter", pos);
+    uint64_t values[2] = { 0, 0 };
+    size_t n = 0;
+
+    if (!lex_accept(lexer, LEX_T_LPAREN)) {
+        syntax_error(ctx, "`('");
+        goto error;
+    }
+    do {
+        const struct lex_token *t = &lexer->token;
+        if (t->type != LEX_T_INTEGER || t->format != LEX_F_DECIMAL
+            || t->value.u64.hi || t->value.u64.lo > UINT32_MAX
+            || (!n && !t->value.u64.lo)) {
+            syntax_error(ctx, n ? "a burst in kb (below 2**32)"
+                         : "a rate in kbps (1 to 2**32 - 1)");
+            goto error;
+        }
+        values[n++] = t->value.u64.lo;
+        lex_next(lexer);
+    } while (n < 2 && lex_accept(lexer, LEX_T_COMMA));
+    if (!lex_accept(lexer, LEX_T_RPAREN)) {
+        syntax_error(ctx, "`)'");
+        goto error;
+    }
+    a->meter.rate = values[0];
+    a->meter.burst = values[1];
+    return a;
+
+error:
+    action_destroy(a);
+    return NULL;
+}
+
 static struct action *
 parse_action(struct parse_ctx *ctx, enum context where)
 {
@@ -936,6 +976,8 @@ parse_action(struct parse_ctx *ctx, enum context where)
         return parse_ct_lb(ctx, "ct_lb_mark", pos);
     } else if (lex_accept_id(lexer, "log")) {
         return parse_log(ctx, pos);
+    } else if (lex_accept_id(lexer, "set_meter")) {
+        return parse_set_meter(ctx, pos);
     } else if ((kw = find_keyword(simple_keywords,
                                   ARRAY_SIZE(simple_keywords), t->s))) {
         lex_next(lexer);
@@ -1153,6 +1195,13 @@ format_action(const struct action *a, struct ds *s)
         if (a->log.meter) {
             ds_put_cstr(s, ", meter=");
             format_quoted(a->log.meter, s);
+        }
+        ds_put_char(s, ')');
+        break;
+    case ACTION_SET_METER:
+        ds_put_format(s, "set_meter(%"PRIu64, a->meter.rate);
+        if (a->meter.burst) {
+            ds_put_format(s, ", %"PRIu64, a->meter.burst);
         }
         ds_put_char(s, ')');
         break;

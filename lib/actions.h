@@ -63,6 +63,7 @@ enum action_type {
     ACTION_LOG,
     ACTION_CALL,                /* [dst =] keyword(args): check_in_port_sec,
                                  * lookup_fdb, put_fdb, get_fdb, ... */
+    ACTION_SET_METER,           /* set_meter(rate[, burst]). */
 };
 
 /* A field or bit range of one, as written. */
@@ -122,6 +123,10 @@ struct action {
             struct action_field args[2];    /* The field arguments. */
             size_t n_args;
         } call;
+        struct {
+            uint64_t rate;      /* kbps, at least 1. */
+            uint64_t burst;     /* kb, 0 if not given. */
+        } meter;                /* ACTION_SET_METER. */
     };
 };
 

@@ -37,6 +37,8 @@ northd_ovn_northd_SOURCES = \
 	northd/northd.h \
 	northd/ovn-northd.c \
 	northd/pipeline.h \
+	northd/qos.c \
+	northd/qos.h \
 	northd/rbac.c \
 	northd/rbac.h
 northd_ovn_northd_LDADD = $(MIMALLOC_LIBS) $(LSN_LDADD)

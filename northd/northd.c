@@ -35,6 +35,7 @@
 #include "northd/lflow.h"
 #include "northd/meters.h"
 #include "northd/nb-report.h"
+#include "northd/qos.h"
 #include "northd/rbac.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
@@ -78,6 +79,7 @@ struct northd_data {
     bool valid;
     struct ls_model model;
     struct lb_model lbs;
+    struct qos_model qos;
     struct groups groups;
     struct acls *acls;
     struct lflow_table lflows;
@@ -182,6 +184,7 @@ northd_data_destroy(struct northd_data *d)
     lflow_owner_destroy(&d->lb_owner);
     lflow_table_destroy(&d->lflows);
     lb_model_destroy(&d->lbs);
+    qos_model_destroy(&d->qos);
     ls_model_destroy(&d->model);
     uuidset_destroy(&d->own_pb_deletes);
     uuidset_destroy(&d->own_lb_inserts);
@@ -423,6 +426,7 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
     lflow_table_set_owner(&d->lflows, &dp->owner);
     l2_build_dp_lflows(&d->lflows, dp);
     lb_build_dp_lflows(&d->lflows, dp, &d->features);
+    qos_build_dp_lflows(&d->lflows, &d->qos, dp);
     acls_build_dp_lflows(d->acls, &d->lflows, dp);
     lflow_table_set_owner(&d->lflows, NULL);
 }
@@ -480,6 +484,8 @@ build_inputs(struct northd_data *d, struct rdb *nb_db)
 {
     lb_model_init(&d->lbs);
     lb_model_build(&d->lbs, &d->model, nb_db);
+    qos_model_init(&d->qos);
+    qos_model_build(&d->qos, &d->model);
     ls_model_end_reports(&d->model);
     groups_init(&d->groups, &d->model, d->model.dp_cap, nb_db);
 }

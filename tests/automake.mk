@@ -22,6 +22,7 @@ TESTSUITE_AT = \
 	tests/ha.at \
 	tests/ipam.at \
 	tests/nb-map.at \
+	tests/qos.at \
 	tests/ports.at
 
 # Drives the replica (lib/rdb.h) against a real ovsdb-server.  Its SB
