@@ -17,6 +17,8 @@ northd_ovn_northd_SOURCES = \
 	northd/features.h \
 	northd/global-opts.c \
 	northd/global-opts.h \
+	northd/ha-groups.c \
+	northd/ha-groups.h \
 	northd/groups-private.h \
 	northd/groups-sync.c \
 	northd/groups.c \

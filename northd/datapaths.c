@@ -14,6 +14,7 @@
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "lib/tnlid.h"
+#include "northd/ha-groups.h"
 #include "northd/ipam.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
@@ -80,6 +81,7 @@ ls_model_init(struct ls_model *m)
     m->check_lsp_up = false;
     m->sb_db = NULL;
     shash_init(&m->chassis_by_name);
+    shash_init(&m->ha_group_uuids);
     shash_init(&m->chassis_by_hostname);
     m->chassis_indexed = false;
 }
@@ -123,6 +125,7 @@ ls_model_destroy(struct ls_model *m)
     free(m->dp_array);
     sset_destroy(&m->problems);
     shash_destroy(&m->chassis_by_name);
+    shash_destroy_free_data(&m->ha_group_uuids);
     shash_destroy(&m->chassis_by_hostname);
 }
 
@@ -1011,6 +1014,19 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
 
     sync_requested_chassis(m, sb_txn, p);
 
+    /* An external port's HA chassis group, which ha_groups_sync() wrote
+     * first. */
+    const struct uuid *group = (p->nb->ha_chassis_group
+                                && !strcmp(p->nb->type, "external")
+                                ? ha_groups_find(m,
+                                                 p->nb->ha_chassis_group->name)
+                                : NULL);
+    if (pb ? (group ? !RDB_ROW_IS(pb->ha_chassis_group, group)
+                    : pb->ha_chassis_group != NULL)
+           : group != NULL) {
+        rdb_txn_set_ref(sb_txn, SB_PORT_BINDING_COL_HA_CHASSIS_GROUP, group);
+    }
+
     /* The port's external_ids, as stock copies them (Neutron's metadata
      * agent reads neutron:cidrs, neutron:device_id, ... there), with
      * "name" from neutron:port_name. */
@@ -1278,6 +1294,7 @@ ls_model_sync_sb(struct ls_model *m, struct rdb *sb_db, struct rdb_txn *sb_txn)
     for (size_t i = 0; i < m->n_datapaths; i++) {
         sync_datapath(m, sb_txn, m->dp_array[i]);
     }
+    ha_groups_sync(m, sb_db, sb_txn);
     HMAP_FOR_EACH (p, name_node, &m->ports) {
         sync_port_binding(m, sb_txn, p);
     }

@@ -145,6 +145,10 @@ struct ls_model {
     struct rdb *sb_db;
     struct shash chassis_by_name;
     struct shash chassis_by_hostname;
+
+    /* The SB UUIDs of the HA chassis groups external ports use, by name
+     * (northd/ha-groups.h): 'struct uuid *'s, owned. */
+    struct shash ha_group_uuids;
     bool chassis_indexed;
 };
 

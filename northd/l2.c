@@ -289,16 +289,22 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
         return;
     }
 
+    /* An external port is reached through the localnet port on the
+     * chassis its HA group elects, not by its MAC: no L2 lookup flow, as
+     * in stock. */
+    bool external = !strcmp(p->nb->type, "external");
     for (size_t i = 0; i < p->n_addrs; i++) {
         const struct lsp_addresses *la = &p->addrs[i];
-        ds_clear(match);
-        ds_put_cstr(match, "eth.dst == ");
-        put_mac(match, la->ea);
-        ds_clear(actions);
-        put_port_ref(actions, "outport = ", name);
-        ds_put_cstr(actions, "; output;");
-        lflow_add_hint(t, p->dp, S_IN_L2_LKUP, 50, ds_cstr(match),
-                       ds_cstr(actions), hint);
+        if (!external) {
+            ds_clear(match);
+            ds_put_cstr(match, "eth.dst == ");
+            put_mac(match, la->ea);
+            ds_clear(actions);
+            put_port_ref(actions, "outport = ", name);
+            ds_put_cstr(actions, "; output;");
+            lflow_add_hint(t, p->dp, S_IN_L2_LKUP, 50, ds_cstr(match),
+                           ds_cstr(actions), hint);
+        }
 
         /* Router ports answer for themselves; a port with "unknown" may
          * have other hosts behind it that own the address.  With

@@ -29,6 +29,7 @@
 #include "northd/features.h"
 #include "northd/global-opts.h"
 #include "northd/groups.h"
+#include "northd/ha-groups.h"
 #include "northd/ipam.h"
 #include "northd/l2.h"
 #include "northd/lb.h"
@@ -995,6 +996,8 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
           "an SB Meter_Band was changed by someone else" },
         { &sb_table_load_balancer,
           "an SB Load_Balancer was changed by someone else" },
+        { &sb_table_ha_chassis_group,
+          "an SB HA_Chassis_Group was changed by someone else" },
     };
     for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
         if (foreign_change(sb_db, owned[i].tc)) {
@@ -1189,6 +1192,12 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     }
     HMAPX_FOR_EACH (node, &c.dps) {
         ls_model_sync_dp(&d->model, ctx->sb_txn, node->data);
+    }
+    /* External ports' HA chassis groups follow ports and chassis (a full
+     * pass follows their NB rows). */
+    if (!hmapx_is_empty(&c.ports) || !uuidset_is_empty(&c.dead_pbs)
+        || rdb_track_first(sb_db, &sb_table_chassis)) {
+        ha_groups_sync(&d->model, sb_db, ctx->sb_txn);
     }
     HMAPX_FOR_EACH (node, &c.ports) {
         ls_model_sync_port(&d->model, ctx->sb_txn, node->data);
