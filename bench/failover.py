@@ -128,14 +128,22 @@ def start_cluster(d, schema, election_timer):
         m.start()
     wait_until(lambda: all("Status: cluster member" in m.status()
                            for m in members), 60, "SB cluster formed")
-    # The election timer doubles at most per change, from 1000 ms.
+    # The election timer doubles at most per change, from 1000 ms; a change
+    # is refused while the previous one is still being committed
+    # ("election timer change pending"): asked again until taken.
     timer = 1000
     while timer < election_timer:
         timer = min(timer * 2, election_timer)
-        wait_until(lambda: leader(members) is not None, 60, "an SB leader")
-        subprocess.run([run.OVS_APPCTL, "-t", leader(members).ctl,
-                        "cluster/change-election-timer", SB_DB, str(timer)],
-                       check=True, stdout=subprocess.DEVNULL)
+
+        def change(timer=timer):
+            if leader(members) is None:
+                return False
+            r = subprocess.run([run.OVS_APPCTL, "-t", leader(members).ctl,
+                                "cluster/change-election-timer", SB_DB,
+                                str(timer)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+            return r.returncode == 0
+        wait_until(change, 60, "election timer %d ms" % timer)
     return members
 
 

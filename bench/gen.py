@@ -13,7 +13,12 @@ sizes give byte-for-byte the same database content):
            the default-drop group "neutron_pg_drop" with two drop ACLs at
            1001, some stateless groups (allow-stateless), and a few legacy
            "as_ip4_<sg>" address sets (pre-port-group Neutron naming) so
-           that address-set changes have something to measure.
+           that address-set changes have something to measure.  With
+           --services, also what Neutron adds for DHCP, metadata and DNS:
+           a subnet's DHCP_Options per network (every VM port's
+           dhcpv4_options), a metadata localport and a DNS row with a
+           record per port, and a VLAN provider (localnet) port on every
+           tenth network; change kinds dhcp_modify and dns_record.
 
   k8s      ovn-kubernetes-like network policies: one switch per node
            ("ovn-worker-N") with a management port and its allow ACL, pods
@@ -69,6 +74,9 @@ SIZES = {
 
 CHANGE_KINDS = ["acl_add", "acl_del", "acl_modify", "pg_add_port",
                 "pg_del_port", "as_add", "as_del", "port_add", "switch_add"]
+# With --services (neutron): a subnet's DHCP options change (Neutron
+# rewrites the whole options map), a DNS record is added.
+SERVICE_KINDS = ["dhcp_modify", "dns_record"]
 
 
 # OVSDB JSON helpers.
@@ -235,8 +243,12 @@ def gen_neutron(a, sink):
                     "neutron:revision_number": "4",
                     "neutron:security_group_ids":
                         " ".join(sg["id"] for sg in psgs)})}))
+        ls_extra = {}
+        if a.services:
+            ls_extra = services_ops(g, b, s, ls, net, blk_size, lsp_ops,
+                                    projects[proj], m)
         b.add(*lsp_ops)
-        b.add(insert("Logical_Switch", ls["uuid"], {
+        b.add(insert("Logical_Switch", ls["uuid"], dict({
             "name": ls["name"],
             "ports": oset(ref(p) for p in ls["ports"]),
             "other_config": omap({"mcast_snoop": "false",
@@ -246,7 +258,7 @@ def gen_neutron(a, sink):
                 "neutron:network_name": "net-%d" % s,
                 "neutron:mtu": "1442",
                 "neutron:revision_number": "2",
-                "neutron:availability_zone_hints": ""})}))
+                "neutron:availability_zone_hints": ""})}, **ls_extra)))
         b.cut()
     b.cut(True)
 
@@ -329,6 +341,67 @@ def gen_neutron(a, sink):
                    "address_sets": len(as_list)}
     m["transactions"] = b.done()
     return m
+
+
+def dhcp_options(net, md_ip, lease):
+    gw = ip_str(net + 1)
+    return omap({"lease_time": str(lease), "mtu": "1442", "router": gw,
+                 "server_id": gw, "server_mac": "fa:16:3e:ff:ff:01",
+                 "dns_server": "{8.8.8.8}",
+                 "classless_static_route":
+                     "{169.254.169.254/32,%s, 0.0.0.0/0,%s}"
+                     % (md_ip, gw)})
+
+
+def services_ops(g, b, s, ls, net, blk_size, lsp_ops, project, m):
+    """--services: what Neutron adds to network S besides security groups:
+    the subnet's DHCP_Options (every VM port refers to them), the metadata
+    localport, the network's DNS records, and on every tenth network a
+    VLAN provider port.  Adds their rows to B, sets the VM ports' (in
+    LSP_OPS) dhcpv4_options, records handles in M; returns the switch's
+    extra columns."""
+    prefix = 32 - (blk_size.bit_length() - 1)
+    md_ip = ip_str(net + blk_size - 6)
+    dhcp = g.uuid()
+    b.add(insert("DHCP_Options", dhcp, {
+        "cidr": "%s/%d" % (ip_str(net), prefix),
+        "options": dhcp_options(net, md_ip, 43200),
+        "external_ids": omap({"subnet_id": g.uuid(),
+                              "revision_number": "0"})}))
+    m.setdefault("dhcp", []).append({"uuid": dhcp, "net": net,
+                                     "md": md_ip})
+    records = {}
+    for op in lsp_ops:
+        op["row"]["dhcpv4_options"] = ref(dhcp)
+        mac_ip = op["row"]["addresses"][1][0]
+        records["vm-" + op["uuid"][:8]] = mac_ip.split()[1]
+    md = g.uuid()
+    lsp_ops.append(insert("Logical_Switch_Port", md, {
+        "name": md, "type": "localport",
+        "addresses": oset(["fa:16:3e:fe:%02x:%02x %s"
+                           % (s >> 8 & 255, s & 255, md_ip)]),
+        "external_ids": omap({
+            "neutron:cidrs": "%s/%d" % (md_ip, prefix),
+            "neutron:device_id": "ovnmeta-" + ls["name"][8:],
+            "neutron:device_owner": "network:distributed",
+            "neutron:network_name": ls["name"],
+            "neutron:project_id": project})}))
+    ls["ports"].append(md)
+    if s % 10 == 0:
+        pn = g.uuid()
+        lsp_ops.append(insert("Logical_Switch_Port", pn, {
+            "name": "provnet-" + pn, "type": "localnet",
+            "addresses": oset(["unknown"]), "tag": 100 + s % 4000,
+            "options": omap({"network_name": "physnet1",
+                             "mcast_flood": "false",
+                             "localnet_learn_fdb": "false"})}))
+        ls["ports"].append(pn)
+    dns = g.uuid()
+    b.add(insert("DNS", dns, {
+        "records": omap(records),
+        "external_ids": omap({"ls_name": ls["name"]})}))
+    m.setdefault("dns", []).append(dns)
+    return {"dns_records": oset([ref(dns)])}
 
 
 def neutron_rule(rng, r, sg, peers, attempt):
@@ -729,6 +802,19 @@ def change_ops(kind, i, m):
         addr = ip_str((192 << 24 | 168 << 16) + 1 + i)
         return [mutate("Address_Set", asu, "addresses",
                        "insert" if kind == "as_add" else "delete", [addr])]
+    if kind == "dhcp_modify":
+        d = m["dhcp"][i % len(m["dhcp"])]
+        return [{"op": "update", "table": "DHCP_Options",
+                 "where": [["_uuid", "==", ref(d["uuid"])]],
+                 "row": {"options": dhcp_options(d["net"], d["md"],
+                                                 3600 + i)}}]
+    if kind == "dns_record":
+        dns = m["dns"][i % len(m["dns"])]
+        return [{"op": "mutate", "table": "DNS",
+                 "where": [["_uuid", "==", ref(dns)]],
+                 "mutations": [["records", "insert", omap({
+                     "bench-%d" % i: ip_str((172 << 24 | 22 << 16)
+                                            + 1 + i)})]]}]
     if kind == "port_add":
         sw = m["switches"][r.randrange(len(m["switches"]))]
         ip = ip_str((172 << 24 | 20 << 16) + 1 + i)
@@ -834,6 +920,11 @@ def add_size_args(p):
                    help="k8s: addresses per policy peer address set")
     p.add_argument("--pods-per-namespace", type=int, default=20)
     p.add_argument("--stateless-fraction", type=float, default=0.05)
+    p.add_argument("--services", action="store_true",
+                   help="neutron: also DHCP options per subnet, a metadata "
+                   "localport and DNS records per network, and a VLAN "
+                   "provider port on every tenth (change kinds %s)"
+                   % ",".join(SERVICE_KINDS))
 
 
 def resolve_sizes(a):

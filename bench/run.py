@@ -855,7 +855,10 @@ def main():
                    help="changes of each kind (default 50)")
     p.add_argument("--max-changes", action="append", default=[],
                    metavar="NAME=N", help="fewer changes for one northd")
-    p.add_argument("--kinds", default=",".join(gen.CHANGE_KINDS))
+    p.add_argument("--kinds", default=None,
+                   help="change kinds (default: %s, and with --services "
+                   "also %s)" % (",".join(gen.CHANGE_KINDS),
+                                 ",".join(gen.SERVICE_KINDS)))
     p.add_argument("--baseline", default="stock",
                    help="the northd ratios are relative to")
     p.add_argument("--change-timeout", type=float, default=120)
@@ -877,10 +880,15 @@ def main():
     a = gen.resolve_sizes(p.parse_args())
     if a.cold_runs < 1:
         p.error("--cold-runs must be at least 1")
+    if a.kinds is None:
+        a.kinds = ",".join(gen.CHANGE_KINDS
+                           + (gen.SERVICE_KINDS if a.services else []))
     a.kinds = [k for k in a.kinds.split(",") if k]
     for k in a.kinds:
-        if k not in gen.CHANGE_KINDS:
+        if k not in gen.CHANGE_KINDS + gen.SERVICE_KINDS:
             p.error("unknown change kind %s" % k)
+        if k in gen.SERVICE_KINDS and not a.services:
+            p.error("change kind %s needs --services" % k)
     northds = parse_northds(p, a)
     caps = dict((s.partition("=")[0], int(s.partition("=")[2]))
                 for s in a.max_changes)

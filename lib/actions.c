@@ -53,6 +53,8 @@ enum call_result {
 enum call_arg {
     ARG_PORT,                   /* A string field: inport, outport. */
     ARG_MAC,                    /* A 48-bit field: eth.src, eth.dst, ... */
+    ARG_NAME,                   /* A quoted string: a port's name.  Only
+                                 * as the first argument. */
 };
 
 struct call_def {
@@ -71,6 +73,7 @@ static const struct call_def call_defs[] = {
     { "put_fdb", RESULT_NONE, 2, { ARG_PORT, ARG_MAC } },
     { "get_fdb", RESULT_PORT, 1, { ARG_MAC } },
     { "handle_svc_check", RESULT_NONE, 1, { ARG_PORT } },
+    { "bind_vport", RESULT_NONE, 2, { ARG_NAME, ARG_PORT } },
 };
 
 static const struct call_def *
@@ -164,7 +167,10 @@ action_destroy(struct action *a)
     case ACTION_EXCHANGE:
     case ACTION_DECREMENT:
     case ACTION_SIMPLE:
+    case ACTION_SET_METER:
+        break;
     case ACTION_CALL:
+        free(a->call.name);
         break;
     }
     free(a);
@@ -838,6 +844,15 @@ parse_call(struct parse_ctx *ctx, const struct call_def *def,
             goto error;
         }
         size_t arg_pos = lexer->token.ofs;
+        if (def->args[i] == ARG_NAME) {
+            if (lexer->token.type != LEX_T_STRING) {
+                syntax_error(ctx, "a quoted port name");
+                goto error;
+            }
+            a->call.name = xstrdup(lexer->token.s);
+            lex_next(lexer);
+            continue;
+        }
         if (lexer->token.type != LEX_T_ID) {
             syntax_error(ctx, def->args[i] == ARG_PORT
                          ? "a port field such as inport"
@@ -974,6 +989,45 @@ parse_nested(struct parse_ctx *ctx, enum action_type type,
     return a;
 }
 
+/* "set_meter(rate[, burst])", the keyword accepted, as QoS rules use it:
+ * a rate of at least 1 kbps and an optional burst, each below 2**32. */
+static struct action *
+parse_set_meter(struct parse_ctx *ctx, size_t pos)
+{
+    struct lexer *lexer = ctx->lexer;
+    struct action *a = action_create(ACTION_SET_METER, "set_meter", pos);
+    uint64_t values[2] = { 0, 0 };
+    size_t n = 0;
+
+    if (!lex_accept(lexer, LEX_T_LPAREN)) {
+        syntax_error(ctx, "`('");
+        goto error;
+    }
+    do {
+        const struct lex_token *t = &lexer->token;
+        if (t->type != LEX_T_INTEGER || t->format != LEX_F_DECIMAL
+            || t->value.u64.hi || t->value.u64.lo > UINT32_MAX
+            || (!n && !t->value.u64.lo)) {
+            syntax_error(ctx, n ? "a burst in kb (below 2**32)"
+                         : "a rate in kbps (1 to 2**32 - 1)");
+            goto error;
+        }
+        values[n++] = t->value.u64.lo;
+        lex_next(lexer);
+    } while (n < 2 && lex_accept(lexer, LEX_T_COMMA));
+    if (!lex_accept(lexer, LEX_T_RPAREN)) {
+        syntax_error(ctx, "`)'");
+        goto error;
+    }
+    a->meter.rate = values[0];
+    a->meter.burst = values[1];
+    return a;
+
+error:
+    action_destroy(a);
+    return NULL;
+}
+
 static struct action *
 parse_action(struct parse_ctx *ctx, enum context where)
 {
@@ -1007,6 +1061,8 @@ parse_action(struct parse_ctx *ctx, enum context where)
         return parse_ct_lb(ctx, "ct_lb_mark", pos);
     } else if (lex_accept_id(lexer, "log")) {
         return parse_log(ctx, pos);
+    } else if (lex_accept_id(lexer, "set_meter")) {
+        return parse_set_meter(ctx, pos);
     } else if ((kw = find_keyword(simple_keywords,
                                   ARRAY_SIZE(simple_keywords), t->s))) {
         lex_next(lexer);
@@ -1227,14 +1283,24 @@ format_action(const struct action *a, struct ds *s)
         }
         ds_put_char(s, ')');
         break;
+    case ACTION_SET_METER:
+        ds_put_format(s, "set_meter(%"PRIu64, a->meter.rate);
+        if (a->meter.burst) {
+            ds_put_format(s, ", %"PRIu64, a->meter.burst);
+        }
+        ds_put_char(s, ')');
+        break;
     case ACTION_CALL:
         if (a->call.has_dst) {
             format_field(&a->call.dst, s);
             ds_put_cstr(s, " = ");
         }
         ds_put_format(s, "%s(", a->keyword);
+        if (a->call.name) {
+            format_quoted(a->call.name, s);
+        }
         for (size_t i = 0; i < a->call.n_args; i++) {
-            if (i) {
+            if (i || a->call.name) {
                 ds_put_cstr(s, ", ");
             }
             format_field(&a->call.args[i], s);

@@ -68,6 +68,7 @@ enum action_type {
     ACTION_LOG,
     ACTION_CALL,                /* [dst =] keyword(args): check_in_port_sec,
                                  * lookup_fdb, put_fdb, get_fdb, ... */
+    ACTION_SET_METER,           /* set_meter(rate[, burst]). */
     ACTION_PUT_OPTS,            /* dst = put_dhcp_opts(...) or
                                  * put_dhcpv6_opts(...): in 'keyword'. */
 };
@@ -135,9 +136,15 @@ struct action {
         struct {
             bool has_dst;       /* False for put_fdb(). */
             struct action_field dst;
-            struct action_field args[2];
+            char *name;         /* A first argument that is a quoted name
+                                 * (bind_vport()), or NULL. */
+            struct action_field args[2];    /* The field arguments. */
             size_t n_args;
         } call;
+        struct {
+            uint64_t rate;      /* kbps, at least 1. */
+            uint64_t burst;     /* kb, 0 if not given. */
+        } meter;                /* ACTION_SET_METER. */
     };
 };
 

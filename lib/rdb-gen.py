@@ -24,7 +24,8 @@ in an owned table with "select" narrowed to initial and delete, the
 server also reports inserts (as bare UUIDs) and modifications, so that
 the user can repair them.  "keys" keeps only the
 named keys of a string map.  A map of strings to UUIDs is kept as a string
-map of the UUIDs' text (not as references).
+map of the UUIDs' text (not as references), and one of strings to
+integers as a string map of their decimal text (QoS "bandwidth").
 "hash" keeps no value, only a content hash
 per GROUP (see rdb_hash in lib/rdb.h).  A "pooled" string column keeps
 its values in lib/strpool.h, shared with whatever else holds the same
@@ -319,7 +320,12 @@ class Gen:
                 c["uuid_values"] = bool(
                     c["type"]["value"] and c["type"]["key"][0] == "string"
                     and c["type"]["value"][0] == "uuid" and not c["hash"])
-                if c["type"]["value"] and not c["uuid_values"] and (
+                c["int_values"] = bool(
+                    c["type"]["value"] and c["type"]["key"][0] == "string"
+                    and c["type"]["value"][0] == "integer"
+                    and not c["hash"])
+                if (c["type"]["value"] and not c["uuid_values"]
+                        and not c["int_values"]) and (
                         c["type"]["key"][0] != "string"
                         or c["type"]["value"][0] != "string"):
                     if not c["hash"]:
@@ -618,10 +624,12 @@ class Gen:
                 w('        .json_key_len = %d,' % (len(c["name"]) + 4))
                 w("        .type = %s," % RDB_TYPES[key])
                 w("        .value_type = %s,"
-                  % ("RDB_STRING" if c["uuid_values"]
+                  % ("RDB_STRING" if c["uuid_values"] or c["int_values"]
                      else RDB_TYPES[value[0]] if value else "RDB_VOID"))
                 if c["uuid_values"]:
                     w("        .uuid_values = true,")
+                if c["int_values"]:
+                    w("        .int_values = true,")
                 w("        .min = %d," % c["type"]["min"])
                 w("        .max = %s," % ("UINT_MAX" if mx is None else mx))
                 w("        .storage = %s," % st)

@@ -189,12 +189,16 @@ rdb_map_column_is_set(const struct rdb_row *row,
         return *(const void *const *) m != NULL;
     case RDB_S_SMAP:
     case RDB_S_SHARED_MAP: {
+        /* A map with keys that recompute: set if it has one that is
+         * "recompute-if-set" (a "recompute" key recomputes only when it
+         * changes: a new row that sets it is compiled like any other). */
         const struct smap *smap = rdb_map_column_smap(row, mt, mc);
         bool any_key = false;
         for (size_t i = 0; i < mc->n_keys; i++) {
             if (key_recomputes(&mc->keys[i])) {
                 any_key = true;
-                if (smap_get(smap, mc->keys[i].name)) {
+                if (mc->keys[i].policy == RDB_MAP_RECOMPUTE_IF_SET
+                    && smap_get(smap, mc->keys[i].name)) {
                     return true;
                 }
             }

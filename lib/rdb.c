@@ -933,6 +933,7 @@ parse_datum(struct jtext *t, struct ds *scratch,
                 union rdb_atom *v = &d->values[d->n - 1];
                 if (!jtext_expect(t, ',')
                     || !parse_atom(t, scratch, (c->uuid_values ? RDB_UUID
+                                                : c->int_values ? RDB_INTEGER
                                                 : c->value_type), v)) {
                     if (c->type == RDB_STRING) {
                         free(a->string);
@@ -942,6 +943,8 @@ parse_datum(struct jtext *t, struct ds *scratch,
                 }
                 if (c->uuid_values) {
                     v->string = xasprintf(UUID_FMT, UUID_ARGS(&v->uuid));
+                } else if (c->int_values) {
+                    v->string = xasprintf("%"PRId64, v->integer);
                 }
                 if (!jtext_expect(t, ']')) {
                     return false;

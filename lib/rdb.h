@@ -123,6 +123,9 @@ struct rdb_column_class {
     bool uuid_values;               /* A map of strings to UUIDs, kept
                                      * as a string map of their text
                                      * ('value_type' is RDB_STRING). */
+    bool int_values;                /* A map of strings to integers, kept
+                                     * as a string map of their decimal
+                                     * text (the same). */
     bool key_deltas;                /* A map (with 'keys') whose changed
                                      * keys a modified row remembers:
                                      * rdb_row_get_map_delta(). */

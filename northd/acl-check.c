@@ -248,6 +248,21 @@ acl_check_match(struct acl_check *c, const char *match,
     return c->error;
 }
 
+char *
+acl_check_plain_match(const char *match)
+{
+    if (!symtab_ready) {
+        symtab_init_ovn(&symtab);
+        symtab_ready = true;
+    }
+    struct expr_refs refs;
+    expr_refs_init(&refs);
+    char *error = expr_validate_summaries(match, &symtab, &refs,
+                                          EXPR_MAX_PAREN_DEPTH, NULL);
+    expr_refs_destroy(&refs);
+    return error;
+}
+
 /* The registry of invalid ACLs. */
 
 static void

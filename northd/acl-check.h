@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "openvswitch/compiler.h"
 
 struct ds;
 struct ls_model;
@@ -64,6 +65,11 @@ struct sset;
 const char *acl_check_match(struct acl_check *, const char *match,
                             const struct sset *as_names,
                             const struct sset *pg_names);
+
+/* Returns NULL if 'match', which names no address set or port group, is
+ * valid for ovn-controller 23.03 as it is (not wrapped in anything, as a
+ * QoS rule's), otherwise the reason, which the caller frees. */
+char *acl_check_plain_match(const char *match) OVS_WARN_UNUSED_RESULT;
 
 /* Error registry, across passes.  Each pass reports the invalid ACLs it
  * met between acl_errors_begin() and acl_errors_end(); the latter logs new

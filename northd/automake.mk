@@ -19,6 +19,8 @@ northd_ovn_northd_SOURCES = \
 	northd/features.h \
 	northd/global-opts.c \
 	northd/global-opts.h \
+	northd/ha-groups.c \
+	northd/ha-groups.h \
 	northd/groups-private.h \
 	northd/groups-sync.c \
 	northd/groups.c \
@@ -39,6 +41,8 @@ northd_ovn_northd_SOURCES = \
 	northd/northd.h \
 	northd/ovn-northd.c \
 	northd/pipeline.h \
+	northd/qos.c \
+	northd/qos.h \
 	northd/rbac.c \
 	northd/rbac.h
 northd_ovn_northd_LDADD = $(MIMALLOC_LIBS) $(LSN_LDADD)

@@ -14,10 +14,12 @@
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "lib/tnlid.h"
+#include "northd/ha-groups.h"
 #include "northd/ipam.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
+#include "packets.h"
 #include "smap.h"
 #include "sset.h"
 #include "util.h"
@@ -79,6 +81,7 @@ ls_model_init(struct ls_model *m)
     m->check_lsp_up = false;
     m->sb_db = NULL;
     shash_init(&m->chassis_by_name);
+    shash_init(&m->ha_group_uuids);
     shash_init(&m->chassis_by_hostname);
     m->chassis_indexed = false;
 }
@@ -122,6 +125,7 @@ ls_model_destroy(struct ls_model *m)
     free(m->dp_array);
     sset_destroy(&m->problems);
     shash_destroy(&m->chassis_by_name);
+    shash_destroy_free_data(&m->ha_group_uuids);
     shash_destroy(&m->chassis_by_hostname);
 }
 
@@ -338,6 +342,57 @@ ls_port_row_compare(const void *a_, const void *b_)
                                          &(*b)->header_.uuid);
 }
 
+/* Reports what of virtual port 'nbp''s options on switch 'dp' gives no
+ * bind_vport flow (northd/l2.c): a virtual-ip that is not an address, a
+ * virtual parent that is not a port of the switch. */
+static void
+check_virtual_port(struct ls_model *m, const struct ls_datapath *dp,
+                   const struct nb_logical_switch_port *nbp)
+{
+    const char *vip = smap_get(&nbp->options, "virtual-ip");
+    const char *parents = smap_get(&nbp->options, "virtual-parents");
+    ovs_be32 ip4;
+    struct in6_addr ip6;
+    if (!vip || !parents) {
+        report_bad_row(m, "Logical_Switch_Port %s: a virtual port needs "
+                       "options:virtual-ip and options:virtual-parents, "
+                       "no bind_vport flows", nbp->name);
+        return;
+    }
+    if (!ip_parse(vip, &ip4) && !ipv6_parse(vip, &ip6)) {
+        report_bad_row(m, "Logical_Switch_Port %s: virtual-ip \"%s\" is not "
+                       "an IP address, no bind_vport flows", nbp->name, vip);
+        return;
+    }
+    char *list = xstrdup(parents);
+    char *save = NULL;
+    for (char *name = strtok_r(list, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        bool found = false;
+        for (size_t i = 0; i < dp->nb->n_ports && !found; i++) {
+            found = !strcmp(dp->nb->ports[i]->name, name);
+        }
+        if (!found) {
+            report_bad_row(m, "Logical_Switch_Port %s: virtual parent \"%s\" "
+                           "is not a port of switch %s, no bind_vport flow "
+                           "for it", nbp->name, name, dp->nb->name);
+        }
+    }
+    free(list);
+}
+
+struct ls_port *
+ls_datapath_find_port(const struct ls_datapath *dp, const char *name)
+{
+    struct ls_port *p;
+    LIST_FOR_EACH (p, dp_node, &dp->ports) {
+        if (!strcmp(p->nb->name, name)) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
 /* Ports are visited by name, so new ones get tunnel keys in a predictable
  * order and the same NB always yields the same SB. */
 static void
@@ -385,6 +440,9 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
         parse_port_addresses(m, nbp->name, "port_security",
                              nbp->port_security, nbp->n_port_security,
                              &p->ps_addrs, &p->n_ps_addrs, NULL);
+        if (!strcmp(nbp->type, "virtual")) {
+            check_virtual_port(m, dp, nbp);
+        }
         p->up = ls_port_compute_up(p);
         hmap_insert(&m->ports, &p->name_node, hash_string(nbp->name, 0));
         ovs_list_push_back(&dp->ports, &p->dp_node);
@@ -839,6 +897,42 @@ sync_requested_chassis(struct ls_model *m, struct rdb_txn *sb_txn,
     free(more);
 }
 
+/* Whether switch 'dp' has other_config:vlan-passthru=true: tagged frames
+ * pass, and ports get no ARP/ND responder. */
+bool
+ls_datapath_vlan_passthru(const struct ls_datapath *dp)
+{
+    return smap_get_bool(&dp->nb->other_config, "vlan-passthru", false);
+}
+
+/* Port_Binding.options for 'p' (whose binding is 'pb', or NULL) into
+ * 'options' (initialized here): the NB port's options, "vlan-passthru"
+ * on a switch that has it, as stock writes them, and what ovn-controller
+ * wrote there and northd must keep. */
+static void
+port_binding_options(const struct ls_port *p,
+                     const struct sb_port_binding *pb, struct smap *options)
+{
+    smap_clone(options, &p->nb->options);
+    if (ls_datapath_vlan_passthru(p->dp)) {
+        smap_replace(options, "vlan-passthru", "true");
+    }
+
+    /* ovn-controller marks a port that migrates to an additional chassis
+     * (activation-strategy=rarp) activated there once the VM announced
+     * itself.  Stock 23.03 erases the mark whenever it rewrites the
+     * options; it is kept while the port has more than one requested
+     * chassis, so that a CMS changing some other option mid-migration does
+     * not block the port on its new chassis again. */
+    const char *activated = (pb ? smap_get(&pb->options,
+                                           "additional-chassis-activated")
+                             : NULL);
+    const char *requested = smap_get(&p->nb->options, "requested-chassis");
+    if (activated && requested && strchr(requested, ',')) {
+        smap_replace(options, "additional-chassis-activated", activated);
+    }
+}
+
 /* Writes 'p''s Port_Binding: every column of a new one, the columns that
  * differ of an existing one. */
 static void
@@ -875,10 +969,12 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
     if (!pb || strcmp(pb->type, p->nb->type)) {
         rdb_txn_set_string(sb_txn, SB_PORT_BINDING_COL_TYPE, p->nb->type);
     }
-    if (!pb || !smap_equal(&pb->options, &p->nb->options)) {
-        rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_OPTIONS,
-                         &p->nb->options);
+    struct smap options;
+    port_binding_options(p, pb, &options);
+    if (!pb || !smap_equal(&pb->options, &options)) {
+        rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_OPTIONS, &options);
     }
+    smap_destroy(&options);
     /* The addresses as they are, as the stock ovn-northd writes them, bad
      * entries and all (ovn-controller skips what it cannot parse). */
     if (!pb || !strings_equal(p->nb->addresses, p->nb->n_addresses,
@@ -918,10 +1014,27 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
 
     sync_requested_chassis(m, sb_txn, p);
 
-    struct smap ids = SMAP_INITIALIZER(&ids);
+    /* An external port's HA chassis group, which ha_groups_sync() wrote
+     * first. */
+    const struct uuid *group = (p->nb->ha_chassis_group
+                                && !strcmp(p->nb->type, "external")
+                                ? ha_groups_find(m,
+                                                 p->nb->ha_chassis_group->name)
+                                : NULL);
+    if (pb ? (group ? !RDB_ROW_IS(pb->ha_chassis_group, group)
+                    : pb->ha_chassis_group != NULL)
+           : group != NULL) {
+        rdb_txn_set_ref(sb_txn, SB_PORT_BINDING_COL_HA_CHASSIS_GROUP, group);
+    }
+
+    /* The port's external_ids, as stock copies them (Neutron's metadata
+     * agent reads neutron:cidrs, neutron:device_id, ... there), with
+     * "name" from neutron:port_name. */
+    struct smap ids;
+    smap_clone(&ids, &p->nb->external_ids);
     const char *name = smap_get(&p->nb->external_ids, "neutron:port_name");
     if (name && name[0]) {
-        smap_add(&ids, "name", name);
+        smap_replace(&ids, "name", name);
     }
     if (pb ? !smap_equal(&ids, &pb->external_ids) : !smap_is_empty(&ids)) {
         rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_EXTERNAL_IDS, &ids);
@@ -1181,6 +1294,7 @@ ls_model_sync_sb(struct ls_model *m, struct rdb *sb_db, struct rdb_txn *sb_txn)
     for (size_t i = 0; i < m->n_datapaths; i++) {
         sync_datapath(m, sb_txn, m->dp_array[i]);
     }
+    ha_groups_sync(m, sb_db, sb_txn);
     HMAP_FOR_EACH (p, name_node, &m->ports) {
         sync_port_binding(m, sb_txn, p);
     }
@@ -1256,6 +1370,9 @@ parse_port(struct ls_model *m, struct ls_port *p)
     parse_port_addresses(m, nbp->name, "port_security", nbp->port_security,
                          nbp->n_port_security, &p->ps_addrs, &p->n_ps_addrs,
                          NULL);
+    if (!strcmp(nbp->type, "virtual")) {
+        check_virtual_port(m, p->dp, nbp);
+    }
     m->quiet = false;
     return m->n_bad_rows == n_bad;
 }

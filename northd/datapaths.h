@@ -145,6 +145,10 @@ struct ls_model {
     struct rdb *sb_db;
     struct shash chassis_by_name;
     struct shash chassis_by_hostname;
+
+    /* The SB UUIDs of the HA chassis groups external ports use, by name
+     * (northd/ha-groups.h): 'struct uuid *'s, owned. */
+    struct shash ha_group_uuids;
     bool chassis_indexed;
 };
 
@@ -161,6 +165,10 @@ void ls_model_report_bad_row(struct ls_model *, const char *msg);
  * model (the load balancers): leaves them in 'reported' for the next
  * build. */
 void ls_model_end_reports(struct ls_model *);
+
+bool ls_datapath_vlan_passthru(const struct ls_datapath *);
+struct ls_port *ls_datapath_find_port(const struct ls_datapath *,
+                                      const char *name);
 
 struct ls_datapath *ls_model_find_datapath(const struct ls_model *,
                                            const struct uuid *nb_uuid);

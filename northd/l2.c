@@ -14,6 +14,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "packets.h"
 #include "smap.h"
+#include "sset.h"
 
 /* Stages whose default flow is "next;" and is not decided elsewhere. */
 static const enum ls_stage plain_stages[] = {
@@ -38,7 +39,9 @@ build_datapath_defaults(struct lflow_table *t, const struct ls_datapath *dp)
      * on the logical wire, and let ovn-controller check each port's
      * port_security (copied into Port_Binding) in check_in_port_sec(). */
     lflow_add(t, dp, S_IN_CHECK_PORT_SEC, 100, "eth.src[40]", "drop;");
-    lflow_add(t, dp, S_IN_CHECK_PORT_SEC, 100, "vlan.present", "drop;");
+    if (!ls_datapath_vlan_passthru(dp)) {
+        lflow_add(t, dp, S_IN_CHECK_PORT_SEC, 100, "vlan.present", "drop;");
+    }
     lflow_add(t, dp, S_IN_CHECK_PORT_SEC, 50, "1",
               REGBIT_PORT_SEC_DROP" = check_in_port_sec(); next;");
     lflow_add(t, dp, S_IN_APPLY_PORT_SEC, 50, REGBIT_PORT_SEC_DROP" == 1",
@@ -174,12 +177,75 @@ learns_fdb(const struct ls_port *p)
                                      false))));
 }
 
+/* A virtual port's flows: an ARP (IPv4) or ND (IPv6) packet about its
+ * options:virtual-ip from one of its options:virtual-parents on the switch
+ * binds it to that parent's chassis (bind_vport).  Parents that are not
+ * ports of the switch, and a virtual-ip that is not an address, give no
+ * flow (ls_model_build() reports them). */
+static void
+build_virtual_port_flows(struct lflow_table *t, const struct ls_port *p,
+                         struct ds *match, struct ds *actions)
+{
+    const char *vip = smap_get(&p->nb->options, "virtual-ip");
+    const char *parents = smap_get(&p->nb->options, "virtual-parents");
+    ovs_be32 ip4;
+    struct in6_addr ip6;
+    bool is_ip4 = vip && ip_parse(vip, &ip4);
+    if (!parents || (!is_ip4 && (!vip || !ipv6_parse(vip, &ip6)))) {
+        return;
+    }
+
+    char ip_s[INET6_ADDRSTRLEN];
+    char sn_s[INET6_ADDRSTRLEN];
+    if (is_ip4) {
+        snprintf(ip_s, sizeof ip_s, IP_FMT, IP_ARGS(ip4));
+    } else {
+        struct in6_addr sn;
+        in6_addr_solicited_node(&sn, &ip6);
+        inet_ntop(AF_INET6, &ip6, ip_s, sizeof ip_s);
+        inet_ntop(AF_INET6, &sn, sn_s, sizeof sn_s);
+    }
+    ds_clear(actions);
+    put_port_ref(actions, "bind_vport(", p->nb->name);
+    ds_put_cstr(actions, ", inport); next;");
+
+    struct sset seen = SSET_INITIALIZER(&seen);
+    char *list = xstrdup(parents);
+    char *save = NULL;
+    for (char *name = strtok_r(list, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        if (!ls_datapath_find_port(p->dp, name) || !sset_add(&seen, name)) {
+            continue;
+        }
+        ds_clear(match);
+        put_port_ref(match, "inport == ", name);
+        if (is_ip4) {
+            ds_put_format(match, " && ((arp.op == 1 && arp.spa == %s && "
+                          "arp.tpa == %s) || (arp.op == 2 && arp.spa == "
+                          "%s))", ip_s, ip_s, ip_s);
+        } else {
+            /* Stock's text, with no space before the second term. */
+            ds_put_format(match, " && ((nd_ns && ip6.dst == {%s, %s} && "
+                          "nd.target == %s) ||(nd_na && nd.target == %s))",
+                          ip_s, sn_s, ip_s, ip_s);
+        }
+        lflow_add_port(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
+                       ds_cstr(actions), &p->nb->header_.uuid);
+    }
+    free(list);
+    sset_destroy(&seen);
+}
+
 static void
 build_port_flows(struct lflow_table *t, const struct ls_port *p,
                  bool check_up, struct ds *match, struct ds *actions)
 {
     const struct uuid *hint = &p->nb->header_.uuid;
     const char *name = p->nb->name;
+
+    if (!strcmp(p->nb->type, "virtual")) {
+        build_virtual_port_flows(t, p, match, actions);
+    }
 
     if (learns_fdb(p)) {
         /* Learn source MACs behind ports with unknown addresses.  (A
@@ -223,24 +289,33 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
         return;
     }
 
+    /* An external port is reached through the localnet port on the
+     * chassis its HA group elects, not by its MAC: no L2 lookup flow, as
+     * in stock. */
+    bool external = !strcmp(p->nb->type, "external");
     for (size_t i = 0; i < p->n_addrs; i++) {
         const struct lsp_addresses *la = &p->addrs[i];
-        ds_clear(match);
-        ds_put_cstr(match, "eth.dst == ");
-        put_mac(match, la->ea);
-        ds_clear(actions);
-        put_port_ref(actions, "outport = ", name);
-        ds_put_cstr(actions, "; output;");
-        lflow_add_hint(t, p->dp, S_IN_L2_LKUP, 50, ds_cstr(match),
-                       ds_cstr(actions), hint);
+        if (!external) {
+            ds_clear(match);
+            ds_put_cstr(match, "eth.dst == ");
+            put_mac(match, la->ea);
+            ds_clear(actions);
+            put_port_ref(actions, "outport = ", name);
+            ds_put_cstr(actions, "; output;");
+            lflow_add_hint(t, p->dp, S_IN_L2_LKUP, 50, ds_cstr(match),
+                           ds_cstr(actions), hint);
+        }
 
         /* Router ports answer for themselves; a port with "unknown" may
          * have other hosts behind it that own the address.  With
          * ignore_lsp_down=false, only a port that is up has its addresses
-         * answered for (a localport is never bound, and always is). */
+         * answered for (a localport is never bound, and always is).  On a
+         * vlan-passthru switch the VLAN a request came on is not known, so
+         * nobody answers for the port but the port itself. */
         if ((!p->nb->type[0] || !strcmp(p->nb->type, "localport"))
             && !p->has_unknown
-            && (!check_up || p->up || p->nb->type[0])) {
+            && (!check_up || p->up || p->nb->type[0])
+            && !ls_datapath_vlan_passthru(p->dp)) {
             build_arp_nd_responder(t, p, la, match, actions);
         }
     }

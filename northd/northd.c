@@ -30,12 +30,14 @@
 #include "northd/features.h"
 #include "northd/global-opts.h"
 #include "northd/groups.h"
+#include "northd/ha-groups.h"
 #include "northd/ipam.h"
 #include "northd/l2.h"
 #include "northd/lb.h"
 #include "northd/lflow.h"
 #include "northd/meters.h"
 #include "northd/nb-report.h"
+#include "northd/qos.h"
 #include "northd/rbac.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
@@ -79,6 +81,7 @@ struct northd_data {
     bool valid;
     struct ls_model model;
     struct lb_model lbs;
+    struct qos_model qos;
     struct groups groups;
     struct acls *acls;
     struct lflow_table lflows;
@@ -186,6 +189,7 @@ northd_data_destroy(struct northd_data *d)
     lflow_owner_destroy(&d->lb_owner);
     lflow_table_destroy(&d->lflows);
     lb_model_destroy(&d->lbs);
+    qos_model_destroy(&d->qos);
     ls_model_destroy(&d->model);
     uuidset_destroy(&d->own_pb_deletes);
     uuidset_destroy(&d->own_lb_inserts);
@@ -428,6 +432,7 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
     lflow_table_set_owner(&d->lflows, &dp->owner);
     l2_build_dp_lflows(&d->lflows, dp);
     lb_build_dp_lflows(&d->lflows, dp, &d->features);
+    qos_build_dp_lflows(&d->lflows, &d->qos, dp);
     acls_build_dp_lflows(d->acls, &d->lflows, dp);
     dhcp_build_dp_lflows(&d->lflows, dp, acls_dp_is_stateful(d->acls, dp));
     lflow_table_set_owner(&d->lflows, NULL);
@@ -488,6 +493,8 @@ build_inputs(struct northd_data *d, struct rdb *nb_db)
 {
     lb_model_init(&d->lbs);
     lb_model_build(&d->lbs, &d->model, nb_db);
+    qos_model_init(&d->qos);
+    qos_model_build(&d->qos, &d->model);
     dhcp_check_model(&d->model, &d->dhcp_bad);
     ls_model_end_reports(&d->model);
     groups_init(&d->groups, &d->model, d->model.dp_cap, nb_db);
@@ -783,6 +790,15 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
         hmapx_add(&c->dps, dp);
     }
     free(added);
+
+    /* A virtual port's flows name its parents that are on the switch. */
+    if (ok && hmapx_find(&c->dps, dp)) {
+        LIST_FOR_EACH (p, dp_node, &dp->ports) {
+            if (!strcmp(p->nb->type, "virtual")) {
+                hmapx_add(&c->ports, p);
+            }
+        }
+    }
     return ok;
 }
 
@@ -1022,6 +1038,8 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
           "an SB Meter_Band was changed by someone else" },
         { &sb_table_load_balancer,
           "an SB Load_Balancer was changed by someone else" },
+        { &sb_table_ha_chassis_group,
+          "an SB HA_Chassis_Group was changed by someone else" },
     };
     for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
         if (foreign_change(sb_db, owned[i].tc)) {
@@ -1219,6 +1237,12 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     }
     HMAPX_FOR_EACH (node, &c.dps) {
         ls_model_sync_dp(&d->model, ctx->sb_txn, node->data);
+    }
+    /* External ports' HA chassis groups follow ports and chassis (a full
+     * pass follows their NB rows). */
+    if (!hmapx_is_empty(&c.ports) || !uuidset_is_empty(&c.dead_pbs)
+        || rdb_track_first(sb_db, &sb_table_chassis)) {
+        ha_groups_sync(&d->model, sb_db, ctx->sb_txn);
     }
     HMAPX_FOR_EACH (node, &c.ports) {
         ls_model_sync_port(&d->model, ctx->sb_txn, node->data);

@@ -682,14 +682,17 @@ main(int argc, char *argv[])
         } else if (!state.had_lock && !state.suspended) {
             /* A standby keeps nothing: it recomputes when it takes over.
              * A transaction still being written would read what is
-             * freed here. */
+             * freed here.  What northd derived goes before the replicas
+             * clear their tracking: a replica that started over while
+             * this instance was suspended keeps the old rows northd
+             * points at only until then. */
             if (state.sb_txn) {
                 rdb_txn_destroy(state.sb_txn);
                 state.sb_txn = NULL;
             }
+            northd_invalidate(state.northd);
             rdb_track_clear(nb);
             rdb_track_clear(sb);
-            northd_invalidate(state.northd);
             state.flows_pending = false;
         }
         if (nb_txn) {

@@ -22,6 +22,8 @@ TESTSUITE_AT = \
 	tests/ha.at \
 	tests/ipam.at \
 	tests/nb-map.at \
+	tests/qos.at \
+	tests/neutron.at \
 	tests/dhcp.at \
 	tests/ports.at
 
@@ -66,6 +68,7 @@ EXTRA_DIST += $(TESTSUITE_AT) $(TESTSUITE) tests/atlocal.in \
 	tests/package.m4 tests/lang-matches.txt tests/lang-actions.txt \
 	tests/lang-oracle.py tests/dhcp-actions.txt tests/dhcp-packet.py tests/limits-probes.py tests/nbctl-canon-dump.py \
 	tests/acl-validation.py tests/sb-canon.py tests/nb-random.py \
+	tests/neutron-scenario.py \
 	tests/rdb-canon.py tests/rdb-data.py tests/rdb-proxy.py \
 	tests/sb-txn-log.py
 DISTCLEANFILES = tests/atconfig tests/atlocal
