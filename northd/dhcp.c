@@ -296,8 +296,7 @@ hostname_problem(const struct ls_port *p)
 static bool
 port_has_dhcp(const struct ls_port *p)
 {
-    return (p->enabled && strcmp(p->nb->type, "router")
-            && strcmp(p->nb->type, "external"));
+    return p->enabled && strcmp(p->nb->type, "router");
 }
 
 /* A DHCP_Options row as the ports of the model use it. */
@@ -459,9 +458,27 @@ put_options(struct ds *s, const struct smap *options, const char *skip,
     free(items);
 }
 
+/* Where the DHCP requests of a port come in: through the port itself, or,
+ * for an external port, through a localnet port 'inport' on the chassis
+ * where the external port is resident. */
+struct dhcp_in {
+    const char *inport;
+    const char *resident;       /* NULL, or the external port. */
+};
+
+static void
+put_resident(struct ds *match, const struct dhcp_in *in)
+{
+    if (in->resident) {
+        ds_put_format(match, " && is_chassis_resident(\"%s\")",
+                      in->resident);
+    }
+}
+
 static void
 build_dhcp4(struct lflow_table *t, const struct ls_port *p,
-            const struct dhcp4_row *d, struct ds *match, struct ds *actions)
+            const struct dhcp_in *in, const struct dhcp4_row *d,
+            struct ds *match, struct ds *actions)
 {
     const struct nb_dhcp_options *row = p->nb->dhcpv4_options;
     const struct uuid *hint = &row->header_.uuid;
@@ -491,8 +508,9 @@ build_dhcp4(struct lflow_table *t, const struct ls_port *p,
             ds_put_format(match, "inport == \"%s\" && eth.src == "
                           ETH_ADDR_FMT" && ip4.src == 0.0.0.0 && "
                           "ip4.dst == 255.255.255.255 && udp.src == 68 && "
-                          "udp.dst == 67", p->nb->name,
+                          "udp.dst == 67", in->inport,
                           ETH_ADDR_ARGS(la->ea));
+            put_resident(match, in);
             lflow_add_port(t, p->dp, S_IN_DHCP_OPTIONS, 100, ds_cstr(match),
                            ds_cstr(actions), hint);
 
@@ -501,8 +519,9 @@ build_dhcp4(struct lflow_table *t, const struct ls_port *p,
             ds_put_format(match, "inport == \"%s\" && eth.src == "
                           ETH_ADDR_FMT" && ip4.src == "IP_FMT" && "
                           "ip4.dst == {%s, 255.255.255.255} && "
-                          "udp.src == 68 && udp.dst == 67", p->nb->name,
+                          "udp.src == 68 && udp.dst == 67", in->inport,
                           ETH_ADDR_ARGS(la->ea), IP_ARGS(ip), d->server_id);
+            put_resident(match, in);
             lflow_add_port(t, p->dp, S_IN_DHCP_OPTIONS, 100, ds_cstr(match),
                            ds_cstr(actions), hint);
 
@@ -510,7 +529,8 @@ build_dhcp4(struct lflow_table *t, const struct ls_port *p,
             ds_put_format(match, "inport == \"%s\" && eth.src == "
                           ETH_ADDR_FMT" && ip4 && udp.src == 68 && "
                           "udp.dst == 67 && "REGBIT_DHCP_OPTS_RESULT,
-                          p->nb->name, ETH_ADDR_ARGS(la->ea));
+                          in->inport, ETH_ADDR_ARGS(la->ea));
+            put_resident(match, in);
             ds_clear(actions);
             ds_put_format(actions, "eth.dst = eth.src; eth.src = %s; "
                           "ip4.src = %s; udp.src = 67; udp.dst = 68; "
@@ -536,7 +556,8 @@ ip6_in(const struct in6_addr *ip, const struct dhcp6_row *d)
 
 static void
 build_dhcp6(struct lflow_table *t, const struct ls_port *p,
-            const struct dhcp6_row *d, struct ds *match, struct ds *actions)
+            const struct dhcp_in *in, const struct dhcp6_row *d,
+            struct ds *match, struct ds *actions)
 {
     const struct nb_dhcp_options *row = p->nb->dhcpv6_options;
     const struct uuid *hint = &row->header_.uuid;
@@ -565,8 +586,9 @@ build_dhcp6(struct lflow_table *t, const struct ls_port *p,
             ds_clear(match);
             ds_put_format(match, "inport == \"%s\" && eth.src == "
                           ETH_ADDR_FMT" && ip6.dst == ff02::1:2 && "
-                          "udp.src == 546 && udp.dst == 547", p->nb->name,
+                          "udp.src == 546 && udp.dst == 547", in->inport,
                           ETH_ADDR_ARGS(la->ea));
+            put_resident(match, in);
             lflow_add_port(t, p->dp, S_IN_DHCP_OPTIONS, 100, ds_cstr(match),
                            ds_cstr(actions), hint);
 
@@ -584,14 +606,13 @@ build_dhcp6(struct lflow_table *t, const struct ls_port *p,
     }
 }
 
-void
-dhcp_build_port_lflows(struct lflow_table *t, const struct ls_port *p)
+/* The DHCP flows of 'p' for requests that come in as 'in' says. */
+static void
+build_port_dhcp(struct lflow_table *t, const struct ls_port *p,
+                const struct dhcp_in *in)
 {
     const struct nb_dhcp_options *r4 = usable(p->nb->dhcpv4_options);
     const struct nb_dhcp_options *r6 = usable(p->nb->dhcpv6_options);
-    if ((!r4 && !r6) || !port_has_dhcp(p)) {
-        return;
-    }
     struct ds match = DS_EMPTY_INITIALIZER;
     struct ds actions = DS_EMPTY_INITIALIZER;
     if (r4) {
@@ -601,7 +622,7 @@ dhcp_build_port_lflows(struct lflow_table *t, const struct ls_port *p)
             e = hostname_problem(p);
         }
         if (!e) {
-            build_dhcp4(t, p, &d, &match, &actions);
+            build_dhcp4(t, p, in, &d, &match, &actions);
             COVERAGE_INC(dhcp_port_compiled);
         }
         free(e);
@@ -610,13 +631,52 @@ dhcp_build_port_lflows(struct lflow_table *t, const struct ls_port *p)
         struct dhcp6_row d;
         char *e = dhcp6_row_problem(r6, &d);
         if (!e) {
-            build_dhcp6(t, p, &d, &match, &actions);
+            build_dhcp6(t, p, in, &d, &match, &actions);
             COVERAGE_INC(dhcp_port_compiled);
         }
         free(e);
     }
     ds_destroy(&match);
     ds_destroy(&actions);
+}
+
+static bool
+is_external(const struct ls_port *p)
+{
+    return !strcmp(p->nb->type, "external");
+}
+
+void
+dhcp_build_port_lflows(struct lflow_table *t, const struct ls_port *p)
+{
+    if ((!usable(p->nb->dhcpv4_options) && !usable(p->nb->dhcpv6_options))
+        || !port_has_dhcp(p) || is_external(p)) {
+        return;
+    }
+    const struct dhcp_in in = { .inport = p->nb->name, .resident = NULL };
+    build_port_dhcp(t, p, &in);
+}
+
+/* An external port's requests come in through each localnet port of its
+ * switch, and are answered on the chassis where the port is resident (its
+ * HA chassis group's): without either, stock answers none. */
+static void
+build_external_dhcp(struct lflow_table *t, const struct ls_datapath *dp,
+                    const struct ls_port *ext)
+{
+    if ((!usable(ext->nb->dhcpv4_options)
+         && !usable(ext->nb->dhcpv6_options))
+        || !port_has_dhcp(ext) || !ext->nb->ha_chassis_group) {
+        return;
+    }
+    const struct ls_port *ln;
+    LIST_FOR_EACH (ln, dp_node, &dp->ports) {
+        if (!strcmp(ln->nb->type, "localnet")) {
+            const struct dhcp_in in = { .inport = ln->nb->name,
+                                        .resident = ext->nb->name };
+            build_port_dhcp(t, ext, &in);
+        }
+    }
 }
 
 void
@@ -627,6 +687,13 @@ dhcp_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp,
     struct ds match = DS_EMPTY_INITIALIZER;
     const struct ls_port *p;
     LIST_FOR_EACH (p, dp_node, &dp->ports) {
+        if (is_external(p)) {
+            /* Its flows depend on the switch's localnet ports: the
+             * switch's, rebuilt with any of its ports.  Its replies leave
+             * through the localnet port: no ACL flow, as stock. */
+            build_external_dhcp(t, dp, p);
+            continue;
+        }
         const struct nb_dhcp_options *r4 = usable(p->nb->dhcpv4_options);
         const struct nb_dhcp_options *r6 = usable(p->nb->dhcpv6_options);
         char *e = NULL;
