@@ -70,6 +70,7 @@ static const struct call_def call_defs[] = {
     { "put_fdb", RESULT_NONE, 2, { ARG_PORT, ARG_MAC } },
     { "get_fdb", RESULT_PORT, 1, { ARG_MAC } },
     { "handle_svc_check", RESULT_NONE, 1, { ARG_PORT } },
+    { "dns_lookup", RESULT_BIT, 0, { ARG_PORT } },
 };
 
 static const struct call_def *
