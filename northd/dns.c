@@ -139,12 +139,11 @@ check_records(struct ls_model *m, const struct nb_dns *nb)
         }
         if (error) {
             if (m) {
-                char *msg = xasprintf("DNS "UUID_FMT": record \"%s\"=\"%s\": "
-                                      "%s (copied to the SB as stock does, but "
-                                      "ovn-controller answers no query from "
-                                      "it)",
-                                      UUID_ARGS(&nb->header_.uuid), key,
-                                      value, error);
+                char *msg = xasprintf(
+                    "DNS "UUID_FMT": record \"%s\"=\"%s\": %s (copied to "
+                    "the SB as stock does, but ovn-controller answers no "
+                    "query from it)", UUID_ARGS(&nb->header_.uuid), key,
+                    value, error);
                 ls_model_report_bad_row(m, msg);
                 free(msg);
             }
@@ -379,6 +378,7 @@ dns_handle_changes(struct dns_model *dm, const struct ls_model *m,
                    struct rdb *nb_db, struct hmapx *dps, const char **reason)
 {
     /* Switches that list other DNS rows, and new switches. */
+    bool listings_changed = false;
     const struct nb_logical_switch *ls;
     NB_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_db) {
         if (!nb_logical_switch_is_new(ls)
@@ -409,6 +409,17 @@ dns_handle_changes(struct dns_model *dm, const struct ls_model *m,
         dp_leave_entries(dm, dp, &listed);
         hmapx_destroy(&listed);
         hmapx_add(dps, dp);
+        listings_changed = true;
+    }
+    /* A reported row no switch lists any more leaves the report. */
+    if (listings_changed) {
+        const struct dns_entry *gone;
+        HMAP_FOR_EACH (gone, node, &dm->entries) {
+            if (gone->bad && hmapx_is_empty(&gone->dps)) {
+                *reason = "DNS records to report";
+                return false;
+            }
+        }
     }
     /* DNS rows whose records changed: only their SB row, unless the
      * switches' flows change (records appear or all go). */
@@ -423,7 +434,7 @@ dns_handle_changes(struct dns_model *dm, const struct ls_model *m,
                 *reason = "DNS";
                 return false;
             }
-            continue;           /* Its switches let go of it, below. */
+            continue;           /* Its switches let go of it above. */
         }
         if (e->bad || check_records(NULL, nb)) {
             *reason = "DNS records to report";
@@ -435,7 +446,6 @@ dns_handle_changes(struct dns_model *dm, const struct ls_model *m,
             hmapx_add(dps, node->data);
         }
     }
-
     return true;
 }
 
@@ -474,7 +484,8 @@ dns_model_diff(const struct dns_model *a, const struct dns_model *b,
         const struct dns_model *x = models[k], *y = models[!k];
         const struct dns_entry *e;
         HMAP_FOR_EACH (e, node, &x->entries) {
-            const struct dns_entry *f = dns_entry_find(y, &e->nb->header_.uuid);
+            const struct dns_entry *f
+                = dns_entry_find(y, &e->nb->header_.uuid);
             bool same = f != NULL;
             if (f && !k) {
                 /* Same switches, by NB row (the models' datapaths are
