@@ -1935,6 +1935,13 @@ acls_build_dp_lflows(const struct acls *a, struct lflow_table *t,
     build_acl_stage_defaults(t, dp, ad, &a->g);
 }
 
+bool
+acls_dp_stateful(const struct acls *a, const struct ls_datapath *dp)
+{
+    const struct acl_dp *ad = &a->dps[dp->index];
+    return ad->has_stateful || ad->has_lb;
+}
+
 void
 acls_format_stats(const struct acls *a, struct ds *out)
 {

@@ -7,6 +7,8 @@ northd_ovn_northd_SOURCES = \
 	northd/acls.h \
 	northd/datapaths.c \
 	northd/datapaths.h \
+	northd/dns.c \
+	northd/dns.h \
 	northd/dp-groups.c \
 	northd/dp-groups.h \
 	northd/dpset.c \

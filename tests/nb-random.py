@@ -32,6 +32,9 @@ Mixes weight the kinds of change differently:
             settings, NB_Global options:mac_prefix, dynamic_addresses
             written by the CMS; static addresses are written with "set"
             (ovn-nbctl refuses one that another port has dynamically)
+    dns     DNS rows (records changed, emptied, rows listed and dropped by
+            switches, deleted), with switches, ports, stateful ACLs and
+            load balancers coming and going (DNS_MIX)
 
 --script prints the preamble followed by every step and an
 "rnd_nbctl --wait=sb sync" after each: with RND_NB_DB set to a test's NB,
@@ -76,6 +79,11 @@ rnd_acl_tag () {
 # rnd_acl TAG: the UUID of the ACL tagged TAG.
 rnd_acl () {
     rnd_nbctl --bare --columns=_uuid find ACL external_ids:oracle="$1"
+}
+
+# rnd_dns TAG: the UUID of the DNS row tagged TAG.
+rnd_dns () {
+    rnd_nbctl --bare --columns=_uuid find DNS external_ids:oracle="$1"
 }
 
 # rnd_lsp NAME: the UUID of logical switch port NAME.
@@ -143,7 +151,17 @@ WEIGHTS = {
     "lsp_set_dyn":     (0,   0,   0,   0,   2),
     "mac_prefix":      (0,   0,   0,   0,   1),
 }
-MIXES = ["cms", "acl", "topo", "invalid", "ipam"]
+MIXES = ["cms", "acl", "topo", "invalid", "ipam", "dns"]
+
+# The weights of the "dns" mix (the other mixes never change DNS rows).
+DNS_MIX = {
+    "ls_add": 3, "ls_del": 1, "lsp_add": 6, "lsp_del": 2,
+    "acl_add": 3, "acl_del": 2, "lb_add": 1, "lb_add_vip": 1,
+    "lb_attach": 1, "lb_detach": 1,
+    "dns_add": 3, "dns_del": 1, "dns_set": 8, "dns_clear": 1,
+    "dns_attach": 4, "dns_detach": 3,
+}
+DNS_NAMES = 4
 
 MAX_SWITCHES = 5
 PORT_NAMES = 40
@@ -189,6 +207,7 @@ class Gen:
         self.acls = {}          # tag -> Acl
         self.lbs = {}           # name -> {"proto", "vips": dict, "switches"}
         self.meters = set()
+        self.dnses = {}         # tag -> records (dict)
         self.options = {}
         self.n_acl = 0
         self.n_addr = 0
@@ -396,10 +415,19 @@ class Gen:
             "ls_ipam": bool(sw),
             "lsp_set_dyn": any(self.is_dynamic(p) for p in ports),
             "mac_prefix": True,
+            "dns_add": len(self.dnses) < DNS_NAMES,
+            "dns_del": bool(self.dnses),
+            "dns_set": bool(self.dnses),
+            "dns_clear": bool(self.dnses),
+            "dns_attach": bool(self.dnses) and bool(sw),
+            "dns_detach": any(s.get("dns") for s in sw.values()),
         }[op]
 
     def weight(self, op):
-        w = WEIGHTS[op][self.mix]
+        if MIXES[self.mix] == "dns":
+            w = DNS_MIX.get(op, 0)
+        else:
+            w = WEIGHTS[op][self.mix] if op in WEIGHTS else 0
         # Build a small topology first, whatever the mix.
         if len(self.switches) < 2 and op == "ls_add":
             w = max(w, 1) * 10
@@ -444,7 +472,7 @@ class Gen:
         return " && ".join(out)
 
     def one(self):
-        ops = sorted(WEIGHTS)
+        ops = sorted(set(WEIGHTS) | set(DNS_MIX))
         while True:
             weights = [self.weight(op) if self.feasible(op) else 0
                        for op in ops]
@@ -1042,6 +1070,94 @@ class Gen:
                     "dynamic_addresses" % name)
         return "rnd_nbctl set Logical_Switch_Port %s %s" % (
             name, q("dynamic_addresses=" + ovsdb_str(v)))
+
+    # -- DNS ----------------------------------------------------------
+    def dns_records(self):
+        """A few records: names, addresses (some in capitals, which the SB
+        gets in lowercase), reverse names."""
+        recs = {}
+        for _ in range(self.r.randrange(1, 4)):
+            k = self.r.randrange(10)
+            kind = self.r.randrange(4)
+            if kind == 0:
+                recs["vm%d" % k] = "10.0.%d.%d" % (k, self.r.randrange(250))
+            elif kind == 1:
+                recs["vm%d.example.org" % k] = ("10.0.%d.%d FD00::%X"
+                                                % (k, k, k + 10))
+            elif kind == 2:
+                recs["vm%d" % k] = "10.0.%d.1,10.0.%d.2" % (k, k)
+            else:
+                recs["%d.0.0.10.in-addr.arpa" % k] = "VM%d.example.org" % k
+        return recs
+
+    def records_arg(self, recs):
+        return q("records=" + "{" + ", ".join(
+            "%s=%s" % (ovsdb_str(k), ovsdb_str(v))
+            for k, v in sorted(recs.items())) + "}")
+
+    def op_dns_add(self):
+        tag = self.free_name("d", DNS_NAMES, self.dnses)
+        if tag is None:
+            return None
+        recs = self.dns_records() if self.chance(0.8) else {}
+        self.dnses[tag] = recs
+        return "rnd_nbctl create DNS external_ids:oracle=%s %s" % (
+            tag, self.records_arg(recs))
+
+    def listing(self, tag):
+        return sorted(n for n, s in self.switches.items()
+                      if tag in s.get("dns", ()))
+
+    def op_dns_del(self):
+        tag = self.pick(self.dnses)
+        self.freed.add(tag)
+        del self.dnses[tag]
+        cmds = []
+        for n in self.listing(tag):
+            self.switches[n]["dns"].discard(tag)
+            cmds.append("remove Logical_Switch %s dns_records $u" % n)
+        cmds.append("destroy DNS $u")
+        return "u=$(rnd_dns %s) && rnd_nbctl %s" % (tag, " -- ".join(cmds))
+
+    def op_dns_set(self):
+        tag = self.pick(self.dnses)
+        recs = self.dnses[tag]
+        if recs and self.chance(0.4):
+            k = self.pick(recs)
+            del recs[k]
+            return "rnd_nbctl remove DNS $(rnd_dns %s) records %s" % (
+                tag, q(ovsdb_str(k)))
+        new = self.dns_records()
+        if self.chance(0.5):
+            recs.update(new)
+            return "rnd_nbctl set DNS $(rnd_dns %s) %s" % (tag, " ".join(
+                q("records:%s=%s" % (ovsdb_str(k), ovsdb_str(v)))
+                for k, v in sorted(new.items())))
+        self.dnses[tag] = new
+        return "rnd_nbctl set DNS $(rnd_dns %s) %s" % (
+            tag, self.records_arg(new))
+
+    def op_dns_clear(self):
+        tag = self.pick(self.dnses)
+        self.dnses[tag] = {}
+        return "rnd_nbctl clear DNS $(rnd_dns %s) records" % tag
+
+    def op_dns_attach(self):
+        tag = self.pick(self.dnses)
+        name = self.pick(n for n in self.switches
+                         if tag not in self.switches[n].get("dns", ()))
+        if name is None:
+            return None
+        self.switches[name].setdefault("dns", set()).add(tag)
+        return "rnd_nbctl add Logical_Switch %s dns_records $(rnd_dns %s)" % (
+            name, tag)
+
+    def op_dns_detach(self):
+        name = self.pick(n for n, s in self.switches.items() if s.get("dns"))
+        tag = self.pick(self.switches[name]["dns"])
+        self.switches[name]["dns"].discard(tag)
+        return ("rnd_nbctl remove Logical_Switch %s dns_records $(rnd_dns %s)"
+                % (name, tag))
 
     def op_mac_prefix(self):
         if self.chance(0.3):
