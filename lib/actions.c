@@ -74,6 +74,7 @@ static const struct call_def call_defs[] = {
     { "get_fdb", RESULT_PORT, 1, { ARG_MAC } },
     { "handle_svc_check", RESULT_NONE, 1, { ARG_PORT } },
     { "bind_vport", RESULT_NONE, 2, { ARG_NAME, ARG_PORT } },
+    { "dns_lookup", RESULT_BIT, 0, { ARG_PORT } },
 };
 
 static const struct call_def *

@@ -1936,7 +1936,7 @@ acls_build_dp_lflows(const struct acls *a, struct lflow_table *t,
 }
 
 bool
-acls_dp_is_stateful(const struct acls *a, const struct ls_datapath *dp)
+acls_dp_stateful(const struct acls *a, const struct ls_datapath *dp)
 {
     const struct acl_dp *ad = &a->dps[dp->index];
     return ad->has_stateful || ad->has_lb;

@@ -63,9 +63,9 @@ void acls_run(struct acls *, struct lflow_table *, unsigned long *dp_dirty);
 void acls_build_dp_lflows(const struct acls *, struct lflow_table *,
                           const struct ls_datapath *);
 
-/* Whether 'dp' has stateful ACLs or load balancers: the traffic it lets
- * through is committed to conntrack. */
-bool acls_dp_is_stateful(const struct acls *, const struct ls_datapath *);
+/* Whether the egress ACL stage of 'dp' commits connections (allow-related
+ * ACLs or load balancer VIPs apply there). */
+bool acls_dp_stateful(const struct acls *, const struct ls_datapath *);
 
 /* Appends a summary (ACLs compiled, skipped) to 'out'; 'acls' may be
  * NULL. */

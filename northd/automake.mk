@@ -9,6 +9,8 @@ northd_ovn_northd_SOURCES = \
 	northd/datapaths.h \
 	northd/dhcp.c \
 	northd/dhcp.h \
+	northd/dns.c \
+	northd/dns.h \
 	northd/dp-groups.c \
 	northd/dp-groups.h \
 	northd/dpset.c \

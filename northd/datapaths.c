@@ -668,22 +668,8 @@ delete_sb_datapath(struct rdb *sb_db, struct rdb_txn *txn,
                            &smb->header_.uuid);
         }
     }
-    const struct sb_dns *dns;
-    SB_DNS_FOR_EACH (dns, sb_db) {
-        for (size_t i = 0; i < dns->n_datapaths; i++) {
-            if (dns->datapaths[i] == sb_dp) {
-                if (dns->n_datapaths == 1) {
-                    rdb_txn_delete(txn, &sb_table_dns, &dns->header_.uuid);
-                } else {
-                    rdb_txn_mutate_refs(txn, &sb_table_dns,
-                                        &dns->header_.uuid,
-                                        SB_DNS_COL_DATAPATHS, false,
-                                        dp_uuid, 1);
-                }
-                break;
-            }
-        }
-    }
+    /* SB DNS rows are rewritten by dns_sync_sb() in the same
+     * transaction. */
     const struct sb_load_balancer *lb;
     SB_LOAD_BALANCER_FOR_EACH (lb, sb_db) {
         for (size_t i = 0; i < lb->n_datapaths; i++) {

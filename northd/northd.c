@@ -24,6 +24,7 @@
 #include "northd/acl-check.h"
 #include "northd/acls.h"
 #include "northd/datapaths.h"
+#include "northd/dns.h"
 #include "northd/dp-groups.h"
 #include "northd/dhcp.h"
 #include "northd/fdb.h"
@@ -82,6 +83,7 @@ struct northd_data {
     struct ls_model model;
     struct lb_model lbs;
     struct qos_model qos;
+    struct dns_model dns;
     struct groups groups;
     struct acls *acls;
     struct lflow_table lflows;
@@ -190,6 +192,7 @@ northd_data_destroy(struct northd_data *d)
     lflow_table_destroy(&d->lflows);
     lb_model_destroy(&d->lbs);
     qos_model_destroy(&d->qos);
+    dns_model_destroy(&d->dns);
     ls_model_destroy(&d->model);
     uuidset_destroy(&d->own_pb_deletes);
     uuidset_destroy(&d->own_lb_inserts);
@@ -434,7 +437,8 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
     lb_build_dp_lflows(&d->lflows, dp, &d->features);
     qos_build_dp_lflows(&d->lflows, &d->qos, dp);
     acls_build_dp_lflows(d->acls, &d->lflows, dp);
-    dhcp_build_dp_lflows(&d->lflows, dp, acls_dp_is_stateful(d->acls, dp));
+    dhcp_build_dp_lflows(&d->lflows, dp, acls_dp_stateful(d->acls, dp));
+    dns_build_dp_lflows(&d->lflows, dp, acls_dp_stateful(d->acls, dp));
     lflow_table_set_owner(&d->lflows, NULL);
 }
 
@@ -496,6 +500,7 @@ build_inputs(struct northd_data *d, struct rdb *nb_db)
     qos_model_init(&d->qos);
     qos_model_build(&d->qos, &d->model);
     dhcp_check_model(&d->model, &d->dhcp_bad);
+    dns_model_build(&d->dns, &d->model);
     ls_model_end_reports(&d->model);
     groups_init(&d->groups, &d->model, d->model.dp_cap, nb_db);
 }
@@ -614,6 +619,7 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
     d->synced = true;
     lb_sync_sb(&d->lbs, &d->model, ctx->sb, ctx->sb_txn, &d->dpgs,
                &d->own_lb_inserts);
+    dns_sync_sb(&d->dns, ctx->sb, ctx->sb_txn);
     lflow_table_sync_sb(&d->lflows, &d->model, existing, ctx->sb_txn,
                         &d->dpgs, ctx->max_flow_inserts);
     lflow_sb_rows_destroy(existing);
@@ -684,6 +690,8 @@ struct inc_changes {
     struct hmapx bindings;          /* Ports whose Port_Binding to check
                                      * (requested chassis, up unset). */
     struct uuidset dead_pbs;        /* Port_Bindings to delete. */
+    struct hmapx dns_dps;           /* Datapaths whose DNS flows may
+                                     * change. */
 };
 
 static void
@@ -700,6 +708,7 @@ inc_changes_init(struct inc_changes *c)
     hmapx_init(&c->up_changed);
     hmapx_init(&c->bindings);
     uuidset_init(&c->dead_pbs);
+    hmapx_init(&c->dns_dps);
 }
 
 static void
@@ -716,6 +725,7 @@ inc_changes_destroy(struct inc_changes *c)
     hmapx_destroy(&c->up_changed);
     hmapx_destroy(&c->bindings);
     uuidset_destroy(&c->dead_pbs);
+    hmapx_destroy(&c->dns_dps);
 }
 
 static bool
@@ -1040,6 +1050,7 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
           "an SB Load_Balancer was changed by someone else" },
         { &sb_table_ha_chassis_group,
           "an SB HA_Chassis_Group was changed by someone else" },
+        { &sb_table_dns, "an SB DNS was changed by someone else" },
     };
     for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
         if (foreign_change(sb_db, owned[i].tc)) {
@@ -1148,7 +1159,9 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
 
     /* Switches and ports, then port groups and address sets (which refer
      * to ports), then ACLs (which are checked against all of them). */
-    if (!inc_switches(d, nb_db, &c, reason)) {
+    if (!inc_switches(d, nb_db, &c, reason)
+        || !dns_handle_changes(&d->dns, &d->model, nb_db, &c.dns_dps,
+                               reason)) {
         goto fail;
     }
     if (!inc_dhcp_options(d, nb_db, &c, reason)) {
@@ -1219,6 +1232,10 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         const struct ls_datapath *dp = node->data;
         bitmap_set1(dp_dirty, dp->index);
     }
+    HMAPX_FOR_EACH (node, &c.dns_dps) {
+        const struct ls_datapath *dp = node->data;
+        bitmap_set1(dp_dirty, dp->index);
+    }
     size_t idx;
     BITMAP_FOR_EACH_1 (idx, d->model.dp_cap, dp_dirty) {
         build_dp_lflows(d, d->model.dp_array[idx]);
@@ -1255,6 +1272,7 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     HMAPX_FOR_EACH (node, &c.dps) {
         ls_model_sync_mc_groups(sb_db, ctx->sb_txn, node->data);
     }
+    dns_sync_sb_dirty(&d->dns, ctx->sb_txn);
     size_t n_written = lflow_table_sync_dirty(&d->lflows, &d->model,
                                               ctx->sb_txn, &d->dpgs,
                                               ctx->max_flow_inserts);
@@ -1332,6 +1350,7 @@ check_incremental(struct northd *n, struct northd_ctx *ctx,
                                      &report, CHECK_MAX_REPORT);
     n_diff += groups_diff(&d->groups, &fresh.groups, &report,
                           CHECK_MAX_REPORT);
+    n_diff += dns_model_diff(&d->dns, &fresh.dns, &report, CHECK_MAX_REPORT);
     n_diff += acl_errors_diff(n->acl_errors, errors, &report,
                               CHECK_MAX_REPORT);
     acl_registry_destroy(errors);

@@ -83,6 +83,7 @@ const char *lflow_pipeline_name(enum lflow_pipeline);
 #define REGBIT_CONNTRACK_DEFRAG   "reg0[0]"   /* pre_stateful: ct_next. */
 #define REGBIT_CONNTRACK_COMMIT   "reg0[1]"   /* stateful: ct_commit. */
 #define REGBIT_CONNTRACK_NAT      "reg0[2]"   /* pre_stateful: ct_lb_mark. */
+#define REGBIT_DNS_LOOKUP_RESULT  "reg0[4]"   /* dns_lookup() answered. */
 #define REGBIT_LKUP_FDB           "reg0[11]"  /* FDB already has eth.src. */
 #define REGBIT_DHCP_OPTS_RESULT   "reg0[3]"   /* put_dhcp(v6)_opts succeeded. */
 #define REGBIT_HAIRPIN            "reg0[6]"

@@ -13,6 +13,7 @@ TESTSUITE_AT = \
 	tests/acl.at \
 	tests/acl-diff.at \
 	tests/lb.at \
+	tests/dns.at \
 	tests/acl-validation.at \
 	tests/bench.at \
 	tests/incremental.at \

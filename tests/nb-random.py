@@ -32,6 +32,9 @@ Mixes weight the kinds of change differently:
             settings, NB_Global options:mac_prefix, dynamic_addresses
             written by the CMS; static addresses are written with "set"
             (ovn-nbctl refuses one that another port has dynamically)
+    dns     DNS rows (records changed, emptied, rows listed and dropped by
+            switches, deleted), with switches, ports, stateful ACLs and
+            load balancers coming and going (DNS_MIX)
     dhcp    DHCP_Options rows (DHCPv4 and DHCPv6, good and bad: unknown
             options, values of the wrong kind, a bad cidr, missing
             required options), ports pointing at them, options:hostname
@@ -81,6 +84,11 @@ rnd_acl () {
     rnd_nbctl --bare --columns=_uuid find ACL external_ids:oracle="$1"
 }
 
+# rnd_dns TAG: the UUID of the DNS row tagged TAG.
+rnd_dns () {
+    rnd_nbctl --bare --columns=_uuid find DNS external_ids:oracle="$1"
+}
+
 # rnd_lsp NAME: the UUID of logical switch port NAME.
 rnd_lsp () { rnd_nbctl get Logical_Switch_Port "$1" _uuid; }
 
@@ -111,51 +119,65 @@ INVALID_MATCHES = [
 ]
 
 WEIGHTS = {
-    #  op               cms  acl  topo invalid ipam dhcp
-    "ls_add":          (2,   0,   6,   2,   3,   3),
-    "ls_del":          (1,   0,   3,   1,   0,   1),
-    "ls_ext_ids":      (1,   0,   2,   1,   1,   0),
-    "lsp_add":         (8,   0,  10,   6,  10,  10),
-    "lsp_del":         (3,   0,   5,   2,   4,   3),
-    "lsp_move":        (1,   0,   2,   1,   2,   1),
-    "lsp_set_addr":    (4,   0,   4,   3,   8,   4),
-    "lsp_set_ps":      (2,   0,   2,   2,   1,   0),
-    "lsp_set_enabled": (1,   0,   2,   1,   1,   2),
-    "lsp_set_type":    (1,   0,   3,   1,   1,   2),
-    "pg_add":          (3,   4,   2,   3,   2,   0),
-    "pg_del":          (1,   1,   1,   1,   1,   0),
-    "pg_set_ports":    (3,   4,   2,   3,   2,   0),
-    "pg_add_port":     (6,   6,   3,   5,   4,   0),
-    "pg_del_port":     (4,   5,   2,   4,   2,   0),
-    "as_add":          (2,   3,   1,   2,   0,   0),
-    "as_del":          (1,   1,   1,   1,   0,   0),
-    "as_add_addr":     (5,   6,   1,   4,   0,   0),
-    "as_del_addr":     (4,   5,   1,   3,   0,   0),
-    "as_set":          (1,   2,   0,   1,   0,   0),
-    "acl_add":        (16,  18,   6,  16,   4,   3),
-    "acl_add_tx":      (4,   4,   2,   4,   0,   0),
-    "acl_del":         (5,   6,   2,   5,   2,   0),
-    "acl_set_match":   (5,   6,   1,   8,   1,   0),
-    "acl_set_prio":    (2,   3,   1,   2,   0,   0),
-    "acl_set_action":  (2,   3,   1,   2,   0,   0),
-    "acl_set_misc":    (4,   4,   1,   3,   0,   0),
-    "lb_add":          (1,   0,   4,   2,   0,   1),
-    "lb_add_vip":      (1,   0,   2,   1,   0,   0),
-    "lb_attach":       (1,   0,   4,   2,   0,   1),
-    "lb_detach":       (1,   0,   2,   1,   0,   0),
-    "lb_del":          (1,   0,   2,   1,   0,   0),
-    "meter":           (1,   0,   1,   1,   0,   0),
-    "nb_option":       (1,   1,   3,   5,   1,   0),
-    "ls_ipam":         (0,   0,   0,   0,   6,   0),
-    "lsp_set_dyn":     (0,   0,   0,   0,   2,   0),
-    "mac_prefix":      (0,   0,   0,   0,   1,   0),
-    "dhcp_add":       (0,   0,   0,   0,   0,   4),
-    "dhcp_set":       (0,   0,   0,   0,   0,   8),
-    "dhcp_del":       (0,   0,   0,   0,   0,   2),
-    "lsp_set_dhcp":   (0,   0,   0,   0,   0,   8),
-    "lsp_hostname":   (0,   0,   0,   0,   0,   3),
+    #  op               cms  acl  topo invalid ipam
+    "ls_add":          (2,   0,   6,   2,   3),
+    "ls_del":          (1,   0,   3,   1,   0),
+    "ls_ext_ids":      (1,   0,   2,   1,   1),
+    "lsp_add":         (8,   0,  10,   6,  10),
+    "lsp_del":         (3,   0,   5,   2,   4),
+    "lsp_move":        (1,   0,   2,   1,   2),
+    "lsp_set_addr":    (4,   0,   4,   3,   8),
+    "lsp_set_ps":      (2,   0,   2,   2,   1),
+    "lsp_set_enabled": (1,   0,   2,   1,   1),
+    "lsp_set_type":    (1,   0,   3,   1,   1),
+    "pg_add":          (3,   4,   2,   3,   2),
+    "pg_del":          (1,   1,   1,   1,   1),
+    "pg_set_ports":    (3,   4,   2,   3,   2),
+    "pg_add_port":     (6,   6,   3,   5,   4),
+    "pg_del_port":     (4,   5,   2,   4,   2),
+    "as_add":          (2,   3,   1,   2,   0),
+    "as_del":          (1,   1,   1,   1,   0),
+    "as_add_addr":     (5,   6,   1,   4,   0),
+    "as_del_addr":     (4,   5,   1,   3,   0),
+    "as_set":          (1,   2,   0,   1,   0),
+    "acl_add":        (16,  18,   6,  16,   4),
+    "acl_add_tx":      (4,   4,   2,   4,   0),
+    "acl_del":         (5,   6,   2,   5,   2),
+    "acl_set_match":   (5,   6,   1,   8,   1),
+    "acl_set_prio":    (2,   3,   1,   2,   0),
+    "acl_set_action":  (2,   3,   1,   2,   0),
+    "acl_set_misc":    (4,   4,   1,   3,   0),
+    "lb_add":          (1,   0,   4,   2,   0),
+    "lb_add_vip":      (1,   0,   2,   1,   0),
+    "lb_attach":       (1,   0,   4,   2,   0),
+    "lb_detach":       (1,   0,   2,   1,   0),
+    "lb_del":          (1,   0,   2,   1,   0),
+    "meter":           (1,   0,   1,   1,   0),
+    "nb_option":       (1,   1,   3,   5,   1),
+    "ls_ipam":         (0,   0,   0,   0,   6),
+    "lsp_set_dyn":     (0,   0,   0,   0,   2),
+    "mac_prefix":      (0,   0,   0,   0,   1),
 }
-MIXES = ["cms", "acl", "topo", "invalid", "ipam", "dhcp"]
+MIXES = ["cms", "acl", "topo", "invalid", "ipam", "dns", "dhcp"]
+
+# The weights of the "dns" mix (the other mixes never change DNS rows).
+DNS_MIX = {
+    "ls_add": 3, "ls_del": 1, "lsp_add": 6, "lsp_del": 2,
+    "acl_add": 3, "acl_del": 2, "lb_add": 1, "lb_add_vip": 1,
+    "lb_attach": 1, "lb_detach": 1,
+    "dns_add": 3, "dns_del": 1, "dns_set": 8, "dns_clear": 1,
+    "dns_attach": 4, "dns_detach": 3,
+}
+DNS_NAMES = 4
+
+# The weights of the "dhcp" mix (the other mixes never change DHCP rows).
+DHCP_MIX = {
+    "ls_add": 3, "ls_del": 1, "lsp_add": 10, "lsp_del": 3, "lsp_move": 1,
+    "lsp_set_addr": 4, "lsp_set_enabled": 2, "lsp_set_type": 2,
+    "acl_add": 3, "lb_add": 1, "lb_attach": 1,
+    "dhcp_add": 4, "dhcp_set": 8, "dhcp_del": 2, "lsp_set_dhcp": 8,
+    "lsp_hostname": 3,
+}
 
 MAX_SWITCHES = 5
 PORT_NAMES = 40
@@ -202,6 +224,7 @@ class Gen:
         self.acls = {}          # tag -> Acl
         self.lbs = {}           # name -> {"proto", "vips": dict, "switches"}
         self.meters = set()
+        self.dnses = {}         # tag -> records (dict)
         self.dhcps = {}         # tag -> {"v6": bool}
         self.n_dhcp = 0
         self.options = {}
@@ -411,6 +434,12 @@ class Gen:
             "ls_ipam": bool(sw),
             "lsp_set_dyn": any(self.is_dynamic(p) for p in ports),
             "mac_prefix": True,
+            "dns_add": len(self.dnses) < DNS_NAMES,
+            "dns_del": bool(self.dnses),
+            "dns_set": bool(self.dnses),
+            "dns_clear": bool(self.dnses),
+            "dns_attach": bool(self.dnses) and bool(sw),
+            "dns_detach": any(s.get("dns") for s in sw.values()),
             "dhcp_add": len(self.dhcps) < DHCP_ROWS,
             "dhcp_set": bool(self.dhcps),
             "dhcp_del": len(self.dhcps) > 2,
@@ -419,7 +448,12 @@ class Gen:
         }[op]
 
     def weight(self, op):
-        w = WEIGHTS[op][self.mix]
+        if MIXES[self.mix] == "dns":
+            w = DNS_MIX.get(op, 0)
+        elif MIXES[self.mix] == "dhcp":
+            w = DHCP_MIX.get(op, 0)
+        else:
+            w = WEIGHTS[op][self.mix] if op in WEIGHTS else 0
         # Build a small topology first, whatever the mix.
         if len(self.switches) < 2 and op == "ls_add":
             w = max(w, 1) * 10
@@ -464,7 +498,7 @@ class Gen:
         return " && ".join(out)
 
     def one(self):
-        ops = sorted(WEIGHTS)
+        ops = sorted(set(WEIGHTS) | set(DNS_MIX) | set(DHCP_MIX))
         while True:
             weights = [self.weight(op) if self.feasible(op) else 0
                        for op in ops]
@@ -1062,6 +1096,94 @@ class Gen:
                     "dynamic_addresses" % name)
         return "rnd_nbctl set Logical_Switch_Port %s %s" % (
             name, q("dynamic_addresses=" + ovsdb_str(v)))
+
+    # -- DNS ----------------------------------------------------------
+    def dns_records(self):
+        """A few records: names, addresses (some in capitals, which the SB
+        gets in lowercase), reverse names."""
+        recs = {}
+        for _ in range(self.r.randrange(1, 4)):
+            k = self.r.randrange(10)
+            kind = self.r.randrange(4)
+            if kind == 0:
+                recs["vm%d" % k] = "10.0.%d.%d" % (k, self.r.randrange(250))
+            elif kind == 1:
+                recs["vm%d.example.org" % k] = ("10.0.%d.%d FD00::%X"
+                                                % (k, k, k + 10))
+            elif kind == 2:
+                recs["vm%d" % k] = "10.0.%d.1,10.0.%d.2" % (k, k)
+            else:
+                recs["%d.0.0.10.in-addr.arpa" % k] = "VM%d.example.org" % k
+        return recs
+
+    def records_arg(self, recs):
+        return q("records=" + "{" + ", ".join(
+            "%s=%s" % (ovsdb_str(k), ovsdb_str(v))
+            for k, v in sorted(recs.items())) + "}")
+
+    def op_dns_add(self):
+        tag = self.free_name("d", DNS_NAMES, self.dnses)
+        if tag is None:
+            return None
+        recs = self.dns_records() if self.chance(0.8) else {}
+        self.dnses[tag] = recs
+        return "rnd_nbctl create DNS external_ids:oracle=%s %s" % (
+            tag, self.records_arg(recs))
+
+    def listing(self, tag):
+        return sorted(n for n, s in self.switches.items()
+                      if tag in s.get("dns", ()))
+
+    def op_dns_del(self):
+        tag = self.pick(self.dnses)
+        self.freed.add(tag)
+        del self.dnses[tag]
+        cmds = []
+        for n in self.listing(tag):
+            self.switches[n]["dns"].discard(tag)
+            cmds.append("remove Logical_Switch %s dns_records $u" % n)
+        cmds.append("destroy DNS $u")
+        return "u=$(rnd_dns %s) && rnd_nbctl %s" % (tag, " -- ".join(cmds))
+
+    def op_dns_set(self):
+        tag = self.pick(self.dnses)
+        recs = self.dnses[tag]
+        if recs and self.chance(0.4):
+            k = self.pick(recs)
+            del recs[k]
+            return "rnd_nbctl remove DNS $(rnd_dns %s) records %s" % (
+                tag, q(ovsdb_str(k)))
+        new = self.dns_records()
+        if self.chance(0.5):
+            recs.update(new)
+            return "rnd_nbctl set DNS $(rnd_dns %s) %s" % (tag, " ".join(
+                q("records:%s=%s" % (ovsdb_str(k), ovsdb_str(v)))
+                for k, v in sorted(new.items())))
+        self.dnses[tag] = new
+        return "rnd_nbctl set DNS $(rnd_dns %s) %s" % (
+            tag, self.records_arg(new))
+
+    def op_dns_clear(self):
+        tag = self.pick(self.dnses)
+        self.dnses[tag] = {}
+        return "rnd_nbctl clear DNS $(rnd_dns %s) records" % tag
+
+    def op_dns_attach(self):
+        tag = self.pick(self.dnses)
+        name = self.pick(n for n in self.switches
+                         if tag not in self.switches[n].get("dns", ()))
+        if name is None:
+            return None
+        self.switches[name].setdefault("dns", set()).add(tag)
+        return "rnd_nbctl add Logical_Switch %s dns_records $(rnd_dns %s)" % (
+            name, tag)
+
+    def op_dns_detach(self):
+        name = self.pick(n for n, s in self.switches.items() if s.get("dns"))
+        tag = self.pick(self.switches[name]["dns"])
+        self.switches[name]["dns"].discard(tag)
+        return ("rnd_nbctl remove Logical_Switch %s dns_records $(rnd_dns %s)"
+                % (name, tag))
 
     def op_mac_prefix(self):
         if self.chance(0.3):
