@@ -956,6 +956,33 @@ inc_dhcp_options(struct northd_data *d, struct rdb *nb_db,
     return true;
 }
 
+/* Whether the changes 'c' may change what the SB HA chassis groups should
+ * be: a port that is or was external with a group, a binding with a group
+ * that goes, or a chassis change while there are groups.  (Syncing them
+ * visits every port: not for every port added.) */
+static bool
+ha_groups_affected(const struct inc_changes *c, struct rdb *sb_db)
+{
+    struct hmapx_node *node;
+    HMAPX_FOR_EACH (node, &c->ports) {
+        const struct ls_port *p = node->data;
+        if ((p->nb->ha_chassis_group && !strcmp(p->nb->type, "external"))
+            || (p->sb && p->sb->ha_chassis_group)) {
+            return true;
+        }
+    }
+    const struct uuidset_node *un;
+    UUIDSET_FOR_EACH (un, &c->dead_pbs) {
+        const struct sb_port_binding *pb
+            = sb_port_binding_get_for_uuid(sb_db, &un->uuid);
+        if (pb && pb->ha_chassis_group) {
+            return true;
+        }
+    }
+    return (rdb_track_first(sb_db, &sb_table_chassis)
+            && sb_ha_chassis_group_first(sb_db));
+}
+
 /* True if a row of 'tc', an SB table northd owns (lib/sb.rdb), was
  * inserted or deleted by someone else since the last pass, or had a
  * column northd writes (a quiet one) changed by someone else. */
@@ -1257,8 +1284,7 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     }
     /* External ports' HA chassis groups follow ports and chassis (a full
      * pass follows their NB rows). */
-    if (!hmapx_is_empty(&c.ports) || !uuidset_is_empty(&c.dead_pbs)
-        || rdb_track_first(sb_db, &sb_table_chassis)) {
+    if (ha_groups_affected(&c, sb_db)) {
         ha_groups_sync(&d->model, sb_db, ctx->sb_txn);
     }
     HMAPX_FOR_EACH (node, &c.ports) {
