@@ -89,7 +89,10 @@ def dhcp(api, subnet, cidr_prefix, mac_byte):
 
 
 def vm_port(api, txn, net, name, mac, ip, dhcp_uuid):
-    txn.add(api.lsp_add(
+    # As Neutron does, the port groups get the lsp_add command itself:
+    # ovsdbapp resolves only a command or a UUID, a bare name is written
+    # as nothing.
+    port = txn.add(api.lsp_add(
         ls_name(net), name, addresses=["%s %s" % (mac, ip)],
         port_security=["%s %s" % (mac, ip)],
         options={"requested-chassis": "hv1", "mcast_flood_reports": "true"},
@@ -104,8 +107,8 @@ def vm_port(api, txn, net, name, mac, ip, dhcp_uuid):
             "neutron:revision_number": "2",
             "neutron:security_group_ids": SG,
         }))
-    txn.add(api.pg_add_ports(PG, name))
-    txn.add(api.pg_add_ports(PG_DROP, name))
+    txn.add(api.pg_add_ports(PG, port))
+    txn.add(api.pg_add_ports(PG_DROP, port))
 
 
 def find_dhcp(api, subnet):
@@ -199,10 +202,11 @@ def update(api):
 
 
 def delete(api):
+    vm3 = api.lsp_get("vm3").execute(check_error=True).uuid
     with api.transaction(check_error=True) as txn:
         txn.add(api.lsp_del("vm1"))
-        txn.add(api.pg_del_ports(PG, "vm3", if_exists=True))
-        txn.add(api.pg_del_ports(PG_DROP, "vm3", if_exists=True))
+        txn.add(api.pg_del_ports(PG, vm3, if_exists=True))
+        txn.add(api.pg_del_ports(PG_DROP, vm3, if_exists=True))
         txn.add(api.ls_del(ls_name(NET2)))
         txn.add(api.dhcp_options_del(find_dhcp(api, SUBNET2)))
 
