@@ -34,6 +34,8 @@ lib_libovnls_a_SOURCES = \
 	lib/sset-shash.h \
 	lib/strpool.c \
 	lib/strpool.h \
+	lib/mappack.c \
+	lib/mappack.h \
 	lib/strpack.c \
 	lib/strpack.h \
 	lib/text-hash.h \

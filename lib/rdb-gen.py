@@ -31,7 +31,10 @@ per GROUP (see rdb_hash in lib/rdb.h).  A "pooled" string column keeps
 its values in lib/strpool.h, shared with whatever else holds the same
 string.  A "packed" one, exactly one string, is a 'const struct strpack
 *' (lib/strpack.h): interned and compressed, NULL for the empty string
-(northd's flows hold an ACL's match that way).  A "shared" string
+(northd's flows hold an ACL's match that way).  A "packed" string map
+is one packed string too (lib/mappack.h), NULL for the empty map: for a
+map that every row holds a different one of and that is rarely read, such
+as Neutron's external_ids of a port.  A "shared" string
 map is a pointer to a read-only smap that every row with the same map
 shares ('const struct smap *options', never NULL): for a column most of
 whose rows hold one of a few maps.  A "compact" column of at most one
@@ -338,13 +341,18 @@ class Gen:
                                      or len(enum) > 254):
                     die("%s.%s: only a column of at most one string of an "
                         "enum can be compact" % (t["name"], c["name"]))
-                if c["packed"] and (key != "string" or enum
-                                    or c["type"]["min"] != 1
-                                    or c["type"]["max"] != 1
-                                    or c["type"]["value"] or c["hash"]
-                                    or c["pooled"]):
+                if c["packed"] and c["type"]["value"]:
+                    if (c["hash"] or c["shared"] or c["uuid_values"]
+                            or c["int_values"]):
+                        die("%s.%s: only a string-to-string map that is "
+                            "kept whole can be packed"
+                            % (t["name"], c["name"]))
+                elif c["packed"] and (key != "string" or enum
+                                      or c["type"]["min"] != 1
+                                      or c["type"]["max"] != 1
+                                      or c["hash"] or c["pooled"]):
                     die("%s.%s: only a column of exactly one string "
-                        "without enums can be packed"
+                        "without enums, or a string map, can be packed"
                         % (t["name"], c["name"]))
             t["groups"] = groups
 
@@ -436,6 +444,8 @@ class Gen:
         if c["hash"]:
             return "RDB_S_HASHED"
         if ty["value"]:
+            if c["packed"]:
+                return "RDB_S_PACKED_MAP"
             return "RDB_S_SHARED_MAP" if c["shared"] else "RDB_S_SMAP"
         key, enum, ref = ty["key"]
         if ty["min"] == 1 and ty["max"] == 1:
@@ -475,6 +485,8 @@ class Gen:
             return ["struct smap %s;" % name]
         if st == "RDB_S_SHARED_MAP":
             return ["const struct smap *%s;" % name]
+        if st == "RDB_S_PACKED_MAP":
+            return ["const struct strpack *%s;  /* lib/mappack.h */" % name]
         if c["compact"]:
             return ["uint8_t %s;" % name]
         if c["packed"]:
@@ -662,7 +674,7 @@ class Gen:
                         die("%s.%s: only a string column without enums "
                             "can be pooled" % (t["name"], c["name"]))
                     w("        .pooled = true,")
-                if c["packed"]:
+                if c["packed"] and not value:
                     w("        .packed = true,")
                 if self.key_deltas(c):
                     w("        .key_deltas = true,")

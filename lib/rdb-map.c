@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/mappack.h"
 #include "lib/rdb.h"
 #include "openvswitch/dynamic-string.h"
 #include "smap.h"
@@ -45,16 +46,44 @@ column_member(const struct rdb_row *row, const struct rdb_map_table *mt,
     return (const char *) row + mt->tc->columns[mc->col].offset;
 }
 
-/* The string map column 'mc' of 'row' (a replicated map column). */
-const struct smap *
-rdb_map_column_smap(const struct rdb_row *row, const struct rdb_map_table *mt,
-                    const struct rdb_map_column *mc)
+/* The value of 'key' in map column 'mc' of 'row' (a replicated map
+ * column), or NULL if it has none.  A packed map's value is kept in
+ * 'scratch', another's is the row's own. */
+const char *
+rdb_map_column_get(const struct rdb_row *row, const struct rdb_map_table *mt,
+                   const struct rdb_map_column *mc, const char *key,
+                   struct ds *scratch)
 {
     const struct rdb_column_class *c = &mt->tc->columns[mc->col];
     const void *m = column_member(row, mt, mc);
-    ovs_assert(c->storage == RDB_S_SMAP || c->storage == RDB_S_SHARED_MAP);
-    return (c->storage == RDB_S_SHARED_MAP
-            ? *(const struct smap *const *) m : m);
+    switch (c->storage) {
+    case RDB_S_SMAP:
+        return smap_get(m, key);
+    case RDB_S_SHARED_MAP:
+        return smap_get(*(const struct smap *const *) m, key);
+    case RDB_S_PACKED_MAP:
+        return mappack_find(*(const struct strpack *const *) m, key, scratch);
+    case RDB_S_SCALAR:
+    case RDB_S_OPTIONAL:
+    case RDB_S_ARRAY:
+    case RDB_S_HASHED:
+    default:
+        OVS_NOT_REACHED();
+    }
+}
+
+/* What stands for the map in column 'mc' of 'row': rows whose maps are
+ * shared or packed and equal have the same one. */
+const void *
+rdb_map_column_map_id(const struct rdb_row *row,
+                      const struct rdb_map_table *mt,
+                      const struct rdb_map_column *mc)
+{
+    const struct rdb_column_class *c = &mt->tc->columns[mc->col];
+    const void *m = column_member(row, mt, mc);
+    ovs_assert(c->storage == RDB_S_SMAP || c->storage == RDB_S_SHARED_MAP
+               || c->storage == RDB_S_PACKED_MAP);
+    return c->storage == RDB_S_SMAP ? m : *(const void *const *) m;
 }
 
 /* The string column 'mc' of 'row' (a replicated column of exactly or at
@@ -188,22 +217,30 @@ rdb_map_column_is_set(const struct rdb_row *row,
     case RDB_S_OPTIONAL:
         return *(const void *const *) m != NULL;
     case RDB_S_SMAP:
-    case RDB_S_SHARED_MAP: {
+    case RDB_S_SHARED_MAP:
+    case RDB_S_PACKED_MAP: {
         /* A map with keys that recompute: set if it has one that is
          * "recompute-if-set" (a "recompute" key recomputes only when it
          * changes: a new row that sets it is compiled like any other). */
-        const struct smap *smap = rdb_map_column_smap(row, mt, mc);
+        struct ds scratch = DS_EMPTY_INITIALIZER;
         bool any_key = false;
-        for (size_t i = 0; i < mc->n_keys; i++) {
+        bool set = false;
+        for (size_t i = 0; !set && i < mc->n_keys; i++) {
             if (key_recomputes(&mc->keys[i])) {
                 any_key = true;
-                if (mc->keys[i].policy == RDB_MAP_RECOMPUTE_IF_SET
-                    && smap_get(smap, mc->keys[i].name)) {
-                    return true;
-                }
+                set = (mc->keys[i].policy == RDB_MAP_RECOMPUTE_IF_SET
+                       && rdb_map_column_get(row, mt, mc, mc->keys[i].name,
+                                             &scratch));
             }
         }
-        return !any_key && !smap_is_empty(smap);
+        ds_destroy(&scratch);
+        if (set || any_key) {
+            return set;
+        }
+        return (c->storage == RDB_S_SMAP ? !smap_is_empty(m)
+                : c->storage == RDB_S_SHARED_MAP
+                ? !smap_is_empty(*(const struct smap *const *) m)
+                : *(const struct strpack *const *) m != NULL);
     }
     case RDB_S_SCALAR:
         if (c->compact) {

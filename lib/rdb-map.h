@@ -126,9 +126,13 @@ const struct rdb_map_column *rdb_map_find_column(const struct rdb_map_table *,
 bool rdb_map_column_is_set(const struct rdb_row *,
                            const struct rdb_map_table *,
                            const struct rdb_map_column *);
-const struct smap *rdb_map_column_smap(const struct rdb_row *,
-                                       const struct rdb_map_table *,
-                                       const struct rdb_map_column *);
+const char *rdb_map_column_get(const struct rdb_row *,
+                               const struct rdb_map_table *,
+                               const struct rdb_map_column *, const char *key,
+                               struct ds *scratch);
+const void *rdb_map_column_map_id(const struct rdb_row *,
+                                  const struct rdb_map_table *,
+                                  const struct rdb_map_column *);
 const char *rdb_map_column_string(const struct rdb_row *,
                                   const struct rdb_map_table *,
                                   const struct rdb_map_column *);

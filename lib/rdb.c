@@ -11,6 +11,7 @@
 #include "coverage.h"
 #include "entropy.h"
 #include "lib/jtext.h"
+#include "lib/mappack.h"
 #include "lib/strpack.h"
 #include "lib/strpool.h"
 #include "openvswitch/json.h"
@@ -373,6 +374,21 @@ member(const struct rdb_row *row, const struct rdb_column_class *c)
     return (char *) row + c->offset;
 }
 
+/* Makes the packed map at 'pm' hold 'm' (which the caller still
+ * destroys).  Returns true if that changed it. */
+static bool
+packed_map_replace(const struct strpack **pm, const struct smap *m)
+{
+    const struct strpack *p = mappack_get(m);
+    if (p == *pm) {
+        strpack_put(p);
+        return false;
+    }
+    strpack_put(*pm);
+    *pm = p;
+    return true;
+}
+
 static size_t *
 member_n(const struct rdb_row *row, const struct rdb_column_class *c)
 {
@@ -552,6 +568,12 @@ column_clear(struct rdb_row *row, const struct rdb_column_class *c,
         const struct smap **sm = m;
         shared_map_put(*sm);
         *sm = &empty_map;
+        break;
+    }
+    case RDB_S_PACKED_MAP: {
+        const struct strpack **pm = m;
+        strpack_put(*pm);
+        *pm = NULL;
         break;
     }
     case RDB_S_HASHED:
@@ -1227,7 +1249,8 @@ column_set(struct rdb_row *row, const struct rdb_column_class *c,
     }
 
     case RDB_S_SMAP:
-    case RDB_S_SHARED_MAP: {
+    case RDB_S_SHARED_MAP:
+    case RDB_S_PACKED_MAP: {
         struct smap new = SMAP_INITIALIZER(&new);
         for (size_t i = 0; i < d->n; i++) {
             if (key_kept(c, d->keys[i].string)) {
@@ -1235,6 +1258,11 @@ column_set(struct rdb_row *row, const struct rdb_column_class *c,
                                     d->values[i].string);
                 d->values[i].string = NULL;
             }
+        }
+        if (c->storage == RDB_S_PACKED_MAP) {
+            bool changed = packed_map_replace(m, &new);
+            smap_destroy(&new);
+            return changed;
         }
         bool shared = c->storage == RDB_S_SHARED_MAP;
         const struct smap **shared_old = m;
@@ -1537,6 +1565,14 @@ column_apply_map_diff(struct rdb_row *row, const struct rdb_column_class *c,
                       struct rdb_datum *d)
 {
     struct rdb_set_delta *sd = c->key_deltas ? set_delta_begin(row, c) : NULL;
+    if (c->storage == RDB_S_PACKED_MAP) {
+        struct smap copy = SMAP_INITIALIZER(&copy);
+        mappack_to_smap(*(const struct strpack **) member(row, c), &copy);
+        bool changed = (map_apply_diff(&copy, c, d, sd)
+                        && packed_map_replace(member(row, c), &copy));
+        smap_destroy(&copy);
+        return changed;
+    }
     if (c->storage == RDB_S_SHARED_MAP) {
         /* Changed on a copy: other rows share the map. */
         const struct smap **shared = member(row, c);
@@ -1725,6 +1761,7 @@ decode_row(struct rdb_table *t, struct rdb_row *row, struct jtext *text,
         } else if (modify && c->max > 1) {
             col_changed = (c->storage == RDB_S_SMAP
                            || c->storage == RDB_S_SHARED_MAP
+                           || c->storage == RDB_S_PACKED_MAP
                            ? column_apply_map_diff(row, c, &d)
                            : column_apply_set_diff(row, c, &d));
         } else {

@@ -88,6 +88,8 @@ enum rdb_storage {
     RDB_S_SMAP,         /* A string-to-string map: struct smap. */
     RDB_S_SHARED_MAP,   /* The same, as a pointer to a read-only smap that
                          * all rows with the same map share (never NULL). */
+    RDB_S_PACKED_MAP,   /* The same, as a lib/mappack.h packed map: a
+                         * 'const struct strpack *', NULL if empty. */
     RDB_S_HASHED,       /* Not kept: only folded into a content hash. */
 };
 

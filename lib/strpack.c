@@ -39,7 +39,8 @@ enum {
 #define MAX_PHRASES (CODE_BYTE - CODE_PHRASE)
 
 /* What ACL matches are made of, in the NBs ovn-kubernetes and Neutron
- * write and in OVN's documentation. */
+ * write and in OVN's documentation, and the keys Neutron puts on every
+ * port. */
 static const char *const phrases[] = {
     " && ", " || ", " == ", " != ", " >= ", " <= ", ", ", "{$", ", $",
     "} && ",
@@ -69,6 +70,8 @@ static const char *const phrases[] = {
     "ct_label", "ct_mark",
     "tcp", "udp", "sctp", "ip4", "ip6", "ip",
     "0.0.0.0/0", "::/0", "_ip4", "_ip6", "pg_", "is_chassis_resident(\"",
+    /* And Neutron's external_ids of ports (lib/mappack.h). */
+    "neutron:", "neutron-", "device_", "network", "compute:nova",
 };
 BUILD_ASSERT_DECL(ARRAY_SIZE(phrases) <= MAX_PHRASES);
 

@@ -11,8 +11,10 @@
 #include "hash.h"
 #include "hmapx.h"
 #include "lib/lsp-types.h"
+#include "lib/mappack.h"
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
+#include "lib/strpack.h"
 #include "lib/tnlid.h"
 #include "northd/ha-groups.h"
 #include "northd/ipam.h"
@@ -818,6 +820,39 @@ compare_uuids(const void *a, const void *b)
  * chassis are skipped (they may register later), the first that matches
  * is the requested chassis and the others that match the additional ones.
  * A "router" port is never bound, and gets neither. */
+/* The port's external_ids, as stock copies them to its Port_Binding
+ * (Neutron's metadata agent reads neutron:cidrs, neutron:device_id, ...
+ * there), with "name" from neutron:port_name.  Both maps are packed
+ * (lib/mappack.h): a binding whose map is its port's holds the same
+ * pointer, and most are compared without unpacking. */
+static void
+sync_pb_external_ids(struct rdb_txn *sb_txn, const struct ls_port *p,
+                     const struct sb_port_binding *pb)
+{
+    const struct strpack *nb_ids = p->nb->external_ids;
+    struct ds scratch = DS_EMPTY_INITIALIZER;
+    const char *name = mappack_find(nb_ids, "neutron:port_name", &scratch);
+    if (!name || !name[0]) {
+        if (pb ? pb->external_ids != nb_ids : nb_ids != NULL) {
+            struct smap ids = SMAP_INITIALIZER(&ids);
+            mappack_to_smap(nb_ids, &ids);
+            rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_EXTERNAL_IDS, &ids);
+            smap_destroy(&ids);
+        }
+    } else {
+        struct smap ids = SMAP_INITIALIZER(&ids);
+        mappack_to_smap(nb_ids, &ids);
+        smap_replace(&ids, "name", name);
+        const struct strpack *want = mappack_get(&ids);
+        if (!pb || pb->external_ids != want) {
+            rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_EXTERNAL_IDS, &ids);
+        }
+        strpack_put(want);
+        smap_destroy(&ids);
+    }
+    ds_destroy(&scratch);
+}
+
 static void
 sync_requested_chassis(struct ls_model *m, struct rdb_txn *sb_txn,
                        const struct ls_port *p)
@@ -1013,19 +1048,7 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
         rdb_txn_set_ref(sb_txn, SB_PORT_BINDING_COL_HA_CHASSIS_GROUP, group);
     }
 
-    /* The port's external_ids, as stock copies them (Neutron's metadata
-     * agent reads neutron:cidrs, neutron:device_id, ... there), with
-     * "name" from neutron:port_name. */
-    struct smap ids;
-    smap_clone(&ids, &p->nb->external_ids);
-    const char *name = smap_get(&p->nb->external_ids, "neutron:port_name");
-    if (name && name[0]) {
-        smap_replace(&ids, "name", name);
-    }
-    if (pb ? !smap_equal(&ids, &pb->external_ids) : !smap_is_empty(&ids)) {
-        rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_EXTERNAL_IDS, &ids);
-    }
-    smap_destroy(&ids);
+    sync_pb_external_ids(sb_txn, p, pb);
 }
 
 static int

@@ -187,10 +187,11 @@ row_name(const struct rdb_row *row, const struct rdb_map_table *mt)
 /* The value of ENTRY_BAD_VALUE 'e''s column or key in 'row', or NULL if
  * the key is not set. */
 static const char *
-entry_value(const struct entry *e, const struct rdb_row *row)
+entry_value(const struct entry *e, const struct rdb_row *row,
+            struct ds *scratch)
 {
     return (e->item
-            ? smap_get(rdb_map_column_smap(row, e->mt, e->mc), e->item->name)
+            ? rdb_map_column_get(row, e->mt, e->mc, e->item->name, scratch)
             : rdb_map_column_string(row, e->mt, e->mc));
 }
 
@@ -204,16 +205,22 @@ entry_matches(const struct entry *e, const struct rdb_row *row)
     case ENTRY_COLUMN:
         return rdb_map_column_is_set(row, e->mt, e->mc);
     case ENTRY_KEY: {
-        const char *v = smap_get(rdb_map_column_smap(row, e->mt, e->mc),
-                                 e->item->name);
-        return v && rdb_map_item_value_reported(e->item, v);
+        struct ds scratch = DS_EMPTY_INITIALIZER;
+        const char *v = rdb_map_column_get(row, e->mt, e->mc, e->item->name,
+                                           &scratch);
+        bool matches = v && rdb_map_item_value_reported(e->item, v);
+        ds_destroy(&scratch);
+        return matches;
     }
     case ENTRY_VALUE:
         return !strcmp(rdb_map_column_string(row, e->mt, e->mc),
                        e->item->name);
     case ENTRY_BAD_VALUE: {
-        const char *v = entry_value(e, row);
-        return v && !rdb_map_value_understood(e->mc, e->item, v);
+        struct ds scratch = DS_EMPTY_INITIALIZER;
+        const char *v = entry_value(e, row, &scratch);
+        bool matches = v && !rdb_map_value_understood(e->mc, e->item, v);
+        ds_destroy(&scratch);
+        return matches;
     }
     default:
         OVS_NOT_REACHED();
@@ -303,25 +310,27 @@ entry_update(struct entry *e, const struct rdb_row *row)
 {
     bool uses = !rdb_row_is_deleted(row) && entry_matches(e, row);
     struct entry_row *er = entry_find(e, &row->uuid);
+    struct ds scratch = DS_EMPTY_INITIALIZER;
     if (uses && !er) {
         er = xmalloc(sizeof *er);
         er->uuid = row->uuid;
         const char *name = row_name(row, e->mt);
         er->name = name ? xstrdup(name) : NULL;
         er->value = (e->kind == ENTRY_BAD_VALUE
-                     ? xstrdup(entry_value(e, row)) : NULL);
+                     ? xstrdup(entry_value(e, row, &scratch)) : NULL);
         hmap_insert(&e->rows, &er->node, uuid_hash(&er->uuid));
         log_row(e, er);
     } else if (uses && er->value && strcmp(er->value,
-                                           entry_value(e, row))) {
+                                           entry_value(e, row, &scratch))) {
         /* Another value northd does not understand. */
         free(er->value);
-        er->value = xstrdup(entry_value(e, row));
+        er->value = xstrdup(entry_value(e, row, &scratch));
         log_row(e, er);
     } else if (!uses && er) {
         hmap_remove(&e->rows, &er->node);
         entry_row_free(er);
     }
+    ds_destroy(&scratch);
 }
 
 /* Logs the count of rows of a table not compiled when it changed. */
@@ -390,7 +399,7 @@ nb_report_scan(struct nb_report *r, const struct rdb *nb)
         /* Rows that use it.  ACL options are maps many rows share: if none
          * of them has the key, no row need be visited; otherwise a row
          * with the same map as the last one needs no lookup. */
-        const struct smap *last_map = NULL;
+        const void *last_map = NULL;
         bool last_uses = false;
         for (const struct rdb_row *row = (entry_may_match(e)
                                           ? rdb_first(nb, e->mt->tc)
@@ -398,8 +407,7 @@ nb_report_scan(struct nb_report *r, const struct rdb *nb)
              row; row = rdb_next(row)) {
             bool uses;
             if (entry_is_key(e)) {
-                const struct smap *m = rdb_map_column_smap(row, e->mt,
-                                                           e->mc);
+                const void *m = rdb_map_column_map_id(row, e->mt, e->mc);
                 if (m != last_map) {
                     last_map = m;
                     last_uses = entry_matches(e, row);

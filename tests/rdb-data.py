@@ -211,9 +211,16 @@ def strings():
         ops.append(insert("Address_Set", "as%d" % i, {
             "name": "as %s" % w,
             "addresses": oset(w, "10.0.0.%d" % i)}))
+    # The characters a packed map (lib/mappack.h) escapes, in a port's
+    # external_ids (kept packed).
+    sep = "esc\x1b\x1e\x1f;\x1b"
+    ops.append(insert("Logical_Switch_Port", "psep", {
+        "name": "port sep",
+        "external_ids": omap({sep: sep, "k" + sep: "", "": sep})}))
     ops.append(insert("Logical_Switch", "ls", {
         "name": "switch " + WEIRD[-1],
-        "ports": oset(*[ref("p%d" % i) for i in range(len(WEIRD))]),
+        "ports": oset(ref("psep"),
+                      *[ref("p%d" % i) for i in range(len(WEIRD))]),
         "acls": oset(*[ref("acl%d" % i) for i in range(len(WEIRD))]),
         "external_ids": omap({"neutron:network_name": WEIRD[-1]})}))
     ops.append(insert("Load_Balancer", "lb", {

@@ -92,6 +92,7 @@
 #include "command-line.h"
 #include "fatal-signal.h"
 #include "lib/jscan.h"
+#include "lib/mappack.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
 #include "lib/strpack.h"
@@ -242,9 +243,16 @@ put_value(struct ds *v, const struct rdb_row *row,
         break;
     }
     case RDB_S_SMAP:
-    case RDB_S_SHARED_MAP: {
+    case RDB_S_SHARED_MAP:
+    case RDB_S_PACKED_MAP: {
+        struct smap unpacked = SMAP_INITIALIZER(&unpacked);
+        if (c->storage == RDB_S_PACKED_MAP) {
+            mappack_to_smap(*(const struct strpack *const *) m, &unpacked);
+        }
         const struct smap *smap = (c->storage == RDB_S_SMAP
                                    ? (const struct smap *) m
+                                   : c->storage == RDB_S_PACKED_MAP
+                                   ? &unpacked
                                    : *(const struct smap *const *) m);
         if (!smap_is_empty(smap)) {
             const struct smap_node **nodes = smap_sort(smap);
@@ -256,6 +264,7 @@ put_value(struct ds *v, const struct rdb_row *row,
             ds_put_char(v, '}');
             free(nodes);
         }
+        smap_destroy(&unpacked);
         break;
     }
     case RDB_S_HASHED:
