@@ -1173,6 +1173,12 @@ groups_repair_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
     struct uuidset pgs = UUIDSET_INITIALIZER(&pgs);
     collect_foreign(sb_db, &sb_table_address_set, &sets);
     collect_foreign(sb_db, &sb_table_port_group, &pgs);
+    if (uuidset_is_empty(&sets) && uuidset_is_empty(&pgs)) {
+        /* The usual pass: nobody else wrote a group. */
+        uuidset_destroy(&sets);
+        uuidset_destroy(&pgs);
+        return;
+    }
 
     struct as_state *as;
     HMAP_FOR_EACH (as, node, &g->sets) {
@@ -1200,6 +1206,9 @@ groups_repair_sb(struct groups *g, struct rdb *sb_db, struct rdb_txn *txn)
 
     struct pg_name *pn;
     HMAP_FOR_EACH (pn, node, &g->pg_names) {
+        if (uuidset_is_empty(&pgs)) {
+            break;
+        }
         for (size_t i = 0; i < pn->n_dps && !uuidset_is_empty(&pgs); i++) {
             struct pg_dp *pd = &pn->dps[i];
             if (!pd->has_row || pd->dp >= g->model->n_datapaths) {
