@@ -19,6 +19,7 @@
 #define LIB_MAPPACK_H 1
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct ds;
 struct smap;
@@ -27,6 +28,10 @@ struct strpack;
 /* Returns the pool's packed copy of 'm' (a new reference, which
  * strpack_put() gives back), NULL if 'm' is empty. */
 const struct strpack *mappack_get(const struct smap *m);
+
+/* The same for the 'n' pairs keys[i] = values[i] (no two keys alike). */
+const struct strpack *mappack_get_pairs(const char *const *keys,
+                                        const char *const *values, size_t n);
 
 /* Adds the pairs of 'p' to 'm' (replacing any of the same key). */
 void mappack_to_smap(const struct strpack *p, struct smap *m);

@@ -1248,9 +1248,32 @@ column_set(struct rdb_row *row, const struct rdb_column_class *c,
         return true;
     }
 
-    case RDB_S_SMAP:
-    case RDB_S_SHARED_MAP:
     case RDB_S_PACKED_MAP: {
+        /* Packed straight from the datum's pairs. */
+        const char **keys = xmalloc(2 * d->n * sizeof *keys + 1);
+        const char **values = keys + d->n;
+        size_t n = 0;
+        for (size_t i = 0; i < d->n; i++) {
+            if (key_kept(c, d->keys[i].string)) {
+                keys[n] = d->keys[i].string;
+                values[n] = d->values[i].string;
+                n++;
+            }
+        }
+        const struct strpack **pm = m;
+        const struct strpack *p = mappack_get_pairs(keys, values, n);
+        free(keys);
+        if (p == *pm) {
+            strpack_put(p);
+            return false;
+        }
+        strpack_put(*pm);
+        *pm = p;
+        return true;
+    }
+
+    case RDB_S_SMAP:
+    case RDB_S_SHARED_MAP: {
         struct smap new = SMAP_INITIALIZER(&new);
         for (size_t i = 0; i < d->n; i++) {
             if (key_kept(c, d->keys[i].string)) {
@@ -1258,11 +1281,6 @@ column_set(struct rdb_row *row, const struct rdb_column_class *c,
                                     d->values[i].string);
                 d->values[i].string = NULL;
             }
-        }
-        if (c->storage == RDB_S_PACKED_MAP) {
-            bool changed = packed_map_replace(m, &new);
-            smap_destroy(&new);
-            return changed;
         }
         bool shared = c->storage == RDB_S_SHARED_MAP;
         const struct smap **shared_old = m;
