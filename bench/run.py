@@ -344,7 +344,7 @@ def change_plan(kinds, n):
     for a, d in (("pg_add_port", "pg_del_port"), ("as_add", "as_del")):
         for i in range(n):
             plan += [(k, i) for k in (a, d) if k in kinds]
-    for k in ("port_add", "switch_add"):
+    for k in ["port_add", "switch_add"] + gen.SERVICE_KINDS:
         if k in kinds:
             plan += [(k, i) for i in range(n)]
     return plan

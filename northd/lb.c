@@ -413,6 +413,37 @@ lb_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp,
               REGBIT_CONNTRACK_DEFRAG" == 1", "ct_next;");
 }
 
+/* A switch without load balancers keeps IP traffic from and to its
+ * localnet ports (provider networks) out of the load balancer stages, as
+ * stock does: the physical network's traffic is never load balanced on
+ * the switch, and what leaves for it forgets the switch's conntrack
+ * state unless stateful ACLs need it. */
+void
+lb_build_localnet_lflows(struct lflow_table *t, const struct ls_datapath *dp,
+                         bool has_vips, bool stateful)
+{
+    if (has_vips) {
+        return;
+    }
+    struct ds match = DS_EMPTY_INITIALIZER;
+    const struct ls_port *p;
+    LIST_FOR_EACH (p, dp_node, &dp->ports) {
+        if (strcmp(p->nb->type, "localnet")) {
+            continue;
+        }
+        ds_clear(&match);
+        ds_put_format(&match, "ip && inport == \"%s\"", p->nb->name);
+        lflow_add_port(t, dp, S_IN_PRE_LB, 110, ds_cstr(&match), "next;",
+                       &p->nb->header_.uuid);
+        ds_clear(&match);
+        ds_put_format(&match, "ip && outport == \"%s\"", p->nb->name);
+        lflow_add_port(t, dp, S_OUT_PRE_LB, 110, ds_cstr(&match),
+                       stateful ? "next;" : "ct_clear; next;",
+                       &p->nb->header_.uuid);
+    }
+    ds_destroy(&match);
+}
+
 void
 lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
                 const struct lb_model *lm, const struct ls_features *features)

@@ -64,6 +64,9 @@ struct ls_datapath;
 struct ls_features;
 void lb_build_dp_lflows(struct lflow_table *, const struct ls_datapath *,
                         const struct ls_features *);
+void lb_build_localnet_lflows(struct lflow_table *,
+                              const struct ls_datapath *, bool has_vips,
+                              bool stateful);
 void lb_build_lflows(struct lflow_table *, const struct ls_model *,
                      const struct lb_model *, const struct ls_features *);
 /* Writes the SB Load_Balancer rows; adds the UUIDs of the rows it inserts

@@ -439,6 +439,9 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
     acls_build_dp_lflows(d->acls, &d->lflows, dp);
     dhcp_build_dp_lflows(&d->lflows, dp, acls_dp_stateful(d->acls, dp));
     dns_build_dp_lflows(&d->lflows, dp, acls_dp_stateful(d->acls, dp));
+    lb_build_localnet_lflows(&d->lflows, dp,
+                             lb_model_dp_has_vips(&d->lbs, dp->index),
+                             acls_dp_stateful(d->acls, dp));
     lflow_table_set_owner(&d->lflows, NULL);
 }
 
