@@ -236,6 +236,23 @@ build_virtual_port_flows(struct lflow_table *t, const struct ls_port *p,
     sset_destroy(&seen);
 }
 
+/* Whether the ARP/ND responder answers for 'p''s addresses.  Router ports
+ * answer for themselves; a port with "unknown" may have other hosts
+ * behind it that own the address.  With ignore_lsp_down=false
+ * ('check_up'), only a port that is up has its addresses answered for (a
+ * localport is never bound, and always is).  On a vlan-passthru switch the
+ * VLAN a request came on is not known, so nobody answers for the port but
+ * the port itself.  Whether the port is enabled does not matter, as in
+ * stock. */
+static bool
+answers_for(const struct ls_port *p, bool check_up)
+{
+    return ((!p->nb->type[0] || !strcmp(p->nb->type, "localport"))
+            && !p->has_unknown
+            && (!check_up || p->up || p->nb->type[0])
+            && !ls_datapath_vlan_passthru(p->dp));
+}
+
 static void
 build_port_flows(struct lflow_table *t, const struct ls_port *p,
                  bool check_up, struct ds *match, struct ds *actions)
@@ -285,6 +302,10 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
                           ETH_ADDR_ARGS(p->addrs[i].ea));
             lflow_add_hint(t, p->dp, S_IN_L2_LKUP, 50, ds_cstr(match),
                            "drop;", hint);
+            /* Its addresses are still answered for, as in stock. */
+            if (answers_for(p, check_up)) {
+                build_arp_nd_responder(t, p, &p->addrs[i], match, actions);
+            }
         }
         return;
     }
@@ -306,16 +327,7 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
                            ds_cstr(actions), hint);
         }
 
-        /* Router ports answer for themselves; a port with "unknown" may
-         * have other hosts behind it that own the address.  With
-         * ignore_lsp_down=false, only a port that is up has its addresses
-         * answered for (a localport is never bound, and always is).  On a
-         * vlan-passthru switch the VLAN a request came on is not known, so
-         * nobody answers for the port but the port itself. */
-        if ((!p->nb->type[0] || !strcmp(p->nb->type, "localport"))
-            && !p->has_unknown
-            && (!check_up || p->up || p->nb->type[0])
-            && !ls_datapath_vlan_passthru(p->dp)) {
+        if (answers_for(p, check_up)) {
             build_arp_nd_responder(t, p, la, match, actions);
         }
     }
