@@ -18,6 +18,7 @@
 #include "lib/tnlid.h"
 #include "northd/ha-groups.h"
 #include "northd/ipam.h"
+#include "northd/mcast.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
@@ -1150,18 +1151,22 @@ sync_mc_group(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
     free(removed);
 }
 
-/* Brings the three multicast groups of 'dp' in line, taking the rows that
+/* Brings the multicast groups (flood, unknown, flood_l2, and the IP
+ * multicast ones of northd/mcast.h) of 'dp' in line, taking the rows that
  * exist from 'existing' ("<dp uuid>/<name>" -> row). */
 static void
 sync_dp_mc_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
                   struct shash *existing)
 {
-    const struct uuid **flood, **unknown, **flood_l2;
+    const struct uuid **flood, **unknown, **flood_l2, **mrouter, **statik;
     size_t n_flood = 0, n_unknown = 0, n_flood_l2 = 0;
+    size_t n_mrouter = 0, n_static = 0;
     size_t cap = dp->n_ports ? dp->n_ports : 1;
     flood = xmalloc(cap * sizeof *flood);
     unknown = xmalloc(cap * sizeof *unknown);
     flood_l2 = xmalloc(cap * sizeof *flood_l2);
+    mrouter = xmalloc(cap * sizeof *mrouter);
+    statik = xmalloc(cap * sizeof *statik);
 
     const struct ls_port *p;
     LIST_FOR_EACH (p, dp_node, &dp->ports) {
@@ -1175,6 +1180,12 @@ sync_dp_mc_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
         if (p->has_unknown) {
             unknown[n_unknown++] = &p->sb_uuid;
         }
+        if (mcast_port_flood_reports(p)) {
+            mrouter[n_mrouter++] = &p->sb_uuid;
+        }
+        if (mcast_port_flood(p)) {
+            statik[n_static++] = &p->sb_uuid;
+        }
     }
 
     static const struct {
@@ -1184,11 +1195,15 @@ sync_dp_mc_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
         { MC_FLOOD, MC_FLOOD_KEY },
         { MC_UNKNOWN, MC_UNKNOWN_KEY },
         { MC_FLOOD_L2, MC_FLOOD_L2_KEY },
+        { MC_MROUTER_FLOOD, MC_MROUTER_FLOOD_KEY },
+        { MC_STATIC, MC_STATIC_KEY },
     };
     const struct uuid **members[] = {
-        flood, unknown, flood_l2,
+        flood, unknown, flood_l2, mrouter, statik,
     };
-    size_t n_members[] = { n_flood, n_unknown, n_flood_l2 };
+    size_t n_members[] = {
+        n_flood, n_unknown, n_flood_l2, n_mrouter, n_static,
+    };
     for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
         char *key = xasprintf(UUID_FMT"/%s", UUID_ARGS(&dp->sb_uuid),
                               groups[g].name);
@@ -1201,6 +1216,8 @@ sync_dp_mc_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
     free(flood);
     free(unknown);
     free(flood_l2);
+    free(mrouter);
+    free(statik);
 }
 
 /* Adds 'mg' to 'existing' by "<dp uuid>/<name>"; deletes it if another

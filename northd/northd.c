@@ -36,6 +36,7 @@
 #include "northd/l2.h"
 #include "northd/lb.h"
 #include "northd/lflow.h"
+#include "northd/mcast.h"
 #include "northd/meters.h"
 #include "northd/nb-report.h"
 #include "northd/qos.h"
@@ -439,6 +440,7 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
     acls_build_dp_lflows(d->acls, &d->lflows, dp);
     dhcp_build_dp_lflows(&d->lflows, dp, acls_dp_stateful(d->acls, dp));
     dns_build_dp_lflows(&d->lflows, dp, acls_dp_stateful(d->acls, dp));
+    mcast_build_dp_lflows(&d->lflows, dp);
     lflow_table_set_owner(&d->lflows, NULL);
 }
 
@@ -596,6 +598,8 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
     build_model(d, ctx->nb, ctx->sb, nb, &ipam_carry, &n->reported_problems);
     ipam_carry_destroy(&ipam_carry);
     ls_model_sync_sb(&d->model, ctx->sb, ctx->sb_txn);
+    mcast_sync_sb(ctx->sb, ctx->sb_txn, d->model.dp_array,
+                  d->model.n_datapaths);
     fdb_sync_sb(&d->model, ctx->sb, ctx->sb_txn, true);
     sync_nb_status(ctx, d);
     build_inputs(d, ctx->nb);
@@ -1078,6 +1082,8 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         { &sb_table_ha_chassis_group,
           "an SB HA_Chassis_Group was changed by someone else" },
         { &sb_table_dns, "an SB DNS was changed by someone else" },
+        { &sb_table_ip_multicast,
+          "an SB IP_Multicast was changed by someone else" },
     };
     for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
         if (foreign_change(sb_db, owned[i].tc)) {
@@ -1281,6 +1287,7 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     }
     HMAPX_FOR_EACH (node, &c.dps) {
         ls_model_sync_dp(&d->model, ctx->sb_txn, node->data);
+        mcast_sync_sb_dp(sb_db, ctx->sb_txn, node->data);
     }
     /* External ports' HA chassis groups follow ports and chassis (a full
      * pass follows their NB rows). */

@@ -14,6 +14,7 @@ TESTSUITE_AT = \
 	tests/acl-diff.at \
 	tests/lb.at \
 	tests/dns.at \
+	tests/mcast.at \
 	tests/acl-validation.at \
 	tests/bench.at \
 	tests/incremental.at \
