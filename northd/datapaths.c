@@ -1151,12 +1151,71 @@ sync_mc_group(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
     free(removed);
 }
 
+/* The groups ovn-controllers learnt on 'dp' (northd/mcast.c), each under
+ * the tunnel key its row has, or the lowest free one of the range stock
+ * uses for them.  Rows of groups no longer learnt stay in 'existing', to be
+ * deleted. */
+static void
+sync_learnt_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
+                   const struct mcast_learnt_set *learnt,
+                   struct shash *existing)
+{
+    if (!learnt->n) {
+        return;
+    }
+    const struct sb_multicast_group **rows = xcalloc(learnt->n,
+                                                     sizeof *rows);
+    bool *keep_key = xcalloc(learnt->n, sizeof *keep_key);
+    unsigned long *used = bitmap_allocate(MC_IP_MAX_KEY + 1);
+    for (size_t i = 0; i < learnt->n; i++) {
+        char *key = xasprintf(UUID_FMT"/%s", UUID_ARGS(&dp->sb_uuid),
+                              learnt->groups[i].name);
+        rows[i] = shash_find_and_delete(existing, key);
+        free(key);
+        if (rows[i] && rows[i]->tunnel_key >= MC_IP_MIN_KEY
+            && rows[i]->tunnel_key <= MC_IP_MAX_KEY
+            && !bitmap_is_set(used, rows[i]->tunnel_key)) {
+            bitmap_set1(used, rows[i]->tunnel_key);
+            keep_key[i] = true;
+        }
+    }
+    size_t next = MC_IP_MIN_KEY;
+    for (size_t i = 0; i < learnt->n; i++) {
+        const struct mcast_learnt *l = &learnt->groups[i];
+        uint32_t key;
+        if (keep_key[i]) {
+            key = rows[i]->tunnel_key;
+        } else {
+            while (next <= MC_IP_MAX_KEY && bitmap_is_set(used, next)) {
+                next++;
+            }
+            if (next > MC_IP_MAX_KEY) {
+                /* Out of keys, as stock: the group is left out. */
+                if (rows[i]) {
+                    rdb_txn_delete(sb_txn, &sb_table_multicast_group,
+                                   &rows[i]->header_.uuid);
+                }
+                continue;
+            }
+            key = next;
+            bitmap_set1(used, next);
+        }
+        const struct uuid **ports = xmemdup(l->ports,
+                                            l->n_ports * sizeof *ports);
+        sync_mc_group(sb_txn, dp, rows[i], l->name, key, ports, l->n_ports);
+        free(ports);
+    }
+    bitmap_free(used);
+    free(keep_key);
+    free(rows);
+}
+
 /* Brings the multicast groups (flood, unknown, flood_l2, and the IP
  * multicast ones of northd/mcast.h) of 'dp' in line, taking the rows that
  * exist from 'existing' ("<dp uuid>/<name>" -> row). */
 static void
-sync_dp_mc_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
-                  struct shash *existing)
+sync_dp_mc_groups(const struct ls_model *m, struct rdb_txn *sb_txn,
+                  const struct ls_datapath *dp, struct shash *existing)
 {
     const struct uuid **flood, **unknown, **flood_l2, **mrouter, **statik;
     size_t n_flood = 0, n_unknown = 0, n_flood_l2 = 0;
@@ -1204,15 +1263,36 @@ sync_dp_mc_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
     size_t n_members[] = {
         n_flood, n_unknown, n_flood_l2, n_mrouter, n_static,
     };
+    struct mcast_learnt_set learnt;
+    mcast_learnt_collect(m, dp, false, &learnt);
     for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
         char *key = xasprintf(UUID_FMT"/%s", UUID_ARGS(&dp->sb_uuid),
                               groups[g].name);
         const struct sb_multicast_group *sb_mg
             = shash_find_and_delete(existing, key);
         free(key);
+        if (groups[g].key == MC_MROUTER_FLOOD_KEY) {
+            /* Multicast routers ovn-controllers found join the ports that
+             * ask for reports (mcast_flood_reports). */
+            for (size_t i = 0; i < learnt.n_mrouters; i++) {
+                bool dup = false;
+                for (size_t j = 0; j < n_mrouter && !dup; j++) {
+                    dup = uuid_equals(mrouter[j], learnt.mrouters[i]);
+                }
+                if (!dup) {
+                    mrouter = xrealloc(mrouter,
+                                       (n_mrouter + 1) * sizeof *mrouter);
+                    mrouter[n_mrouter++] = learnt.mrouters[i];
+                }
+            }
+            members[g] = mrouter;
+            n_members[g] = n_mrouter;
+        }
         sync_mc_group(sb_txn, dp, sb_mg, groups[g].name, groups[g].key,
                       members[g], n_members[g]);
     }
+    sync_learnt_groups(sb_txn, dp, &learnt, existing);
+    mcast_learnt_destroy(&learnt);
     free(flood);
     free(unknown);
     free(flood_l2);
@@ -1250,7 +1330,7 @@ sync_mc_groups(struct rdb *sb_db, struct rdb_txn *sb_txn,
     }
 
     for (size_t i = 0; i < m->n_datapaths; i++) {
-        sync_dp_mc_groups(sb_txn, m->dp_array[i], &existing);
+        sync_dp_mc_groups(m, sb_txn, m->dp_array[i], &existing);
     }
 
     /* Groups nobody asked for (other names, gone datapaths). */
@@ -1514,8 +1594,8 @@ ls_model_sync_dp(struct ls_model *m, struct rdb_txn *sb_txn,
 }
 
 void
-ls_model_sync_mc_groups(struct rdb *sb_db, struct rdb_txn *sb_txn,
-                        const struct ls_datapath *dp)
+ls_model_sync_mc_groups(const struct ls_model *m, struct rdb *sb_db,
+                        struct rdb_txn *sb_txn, const struct ls_datapath *dp)
 {
     struct shash existing = SHASH_INITIALIZER(&existing);
     const struct sb_multicast_group *mg;
@@ -1524,7 +1604,7 @@ ls_model_sync_mc_groups(struct rdb *sb_db, struct rdb_txn *sb_txn,
             index_mc_group(&existing, sb_txn, mg);
         }
     }
-    sync_dp_mc_groups(sb_txn, dp, &existing);
+    sync_dp_mc_groups(m, sb_txn, dp, &existing);
     struct shash_node *node;
     SHASH_FOR_EACH (node, &existing) {
         const struct sb_multicast_group *dead = node->data;
