@@ -33,7 +33,7 @@ struct parse_ctx {
 /* Actions that are a bare keyword. */
 static const char *const simple_keywords[] = {
     "ct_next", "ct_clear", "ct_dnat", "ct_snat", "ct_commit_nat",
-    "ct_snat_to_vip", "ct_dnat_in_czone", "ct_snat_in_czone",
+    "ct_snat_to_vip", "ct_dnat_in_czone", "ct_snat_in_czone", "igmp",
 };
 
 /* Actions that take a nested list of ordinary actions. */

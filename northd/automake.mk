@@ -35,6 +35,8 @@ northd_ovn_northd_SOURCES = \
 	northd/lb.h \
 	northd/lflow.c \
 	northd/lflow.h \
+	northd/mcast.c \
+	northd/mcast.h \
 	northd/meters.c \
 	northd/nb-report.c \
 	northd/nb-report.h \

@@ -18,6 +18,7 @@
 #include "lib/tnlid.h"
 #include "northd/ha-groups.h"
 #include "northd/ipam.h"
+#include "northd/mcast.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
@@ -1150,18 +1151,81 @@ sync_mc_group(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
     free(removed);
 }
 
-/* Brings the three multicast groups of 'dp' in line, taking the rows that
+/* The groups ovn-controllers learnt on 'dp' (northd/mcast.c), each under
+ * the tunnel key its row has, or the lowest free one of the range stock
+ * uses for them.  Rows of groups no longer learnt stay in 'existing', to be
+ * deleted. */
+static void
+sync_learnt_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
+                   const struct mcast_learnt_set *learnt,
+                   struct shash *existing)
+{
+    if (!learnt->n) {
+        return;
+    }
+    const struct sb_multicast_group **rows = xcalloc(learnt->n,
+                                                     sizeof *rows);
+    bool *keep_key = xcalloc(learnt->n, sizeof *keep_key);
+    unsigned long *used = bitmap_allocate(MC_IP_MAX_KEY + 1);
+    for (size_t i = 0; i < learnt->n; i++) {
+        char *key = xasprintf(UUID_FMT"/%s", UUID_ARGS(&dp->sb_uuid),
+                              learnt->groups[i].name);
+        rows[i] = shash_find_and_delete(existing, key);
+        free(key);
+        if (rows[i] && rows[i]->tunnel_key >= MC_IP_MIN_KEY
+            && rows[i]->tunnel_key <= MC_IP_MAX_KEY
+            && !bitmap_is_set(used, rows[i]->tunnel_key)) {
+            bitmap_set1(used, rows[i]->tunnel_key);
+            keep_key[i] = true;
+        }
+    }
+    size_t next = MC_IP_MIN_KEY;
+    for (size_t i = 0; i < learnt->n; i++) {
+        const struct mcast_learnt *l = &learnt->groups[i];
+        uint32_t key;
+        if (keep_key[i]) {
+            key = rows[i]->tunnel_key;
+        } else {
+            while (next <= MC_IP_MAX_KEY && bitmap_is_set(used, next)) {
+                next++;
+            }
+            if (next > MC_IP_MAX_KEY) {
+                /* Out of keys, as stock: the group is left out. */
+                if (rows[i]) {
+                    rdb_txn_delete(sb_txn, &sb_table_multicast_group,
+                                   &rows[i]->header_.uuid);
+                }
+                continue;
+            }
+            key = next;
+            bitmap_set1(used, next);
+        }
+        const struct uuid **ports = xmemdup(l->ports,
+                                            l->n_ports * sizeof *ports);
+        sync_mc_group(sb_txn, dp, rows[i], l->name, key, ports, l->n_ports);
+        free(ports);
+    }
+    bitmap_free(used);
+    free(keep_key);
+    free(rows);
+}
+
+/* Brings the multicast groups (flood, unknown, flood_l2, and the IP
+ * multicast ones of northd/mcast.h) of 'dp' in line, taking the rows that
  * exist from 'existing' ("<dp uuid>/<name>" -> row). */
 static void
-sync_dp_mc_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
-                  struct shash *existing)
+sync_dp_mc_groups(const struct ls_model *m, struct rdb_txn *sb_txn,
+                  const struct ls_datapath *dp, struct shash *existing)
 {
-    const struct uuid **flood, **unknown, **flood_l2;
+    const struct uuid **flood, **unknown, **flood_l2, **mrouter, **statik;
     size_t n_flood = 0, n_unknown = 0, n_flood_l2 = 0;
+    size_t n_mrouter = 0, n_static = 0;
     size_t cap = dp->n_ports ? dp->n_ports : 1;
     flood = xmalloc(cap * sizeof *flood);
     unknown = xmalloc(cap * sizeof *unknown);
     flood_l2 = xmalloc(cap * sizeof *flood_l2);
+    mrouter = xmalloc(cap * sizeof *mrouter);
+    statik = xmalloc(cap * sizeof *statik);
 
     const struct ls_port *p;
     LIST_FOR_EACH (p, dp_node, &dp->ports) {
@@ -1175,6 +1239,12 @@ sync_dp_mc_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
         if (p->has_unknown) {
             unknown[n_unknown++] = &p->sb_uuid;
         }
+        if (mcast_port_flood_reports(p)) {
+            mrouter[n_mrouter++] = &p->sb_uuid;
+        }
+        if (mcast_port_flood(p)) {
+            statik[n_static++] = &p->sb_uuid;
+        }
     }
 
     static const struct {
@@ -1184,23 +1254,50 @@ sync_dp_mc_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
         { MC_FLOOD, MC_FLOOD_KEY },
         { MC_UNKNOWN, MC_UNKNOWN_KEY },
         { MC_FLOOD_L2, MC_FLOOD_L2_KEY },
+        { MC_MROUTER_FLOOD, MC_MROUTER_FLOOD_KEY },
+        { MC_STATIC, MC_STATIC_KEY },
     };
     const struct uuid **members[] = {
-        flood, unknown, flood_l2,
+        flood, unknown, flood_l2, mrouter, statik,
     };
-    size_t n_members[] = { n_flood, n_unknown, n_flood_l2 };
+    size_t n_members[] = {
+        n_flood, n_unknown, n_flood_l2, n_mrouter, n_static,
+    };
+    struct mcast_learnt_set learnt;
+    mcast_learnt_collect(m, dp, false, &learnt);
     for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
         char *key = xasprintf(UUID_FMT"/%s", UUID_ARGS(&dp->sb_uuid),
                               groups[g].name);
         const struct sb_multicast_group *sb_mg
             = shash_find_and_delete(existing, key);
         free(key);
+        if (groups[g].key == MC_MROUTER_FLOOD_KEY) {
+            /* Multicast routers ovn-controllers found join the ports that
+             * ask for reports (mcast_flood_reports). */
+            for (size_t i = 0; i < learnt.n_mrouters; i++) {
+                bool dup = false;
+                for (size_t j = 0; j < n_mrouter && !dup; j++) {
+                    dup = uuid_equals(mrouter[j], learnt.mrouters[i]);
+                }
+                if (!dup) {
+                    mrouter = xrealloc(mrouter,
+                                       (n_mrouter + 1) * sizeof *mrouter);
+                    mrouter[n_mrouter++] = learnt.mrouters[i];
+                }
+            }
+            members[g] = mrouter;
+            n_members[g] = n_mrouter;
+        }
         sync_mc_group(sb_txn, dp, sb_mg, groups[g].name, groups[g].key,
                       members[g], n_members[g]);
     }
+    sync_learnt_groups(sb_txn, dp, &learnt, existing);
+    mcast_learnt_destroy(&learnt);
     free(flood);
     free(unknown);
     free(flood_l2);
+    free(mrouter);
+    free(statik);
 }
 
 /* Adds 'mg' to 'existing' by "<dp uuid>/<name>"; deletes it if another
@@ -1233,7 +1330,7 @@ sync_mc_groups(struct rdb *sb_db, struct rdb_txn *sb_txn,
     }
 
     for (size_t i = 0; i < m->n_datapaths; i++) {
-        sync_dp_mc_groups(sb_txn, m->dp_array[i], &existing);
+        sync_dp_mc_groups(m, sb_txn, m->dp_array[i], &existing);
     }
 
     /* Groups nobody asked for (other names, gone datapaths). */
@@ -1497,8 +1594,8 @@ ls_model_sync_dp(struct ls_model *m, struct rdb_txn *sb_txn,
 }
 
 void
-ls_model_sync_mc_groups(struct rdb *sb_db, struct rdb_txn *sb_txn,
-                        const struct ls_datapath *dp)
+ls_model_sync_mc_groups(const struct ls_model *m, struct rdb *sb_db,
+                        struct rdb_txn *sb_txn, const struct ls_datapath *dp)
 {
     struct shash existing = SHASH_INITIALIZER(&existing);
     const struct sb_multicast_group *mg;
@@ -1507,7 +1604,7 @@ ls_model_sync_mc_groups(struct rdb *sb_db, struct rdb_txn *sb_txn,
             index_mc_group(&existing, sb_txn, mg);
         }
     }
-    sync_dp_mc_groups(sb_txn, dp, &existing);
+    sync_dp_mc_groups(m, sb_txn, dp, &existing);
     struct shash_node *node;
     SHASH_FOR_EACH (node, &existing) {
         const struct sb_multicast_group *dead = node->data;

@@ -229,7 +229,7 @@ void ls_model_sync_port(struct ls_model *, struct rdb_txn *,
                         struct ls_port *);
 void ls_model_sync_dp(struct ls_model *, struct rdb_txn *,
                       struct ls_datapath *);
-void ls_model_sync_mc_groups(struct rdb *sb, struct rdb_txn *,
+void ls_model_sync_mc_groups(const struct ls_model *, struct rdb *sb, struct rdb_txn *,
                              const struct ls_datapath *);
 
 /* Writes the tags of ports that asked for one (tag_request) into

@@ -36,6 +36,7 @@
 #include "northd/l2.h"
 #include "northd/lb.h"
 #include "northd/lflow.h"
+#include "northd/mcast.h"
 #include "northd/meters.h"
 #include "northd/nb-report.h"
 #include "northd/qos.h"
@@ -53,6 +54,7 @@
 VLOG_DEFINE_THIS_MODULE(northd);
 
 COVERAGE_DEFINE(northd_recompute);
+COVERAGE_DEFINE(northd_igmp_group_followed);
 COVERAGE_DEFINE(northd_check_failed);   /* --check-incremental found a
                                          * difference. */
 
@@ -442,6 +444,7 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
     lb_build_localnet_lflows(&d->lflows, dp,
                              lb_model_dp_has_vips(&d->lbs, dp->index),
                              acls_dp_stateful(d->acls, dp));
+    mcast_build_dp_lflows(&d->lflows, &d->model, dp);
     lflow_table_set_owner(&d->lflows, NULL);
 }
 
@@ -599,6 +602,9 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
     build_model(d, ctx->nb, ctx->sb, nb, &ipam_carry, &n->reported_problems);
     ipam_carry_destroy(&ipam_carry);
     ls_model_sync_sb(&d->model, ctx->sb, ctx->sb_txn);
+    mcast_sync_sb(ctx->sb, ctx->sb_txn, d->model.dp_array,
+                  d->model.n_datapaths);
+    mcast_purge_igmp_groups(ctx->sb, ctx->sb_txn);
     fdb_sync_sb(&d->model, ctx->sb, ctx->sb_txn, true);
     sync_nb_status(ctx, d);
     build_inputs(d, ctx->nb);
@@ -927,6 +933,39 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
     return true;
 }
 
+/* SB IGMP_Group rows, which every chassis writes as its VMs join and
+ * leave groups: the switch a row names has its learnt groups rebuilt (its
+ * flows and Multicast_Group rows).  A stale row (no chassis or datapath)
+ * is left to a full pass, which deletes it as stock does. */
+static bool
+inc_igmp_groups(struct northd_data *d, struct rdb *sb_db,
+                struct inc_changes *c, const char **reason)
+{
+    const struct sb_igmp_group *g;
+    SB_IGMP_GROUP_FOR_EACH_TRACKED (g, sb_db) {
+        bool deleted = sb_igmp_group_is_deleted(g);
+        if (!g->datapath || (!deleted && !g->chassis)) {
+            *reason = "a stale SB IGMP_Group";
+            return false;
+        }
+        struct uuid ls_uuid;
+        struct ls_datapath *dp
+            = (smap_get_uuid(&g->datapath->external_ids, "logical-switch",
+                             &ls_uuid)
+               ? ls_model_find_datapath(&d->model, &ls_uuid) : NULL);
+        if (!dp || !uuid_equals(&dp->sb_uuid, &g->datapath->header_.uuid)) {
+            if (deleted) {
+                continue;
+            }
+            *reason = "an SB IGMP_Group of no switch";
+            return false;
+        }
+        COVERAGE_INC(northd_igmp_group_followed);
+        hmapx_add(&c->dps, dp);
+    }
+    return true;
+}
+
 /* DHCP_Options rows: a changed row rebuilds the ports that use it (new
  * rows are used through a port's change, deleted ones are unset in the
  * ports that used them).  Then, for every port rebuilt, a DHCP problem to
@@ -1081,6 +1120,8 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         { &sb_table_ha_chassis_group,
           "an SB HA_Chassis_Group was changed by someone else" },
         { &sb_table_dns, "an SB DNS was changed by someone else" },
+        { &sb_table_ip_multicast,
+          "an SB IP_Multicast was changed by someone else" },
     };
     for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
         if (foreign_change(sb_db, owned[i].tc)) {
@@ -1197,6 +1238,11 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     if (!inc_dhcp_options(d, nb_db, &c, reason)) {
         goto fail;
     }
+    /* Groups ovn-controllers learnt: the switch's flows and multicast
+     * groups are rebuilt. */
+    if (!inc_igmp_groups(d, sb_db, &c, reason)) {
+        goto fail;
+    }
     const struct nb_port_group *nb_pg;
     NB_PORT_GROUP_FOR_EACH_TRACKED (nb_pg, nb_db) {
         struct pg_state *pg = groups_find_pg(&d->groups,
@@ -1284,6 +1330,7 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     }
     HMAPX_FOR_EACH (node, &c.dps) {
         ls_model_sync_dp(&d->model, ctx->sb_txn, node->data);
+        mcast_sync_sb_dp(sb_db, ctx->sb_txn, node->data);
     }
     /* External ports' HA chassis groups follow ports and chassis (a full
      * pass follows their NB rows). */
@@ -1299,7 +1346,7 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         }
     }
     HMAPX_FOR_EACH (node, &c.dps) {
-        ls_model_sync_mc_groups(sb_db, ctx->sb_txn, node->data);
+        ls_model_sync_mc_groups(&d->model, sb_db, ctx->sb_txn, node->data);
     }
     dns_sync_sb_dirty(&d->dns, ctx->sb_txn);
     size_t n_written = lflow_table_sync_dirty(&d->lflows, &d->model,
