@@ -374,12 +374,11 @@ member(const struct rdb_row *row, const struct rdb_column_class *c)
     return (char *) row + c->offset;
 }
 
-/* Makes the packed map at 'pm' hold 'm' (which the caller still
- * destroys).  Returns true if that changed it. */
+/* Makes the packed map at 'pm' hold 'p', whose reference it takes.
+ * Returns true if that changed it. */
 static bool
-packed_map_replace(const struct strpack **pm, const struct smap *m)
+packed_map_set(const struct strpack **pm, const struct strpack *p)
 {
-    const struct strpack *p = mappack_get(m);
     if (p == *pm) {
         strpack_put(p);
         return false;
@@ -1260,16 +1259,9 @@ column_set(struct rdb_row *row, const struct rdb_column_class *c,
                 n++;
             }
         }
-        const struct strpack **pm = m;
         const struct strpack *p = mappack_get_pairs(keys, values, n);
         free(keys);
-        if (p == *pm) {
-            strpack_put(p);
-            return false;
-        }
-        strpack_put(*pm);
-        *pm = p;
-        return true;
+        return packed_map_set(m, p);
     }
 
     case RDB_S_SMAP:
@@ -1587,7 +1579,7 @@ column_apply_map_diff(struct rdb_row *row, const struct rdb_column_class *c,
         struct smap copy = SMAP_INITIALIZER(&copy);
         mappack_to_smap(*(const struct strpack **) member(row, c), &copy);
         bool changed = (map_apply_diff(&copy, c, d, sd)
-                        && packed_map_replace(member(row, c), &copy));
+                        && packed_map_set(member(row, c), mappack_get(&copy)));
         smap_destroy(&copy);
         return changed;
     }
