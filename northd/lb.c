@@ -413,6 +413,23 @@ lb_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp,
               REGBIT_CONNTRACK_DEFRAG" == 1", "ct_next;");
 }
 
+/* Keeps IP traffic from and to port 'p' of 'dp' out of the load balancer
+ * stages: "next;" on the way in, 'out_actions' on the way out. */
+static void
+build_pre_lb_port_skip(struct lflow_table *t, const struct ls_datapath *dp,
+                       const struct ls_port *p, const char *out_actions,
+                       struct ds *match)
+{
+    ds_clear(match);
+    ds_put_format(match, "ip && inport == \"%s\"", p->nb->name);
+    lflow_add_port(t, dp, S_IN_PRE_LB, 110, ds_cstr(match), "next;",
+                   &p->nb->header_.uuid);
+    ds_clear(match);
+    ds_put_format(match, "ip && outport == \"%s\"", p->nb->name);
+    lflow_add_port(t, dp, S_OUT_PRE_LB, 110, ds_cstr(match), out_actions,
+                   &p->nb->header_.uuid);
+}
+
 /* A switch without load balancers keeps IP traffic from and to its
  * localnet ports (provider networks) out of the load balancer stages, as
  * stock does: the physical network's traffic is never load balanced on
@@ -428,18 +445,11 @@ lb_build_localnet_lflows(struct lflow_table *t, const struct ls_datapath *dp,
     struct ds match = DS_EMPTY_INITIALIZER;
     const struct ls_port *p;
     LIST_FOR_EACH (p, dp_node, &dp->ports) {
-        if (strcmp(p->nb->type, "localnet")) {
-            continue;
+        if (!strcmp(p->nb->type, "localnet")) {
+            build_pre_lb_port_skip(t, dp, p,
+                                   stateful ? "next;" : "ct_clear; next;",
+                                   &match);
         }
-        ds_clear(&match);
-        ds_put_format(&match, "ip && inport == \"%s\"", p->nb->name);
-        lflow_add_port(t, dp, S_IN_PRE_LB, 110, ds_cstr(&match), "next;",
-                       &p->nb->header_.uuid);
-        ds_clear(&match);
-        ds_put_format(&match, "ip && outport == \"%s\"", p->nb->name);
-        lflow_add_port(t, dp, S_OUT_PRE_LB, 110, ds_cstr(&match),
-                       stateful ? "next;" : "ct_clear; next;",
-                       &p->nb->header_.uuid);
     }
     ds_destroy(&match);
 }
@@ -458,15 +468,7 @@ lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
         const struct ls_port *p;
         LIST_FOR_EACH (p, dp_node, &dp->ports) {
             if (!strcmp(p->nb->type, "router")) {
-                ds_clear(&match);
-                ds_put_format(&match, "ip && inport == \"%s\"", p->nb->name);
-                lflow_add_port(t, dp, S_IN_PRE_LB, 110, ds_cstr(&match),
-                               "next;", &p->nb->header_.uuid);
-                ds_clear(&match);
-                ds_put_format(&match, "ip && outport == \"%s\"",
-                              p->nb->name);
-                lflow_add_port(t, dp, S_OUT_PRE_LB, 110, ds_cstr(&match),
-                               "next;", &p->nb->header_.uuid);
+                build_pre_lb_port_skip(t, dp, p, "next;", &match);
             }
         }
 
