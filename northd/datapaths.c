@@ -815,45 +815,43 @@ compare_uuids(const void *a, const void *b)
     return uuid_compare_3way(a, b);
 }
 
+/* The port's external_ids, as stock copies them to its Port_Binding
+ * (Neutron's metadata agent reads neutron:cidrs, neutron:device_id, ...
+ * there), with "name" from neutron:port_name.  Both maps are packed
+ * (lib/mappack.h): a binding whose map is its port's holds the same
+ * pointer, and the two are compared by pointer. */
+static void
+sync_pb_external_ids(struct rdb_txn *sb_txn, const struct ls_port *p,
+                     const struct sb_port_binding *pb)
+{
+    struct ds scratch = DS_EMPTY_INITIALIZER;
+    const char *name = mappack_find(p->nb->external_ids, "neutron:port_name",
+                                    &scratch);
+    struct smap ids = SMAP_INITIALIZER(&ids);
+    const struct strpack *want = strpack_ref(p->nb->external_ids);
+    if (name && name[0]) {
+        mappack_to_smap(want, &ids);
+        smap_replace(&ids, "name", name);
+        strpack_put(want);
+        want = mappack_get(&ids);
+    }
+    if (pb ? pb->external_ids != want : want != NULL) {
+        if (smap_is_empty(&ids)) {
+            mappack_to_smap(want, &ids);
+        }
+        rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_EXTERNAL_IDS, &ids);
+    }
+    strpack_put(want);
+    smap_destroy(&ids);
+    ds_destroy(&scratch);
+}
+
 /* Port_Binding.requested_chassis and requested_additional_chassis from
  * options:requested-chassis, a comma-separated list of chassis names or
  * hostnames, as the stock ovn-northd fills them: names that match no
  * chassis are skipped (they may register later), the first that matches
  * is the requested chassis and the others that match the additional ones.
  * A "router" port is never bound, and gets neither. */
-/* The port's external_ids, as stock copies them to its Port_Binding
- * (Neutron's metadata agent reads neutron:cidrs, neutron:device_id, ...
- * there), with "name" from neutron:port_name.  Both maps are packed
- * (lib/mappack.h): a binding whose map is its port's holds the same
- * pointer, and most are compared without unpacking. */
-static void
-sync_pb_external_ids(struct rdb_txn *sb_txn, const struct ls_port *p,
-                     const struct sb_port_binding *pb)
-{
-    const struct strpack *nb_ids = p->nb->external_ids;
-    struct ds scratch = DS_EMPTY_INITIALIZER;
-    const char *name = mappack_find(nb_ids, "neutron:port_name", &scratch);
-    if (!name || !name[0]) {
-        if (pb ? pb->external_ids != nb_ids : nb_ids != NULL) {
-            struct smap ids = SMAP_INITIALIZER(&ids);
-            mappack_to_smap(nb_ids, &ids);
-            rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_EXTERNAL_IDS, &ids);
-            smap_destroy(&ids);
-        }
-    } else {
-        struct smap ids = SMAP_INITIALIZER(&ids);
-        mappack_to_smap(nb_ids, &ids);
-        smap_replace(&ids, "name", name);
-        const struct strpack *want = mappack_get(&ids);
-        if (!pb || pb->external_ids != want) {
-            rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_EXTERNAL_IDS, &ids);
-        }
-        strpack_put(want);
-        smap_destroy(&ids);
-    }
-    ds_destroy(&scratch);
-}
-
 static void
 sync_requested_chassis(struct ls_model *m, struct rdb_txn *sb_txn,
                        const struct ls_port *p)
@@ -1166,46 +1164,35 @@ sync_learnt_groups(struct rdb_txn *sb_txn, const struct ls_datapath *dp,
     const struct sb_multicast_group **rows = xcalloc(learnt->n,
                                                      sizeof *rows);
     bool *keep_key = xcalloc(learnt->n, sizeof *keep_key);
-    unsigned long *used = bitmap_allocate(MC_IP_MAX_KEY + 1);
+    struct tnlid_set keys;
+    tnlid_set_init(&keys, MC_IP_MIN_KEY, MC_IP_MAX_KEY);
     for (size_t i = 0; i < learnt->n; i++) {
         char *key = xasprintf(UUID_FMT"/%s", UUID_ARGS(&dp->sb_uuid),
                               learnt->groups[i].name);
         rows[i] = shash_find_and_delete(existing, key);
         free(key);
-        if (rows[i] && rows[i]->tunnel_key >= MC_IP_MIN_KEY
-            && rows[i]->tunnel_key <= MC_IP_MAX_KEY
-            && !bitmap_is_set(used, rows[i]->tunnel_key)) {
-            bitmap_set1(used, rows[i]->tunnel_key);
-            keep_key[i] = true;
-        }
+        keep_key[i] = (rows[i] && rows[i]->tunnel_key >= MC_IP_MIN_KEY
+                       && rows[i]->tunnel_key <= MC_IP_MAX_KEY
+                       && tnlid_reserve(&keys, rows[i]->tunnel_key));
     }
-    size_t next = MC_IP_MIN_KEY;
     for (size_t i = 0; i < learnt->n; i++) {
         const struct mcast_learnt *l = &learnt->groups[i];
-        uint32_t key;
-        if (keep_key[i]) {
-            key = rows[i]->tunnel_key;
-        } else {
-            while (next <= MC_IP_MAX_KEY && bitmap_is_set(used, next)) {
-                next++;
+        uint32_t key = (keep_key[i] ? rows[i]->tunnel_key
+                        : tnlid_allocate(&keys));
+        if (!key) {
+            /* Out of keys, as stock: the group is left out. */
+            if (rows[i]) {
+                rdb_txn_delete(sb_txn, &sb_table_multicast_group,
+                               &rows[i]->header_.uuid);
             }
-            if (next > MC_IP_MAX_KEY) {
-                /* Out of keys, as stock: the group is left out. */
-                if (rows[i]) {
-                    rdb_txn_delete(sb_txn, &sb_table_multicast_group,
-                                   &rows[i]->header_.uuid);
-                }
-                continue;
-            }
-            key = next;
-            bitmap_set1(used, next);
+            continue;
         }
         const struct uuid **ports = xmemdup(l->ports,
                                             l->n_ports * sizeof *ports);
         sync_mc_group(sb_txn, dp, rows[i], l->name, key, ports, l->n_ports);
         free(ports);
     }
-    bitmap_free(used);
+    tnlid_set_destroy(&keys);
     free(keep_key);
     free(rows);
 }
