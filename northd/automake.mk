@@ -33,6 +33,8 @@ northd_ovn_northd_SOURCES = \
 	northd/l2.h \
 	northd/lb.c \
 	northd/lb.h \
+	northd/lb-health.c \
+	northd/lb-health.h \
 	northd/lflow.c \
 	northd/lflow.h \
 	northd/mcast.c \
