@@ -76,6 +76,10 @@ struct lflow {
                                      * flow's, its hint as it is (the
                                      * replica does not keep northd's own
                                      * Logical_Flow rows, lib/sb.rdb). */
+    bool hint_lapsed : 1;           /* They were, with 'hint', until its
+                                     * last contribution went: an owner
+                                     * that compiles its flows again gives
+                                     * it back, and nothing is written. */
     bool sb_group : 1;              /* 'sb_target' is a Logical_DP_Group. */
     bool match_paren : 1;           /* The match ends in ")" after the
                                      * body. */
@@ -745,9 +749,10 @@ static void
 flow_add_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
 {
     if (!f->hint_set) {
+        f->hint_written = f->hint_lapsed && f->hint == h;
+        f->hint_lapsed = false;
         f->hint_set = true;
         f->hint = h;
-        f->hint_written = false;
         mark_dirty(t, f);
         return;
     }
@@ -778,11 +783,13 @@ flow_remove_hint(struct lflow_table *t, struct lflow *f, uint32_t h)
     size_t i;
     if (f->hint == h) {
         mark_dirty(t, f);
-        f->hint_written = false;
         if (!n) {
+            f->hint_lapsed = f->hint_written;
+            f->hint_written = false;
             f->hint_set = false;
             return;
         }
+        f->hint_written = false;
         i = 0;
         for (size_t j = 1; j < n; j++) {
             if (more[j] < more[i]) {
@@ -1290,6 +1297,7 @@ static void
 set_lflow_ids(struct lflow_side *side, struct lflow *f, struct rdb_txn *txn)
 {
     f->hint_written = true;
+    f->hint_lapsed = false;
 
     /* Every flow gets one: from the pieces above and the hint's hex digits,
      * not generically.  (The order of a map's pairs does not matter.) */
@@ -2105,6 +2113,7 @@ lflow_table_sync_sb(struct lflow_table *t, const struct ls_model *m,
             struct rdb_hash ids = lflow_ids_hash(t->side, f, f->hint_set,
                                                  f->hint);
             f->hint_written = (uint32_t) ids.h[0] == row->ids;
+            f->hint_lapsed = false;
             update_sb_flow(t, f, m, txn, dpgs);
         }
         sb_dps_destroy(&sb_dps);
@@ -2325,7 +2334,18 @@ reuse_sb_row(struct lflow_table *t, struct lflow *old, struct lflow *f,
     f->sb_group = target.group;
     unref_target(old);
     old->sb_target = NULL;
-    set_lflow_ids(t->side, f, txn);
+    /* The old row's stage-hint: 'old''s last one, which it lost with its
+     * last contribution ('hint_lapsed'), or none. */
+    bool row_known = old->hint_written || old->hint_lapsed;
+    bool row_hinted = old->hint_lapsed || old->hint_set;
+    if (row_known && row_hinted == f->hint_set
+        && (!f->hint_set || old->hint == f->hint)
+        && old->where == f->where) {
+        f->hint_written = true;
+        f->hint_lapsed = false;
+    } else {
+        set_lflow_ids(t->side, f, txn);
+    }
     COVERAGE_INC(lflow_row_reused);
 }
 
