@@ -69,6 +69,8 @@ ls_model_init(struct ls_model *m)
 {
     hmap_init(&m->datapaths);
     hmap_init(&m->ports);
+    hmap_init(&m->ports_by_dhcp[0]);
+    hmap_init(&m->ports_by_dhcp[1]);
     m->dp_array = NULL;
     m->n_datapaths = 0;
     m->dp_cap = 0;
@@ -102,6 +104,7 @@ ls_port_destroy(struct ls_port *p)
     free(p->ps_addrs);
     free(p->dynamic_addresses);
     lflow_owner_destroy(&p->owner);
+    lflow_owner_destroy(&p->dhcp_owner);
     free(p);
 }
 
@@ -116,10 +119,13 @@ ls_model_destroy(struct ls_model *m)
         ls_port_destroy(p);
     }
     hmap_destroy(&m->ports);
+    hmap_destroy(&m->ports_by_dhcp[0]);
+    hmap_destroy(&m->ports_by_dhcp[1]);
 
     struct ls_datapath *dp;
     HMAP_FOR_EACH_POP (dp, uuid_node, &m->datapaths) {
         lflow_owner_destroy(&dp->owner);
+        lflow_owner_destroy(&dp->dhcp_owner);
         free(dp);
     }
     free(m->new_dps);
@@ -293,6 +299,58 @@ assign_port_keys(struct ls_model *m, struct ls_datapath *dp)
     tnlid_set_destroy(&keys);
 }
 
+
+/* The DHCPv4 (0) or DHCPv6 (1) options row 'p''s NB row refers to. */
+static const void *
+port_dhcp_row(const struct ls_port *p, int i)
+{
+    return i ? (const void *) p->nb->dhcpv6_options
+             : (const void *) p->nb->dhcpv4_options;
+}
+
+/* Indexes 'p' by the DHCP options rows it uses now. */
+static void
+index_port_dhcp(struct ls_model *m, struct ls_port *p)
+{
+    for (int i = 0; i < 2; i++) {
+        const void *row = port_dhcp_row(p, i);
+        if (row) {
+            hmap_insert(&m->ports_by_dhcp[i], &p->dhcp_nodes[i],
+                        hash_pointer(row, 0));
+            p->dhcp_indexed |= 1u << i;
+        }
+    }
+}
+
+/* Takes 'p' out of the index (each node keeps its own hash: the rows it
+ * was indexed by may have changed since). */
+static void
+unindex_port_dhcp(struct ls_model *m, struct ls_port *p)
+{
+    for (int i = 0; i < 2; i++) {
+        if (p->dhcp_indexed & (1u << i)) {
+            hmap_remove(&m->ports_by_dhcp[i], &p->dhcp_nodes[i]);
+        }
+    }
+    p->dhcp_indexed = 0;
+}
+
+void
+ls_model_ports_using_dhcp(const struct ls_model *m, const void *row,
+                          struct hmapx *ports)
+{
+    uint32_t hash = hash_pointer(row, 0);
+    for (int i = 0; i < 2; i++) {
+        struct ls_port *p;
+        HMAP_FOR_EACH_WITH_HASH (p, dhcp_nodes[i], hash,
+                                 &m->ports_by_dhcp[i]) {
+            if (port_dhcp_row(p, i) == row) {
+                hmapx_add(ports, p);
+            }
+        }
+    }
+}
+
 /* Parses 'n' address strings into '*out'.  Bad entries are logged, naming
  * the port and column, and left out; an entry whose MAC is good but an
  * address is not is logged and kept with the addresses before that one
@@ -430,6 +488,7 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
 
         struct ls_port *p = xzalloc(sizeof *p);
         lflow_owner_init(&p->owner);
+        lflow_owner_init(&p->dhcp_owner);
         p->nb = nbp;
         p->dp = dp;
         p->sb = shash_find_data(sb_ports, nbp->name);
@@ -448,6 +507,7 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
         }
         p->up = ls_port_compute_up(p);
         hmap_insert(&m->ports, &p->name_node, hash_string(nbp->name, 0));
+        index_port_dhcp(m, p);
         ovs_list_push_back(&dp->ports, &p->dp_node);
         dp->n_ports++;
     }
@@ -598,6 +658,7 @@ ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
         dp->nb = switches[i];
         dp->index = i;
         lflow_owner_init(&dp->owner);
+        lflow_owner_init(&dp->dhcp_owner);
         ovs_list_init(&dp->ports);
 
         /* If several SB rows claim this switch, use the one with the lowest
@@ -1507,6 +1568,7 @@ ls_model_add_port(struct ls_model *m, struct ls_datapath *dp,
     }
     struct ls_port *p = xzalloc(sizeof *p);
     lflow_owner_init(&p->owner);
+    lflow_owner_init(&p->dhcp_owner);
     p->nb = nbp;
     p->dp = dp;
     if (!parse_port(m, p)) {
@@ -1534,6 +1596,7 @@ ls_model_add_port(struct ls_model *m, struct ls_datapath *dp,
     p->up = ls_port_compute_up(p);
 
     hmap_insert(&m->ports, &p->name_node, hash_string(nbp->name, 0));
+    index_port_dhcp(m, p);
     ovs_list_push_back(&dp->ports, &p->dp_node);
     dp->n_ports++;
     return p;
@@ -1546,6 +1609,8 @@ ls_model_update_port(struct ls_model *m, struct ls_port *p)
         return false;
     }
     free_port_addresses(p);
+    unindex_port_dhcp(m, p);
+    index_port_dhcp(m, p);
     return parse_port(m, p);
 }
 
@@ -1560,6 +1625,7 @@ ls_model_remove_port(struct ls_model *m, struct ls_port *p)
         }
     }
     hmap_remove(&m->ports, &p->name_node);
+    unindex_port_dhcp(m, p);
     ovs_list_remove(&p->dp_node);
     p->dp->n_ports--;
     ls_port_destroy(p);
@@ -1625,6 +1691,7 @@ ls_model_add_switch(struct ls_model *m, const struct nb_logical_switch *ls)
     dp->index = m->n_datapaths;
     dp->tunnel_key = key;
     lflow_owner_init(&dp->owner);
+    lflow_owner_init(&dp->dhcp_owner);
     ovs_list_init(&dp->ports);
     hmap_insert(&m->datapaths, &dp->uuid_node, uuid_hash(&ls->header_.uuid));
     m->dp_array[m->n_datapaths++] = dp;
