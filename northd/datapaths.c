@@ -71,6 +71,8 @@ ls_model_init(struct ls_model *m)
     hmap_init(&m->ports);
     hmap_init(&m->ports_by_dhcp[0]);
     hmap_init(&m->ports_by_dhcp[1]);
+    hmap_init(&m->igmp_by_dp);
+    m->igmp_indexed = false;
     m->dp_array = NULL;
     m->n_datapaths = 0;
     m->dp_cap = 0;
@@ -108,6 +110,8 @@ ls_port_destroy(struct ls_port *p)
     free(p);
 }
 
+static void clear_igmp_index(struct ls_model *);
+
 void
 ls_model_destroy(struct ls_model *m)
 {
@@ -121,6 +125,8 @@ ls_model_destroy(struct ls_model *m)
     hmap_destroy(&m->ports);
     hmap_destroy(&m->ports_by_dhcp[0]);
     hmap_destroy(&m->ports_by_dhcp[1]);
+    clear_igmp_index(m);
+    hmap_destroy(&m->igmp_by_dp);
 
     struct ls_datapath *dp;
     HMAP_FOR_EACH_POP (dp, uuid_node, &m->datapaths) {
@@ -610,6 +616,7 @@ ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
                                             "ignore_lsp_down", true);
     m->sb_db = sb_db;
     m->chassis_indexed = false;
+    m->igmp_indexed = false;
 
     /* Index the SB replica: datapaths by the NB switch they stand for,
      * port bindings by name. */
@@ -857,6 +864,79 @@ index_chassis(struct ls_model *m)
         }
     }
     m->chassis_indexed = true;
+}
+
+/* A switch's IGMP_Group rows (ls_model 'igmp_by_dp'). */
+struct igmp_dp {
+    struct hmap_node node;          /* By uuid_hash('dp'). */
+    struct uuid dp;                 /* Its Datapath_Binding. */
+    const struct sb_igmp_group **groups;
+    size_t n, allocated;
+};
+
+static void
+clear_igmp_index(struct ls_model *m)
+{
+    struct igmp_dp *idp;
+    HMAP_FOR_EACH_POP (idp, node, &m->igmp_by_dp) {
+        free(idp->groups);
+        free(idp);
+    }
+    m->igmp_indexed = false;
+}
+
+static void
+index_igmp_groups(struct ls_model *m)
+{
+    clear_igmp_index(m);
+    const struct sb_igmp_group *g;
+    SB_IGMP_GROUP_FOR_EACH (g, m->sb_db) {
+        if (!g->datapath || !g->chassis) {
+            continue;
+        }
+        const struct uuid *dp = &g->datapath->header_.uuid;
+        uint32_t hash = uuid_hash(dp);
+        struct igmp_dp *idp;
+        HMAP_FOR_EACH_WITH_HASH (idp, node, hash, &m->igmp_by_dp) {
+            if (uuid_equals(&idp->dp, dp)) {
+                break;
+            }
+        }
+        if (!idp) {
+            idp = xzalloc(sizeof *idp);
+            idp->dp = *dp;
+            hmap_insert(&m->igmp_by_dp, &idp->node, hash);
+        }
+        if (idp->n >= idp->allocated) {
+            idp->groups = x2nrealloc(idp->groups, &idp->allocated,
+                                     sizeof *idp->groups);
+        }
+        idp->groups[idp->n++] = g;
+    }
+    m->igmp_indexed = true;
+}
+
+const struct sb_igmp_group **
+ls_model_igmp_groups(const struct ls_model *m_, const struct ls_datapath *dp,
+                     size_t *n)
+{
+    struct ls_model *m = CONST_CAST(struct ls_model *, m_);
+    *n = 0;
+    if (!m->sb_db || uuid_is_zero(&dp->sb_uuid)) {
+        return NULL;
+    }
+    if (!m->igmp_indexed) {
+        index_igmp_groups(m);
+    }
+    struct igmp_dp *idp;
+    HMAP_FOR_EACH_WITH_HASH (idp, node, uuid_hash(&dp->sb_uuid),
+                             &m->igmp_by_dp) {
+        if (uuid_equals(&idp->dp, &dp->sb_uuid)) {
+            *n = idp->n;
+            return idp->groups;
+        }
+    }
+    return NULL;
 }
 
 /* The chassis named 'name', or else the one with that hostname. */
@@ -1461,6 +1541,7 @@ ls_model_refresh_sb(struct ls_model *m, struct rdb *sb_db)
 {
     m->sb_db = sb_db;
     m->chassis_indexed = false;
+    m->igmp_indexed = false;
     for (size_t i = 0; i < m->n_new_dps; i++) {
         struct ls_datapath *dp = m->new_dps[i];
         dp->sb = sb_datapath_binding_get_for_uuid(sb_db, &dp->sb_uuid);

@@ -164,6 +164,12 @@ struct ls_model {
      * (northd/ha-groups.h): 'struct uuid *'s, owned. */
     struct shash ha_group_uuids;
     bool chassis_indexed;
+
+    /* SB IGMP_Group rows by the UUID of their datapath ("struct
+     * igmp_dp"s), built when first needed in a pass, like the chassis:
+     * a full pass looks at each switch's twice. */
+    struct hmap igmp_by_dp;
+    bool igmp_indexed;
 };
 
 void ls_model_init(struct ls_model *);
@@ -245,6 +251,14 @@ struct uuid ls_model_remove_port(struct ls_model *, struct ls_port *);
 struct hmapx;
 void ls_model_ports_using_dhcp(const struct ls_model *, const void *row,
                                struct hmapx *ports);
+
+/* The SB IGMP_Group rows of 'dp' (with a chassis) in the replica the
+ * model reads in this pass, in the replica's order: '*n' of them, valid
+ * until the model's next pass.  The model indexes them all when first
+ * asked in a pass (the index is a cache: hence a const model). */
+struct sb_igmp_group;
+const struct sb_igmp_group **ls_model_igmp_groups(
+    const struct ls_model *, const struct ls_datapath *, size_t *n);
 struct ls_datapath *ls_model_add_switch(struct ls_model *,
                                         const struct nb_logical_switch *);
 void ls_model_sync_port(struct ls_model *, struct rdb_txn *,
