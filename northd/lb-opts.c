@@ -243,6 +243,11 @@ lb_opts_parse_template_vip(const struct lb *lb, const char *key,
         } else {
             error = check_template_addr_port(tok, addr, port, ipv6, &names,
                                              &bip);
+            if (error) {
+                char *inner = error;
+                error = xasprintf("backend %s", inner);
+                free(inner);
+            }
         }
         free(bcopy);
         if (error) {
@@ -279,6 +284,16 @@ lb_opts_parse_template_vip(const struct lb *lb, const char *key,
         }
     }
     sset_destroy(&names);
+    if (error) {
+        for (size_t i = 0; i < vip->n_backends; i++) {
+            free(vip->backends[i].ip);
+        }
+        free(vip->backends);
+        free(vip->backends_str);
+        free(vip->tmpl_port);
+        free(vip->ip);
+        memset(vip, 0, sizeof *vip);
+    }
     return error;
 }
 
@@ -515,6 +530,31 @@ lb_opts_build_template_vip(struct lflow_table *t, const struct ls_datapath *dp,
                    ds_cstr(match), ds_cstr(actions), hint);
 
     lb_opts_build_vip_flows(t, dp, lb, vip, features, match, actions);
+}
+
+const struct smap *
+lb_opts_sb_vips(const struct lb *lb, struct smap *tmp)
+{
+    smap_init(tmp);
+    if (!lb->opts.is_template || !lb->opts.template_ipv6) {
+        return &lb->nb->vips;
+    }
+    const struct smap_node *node;
+    SMAP_FOR_EACH (node, &lb->nb->vips) {
+        char *copy = xstrdup(node->key);
+        char *addr, *port;
+        struct in6_addr a6;
+        if (split_addr_port(copy, &addr, &port)
+            && (addr[0] == '^' || inet_pton(AF_INET6, addr, &a6) == 1)) {
+            smap_add_nocopy(tmp, port ? xasprintf("[%s]:%s", addr, port)
+                                      : xasprintf("[%s]", addr),
+                            xstrdup(node->value));
+        } else {
+            smap_add(tmp, node->key, node->value);
+        }
+        free(copy);
+    }
+    return tmp;
 }
 
 /* SB Chassis_Template_Var. */

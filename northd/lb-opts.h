@@ -90,6 +90,13 @@ void lb_opts_build_template_vip(struct lflow_table *,
                                 struct sset *pre_lb_out,
                                 struct ds *match, struct ds *actions);
 
+/* The vips of 'lb''s SB Load_Balancer row: the NB's, except that a
+ * template load balancer of the IPv6 family has its VIP addresses in
+ * brackets, as stock writes them (ovn-controller reads them so).
+ * 'tmp' is initialized, for the caller to destroy. */
+struct smap;
+const struct smap *lb_opts_sb_vips(const struct lb *, struct smap *tmp);
+
 /* Makes SB Chassis_Template_Var the NB's, row by row (by chassis). */
 void lb_opts_sync_template_vars(struct rdb *nb_db, struct rdb *sb_db,
                                 struct rdb_txn *);

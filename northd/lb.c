@@ -575,9 +575,12 @@ lb_sync_sb(const struct lb_model *lm, const struct ls_model *m OVS_UNUSED,
         if (!sb || strcmp(sb->name, lb->nb->name)) {
             rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_NAME, lb->nb->name);
         }
-        if (!sb || !smap_equal(&sb->vips, &lb->nb->vips)) {
-            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_VIPS, &lb->nb->vips);
+        struct smap tmp;
+        const struct smap *vips = lb_opts_sb_vips(lb, &tmp);
+        if (!sb || !smap_equal(&sb->vips, vips)) {
+            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_VIPS, vips);
         }
+        smap_destroy(&tmp);
         if (!sb || !sb->protocol || strcmp(sb->protocol, lb->proto)) {
             rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_PROTOCOL,
                                lb->proto);
