@@ -66,7 +66,8 @@ compare_strings(const void *a_, const void *b_)
 
 void
 lb_opts_init(struct lb_opts *o, const struct nb_load_balancer *nb,
-             const char *proto, const struct lb_opts_ctx *ctx)
+             const char *proto, const struct lb_opts_ctx *ctx,
+             struct ls_model *m)
 {
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
@@ -87,6 +88,16 @@ lb_opts_init(struct lb_opts *o, const struct nb_load_balancer *nb,
         timeout = UINT16_MAX;
     }
     o->affinity_timeout = timeout > 0 ? timeout : 0;
+    if (o->affinity_timeout && o->is_template) {
+        /* Stock writes IPv6 affinity flows whatever the family. */
+        char *msg = xasprintf("Load_Balancer %s ("UUID_FMT"): "
+                              "affinity_timeout is not compiled on a "
+                              "template load balancer", nb->name,
+                              UUID_ARGS(&nb->header_.uuid));
+        ls_model_report_bad_row(m, msg);
+        free(msg);
+        o->affinity_timeout = 0;
+    }
 
     if (nb->n_selection_fields) {
         /* In the order of the column (sorted), tp_src and tp_dst named

@@ -53,7 +53,8 @@ void lb_opts_ctx_init(struct lb_opts_ctx *, struct rdb *nb_db);
 void lb_opts_ctx_destroy(struct lb_opts_ctx *);
 
 void lb_opts_init(struct lb_opts *, const struct nb_load_balancer *,
-                  const char *proto, const struct lb_opts_ctx *);
+                  const char *proto, const struct lb_opts_ctx *,
+                  struct ls_model *);
 void lb_opts_destroy(struct lb_opts *);
 
 /* Parses the VIP 'key' => 'value' of template load balancer 'lb' into

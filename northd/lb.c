@@ -194,7 +194,7 @@ lb_model_get(struct lb_model *lm, struct ls_model *m, struct shash *by_uuid,
     lb->nb = nb;
     lb->proto = nb->protocol && nb->protocol[0] ? nb->protocol : "tcp";
     lb->dps = bitmap_allocate(lm->dp_cap);
-    lb_opts_init(&lb->opts, nb, lb->proto, ctx);
+    lb_opts_init(&lb->opts, nb, lb->proto, ctx, m);
 
     struct smap_node *node;
     SMAP_FOR_EACH (node, &nb->vips) {
