@@ -69,8 +69,6 @@ lb_opts_init(struct lb_opts *o, const struct nb_load_balancer *nb,
              const char *proto, const struct lb_opts_ctx *ctx,
              struct ls_model *m)
 {
-    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
-
     memset(o, 0, sizeof *o);
     o->reject = smap_get_bool(&nb->options, "reject", false);
     o->event = (ctx->controller_event
@@ -82,9 +80,12 @@ lb_opts_init(struct lb_opts *o, const struct nb_load_balancer *nb,
     /* As stock: a value above 65535 is taken as 65535. */
     int timeout = smap_get_int(&nb->options, "affinity_timeout", 0);
     if (timeout > UINT16_MAX) {
-        VLOG_WARN_RL(&rl, "Load_Balancer %s ("UUID_FMT"): affinity_timeout "
-                     "%d taken as the maximum, %d", nb->name,
-                     UUID_ARGS(&nb->header_.uuid), timeout, UINT16_MAX);
+        char *msg = xasprintf("Load_Balancer %s ("UUID_FMT"): "
+                              "affinity_timeout %d taken as the maximum, %d",
+                              nb->name, UUID_ARGS(&nb->header_.uuid),
+                              timeout, UINT16_MAX);
+        ls_model_report_bad_row(m, msg);
+        free(msg);
         timeout = UINT16_MAX;
     }
     o->affinity_timeout = timeout > 0 ? timeout : 0;
