@@ -649,6 +649,7 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
     lb_sync_sb(&d->lbs, &d->model, ctx->sb, ctx->sb_txn, &d->dpgs,
                &d->own_lb_inserts);
     dns_sync_sb(&d->dns, ctx->sb, ctx->sb_txn);
+    lb_opts_sync_template_vars(ctx->nb, ctx->sb, ctx->sb_txn);
     lflow_table_sync_sb(&d->lflows, &d->model, existing, ctx->sb_txn,
                         &d->dpgs, ctx->max_flow_inserts);
     lflow_sb_rows_destroy(existing);
@@ -1154,6 +1155,8 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         { &sb_table_ha_chassis_group,
           "an SB HA_Chassis_Group was changed by someone else" },
         { &sb_table_dns, "an SB DNS was changed by someone else" },
+        { &sb_table_chassis_template_var,
+          "an SB Chassis_Template_Var was changed by someone else" },
         { &sb_table_ip_multicast,
           "an SB IP_Multicast was changed by someone else" },
     };
