@@ -3,6 +3,7 @@
 
 #include "lib/actions.h"
 
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,53 @@ static const struct call_def call_defs[] = {
     { "handle_svc_check", RESULT_NONE, 1, { ARG_PORT } },
     { "bind_vport", RESULT_NONE, 2, { ARG_NAME, ARG_PORT } },
     { "dns_lookup", RESULT_BIT, 0, { ARG_PORT } },
+    { "chk_lb_aff", RESULT_BIT, 0, { ARG_PORT } },
+};
+
+/* Actions with named arguments, "keyword(name = value, ...)", as
+ * ovn-controller 23.03 has them. */
+enum named_kind {
+    NAMED_STRING,               /* A quoted string. */
+    NAMED_LB_ADDR,              /* A quoted "IP", "IP:PORT", "[IP6]:PORT". */
+    NAMED_PROTO,                /* tcp, udp or sctp. */
+    NAMED_UINT16,               /* An integer, 0 to 65535. */
+};
+
+struct named_arg {
+    const char *name;
+    enum named_kind kind;
+    bool required;
+};
+
+struct named_def {
+    const char *keyword;
+    const struct named_arg *args;
+    size_t n_args;
+    bool event_first;           /* trigger_event: "event" comes first
+                                 * ("meter" may come anywhere). */
+    bool ordered;               /* Arguments in the order listed. */
+};
+
+static const struct named_arg trigger_event_args[] = {
+    { "event", NAMED_STRING, true },
+    { "meter", NAMED_STRING, false },
+    { "vip", NAMED_LB_ADDR, false },
+    { "protocol", NAMED_STRING, false },
+    { "load_balancer", NAMED_STRING, false },
+};
+
+static const struct named_arg commit_lb_aff_args[] = {
+    { "vip", NAMED_LB_ADDR, true },
+    { "backend", NAMED_LB_ADDR, true },
+    { "proto", NAMED_PROTO, false },
+    { "timeout", NAMED_UINT16, true },
+};
+
+static const struct named_def named_defs[] = {
+    { "trigger_event", trigger_event_args, ARRAY_SIZE(trigger_event_args),
+      true, false },
+    { "commit_lb_aff", commit_lb_aff_args, ARRAY_SIZE(commit_lb_aff_args),
+      false, true },
 };
 
 static const struct call_def *
@@ -172,6 +220,13 @@ action_destroy(struct action *a)
         break;
     case ACTION_CALL:
         free(a->call.name);
+        break;
+    case ACTION_NAMED_ARGS:
+        for (size_t i = 0; i < a->named.n; i++) {
+            free(a->named.values[i]);
+        }
+        free(a->named.names);
+        free(a->named.values);
         break;
     }
     free(a);
@@ -1029,6 +1084,169 @@ error:
     return NULL;
 }
 
+static void format_quoted(const char *, struct ds *);
+
+/* True if 's' is "IP", "IP:PORT" or "[IP6]:PORT"; stores its family. */
+static bool
+is_lb_addr(const char *s, bool *ipv6)
+{
+    char *copy = xstrdup(s);
+    char *addr = copy;
+    char *port = NULL;
+    bool ok = true;
+
+    if (addr[0] == '[') {
+        char *end = strchr(addr, ']');
+        ok = end && end[1] == ':';
+        if (ok) {
+            *end = '\0';
+            addr++;
+            port = end + 2;
+        }
+    } else if (strchr(addr, ':') && strchr(addr, ':') == strrchr(addr, ':')) {
+        port = strchr(addr, ':');
+        *port++ = '\0';
+    }
+    if (ok && port) {
+        char *end;
+        long p = strtol(port, &end, 10);
+        ok = port[0] && !*end && p >= 0 && p <= 65535;
+    }
+    struct in6_addr a;
+    if (ok) {
+        *ipv6 = !inet_pton(AF_INET, addr, &a);
+        ok = !*ipv6 || inet_pton(AF_INET6, addr, &a) == 1;
+    }
+    free(copy);
+    return ok;
+}
+
+static const struct named_def *
+find_named(const char *keyword)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(named_defs); i++) {
+        if (!strcmp(named_defs[i].keyword, keyword)) {
+            return &named_defs[i];
+        }
+    }
+    return NULL;
+}
+
+/* Parses "(name = value, ...)" after 'def''s keyword. */
+static struct action *
+parse_named(struct parse_ctx *ctx, const struct named_def *def, size_t pos)
+{
+    struct lexer *lexer = ctx->lexer;
+    struct action *a = action_create(ACTION_NAMED_ARGS, def->keyword, pos);
+    unsigned long seen = 0;
+    bool vip_ipv6 = false;
+
+    a->named.names = xcalloc(def->n_args, sizeof *a->named.names);
+    a->named.values = xcalloc(def->n_args, sizeof *a->named.values);
+    if (!lex_accept(lexer, LEX_T_LPAREN)) {
+        syntax_error(ctx, "`('");
+        goto error;
+    }
+    while (!lex_accept(lexer, LEX_T_RPAREN)) {
+        if (a->named.n && !lex_accept(lexer, LEX_T_COMMA)) {
+            syntax_error(ctx, "`,' or `)'");
+            goto error;
+        }
+        const struct named_arg *arg = NULL;
+        size_t k = 0;
+        if (lexer->token.type == LEX_T_ID) {
+            for (k = 0; k < def->n_args; k++) {
+                if (!strcmp(def->args[k].name, lexer->token.s)) {
+                    arg = &def->args[k];
+                    break;
+                }
+            }
+        }
+        bool meter = arg && !strcmp(arg->name, "meter");
+        if (!arg || (seen & (1UL << k))
+            || (def->ordered && seen >> k)
+            || (def->event_first && !meter
+                && (k == 0) != !(seen & 1))) {
+            syntax_error(ctx, def->event_first && !a->named.n
+                         ? "\"event\"" : "an argument name");
+            goto error;
+        }
+        lex_next(lexer);
+        if (!lex_accept(lexer, LEX_T_ASSIGN)) {
+            syntax_error(ctx, "`='");
+            goto error;
+        }
+        const struct lex_token *t = &lexer->token;
+        struct ds v = DS_EMPTY_INITIALIZER;
+        bool ok;
+        bool v6;
+        switch (arg->kind) {
+        case NAMED_STRING:
+        case NAMED_LB_ADDR:
+            ok = t->type == LEX_T_STRING;
+            if (ok && arg->kind == NAMED_LB_ADDR) {
+                ok = is_lb_addr(t->s, &v6);
+                /* The backend is of the VIP's family. */
+                if (ok && def->ordered && k == 1) {
+                    ok = v6 == vip_ipv6;
+                } else if (ok) {
+                    vip_ipv6 = v6;
+                }
+            }
+            if (ok) {
+                format_quoted(t->s, &v);
+            }
+            break;
+        case NAMED_PROTO:
+            ok = (t->type == LEX_T_ID
+                  && (!strcmp(t->s, "tcp") || !strcmp(t->s, "udp")
+                      || !strcmp(t->s, "sctp")));
+            if (ok) {
+                ds_put_cstr(&v, t->s);
+            }
+            break;
+        case NAMED_UINT16:
+        default:
+            ok = lex_token_is_small_int(t) && t->value.u64.lo <= 65535;
+            if (ok) {
+                ds_put_format(&v, "%"PRIu64, t->value.u64.lo);
+            }
+            break;
+        }
+        if (!ok) {
+            ds_destroy(&v);
+            syntax_error(ctx, arg->kind == NAMED_STRING ? "a quoted string"
+                         : arg->kind == NAMED_LB_ADDR
+                         ? "a quoted address (of the VIP's family)"
+                         : arg->kind == NAMED_PROTO ? "tcp, udp or sctp"
+                         : "an integer between 0 and 65535");
+            goto error;
+        }
+        if (def->event_first && k == 0
+            && strcmp(t->s, "empty_lb_backends")) {
+            ds_destroy(&v);
+            set_error(ctx, lex_error(lexer, "unknown event \"%s\"", t->s));
+            goto error;
+        }
+        lex_next(lexer);
+        seen |= 1UL << k;
+        a->named.names[a->named.n] = CONST_CAST(char *, arg->name);
+        a->named.values[a->named.n++] = ds_steal_cstr(&v);
+    }
+    for (size_t k = 0; k < def->n_args; k++) {
+        if (def->args[k].required && !(seen & (1UL << k))) {
+            set_error(ctx, lex_error_at(lexer, pos, "%s() needs %s",
+                                        def->keyword, def->args[k].name));
+            goto error;
+        }
+    }
+    return a;
+
+error:
+    action_destroy(a);
+    return NULL;
+}
+
 static struct action *
 parse_action(struct parse_ctx *ctx, enum context where)
 {
@@ -1036,6 +1254,7 @@ parse_action(struct parse_ctx *ctx, enum context where)
     const struct lex_token *t = &lexer->token;
     size_t pos = t->ofs;
     const struct call_def *def;
+    const struct named_def *ndef;
     const char *kw;
 
     if (t->type != LEX_T_ID) {
@@ -1074,6 +1293,9 @@ parse_action(struct parse_ctx *ctx, enum context where)
         return parse_nested(ctx, ACTION_NESTED, kw, CTX_TOP, pos);
     } else if ((def = find_call(t->s))) {
         return parse_call(ctx, def, NULL, pos);
+    } else if ((ndef = find_named(t->s))) {
+        lex_next(lexer);
+        return parse_named(ctx, ndef, pos);
     } else if (lex_is_id(lexer, "drop")) {
         set_error(ctx, lex_error(lexer, "\"drop\" must be the only action"));
         return NULL;
@@ -1305,6 +1527,14 @@ format_action(const struct action *a, struct ds *s)
                 ds_put_cstr(s, ", ");
             }
             format_field(&a->call.args[i], s);
+        }
+        ds_put_char(s, ')');
+        break;
+    case ACTION_NAMED_ARGS:
+        ds_put_format(s, "%s(", a->keyword);
+        for (size_t i = 0; i < a->named.n; i++) {
+            ds_put_format(s, "%s%s = %s", i ? ", " : "", a->named.names[i],
+                          a->named.values[i]);
         }
         ds_put_char(s, ')');
         break;

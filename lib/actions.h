@@ -71,6 +71,8 @@ enum action_type {
     ACTION_SET_METER,           /* set_meter(rate[, burst]). */
     ACTION_PUT_OPTS,            /* dst = put_dhcp_opts(...) or
                                  * put_dhcpv6_opts(...): in 'keyword'. */
+    ACTION_NAMED_ARGS,          /* keyword(name = value, ...):
+                                 * trigger_event, commit_lb_aff. */
 };
 
 /* One option of put_dhcp_opts() or put_dhcpv6_opts(). */
@@ -141,6 +143,11 @@ struct action {
             struct action_field args[2];    /* The field arguments. */
             size_t n_args;
         } call;
+        struct {
+            char **names;       /* Static: the argument names. */
+            char **values;      /* Owned: canonical text of each value. */
+            size_t n;
+        } named;                /* ACTION_NAMED_ARGS. */
         struct {
             uint64_t rate;      /* kbps, at least 1. */
             uint64_t burst;     /* kb, 0 if not given. */

@@ -31,6 +31,8 @@ northd_ovn_northd_SOURCES = \
 	northd/ipam.h \
 	northd/l2.c \
 	northd/l2.h \
+	northd/lb-opts.c \
+	northd/lb-opts.h \
 	northd/lb.c \
 	northd/lb.h \
 	northd/lb-health.c \

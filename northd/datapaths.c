@@ -69,6 +69,10 @@ ls_model_init(struct ls_model *m)
 {
     hmap_init(&m->datapaths);
     hmap_init(&m->ports);
+    hmap_init(&m->ports_by_dhcp[0]);
+    hmap_init(&m->ports_by_dhcp[1]);
+    hmap_init(&m->igmp_by_dp);
+    m->igmp_indexed = false;
     m->dp_array = NULL;
     m->n_datapaths = 0;
     m->dp_cap = 0;
@@ -102,8 +106,11 @@ ls_port_destroy(struct ls_port *p)
     free(p->ps_addrs);
     free(p->dynamic_addresses);
     lflow_owner_destroy(&p->owner);
+    lflow_owner_destroy(&p->dhcp_owner);
     free(p);
 }
+
+static void clear_igmp_index(struct ls_model *);
 
 void
 ls_model_destroy(struct ls_model *m)
@@ -116,10 +123,15 @@ ls_model_destroy(struct ls_model *m)
         ls_port_destroy(p);
     }
     hmap_destroy(&m->ports);
+    hmap_destroy(&m->ports_by_dhcp[0]);
+    hmap_destroy(&m->ports_by_dhcp[1]);
+    clear_igmp_index(m);
+    hmap_destroy(&m->igmp_by_dp);
 
     struct ls_datapath *dp;
     HMAP_FOR_EACH_POP (dp, uuid_node, &m->datapaths) {
         lflow_owner_destroy(&dp->owner);
+        lflow_owner_destroy(&dp->dhcp_owner);
         free(dp);
     }
     free(m->new_dps);
@@ -293,6 +305,58 @@ assign_port_keys(struct ls_model *m, struct ls_datapath *dp)
     tnlid_set_destroy(&keys);
 }
 
+
+/* The DHCPv4 (0) or DHCPv6 (1) options row 'p''s NB row refers to. */
+static const void *
+port_dhcp_row(const struct ls_port *p, int i)
+{
+    return i ? (const void *) p->nb->dhcpv6_options
+             : (const void *) p->nb->dhcpv4_options;
+}
+
+/* Indexes 'p' by the DHCP options rows it uses now. */
+static void
+index_port_dhcp(struct ls_model *m, struct ls_port *p)
+{
+    for (int i = 0; i < 2; i++) {
+        const void *row = port_dhcp_row(p, i);
+        if (row) {
+            hmap_insert(&m->ports_by_dhcp[i], &p->dhcp_nodes[i],
+                        hash_pointer(row, 0));
+            p->dhcp_indexed |= 1u << i;
+        }
+    }
+}
+
+/* Takes 'p' out of the index (each node keeps its own hash: the rows it
+ * was indexed by may have changed since). */
+static void
+unindex_port_dhcp(struct ls_model *m, struct ls_port *p)
+{
+    for (int i = 0; i < 2; i++) {
+        if (p->dhcp_indexed & (1u << i)) {
+            hmap_remove(&m->ports_by_dhcp[i], &p->dhcp_nodes[i]);
+        }
+    }
+    p->dhcp_indexed = 0;
+}
+
+void
+ls_model_ports_using_dhcp(const struct ls_model *m, const void *row,
+                          struct hmapx *ports)
+{
+    uint32_t hash = hash_pointer(row, 0);
+    for (int i = 0; i < 2; i++) {
+        struct ls_port *p;
+        HMAP_FOR_EACH_WITH_HASH (p, dhcp_nodes[i], hash,
+                                 &m->ports_by_dhcp[i]) {
+            if (port_dhcp_row(p, i) == row) {
+                hmapx_add(ports, p);
+            }
+        }
+    }
+}
+
 /* Parses 'n' address strings into '*out'.  Bad entries are logged, naming
  * the port and column, and left out; an entry whose MAC is good but an
  * address is not is logged and kept with the addresses before that one
@@ -430,6 +494,7 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
 
         struct ls_port *p = xzalloc(sizeof *p);
         lflow_owner_init(&p->owner);
+        lflow_owner_init(&p->dhcp_owner);
         p->nb = nbp;
         p->dp = dp;
         p->sb = shash_find_data(sb_ports, nbp->name);
@@ -448,6 +513,7 @@ build_ports(struct ls_model *m, struct ls_datapath *dp,
         }
         p->up = ls_port_compute_up(p);
         hmap_insert(&m->ports, &p->name_node, hash_string(nbp->name, 0));
+        index_port_dhcp(m, p);
         ovs_list_push_back(&dp->ports, &p->dp_node);
         dp->n_ports++;
     }
@@ -550,6 +616,7 @@ ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
                                             "ignore_lsp_down", true);
     m->sb_db = sb_db;
     m->chassis_indexed = false;
+    m->igmp_indexed = false;
 
     /* Index the SB replica: datapaths by the NB switch they stand for,
      * port bindings by name. */
@@ -598,6 +665,7 @@ ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
         dp->nb = switches[i];
         dp->index = i;
         lflow_owner_init(&dp->owner);
+        lflow_owner_init(&dp->dhcp_owner);
         ovs_list_init(&dp->ports);
 
         /* If several SB rows claim this switch, use the one with the lowest
@@ -796,6 +864,79 @@ index_chassis(struct ls_model *m)
         }
     }
     m->chassis_indexed = true;
+}
+
+/* A switch's IGMP_Group rows (ls_model 'igmp_by_dp'). */
+struct igmp_dp {
+    struct hmap_node node;          /* By uuid_hash('dp'). */
+    struct uuid dp;                 /* Its Datapath_Binding. */
+    const struct sb_igmp_group **groups;
+    size_t n, allocated;
+};
+
+static void
+clear_igmp_index(struct ls_model *m)
+{
+    struct igmp_dp *idp;
+    HMAP_FOR_EACH_POP (idp, node, &m->igmp_by_dp) {
+        free(idp->groups);
+        free(idp);
+    }
+    m->igmp_indexed = false;
+}
+
+static void
+index_igmp_groups(struct ls_model *m)
+{
+    clear_igmp_index(m);
+    const struct sb_igmp_group *g;
+    SB_IGMP_GROUP_FOR_EACH (g, m->sb_db) {
+        if (!g->datapath || !g->chassis) {
+            continue;
+        }
+        const struct uuid *dp = &g->datapath->header_.uuid;
+        uint32_t hash = uuid_hash(dp);
+        struct igmp_dp *idp;
+        HMAP_FOR_EACH_WITH_HASH (idp, node, hash, &m->igmp_by_dp) {
+            if (uuid_equals(&idp->dp, dp)) {
+                break;
+            }
+        }
+        if (!idp) {
+            idp = xzalloc(sizeof *idp);
+            idp->dp = *dp;
+            hmap_insert(&m->igmp_by_dp, &idp->node, hash);
+        }
+        if (idp->n >= idp->allocated) {
+            idp->groups = x2nrealloc(idp->groups, &idp->allocated,
+                                     sizeof *idp->groups);
+        }
+        idp->groups[idp->n++] = g;
+    }
+    m->igmp_indexed = true;
+}
+
+const struct sb_igmp_group **
+ls_model_igmp_groups(const struct ls_model *m_, const struct ls_datapath *dp,
+                     size_t *n)
+{
+    struct ls_model *m = CONST_CAST(struct ls_model *, m_);
+    *n = 0;
+    if (!m->sb_db || uuid_is_zero(&dp->sb_uuid)) {
+        return NULL;
+    }
+    if (!m->igmp_indexed) {
+        index_igmp_groups(m);
+    }
+    struct igmp_dp *idp;
+    HMAP_FOR_EACH_WITH_HASH (idp, node, uuid_hash(&dp->sb_uuid),
+                             &m->igmp_by_dp) {
+        if (uuid_equals(&idp->dp, &dp->sb_uuid)) {
+            *n = idp->n;
+            return idp->groups;
+        }
+    }
+    return NULL;
 }
 
 /* The chassis named 'name', or else the one with that hostname. */
@@ -1400,6 +1541,7 @@ ls_model_refresh_sb(struct ls_model *m, struct rdb *sb_db)
 {
     m->sb_db = sb_db;
     m->chassis_indexed = false;
+    m->igmp_indexed = false;
     for (size_t i = 0; i < m->n_new_dps; i++) {
         struct ls_datapath *dp = m->new_dps[i];
         dp->sb = sb_datapath_binding_get_for_uuid(sb_db, &dp->sb_uuid);
@@ -1507,6 +1649,7 @@ ls_model_add_port(struct ls_model *m, struct ls_datapath *dp,
     }
     struct ls_port *p = xzalloc(sizeof *p);
     lflow_owner_init(&p->owner);
+    lflow_owner_init(&p->dhcp_owner);
     p->nb = nbp;
     p->dp = dp;
     if (!parse_port(m, p)) {
@@ -1534,6 +1677,7 @@ ls_model_add_port(struct ls_model *m, struct ls_datapath *dp,
     p->up = ls_port_compute_up(p);
 
     hmap_insert(&m->ports, &p->name_node, hash_string(nbp->name, 0));
+    index_port_dhcp(m, p);
     ovs_list_push_back(&dp->ports, &p->dp_node);
     dp->n_ports++;
     return p;
@@ -1546,6 +1690,8 @@ ls_model_update_port(struct ls_model *m, struct ls_port *p)
         return false;
     }
     free_port_addresses(p);
+    unindex_port_dhcp(m, p);
+    index_port_dhcp(m, p);
     return parse_port(m, p);
 }
 
@@ -1560,6 +1706,7 @@ ls_model_remove_port(struct ls_model *m, struct ls_port *p)
         }
     }
     hmap_remove(&m->ports, &p->name_node);
+    unindex_port_dhcp(m, p);
     ovs_list_remove(&p->dp_node);
     p->dp->n_ports--;
     ls_port_destroy(p);
@@ -1625,6 +1772,7 @@ ls_model_add_switch(struct ls_model *m, const struct nb_logical_switch *ls)
     dp->index = m->n_datapaths;
     dp->tunnel_key = key;
     lflow_owner_init(&dp->owner);
+    lflow_owner_init(&dp->dhcp_owner);
     ovs_list_init(&dp->ports);
     hmap_insert(&m->datapaths, &dp->uuid_node, uuid_hash(&ls->header_.uuid));
     m->dp_array[m->n_datapaths++] = dp;

@@ -54,6 +54,9 @@ struct ls_port {
                                          * row northd inserted is there. */
     struct uuid sb_uuid;            /* Its Port_Binding; zero if none. */
     struct lflow_owner owner;       /* Its L2 flows. */
+    struct lflow_owner dhcp_owner;  /* Its DHCP flows, which a change of
+                                     * its subnet's options rebuilds
+                                     * alone. */
     struct ls_datapath *dp;
     uint32_t tunnel_key;
     bool enabled;
@@ -81,6 +84,12 @@ struct ls_port {
     /* Logical_Switch_Port.up as northd computes it from the Port_Binding
      * and its chassis (ls_port_compute_up()), as of the last time it did. */
     bool up;
+
+    /* In ls_model 'ports_by_dhcp[0]' by its dhcpv4_options row and
+     * '[1]' by its dhcpv6_options row (bit 0 and 1 of 'dhcp_indexed'), as
+     * of the last time the model parsed the port. */
+    struct hmap_node dhcp_nodes[2];
+    uint8_t dhcp_indexed;
 };
 
 struct ls_datapath {
@@ -92,6 +101,8 @@ struct ls_datapath {
     struct uuid sb_uuid;            /* Its Datapath_Binding; zero if
                                      * none. */
     struct lflow_owner owner;       /* Flows of the switch as a whole. */
+    struct lflow_owner dhcp_owner;  /* Its DHCP flows (the ACL stage's
+                                     * replies, external ports'). */
     uint32_t tunnel_key;
     struct ovs_list ports;          /* Contains "struct ls_port"s. */
     size_t n_ports;
@@ -101,6 +112,9 @@ struct ls_datapath {
 struct ls_model {
     struct hmap datapaths;          /* Contains "struct ls_datapath"s. */
     struct hmap ports;              /* Contains "struct ls_port"s. */
+    struct hmap ports_by_dhcp[2];   /* "struct ls_port"s by the pointer of
+                                     * their DHCPv4 and DHCPv6 options row
+                                     * (ls_model_ports_using_dhcp()). */
     struct ls_datapath **dp_array;  /* By 'index'. */
     size_t n_datapaths;
     size_t dp_cap;                  /* Room in 'dp_array': datapaths added
@@ -150,6 +164,12 @@ struct ls_model {
      * (northd/ha-groups.h): 'struct uuid *'s, owned. */
     struct shash ha_group_uuids;
     bool chassis_indexed;
+
+    /* SB IGMP_Group rows by the UUID of their datapath ("struct
+     * igmp_dp"s), built when first needed in a pass, like the chassis:
+     * a full pass looks at each switch's twice. */
+    struct hmap igmp_by_dp;
+    bool igmp_indexed;
 };
 
 void ls_model_init(struct ls_model *);
@@ -223,6 +243,22 @@ struct ls_port *ls_model_add_port(struct ls_model *, struct ls_datapath *,
                                   const struct nb_logical_switch_port *);
 bool ls_model_update_port(struct ls_model *, struct ls_port *);
 struct uuid ls_model_remove_port(struct ls_model *, struct ls_port *);
+
+/* Adds to 'ports' the ports whose dhcpv4_options or dhcpv6_options are the
+ * NB DHCP_Options row 'row' (a "struct nb_dhcp_options *"), through an
+ * index the model keeps as it parses ports: a subnet's change need not
+ * visit every port. */
+struct hmapx;
+void ls_model_ports_using_dhcp(const struct ls_model *, const void *row,
+                               struct hmapx *ports);
+
+/* The SB IGMP_Group rows of 'dp' (with a chassis) in the replica the
+ * model reads in this pass, in the replica's order: '*n' of them, valid
+ * until the model's next pass.  The model indexes them all when first
+ * asked in a pass (the index is a cache: hence a const model). */
+struct sb_igmp_group;
+const struct sb_igmp_group **ls_model_igmp_groups(
+    const struct ls_model *, const struct ls_datapath *, size_t *n);
 struct ls_datapath *ls_model_add_switch(struct ls_model *,
                                         const struct nb_logical_switch *);
 void ls_model_sync_port(struct ls_model *, struct rdb_txn *,

@@ -98,6 +98,7 @@ lb_vip_destroy(struct lb_vip *vip)
     }
     free(vip->backends);
     free(vip->backends_str);
+    free(vip->tmpl_port);
     free(vip->ip);
 }
 
@@ -144,9 +145,6 @@ parse_vip(const char *key, const char *value, struct lb_vip *vip)
         }
     }
     free(copy);
-    if (!error && !vip->n_backends) {
-        error = xstrdup("no backends");
-    }
     if (error) {
         ds_destroy(&bs);
         lb_vip_destroy(vip);
@@ -181,6 +179,7 @@ lb_model_destroy(struct lb_model *lm)
         }
         free(lb->vips);
         bitmap_free(lb->dps);
+        lb_opts_destroy(&lb->opts);
     }
     free(lm->lbs);
     bitmap_free(lm->dps_with_vips);
@@ -188,6 +187,7 @@ lb_model_destroy(struct lb_model *lm)
 
 static struct lb *
 lb_model_get(struct lb_model *lm, struct ls_model *m, struct shash *by_uuid,
+             const struct lb_opts_ctx *ctx,
              const struct nb_load_balancer *nb)
 {
     char key[UUID_LEN + 1];
@@ -201,11 +201,16 @@ lb_model_get(struct lb_model *lm, struct ls_model *m, struct shash *by_uuid,
     lb->nb = nb;
     lb->proto = nb->protocol && nb->protocol[0] ? nb->protocol : "tcp";
     lb->dps = bitmap_allocate(lm->dp_cap);
+    lb_opts_init(&lb->opts, nb, lb->proto, ctx, m);
 
     struct smap_node *node;
     SMAP_FOR_EACH (node, &nb->vips) {
         struct lb_vip vip;
-        char *error = parse_vip(node->key, node->value, &vip);
+        char *error = (lb->opts.is_template
+                       ? lb_opts_parse_template_vip(lb, node->key,
+                                                    node->value, ctx, m,
+                                                    &vip)
+                       : parse_vip(node->key, node->value, &vip));
         if (error) {
             COVERAGE_INC(lb_bad_vip);
             char *msg = xasprintf("Load_Balancer %s ("UUID_FMT"): ignoring "
@@ -249,24 +254,28 @@ lb_model_build(struct lb_model *lm, struct ls_model *m, struct rdb *nb_db)
     lm->dp_cap = m->dp_cap;
     lm->dps_with_vips = bitmap_allocate(m->n_datapaths);
 
+    struct lb_opts_ctx ctx;
+    lb_opts_ctx_init(&ctx, nb_db);
+
     /* In switch order, so the same NB gives the same result. */
     struct shash by_uuid = SHASH_INITIALIZER(&by_uuid);
     for (size_t i = 0; i < m->n_datapaths; i++) {
         const struct nb_logical_switch *ls = m->dp_array[i]->nb;
         for (size_t j = 0; j < ls->n_load_balancer; j++) {
-            lb_attach(lm, lb_model_get(lm, m, &by_uuid, ls->load_balancer[j]),
-                      i);
+            lb_attach(lm, lb_model_get(lm, m, &by_uuid, &ctx,
+                                       ls->load_balancer[j]), i);
         }
         for (size_t j = 0; j < ls->n_load_balancer_group; j++) {
             const struct nb_load_balancer_group *g
                 = ls->load_balancer_group[j];
             for (size_t k = 0; k < g->n_load_balancer; k++) {
-                lb_attach(lm, lb_model_get(lm, m, &by_uuid,
+                lb_attach(lm, lb_model_get(lm, m, &by_uuid, &ctx,
                                            g->load_balancer[k]), i);
             }
         }
     }
     shash_destroy(&by_uuid);
+    lb_opts_ctx_destroy(&ctx);
 }
 
 bool
@@ -284,7 +293,7 @@ ip_field(bool ipv6)
 
 /* The ls_in_lb actions of a VIP with a health check: only the backends
  * it says are usable; with none, a drop, or a reject with options:reject,
- * as stock. */
+ * as stock (lb_opts_put_lb_action() for the others). */
 static void
 build_checked_vip_actions(const struct lb_health *health, const struct lb *lb,
                           const struct lb_vip *vip,
@@ -301,10 +310,13 @@ build_checked_vip_actions(const struct lb_health *health, const struct lb *lb,
                           n++ ? "," : "", b->ip, b->port);
         }
     }
+    if (lb->opts.hash_fields) {
+        ds_put_format(actions, "; hash_fields=\"%s\"", lb->opts.hash_fields);
+    }
     ds_put_cstr(actions, ");");
     if (!n) {
         ds_clear(actions);
-        if (smap_get_bool(&lb->nb->options, "reject", false)) {
+        if (lb->opts.reject) {
             ds_put_format(actions, "reg0 = 0; reject { outport <-> inport; "
                           "next(pipeline=egress,table=%d);};",
                           ls_stage_table(S_OUT_QOS_MARK));
@@ -325,6 +337,12 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
     const struct uuid *hint = &lb->nb->header_.uuid;
     const char *ipf = ip_field(vip->ipv6);
     const char *icmp = vip->ipv6 ? "icmp6" : "icmp4";
+
+    if (lb->opts.is_template) {
+        lb_opts_build_template_vip(t, dp, lb, vip, features, pre_lb_in,
+                                   pre_lb_out, match, actions);
+        return;
+    }
 
     /* Into conntrack: anything to the VIP address. */
     ds_clear(match);
@@ -403,13 +421,15 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
     }
     ds_clear(actions);
     if (!lb_health_vip_checked(health, lb->nb, vip)) {
-        ds_put_format(actions, "%s(backends=%s);",
-                      ls_features_ct_lb(features), vip->backends_str);
+        lb_opts_put_lb_action(actions, lb, vip, features);
     } else {
         build_checked_vip_actions(health, lb, vip, features, actions);
     }
     lflow_add_hint(t, dp, S_IN_LB, vip->port ? 120 : 110, ds_cstr(match),
                    ds_cstr(actions), hint);
+
+    /* Empty-backend events, session affinity (northd/lb-opts.c). */
+    lb_opts_build_vip_flows(t, dp, lb, vip, features, match, actions);
 }
 
 /* Hairpin: a backend reaching its own VIP gets its packet back, with the
@@ -603,9 +623,12 @@ lb_sync_sb(const struct lb_model *lm, const struct ls_model *m OVS_UNUSED,
         if (!sb || strcmp(sb->name, lb->nb->name)) {
             rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_NAME, lb->nb->name);
         }
-        if (!sb || !smap_equal(&sb->vips, &lb->nb->vips)) {
-            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_VIPS, &lb->nb->vips);
+        struct smap tmp;
+        const struct smap *vips = lb_opts_sb_vips(lb, &tmp);
+        if (!sb || !smap_equal(&sb->vips, vips)) {
+            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_VIPS, vips);
         }
+        smap_destroy(&tmp);
         if (!sb || !sb->protocol || strcmp(sb->protocol, lb->proto)) {
             rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_PROTOCOL,
                                lb->proto);

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "northd/lb-opts.h"
+
 struct dp_groups;
 struct lb_health;
 struct lflow_table;
@@ -34,6 +36,7 @@ struct lb_vip {
     struct lb_backend *backends;
     size_t n_backends;
     char *backends_str;             /* For ct_lb_mark(backends=...). */
+    char *tmpl_port;                /* Template VIP: its port's text. */
 };
 
 struct lb {
@@ -43,6 +46,7 @@ struct lb {
     size_t n_vips;
     unsigned long *dps;             /* Datapaths it applies to. */
     size_t n_dps;
+    struct lb_opts opts;            /* Options (northd/lb-opts.h). */
 };
 
 struct lb_model {

@@ -152,12 +152,11 @@ mcast_learnt_collect(const struct ls_model *m, const struct ls_datapath *dp,
     size_t cap = 0, mr_cap = 0;
     struct in6_addr *addrs = NULL;
     size_t *port_caps = NULL;
-    const struct sb_igmp_group *g;
-    SB_IGMP_GROUP_FOR_EACH (g, m->sb_db) {
-        if (!g->datapath || !g->chassis
-            || !uuid_equals(&g->datapath->header_.uuid, &dp->sb_uuid)) {
-            continue;
-        }
+    size_t n_groups;
+    const struct sb_igmp_group **groups = ls_model_igmp_groups(m, dp,
+                                                               &n_groups);
+    for (size_t gi = 0; gi < n_groups; gi++) {
+        const struct sb_igmp_group *g = groups[gi];
         bool mrouters = !strcmp(g->address, "mrouters");
         struct in6_addr addr;
         ovs_be32 ip4;

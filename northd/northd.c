@@ -433,6 +433,17 @@ sync_sb_global(struct northd *n, struct northd_ctx *ctx,
     ctx->sb_next_cfg = nb->nb_cfg;
 }
 
+/* (Re)builds the DHCP flows of switch 'dp' as a whole: they follow its
+ * ports' DHCP options rows and its ACLs' statefulness. */
+static void
+build_dp_dhcp_lflows(struct northd_data *d, struct ls_datapath *dp)
+{
+    lflow_owner_clear(&d->lflows, &dp->dhcp_owner);
+    lflow_table_set_owner(&d->lflows, &dp->dhcp_owner);
+    dhcp_build_dp_lflows(&d->lflows, dp, acls_dp_stateful(d->acls, dp));
+    lflow_table_set_owner(&d->lflows, NULL);
+}
+
 /* (Re)builds the flows that belong to switch 'dp' as a whole. */
 static void
 build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
@@ -446,12 +457,21 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
                               acls_dp_has_acls_or_lb(d->acls, dp));
     qos_build_dp_lflows(&d->lflows, &d->qos, dp);
     acls_build_dp_lflows(d->acls, &d->lflows, dp);
-    dhcp_build_dp_lflows(&d->lflows, dp, acls_dp_stateful(d->acls, dp));
     dns_build_dp_lflows(&d->lflows, dp, acls_dp_stateful(d->acls, dp));
     lb_build_localnet_lflows(&d->lflows, dp,
                              lb_model_dp_has_vips(&d->lbs, dp->index),
                              acls_dp_stateful(d->acls, dp));
     mcast_build_dp_lflows(&d->lflows, &d->model, dp);
+    lflow_table_set_owner(&d->lflows, NULL);
+    build_dp_dhcp_lflows(d, dp);
+}
+
+static void
+build_port_dhcp_lflows(struct northd_data *d, struct ls_port *p)
+{
+    lflow_owner_clear(&d->lflows, &p->dhcp_owner);
+    lflow_table_set_owner(&d->lflows, &p->dhcp_owner);
+    dhcp_build_port_lflows(&d->lflows, p);
     lflow_table_set_owner(&d->lflows, NULL);
 }
 
@@ -461,8 +481,8 @@ build_port_lflows(struct northd_data *d, struct ls_port *p)
     lflow_owner_clear(&d->lflows, &p->owner);
     lflow_table_set_owner(&d->lflows, &p->owner);
     l2_build_port_lflows(&d->lflows, p, d->model.check_lsp_up);
-    dhcp_build_port_lflows(&d->lflows, p);
     lflow_table_set_owner(&d->lflows, NULL);
+    build_port_dhcp_lflows(d, p);
 }
 
 static void
@@ -650,6 +670,7 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
                &d->own_lb_inserts);
     lb_health_sync_sb(&d->health, ctx->sb, ctx->sb_txn);
     dns_sync_sb(&d->dns, ctx->sb, ctx->sb_txn);
+    lb_opts_sync_template_vars(ctx->nb, ctx->sb, ctx->sb_txn);
     lflow_table_sync_sb(&d->lflows, &d->model, existing, ctx->sb_txn,
                         &d->dpgs, ctx->max_flow_inserts);
     lflow_sb_rows_destroy(existing);
@@ -722,6 +743,9 @@ struct inc_changes {
     struct uuidset dead_pbs;        /* Port_Bindings to delete. */
     struct hmapx dns_dps;           /* Datapaths whose DNS flows may
                                      * change. */
+    struct hmapx dhcp_ports;        /* Ports whose DHCP flows alone, and */
+    struct hmapx dhcp_dps;          /* switches whose DHCP flows alone,
+                                     * may change (their options did). */
 };
 
 static void
@@ -735,6 +759,8 @@ inc_changes_init(struct inc_changes *c)
     hmapx_init(&c->new_dps);
     hmapx_init(&c->dps);
     hmapx_init(&c->ports);
+    hmapx_init(&c->dhcp_ports);
+    hmapx_init(&c->dhcp_dps);
     hmapx_init(&c->up_changed);
     hmapx_init(&c->bindings);
     uuidset_init(&c->dead_pbs);
@@ -752,6 +778,8 @@ inc_changes_destroy(struct inc_changes *c)
     hmapx_destroy(&c->new_dps);
     hmapx_destroy(&c->dps);
     hmapx_destroy(&c->ports);
+    hmapx_destroy(&c->dhcp_ports);
+    hmapx_destroy(&c->dhcp_dps);
     hmapx_destroy(&c->up_changed);
     hmapx_destroy(&c->bindings);
     uuidset_destroy(&c->dead_pbs);
@@ -792,7 +820,9 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
             groups_port_removed(&d->groups, p, &c->span_changed,
                                 &c->sets_changed);
             lflow_owner_clear(&d->lflows, &p->owner);
+            lflow_owner_clear(&d->lflows, &p->dhcp_owner);
             hmapx_find_and_delete(&c->ports, p);
+            hmapx_find_and_delete(&c->dhcp_ports, p);
             hmapx_find_and_delete(&c->up_changed, p);
             hmapx_find_and_delete(&c->bindings, p);
             struct uuid pb = ls_model_remove_port(&d->model, p);
@@ -995,10 +1025,11 @@ inc_igmp_groups(struct northd_data *d, struct rdb *sb_db,
     return true;
 }
 
-/* DHCP_Options rows: a changed row rebuilds the ports that use it (new
- * rows are used through a port's change, deleted ones are unset in the
- * ports that used them).  Then, for every port rebuilt, a DHCP problem to
- * report, or one reported before, is left to a full pass. */
+/* DHCP_Options rows: a changed row rebuilds the DHCP flows of the ports
+ * that use it and of their switches (new rows are used through a port's
+ * change, deleted ones are unset in the ports that used them).  Then, for
+ * every port rebuilt, a DHCP problem to report, or one reported before,
+ * is left to a full pass. */
 static bool
 inc_dhcp_options(struct northd_data *d, struct rdb *nb_db,
                  struct inc_changes *c, const char **reason)
@@ -1008,20 +1039,24 @@ inc_dhcp_options(struct northd_data *d, struct rdb *nb_db,
         if (nb_dhcp_options_is_new(row) || nb_dhcp_options_is_deleted(row)) {
             continue;
         }
-        struct ls_port *p;
-        HMAP_FOR_EACH (p, name_node, &d->model.ports) {
-            if (p->nb->dhcpv4_options == row
-                || p->nb->dhcpv6_options == row) {
-                hmapx_add(&c->ports, p);
-                hmapx_add(&c->dps, p->dp);
-            }
+        struct hmapx users = HMAPX_INITIALIZER(&users);
+        ls_model_ports_using_dhcp(&d->model, row, &users);
+        struct hmapx_node *node;
+        HMAPX_FOR_EACH (node, &users) {
+            struct ls_port *p = node->data;
+            hmapx_add(&c->dhcp_ports, p);
+            hmapx_add(&c->dhcp_dps, p->dp);
         }
+        hmapx_destroy(&users);
     }
-    struct hmapx_node *node;
-    HMAPX_FOR_EACH (node, &c->ports) {
-        if (dhcp_port_needs_report(node->data, &d->dhcp_bad)) {
-            *reason = "DHCP options with a problem to report";
-            return false;
+    const struct hmapx *sets[] = { &c->ports, &c->dhcp_ports };
+    for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
+        struct hmapx_node *node;
+        HMAPX_FOR_EACH (node, sets[i]) {
+            if (dhcp_port_needs_report(node->data, &d->dhcp_bad)) {
+                *reason = "DHCP options with a problem to report";
+                return false;
+            }
         }
     }
     return true;
@@ -1149,6 +1184,8 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         { &sb_table_ha_chassis_group,
           "an SB HA_Chassis_Group was changed by someone else" },
         { &sb_table_dns, "an SB DNS was changed by someone else" },
+        { &sb_table_chassis_template_var,
+          "an SB Chassis_Template_Var was changed by someone else" },
         { &sb_table_ip_multicast,
           "an SB IP_Multicast was changed by someone else" },
         { &sb_table_service_monitor,
@@ -1367,9 +1404,20 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     BITMAP_FOR_EACH_1 (idx, d->model.dp_cap, dp_dirty) {
         build_dp_lflows(d, d->model.dp_array[idx]);
     }
+    HMAPX_FOR_EACH (node, &c.dhcp_dps) {
+        struct ls_datapath *dp = node->data;
+        if (!bitmap_is_set(dp_dirty, dp->index)) {
+            build_dp_dhcp_lflows(d, dp);
+        }
+    }
     bitmap_free(dp_dirty);
     HMAPX_FOR_EACH (node, &c.ports) {
         build_port_lflows(d, node->data);
+    }
+    HMAPX_FOR_EACH (node, &c.dhcp_ports) {
+        if (!hmapx_contains(&c.ports, node->data)) {
+            build_port_dhcp_lflows(d, node->data);
+        }
     }
     acl_errors_end(n->acl_errors, nb_db, ctx->nb_txn, false);
 

@@ -13,6 +13,7 @@ TESTSUITE_AT = \
 	tests/acl.at \
 	tests/acl-diff.at \
 	tests/lb.at \
+	tests/lb-opts.at \
 	tests/lb-health.at \
 	tests/dns.at \
 	tests/mcast.at \

@@ -7,7 +7,7 @@ set -e
 PKGS="gcc make autoconf automake libtool pkg-config python3 \
 libssl-dev libunbound-dev libcap-ng-dev \
 openvswitch-source openvswitch-common openvswitch-switch \
-ovn-common ovn-central ovn-host python3-ovsdbapp \
+ovn-common ovn-central ovn-host python3-ovsdbapp python3-oslotest python3-testscenarios \
 tcpdump valgrind libmimalloc-dev"
 
 missing=""
