@@ -217,6 +217,7 @@ action_destroy(struct action *a)
     case ACTION_DECREMENT:
     case ACTION_SIMPLE:
     case ACTION_SET_METER:
+    case ACTION_SET_QUEUE:
         break;
     case ACTION_CALL:
         free(a->call.name);
@@ -1084,6 +1085,34 @@ error:
     return NULL;
 }
 
+/* "set_queue(queue_id)", the keyword accepted: a decimal queue number from
+ * 0 to ACTIONS_MAX_QUEUE_ID (northd gives ports with QoS options one per
+ * chassis, Port_Binding options:qdisc_queue_id). */
+static struct action *
+parse_set_queue(struct parse_ctx *ctx, size_t pos)
+{
+    struct lexer *lexer = ctx->lexer;
+    if (!lex_accept(lexer, LEX_T_LPAREN)) {
+        syntax_error(ctx, "`('");
+        return NULL;
+    }
+    const struct lex_token *t = &lexer->token;
+    if (t->type != LEX_T_INTEGER || t->format != LEX_F_DECIMAL
+        || t->value.u64.hi || t->value.u64.lo > ACTIONS_MAX_QUEUE_ID) {
+        syntax_error(ctx, "a queue number (0 to 61440)");
+        return NULL;
+    }
+    struct action *a = action_create(ACTION_SET_QUEUE, "set_queue", pos);
+    a->queue_id = t->value.u64.lo;
+    lex_next(lexer);
+    if (!lex_accept(lexer, LEX_T_RPAREN)) {
+        syntax_error(ctx, "`)'");
+        action_destroy(a);
+        return NULL;
+    }
+    return a;
+}
+
 static void format_quoted(const char *, struct ds *);
 
 /* True if 's' is "IP", "IP:PORT" or "[IP6]:PORT"; stores its family. */
@@ -1283,6 +1312,8 @@ parse_action(struct parse_ctx *ctx, enum context where)
         return parse_log(ctx, pos);
     } else if (lex_accept_id(lexer, "set_meter")) {
         return parse_set_meter(ctx, pos);
+    } else if (lex_accept_id(lexer, "set_queue")) {
+        return parse_set_queue(ctx, pos);
     } else if ((kw = find_keyword(simple_keywords,
                                   ARRAY_SIZE(simple_keywords), t->s))) {
         lex_next(lexer);
@@ -1512,6 +1543,9 @@ format_action(const struct action *a, struct ds *s)
             ds_put_format(s, ", %"PRIu64, a->meter.burst);
         }
         ds_put_char(s, ')');
+        break;
+    case ACTION_SET_QUEUE:
+        ds_put_format(s, "set_queue(%"PRIu32")", a->queue_id);
         break;
     case ACTION_CALL:
         if (a->call.has_dst) {

@@ -69,6 +69,7 @@ enum action_type {
     ACTION_CALL,                /* [dst =] keyword(args): check_in_port_sec,
                                  * lookup_fdb, put_fdb, get_fdb, ... */
     ACTION_SET_METER,           /* set_meter(rate[, burst]). */
+    ACTION_SET_QUEUE,           /* set_queue(queue_id). */
     ACTION_PUT_OPTS,            /* dst = put_dhcp_opts(...) or
                                  * put_dhcpv6_opts(...): in 'keyword'. */
     ACTION_NAMED_ARGS,          /* keyword(name = value, ...):
@@ -152,8 +153,13 @@ struct action {
             uint64_t rate;      /* kbps, at least 1. */
             uint64_t burst;     /* kb, 0 if not given. */
         } meter;                /* ACTION_SET_METER. */
+        uint32_t queue_id;      /* ACTION_SET_QUEUE: 0 to
+                                 * ACTIONS_MAX_QUEUE_ID. */
     };
 };
+
+/* Largest queue number set_queue() takes (ovn-controller 23.03). */
+#define ACTIONS_MAX_QUEUE_ID 0xf000
 
 /* Largest table number "next" may name (ovn-controller 23.03). */
 #define ACTIONS_MAX_TABLE 28

@@ -542,6 +542,167 @@ parent_tags(struct shash *by_parent, const char *parent)
     return tags;
 }
 
+/* Egress queues of ports with QoS options (ls_port 'queue_id'). */
+
+#define QUEUE_ID_MIN 1
+#define QUEUE_ID_MAX 0xf000
+
+static bool
+port_has_qos(const struct nb_logical_switch_port *nbp)
+{
+    return (smap_get(&nbp->options, "qos_max_rate")
+            || smap_get(&nbp->options, "qos_min_rate")
+            || smap_get(&nbp->options, "qos_burst"));
+}
+
+/* The queue 'p' keeps, 0 if none: the one its binding has, while it has
+ * QoS options. */
+static uint32_t
+port_kept_queue(const struct ls_port *p)
+{
+    if (!p->sb || !port_has_qos(p->nb)) {
+        return 0;
+    }
+    int id = smap_get_int(&p->sb->options, "qdisc_queue_id", 0);
+    return id > 0 ? id : 0;
+}
+
+/* Whether 'p' needs a queue it does not have; if so, '*chassis' is the
+ * chassis whose queues it comes from, NULL for a localnet port (each
+ * has its own: its first queue). */
+static bool
+port_wants_queue(const struct ls_port *p, const struct sb_chassis **chassis)
+{
+    *chassis = NULL;
+    if (p->queue_id || !port_has_qos(p->nb)) {
+        return false;
+    }
+    if (!strcmp(p->nb->type, "localnet")) {
+        return true;
+    }
+    *chassis = p->sb ? p->sb->chassis : NULL;
+    return *chassis != NULL;
+}
+
+static uint32_t
+lowest_free_queue(const unsigned long *used)
+{
+    size_t id = bitmap_scan(used, 0, QUEUE_ID_MIN, QUEUE_ID_MAX + 1);
+    return id <= QUEUE_ID_MAX ? id : 0;
+}
+
+/* The queues of a chassis that ports have, while a full pass gives
+ * them. */
+struct chassis_queues {
+    struct hmap_node node;          /* By hash_pointer('chassis'). */
+    const struct sb_chassis *chassis;
+    unsigned long *used;            /* QUEUE_ID_MAX + 1 bits. */
+};
+
+static struct chassis_queues *
+chassis_queues_get(struct hmap *map, const struct sb_chassis *chassis)
+{
+    uint32_t hash = hash_pointer(chassis, 0);
+    struct chassis_queues *cq;
+    HMAP_FOR_EACH_WITH_HASH (cq, node, hash, map) {
+        if (cq->chassis == chassis) {
+            return cq;
+        }
+    }
+    cq = xmalloc(sizeof *cq);
+    cq->chassis = chassis;
+    cq->used = bitmap_allocate(QUEUE_ID_MAX + 1);
+    hmap_insert(map, &cq->node, hash);
+    return cq;
+}
+
+/* A full pass: ports keep their queues, then those that need one get
+ * one, in the model's order. */
+static void
+assign_queues(struct ls_model *m)
+{
+    struct hmap by_chassis = HMAP_INITIALIZER(&by_chassis);
+    struct ls_port *p;
+    HMAP_FOR_EACH (p, name_node, &m->ports) {
+        p->queue_id = port_kept_queue(p);
+        if (p->queue_id && p->queue_id <= QUEUE_ID_MAX && p->sb->chassis
+            && strcmp(p->nb->type, "localnet")) {
+            bitmap_set1(chassis_queues_get(&by_chassis,
+                                           p->sb->chassis)->used,
+                        p->queue_id);
+        }
+    }
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        LIST_FOR_EACH (p, dp_node, &m->dp_array[i]->ports) {
+            const struct sb_chassis *chassis;
+            if (!port_wants_queue(p, &chassis)) {
+                continue;
+            }
+            if (!chassis) {
+                p->queue_id = QUEUE_ID_MIN;
+                continue;
+            }
+            struct chassis_queues *cq = chassis_queues_get(&by_chassis,
+                                                           chassis);
+            p->queue_id = lowest_free_queue(cq->used);
+            if (p->queue_id) {
+                bitmap_set1(cq->used, p->queue_id);
+            }
+        }
+    }
+    struct chassis_queues *cq;
+    HMAP_FOR_EACH_POP (cq, node, &by_chassis) {
+        bitmap_free(cq->used);
+        free(cq);
+    }
+    hmap_destroy(&by_chassis);
+}
+
+/* An incremental pass: the queue 'p' should have, given the others'. */
+static uint32_t
+port_queue(const struct ls_model *m, const struct ls_port *p)
+{
+    if (!port_has_qos(p->nb)) {
+        return 0;
+    }
+    uint32_t kept = port_kept_queue(p);
+    if (kept || p->queue_id) {
+        /* (One given in an earlier pass may not be in the replica
+         * yet.) */
+        return kept ? kept : p->queue_id;
+    }
+    if (!strcmp(p->nb->type, "localnet")) {
+        return QUEUE_ID_MIN;
+    }
+    const struct sb_chassis *chassis = p->sb ? p->sb->chassis : NULL;
+    if (!chassis) {
+        return 0;
+    }
+    unsigned long *used = bitmap_allocate(QUEUE_ID_MAX + 1);
+    const struct ls_port *q;
+    HMAP_FOR_EACH (q, name_node, &m->ports) {
+        if (q != p && q->queue_id && q->queue_id <= QUEUE_ID_MAX
+            && q->sb && q->sb->chassis == chassis
+            && strcmp(q->nb->type, "localnet")) {
+            bitmap_set1(used, q->queue_id);
+        }
+    }
+    uint32_t id = lowest_free_queue(used);
+    bitmap_free(used);
+    return id;
+}
+
+bool
+ls_model_update_port_queue(struct ls_model *m, struct ls_port *p)
+{
+    uint32_t id = port_queue(m, p);
+    if (id == p->queue_id) {
+        return false;
+    }
+    p->queue_id = id;
+    return true;
+}
+
 /* Assigns every port's VLAN tag (see 'tag' in struct ls_port), as the
  * stock ovn-northd does: a nonzero tag_request is the tag, on any port (a
  * localnet port on a VLAN has no parent); a port without tag_request keeps
@@ -693,6 +854,7 @@ ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
         assign_port_keys(m, m->dp_array[i]);
     }
     assign_tags(m);
+    assign_queues(m);
     ipam_run(m, nb_db, m->ipam_carry);
 
     struct sb_dp_node *sn;
@@ -1091,6 +1253,10 @@ port_binding_options(const struct ls_port *p,
     const char *requested = smap_get(&p->nb->options, "requested-chassis");
     if (activated && requested && strchr(requested, ',')) {
         smap_replace(options, "additional-chassis-activated", activated);
+    }
+    if (p->queue_id) {
+        smap_replace_nocopy(options, "qdisc_queue_id",
+                            xasprintf("%"PRIu32, p->queue_id));
     }
 }
 
@@ -1675,6 +1841,7 @@ ls_model_add_port(struct ls_model *m, struct ls_datapath *dp,
     /* What assign_tags() gives a port without a parent or tag_request. */
     p->tag = nbp->n_tag ? nbp->tag[0] : 0;
     p->up = ls_port_compute_up(p);
+    p->queue_id = port_queue(m, p);
 
     hmap_insert(&m->ports, &p->name_node, hash_string(nbp->name, 0));
     index_port_dhcp(m, p);
@@ -1692,6 +1859,7 @@ ls_model_update_port(struct ls_model *m, struct ls_port *p)
     free_port_addresses(p);
     unindex_port_dhcp(m, p);
     index_port_dhcp(m, p);
+    ls_model_update_port_queue(m, p);
     return parse_port(m, p);
 }
 

@@ -85,6 +85,14 @@ struct ls_port {
      * and its chassis (ls_port_compute_up()), as of the last time it did. */
     bool up;
 
+    /* Port_Binding options:qdisc_queue_id, the egress queue that
+     * ovn-controller configures for a port with QoS options (qos_max_rate,
+     * qos_min_rate, qos_burst) and the port's flows select with
+     * set_queue(); 0 if none.  As stock: kept once given; given to a
+     * bound VIF, the lowest its chassis does not use yet, and to a
+     * localnet port, 1; taken back when the QoS options go. */
+    uint32_t queue_id;
+
     /* In ls_model 'ports_by_dhcp[0]' by its dhcpv4_options row and
      * '[1]' by its dhcpv6_options row (bit 0 and 1 of 'dhcp_indexed'), as
      * of the last time the model parsed the port. */
@@ -243,6 +251,10 @@ struct ls_port *ls_model_add_port(struct ls_model *, struct ls_datapath *,
                                   const struct nb_logical_switch_port *);
 bool ls_model_update_port(struct ls_model *, struct ls_port *);
 struct uuid ls_model_remove_port(struct ls_model *, struct ls_port *);
+
+/* Gives 'p' the queue it should have now that its Port_Binding changed
+ * (ovn-controller bound it); true if that changed its queue_id. */
+bool ls_model_update_port_queue(struct ls_model *, struct ls_port *);
 
 /* Adds to 'ports' the ports whose dhcpv4_options or dhcpv6_options are the
  * NB DHCP_Options row 'row' (a "struct nb_dhcp_options *"), through an

@@ -277,6 +277,28 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
                        "put_fdb(inport, eth.src); next;", hint);
     }
 
+    if (p->queue_id) {
+        /* Its egress queue (QoS options, ls_port 'queue_id'): traffic it
+         * sends, and for a localnet port what leaves through it. */
+        ds_clear(match);
+        ds_put_format(match, "inport == \"%s\"", name);
+        ds_clear(actions);
+        ds_put_format(actions, "set_queue(%"PRIu32"); "
+                      REGBIT_PORT_SEC_DROP" = check_in_port_sec(); next;",
+                      p->queue_id);
+        lflow_add_port(t, p->dp, S_IN_CHECK_PORT_SEC, 70, ds_cstr(match),
+                       ds_cstr(actions), hint);
+        if (!strcmp(p->nb->type, "localnet")) {
+            ds_clear(match);
+            ds_put_format(match, "outport == \"%s\"", name);
+            ds_clear(actions);
+            ds_put_format(actions, "set_queue(%"PRIu32"); output;",
+                          p->queue_id);
+            lflow_add_port(t, p->dp, S_OUT_APPLY_PORT_SEC, 100,
+                           ds_cstr(match), ds_cstr(actions), hint);
+        }
+    }
+
     if (!strcmp(p->nb->type, "localnet")) {
         /* The physical network's ARP and ND requests are answered by
          * their owners, not by the responder on every chassis. */

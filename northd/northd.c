@@ -1237,6 +1237,10 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         struct ls_port *p = ls_model_find_port(&d->model, pb->logical_port);
         if (p && p->sb == pb) {
             hmapx_add(&c.up_changed, p);
+            if (ls_model_update_port_queue(&d->model, p)) {
+                /* Bound: a port with QoS options gets its queue. */
+                hmapx_add(&c.ports, p);
+            }
             if (!pb->n_up
                 || smap_get(&p->nb->options, "requested-chassis")) {
                 /* Someone cleared 'up' (it must be false again), or a
