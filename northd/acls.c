@@ -1942,6 +1942,13 @@ acls_dp_stateful(const struct acls *a, const struct ls_datapath *dp)
     return ad->has_stateful || ad->has_lb;
 }
 
+bool
+acls_dp_has_acls_or_lb(const struct acls *a, const struct ls_datapath *dp)
+{
+    const struct acl_dp *ad = &a->dps[dp->index];
+    return ad->n_acls > 0 || ad->has_lb;
+}
+
 void
 acls_format_stats(const struct acls *a, struct ds *out)
 {

@@ -35,6 +35,8 @@ northd_ovn_northd_SOURCES = \
 	northd/lb-opts.h \
 	northd/lb.c \
 	northd/lb.h \
+	northd/lb-health.c \
+	northd/lb-health.h \
 	northd/lflow.c \
 	northd/lflow.h \
 	northd/mcast.c \

@@ -59,6 +59,19 @@ global_opts_own(struct global_opts *go, const struct smap *nb_options,
     }
 }
 
+struct eth_addr
+global_opts_svc_monitor_mac(struct global_opts *go,
+                            const struct smap *nb_options)
+{
+    struct eth_addr ea;
+    const char *s = smap_get(nb_options, "svc_monitor_mac");
+    if (s && eth_addr_from_string(s, &ea)) {
+        return ea;
+    }
+    choose_svc_monitor_mac(go);
+    return go->svc_monitor_mac;
+}
+
 void
 global_opts_merge(const struct smap *nb_options, const struct smap *own,
                   struct smap *out)

@@ -38,6 +38,11 @@ void global_opts_init(struct global_opts *);
 void global_opts_own(struct global_opts *, const struct smap *nb_options,
                      const char *mac_prefix, struct smap *own);
 
+/* The svc_monitor_mac in use with NB options 'nb_options': theirs if it
+ * is a valid MAC, otherwise the one northd chose. */
+struct eth_addr global_opts_svc_monitor_mac(struct global_opts *,
+                                            const struct smap *nb_options);
+
 /* 'nb_options' with 'own' on top, into 'out' (initialized here). */
 void global_opts_merge(const struct smap *nb_options, const struct smap *own,
                        struct smap *out);

@@ -82,6 +82,9 @@ struct as_state {
     bool foreign_uuid : 1;          /* That UUID is not the derived one: it
                                      * is kept in 'foreign'. */
     bool dirty : 1;                 /* In 'dirty_sets'. */
+    bool fixed : 1;                 /* northd's own: holds groups
+                                     * 'fixed_addr' (unless an NB set has
+                                     * the name: 'nb' comes first). */
 };
 
 
@@ -98,7 +101,7 @@ groups_row_hash(const void *owner, uint32_t dp)
 static inline bool
 groups_as_exists(const struct as_state *as)
 {
-    return as && (as->nb || as->pg);
+    return as && (as->nb || as->pg || as->fixed);
 }
 
 /* In groups.c: the state. */

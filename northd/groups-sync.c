@@ -134,8 +134,10 @@ as_want(const struct groups *g, const struct as_state *as,
     const struct nb_address_set *nb = as->nb;
     *w = (struct group_want) {
         .g = g,
-        .addrs = nb ? (const char *const *) nb->addresses : NULL,
-        .n_addrs = nb ? nb->n_addresses : 0,
+        .addrs = (nb ? (const char *const *) nb->addresses
+                  : as->fixed ? (const char *const *) &g->fixed_addr
+                  : NULL),
+        .n_addrs = nb ? nb->n_addresses : as->fixed ? 1 : 0,
         .as = as->pg ? as : NULL,
     };
     return groups_as_exists(as);

@@ -321,7 +321,7 @@ as_get(struct groups *g, const char *name)
 void
 groups_as_trim(struct groups *g, struct as_state *as)
 {
-    if (!as->nb && !as->pg && !as->has_row && !as->dirty) {
+    if (!as->nb && !as->pg && !as->fixed && !as->has_row && !as->dirty) {
         if (as->foreign_uuid) {
             groups_forget_foreign_uuid(g, as, 0);
         }
@@ -961,6 +961,18 @@ groups_init(struct groups *g, const struct ls_model *m, size_t dp_cap,
 }
 
 void
+groups_add_fixed_set(struct groups *g, const char *name, const char *addr)
+{
+    ovs_assert(!g->fixed_addr);
+    g->fixed_addr = xstrdup(addr);
+    bool building = g->building;
+    g->building = true;
+    struct as_state *as = as_get(g, name);
+    as->fixed = true;
+    g->building = building;
+}
+
+void
 groups_end_pass(struct groups *g)
 {
     for (size_t i = 0; i < g->n_dead_pgs; i++) {
@@ -976,6 +988,7 @@ groups_destroy(struct groups *g)
         return;
     }
     groups_end_pass(g);
+    free(g->fixed_addr);
     free(g->dead_pgs);
     struct pg_state *pg;
     HMAP_FOR_EACH_POP (pg, node, &g->pgs) {

@@ -103,6 +103,10 @@ struct groups {
                                      * and left a dirty set or port group
                                      * on a switch. */
 
+    /* The address of the set northd makes itself (groups_add_fixed_set()),
+     * or NULL. */
+    char *fixed_addr;
+
     /* A full sync's inserts, produced while its transaction is sent:
      * where production is in 'sets', then in 'pg_names'. */
     struct hmap_node *next_set;
@@ -112,6 +116,14 @@ struct groups {
 void groups_init(struct groups *, const struct ls_model *, size_t dp_cap,
                  struct rdb *nb_db);
 void groups_destroy(struct groups *);
+
+/* Adds the address set 'name' holding the one address 'addr', which stock
+ * ovn-northd writes too ("svc_monitor_mac", for ovn-controller's
+ * "$svc_monitor_mac": northd/lb-health.h).  Call once, after
+ * groups_init(); an NB set of that name is written instead while there is
+ * one. */
+void groups_add_fixed_set(struct groups *, const char *name,
+                          const char *addr);
 
 /* Frees what the pass's changes made obsolete (deleted port groups). */
 void groups_end_pass(struct groups *);

@@ -13,6 +13,7 @@
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
 #include "northd/features.h"
+#include "northd/lb-health.h"
 #include "northd/lflow.h"
 #include "northd/pipeline.h"
 #include "openvswitch/dynamic-string.h"
@@ -89,7 +90,7 @@ parse_ip_port(const char *s, bool *ipv6, char **ip, uint16_t *port)
     return NULL;
 }
 
-static void
+void
 lb_vip_destroy(struct lb_vip *vip)
 {
     for (size_t i = 0; i < vip->n_backends; i++) {
@@ -151,6 +152,12 @@ parse_vip(const char *key, const char *value, struct lb_vip *vip)
     }
     vip->backends_str = ds_steal_cstr(&bs);
     return NULL;
+}
+
+char *
+lb_vip_parse(const char *key, const char *value, struct lb_vip *vip)
+{
+    return parse_vip(key, value, vip);
 }
 
 void
@@ -284,9 +291,45 @@ ip_field(bool ipv6)
     return ipv6 ? "ip6" : "ip4";
 }
 
+/* The ls_in_lb actions of a VIP with a health check: only the backends
+ * it says are usable; with none, a drop, or a reject with options:reject,
+ * as stock (lb_opts_put_lb_action() for the others). */
+static void
+build_checked_vip_actions(const struct lb_health *health, const struct lb *lb,
+                          const struct lb_vip *vip,
+                          const struct ls_features *features,
+                          struct ds *actions)
+{
+    ds_put_format(actions, "%s(backends=", ls_features_ct_lb(features));
+    size_t n = 0;
+    for (size_t i = 0; i < vip->n_backends; i++) {
+        const struct lb_backend *b = &vip->backends[i];
+        if (lb_health_backend_usable(health, lb->nb, vip, b->ip, b->port)) {
+            ds_put_format(actions, vip->ipv6 ? "%s[%s]:%"PRIu16
+                                             : "%s%s:%"PRIu16,
+                          n++ ? "," : "", b->ip, b->port);
+        }
+    }
+    if (lb->opts.hash_fields) {
+        ds_put_format(actions, "; hash_fields=\"%s\"", lb->opts.hash_fields);
+    }
+    ds_put_cstr(actions, ");");
+    if (!n) {
+        ds_clear(actions);
+        if (lb->opts.reject) {
+            ds_put_format(actions, "reg0 = 0; reject { outport <-> inport; "
+                          "next(pipeline=egress,table=%d);};",
+                          ls_stage_table(S_OUT_QOS_MARK));
+        } else {
+            ds_put_cstr(actions, "drop;");
+        }
+    }
+}
+
 static void
 build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
                 const struct lb *lb, const struct lb_vip *vip,
+                const struct lb_health *health,
                 const struct ls_features *features,
                 struct sset *pre_lb_in, struct sset *pre_lb_out,
                 struct ds *match, struct ds *actions)
@@ -377,7 +420,11 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
         ds_put_format(match, " && %s.dst == %"PRIu16, lb->proto, vip->port);
     }
     ds_clear(actions);
-    lb_opts_put_lb_action(actions, lb, vip, features);
+    if (!lb_health_vip_checked(health, lb->nb, vip)) {
+        lb_opts_put_lb_action(actions, lb, vip, features);
+    } else {
+        build_checked_vip_actions(health, lb, vip, features, actions);
+    }
     lflow_add_hint(t, dp, S_IN_LB, vip->port ? 120 : 110, ds_cstr(match),
                    ds_cstr(actions), hint);
 
@@ -497,8 +544,9 @@ lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
                 continue;
             }
             for (size_t k = 0; k < lb->n_vips; k++) {
-                build_vip_flows(t, dp, lb, &lb->vips[k], features,
-                                &pre_lb_in, &pre_lb_out, &match, &actions);
+                build_vip_flows(t, dp, lb, &lb->vips[k], lm->health,
+                                features, &pre_lb_in, &pre_lb_out, &match,
+                                &actions);
             }
         }
         sset_destroy(&pre_lb_in);

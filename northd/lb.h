@@ -17,6 +17,7 @@
 #include "northd/lb-opts.h"
 
 struct dp_groups;
+struct lb_health;
 struct lflow_table;
 struct ls_model;
 struct nb_load_balancer;
@@ -54,7 +55,15 @@ struct lb_model {
     size_t n_datapaths;
     size_t dp_cap;                  /* Bits in each struct lb 'dps'. */
     unsigned long *dps_with_vips;   /* Datapaths with at least one VIP. */
+    const struct lb_health *health; /* Which backends are usable, or NULL
+                                     * (northd/lb-health.h). */
 };
+
+/* Parses the "vips" entry 'key'='value' into 'vip'; returns NULL, or an
+ * error message (the caller frees it).  lb_vip_destroy() frees what a
+ * successful parse made. */
+char *lb_vip_parse(const char *key, const char *value, struct lb_vip *vip);
+void lb_vip_destroy(struct lb_vip *);
 
 void lb_model_init(struct lb_model *);
 void lb_model_destroy(struct lb_model *);

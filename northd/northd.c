@@ -35,6 +35,7 @@
 #include "northd/ipam.h"
 #include "northd/l2.h"
 #include "northd/lb.h"
+#include "northd/lb-health.h"
 #include "northd/lflow.h"
 #include "northd/mcast.h"
 #include "northd/meters.h"
@@ -44,6 +45,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
+#include "packets.h"
 #include "smap.h"
 #include "sset.h"
 #include "timeval.h"
@@ -84,6 +86,8 @@ struct northd_data {
     bool valid;
     struct ls_model model;
     struct lb_model lbs;
+    struct lb_health health;        /* Health checks (lb-health.h). */
+    struct eth_addr svc_mac;        /* The svc_monitor_mac compiled with. */
     struct qos_model qos;
     struct dns_model dns;
     struct groups groups;
@@ -193,6 +197,7 @@ northd_data_destroy(struct northd_data *d)
     lflow_owner_destroy(&d->lb_owner);
     lflow_table_destroy(&d->lflows);
     lb_model_destroy(&d->lbs);
+    lb_health_destroy(&d->health);
     qos_model_destroy(&d->qos);
     dns_model_destroy(&d->dns);
     ls_model_destroy(&d->model);
@@ -448,6 +453,8 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
     lflow_table_set_owner(&d->lflows, &dp->owner);
     l2_build_dp_lflows(&d->lflows, dp);
     lb_build_dp_lflows(&d->lflows, dp, &d->features);
+    lb_health_build_dp_lflows(&d->lflows, &d->health, dp,
+                              acls_dp_has_acls_or_lb(d->acls, dp));
     qos_build_dp_lflows(&d->lflows, &d->qos, dp);
     acls_build_dp_lflows(d->acls, &d->lflows, dp);
     dns_build_dp_lflows(&d->lflows, dp, acls_dp_stateful(d->acls, dp));
@@ -517,18 +524,28 @@ build_model(struct northd_data *d, struct rdb *nb_db, struct rdb *sb_db,
     d->model.ipam_carry = NULL;
 }
 
-/* The next steps: the load balancers, port groups and address sets. */
+/* The next steps: the load balancers (and their health checks, with the
+ * svc_monitor_mac 'svc_mac' and the status in the SB), port groups and
+ * address sets. */
 static void
-build_inputs(struct northd_data *d, struct rdb *nb_db)
+build_inputs(struct northd_data *d, struct rdb *nb_db, struct rdb *sb_db,
+             const struct eth_addr *svc_mac)
 {
     lb_model_init(&d->lbs);
     lb_model_build(&d->lbs, &d->model, nb_db);
+    d->svc_mac = *svc_mac;
+    lb_health_init(&d->health);
+    lb_health_build(&d->health, &d->model, nb_db, sb_db, svc_mac);
+    d->lbs.health = &d->health;
     qos_model_init(&d->qos);
     qos_model_build(&d->qos, &d->model);
     dhcp_check_model(&d->model, &d->dhcp_bad);
     dns_model_build(&d->dns, &d->model);
     ls_model_end_reports(&d->model);
     groups_init(&d->groups, &d->model, d->model.dp_cap, nb_db);
+    char mac[ETH_ADDR_STRLEN + 1];
+    snprintf(mac, sizeof mac, ETH_ADDR_FMT, ETH_ADDR_ARGS(*svc_mac));
+    groups_add_fixed_set(&d->groups, "svc_monitor_mac", mac);
 }
 
 /* The last: every flow, into a new table of 'n_flows' (a guess) whose row
@@ -627,7 +644,10 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
     mcast_purge_igmp_groups(ctx->sb, ctx->sb_txn);
     fdb_sync_sb(&d->model, ctx->sb, ctx->sb_txn, true);
     sync_nb_status(ctx, d);
-    build_inputs(d, ctx->nb);
+    struct smap no_options = SMAP_INITIALIZER(&no_options);
+    struct eth_addr svc_mac = global_opts_svc_monitor_mac(
+        &n->global_opts, nb ? &nb->options : &no_options);
+    build_inputs(d, ctx->nb, ctx->sb, &svc_mac);
 
     /* Compile. */
     d->flow_key = *sb_global_uuid(n, ctx->sb);
@@ -648,6 +668,7 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
     d->synced = true;
     lb_sync_sb(&d->lbs, &d->model, ctx->sb, ctx->sb_txn, &d->dpgs,
                &d->own_lb_inserts);
+    lb_health_sync_sb(&d->health, ctx->sb, ctx->sb_txn);
     dns_sync_sb(&d->dns, ctx->sb, ctx->sb_txn);
     lb_opts_sync_template_vars(ctx->nb, ctx->sb, ctx->sb_txn);
     lflow_table_sync_sb(&d->lflows, &d->model, existing, ctx->sb_txn,
@@ -793,6 +814,9 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
     LIST_FOR_EACH_SAFE (p, dp_node, &dp->ports) {
         if (!port_row_listed(ls, p->nb)
             || nb_logical_switch_port_is_deleted(p->nb)) {
+            if (lb_health_port_involved(&d->health, p->nb->name)) {
+                return false;   /* A health check names it. */
+            }
             groups_port_removed(&d->groups, p, &c->span_changed,
                                 &c->sets_changed);
             lflow_owner_clear(&d->lflows, &p->owner);
@@ -823,7 +847,8 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
     qsort(added, n_added, sizeof *added, ls_port_row_compare);
     bool ok = true;
     for (size_t i = 0; i < n_added && ok; i++) {
-        if (ipam_lsp_is_dynamic(added[i])) {
+        if (ipam_lsp_is_dynamic(added[i])
+            || lb_health_port_involved(&d->health, added[i]->name)) {
             ok = false;
             break;
         }
@@ -921,6 +946,10 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
         }
         if (lb_model_dp_has_vips(&d->lbs, p->dp->index)) {
             *reason = "a port of a switch with load balancers";
+            return false;
+        }
+        if (lb_health_port_involved(&d->health, p->nb->name)) {
+            *reason = "a port a load balancer health check names";
             return false;
         }
         groups_port_removed(&d->groups, p, &c->span_changed,
@@ -1159,6 +1188,8 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
           "an SB Chassis_Template_Var was changed by someone else" },
         { &sb_table_ip_multicast,
           "an SB IP_Multicast was changed by someone else" },
+        { &sb_table_service_monitor,
+          "an SB Service_Monitor was changed by someone else" },
     };
     for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
         if (foreign_change(sb_db, owned[i].tc)) {
@@ -1267,6 +1298,16 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
             *reason = "NB_Global options";
             goto fail;
         }
+        if (nb_nb_global_is_updated(nbg, NB_NB_GLOBAL_COL_OPTIONS)) {
+            /* The responders and Service_Monitor rows name it (not the
+             * echo of the one northd chose and wrote). */
+            struct eth_addr mac = global_opts_svc_monitor_mac(
+                &n->global_opts, &nbg->options);
+            if (!eth_addr_equals(mac, d->svc_mac)) {
+                *reason = "NB_Global options:svc_monitor_mac";
+                goto fail;
+            }
+        }
     }
 
     /* Switches and ports, then port groups and address sets (which refer
@@ -1339,6 +1380,16 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     SSET_FOR_EACH (pg_name, &c.pgs_changed) {
         acls_pg_exists(d->acls, pg_name,
                        groups_pg_exists(&d->groups, pg_name));
+    }
+
+    /* Backends whose health ovn-controller reports changed: the load
+     * balancers' flows are built again (their owner's flows that do not
+     * change are not written). */
+    if (lb_health_handle_sb(&d->health, sb_db, ctx->sb_txn)) {
+        lflow_owner_clear(&d->lflows, &d->lb_owner);
+        lflow_table_set_owner(&d->lflows, &d->lb_owner);
+        lb_build_lflows(&d->lflows, &d->model, &d->lbs, &d->features);
+        lflow_table_set_owner(&d->lflows, NULL);
     }
 
     /* Compile. */
@@ -1465,7 +1516,7 @@ check_incremental(struct northd *n, struct northd_ctx *ctx,
     ipam_carry_save(&ipam_carry, &d->model);
     build_model(&fresh, ctx->nb, ctx->sb, nb, &ipam_carry, NULL);
     ipam_carry_destroy(&ipam_carry);
-    build_inputs(&fresh, ctx->nb);
+    build_inputs(&fresh, ctx->nb, ctx->sb, &d->svc_mac);
     fresh.flow_key = d->flow_key;
     fresh.features = d->features;
     struct acl_registry *errors = acl_registry_create(true);

@@ -346,7 +346,8 @@ do_list_symbols(void)
  * expr_validate() with "$name" resolved against Address_Set and "@name"
  * the way ovn-controller 23.03 does it on each of the flow's datapaths:
  * the Port_Group named "<tunnel_key>_name" for that datapath, else one
- * named plainly "name". */
+ * named plainly "name".  "$svc_monitor_mac", which ovn-controller defines
+ * itself, is a MAC. */
 
 struct sb_table {
     const char *name;
@@ -595,6 +596,14 @@ do_validate_sb(void)
     sb_sets_load(&sets.addr_sets, &ass, "name", "addresses");
     sb_sets_load(&sets.port_groups, &pgs, "name", "ports");
     shash_init(&sets.refs);
+    /* ovn-controller defines $svc_monitor_mac itself, from SB_Global
+     * options:svc_monitor_mac (load balancer health checks). */
+    if (!shash_find(&sets.addr_sets, "svc_monitor_mac")) {
+        struct svec *mac = xmalloc(sizeof *mac);
+        svec_init(mac);
+        svec_add(mac, "0a:00:00:00:00:fe");
+        shash_add(&sets.addr_sets, "svc_monitor_mac", mac);
+    }
 
     size_t dp_col = sb_column(&lf, "logical_datapath");
     size_t dpg_col = sb_column(&lf, "logical_dp_group");
