@@ -174,6 +174,7 @@ lb_model_destroy(struct lb_model *lm)
         }
         free(lb->vips);
         bitmap_free(lb->dps);
+        lflow_owner_destroy(&lb->owner);
     }
     free(lm->lbs);
     bitmap_free(lm->dps_with_vips);
@@ -194,6 +195,7 @@ lb_model_get(struct lb_model *lm, struct ls_model *m, struct shash *by_uuid,
     lb->nb = nb;
     lb->proto = nb->protocol && nb->protocol[0] ? nb->protocol : "tcp";
     lb->dps = bitmap_allocate(lm->dp_cap);
+    lflow_owner_init(&lb->owner);
 
     struct smap_node *node;
     SMAP_FOR_EACH (node, &nb->vips) {
@@ -275,67 +277,116 @@ ip_field(bool ipv6)
     return ipv6 ? "ip6" : "ip4";
 }
 
+/* Appends to 'out' "{A, B, ...}" of the distinct 'n' strings in 'v' (in
+ * their first order), or just "A" if there is one. */
 static void
-build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
-                const struct lb *lb, const struct lb_vip *vip,
-                const struct ls_features *features,
-                struct sset *pre_lb_in, struct sset *pre_lb_out,
-                struct ds *match, struct ds *actions)
+put_value_set(struct ds *out, const char **v, size_t n)
+{
+    struct sset seen = SSET_INITIALIZER(&seen);
+    struct ds set = DS_EMPTY_INITIALIZER;
+    for (size_t i = 0; i < n; i++) {
+        if (sset_add(&seen, v[i])) {
+            ds_put_format(&set, "%s%s", set.length ? ", " : "", v[i]);
+        }
+    }
+    if (sset_count(&seen) > 1) {
+        ds_put_format(out, "{%s}", ds_cstr(&set));
+    } else {
+        ds_put_cstr(out, ds_cstr(&set));
+    }
+    ds_destroy(&set);
+    sset_destroy(&seen);
+}
+
+/* The pre-LB flows that send a VIP's load-balanced traffic through its
+ * backends' zones into conntrack.  A load-balanced connection is tracked in
+ * both zones it crosses, as it would be if all traffic went to conntrack:
+ *
+ *   - towards a backend (egress, the backend's zone): the DNATed request,
+ *     so the backend's replies are established there;
+ *
+ *   - from a backend (ingress in the backend's zone, egress in the
+ *     client's): replies, which the client's zone un-DNATs, and ICMP
+ *     errors about the connection.
+ *
+ * Untracked, a backend's SYN-ACK would be a new, invalid connection in its
+ * own zone, and a stateless "drop" ACL would see replies as new traffic.
+ *
+ * The flows are per VIP, not per backend: the backends' addresses and
+ * their ports are matched as two sets ("ip4.src == {A, B} && (tcp.src ==
+ * {P, Q} || icmp4)"), so a VIP costs three pre-LB flows however many
+ * backends it has (ovn-controller turns the sets into conjunctive
+ * OpenFlow matches, in O(addresses + ports) OpenFlow flows).  Where the
+ * backends use different ports, an address is also matched with another
+ * backend's port (docs/load-balancers.md, "Limits"). */
+static void
+build_backend_pre_lb_flows(struct lflow_table *t, const struct lb *lb,
+                           const struct lb_vip *vip, struct ds *match)
 {
     const struct uuid *hint = &lb->nb->header_.uuid;
     const char *ipf = ip_field(vip->ipv6);
     const char *icmp = vip->ipv6 ? "icmp6" : "icmp4";
 
+    const char **ips = xmalloc(vip->n_backends * sizeof *ips);
+    const char **ports = xmalloc(vip->n_backends * sizeof *ports);
+    char (*port_bufs)[6] = xmalloc(vip->n_backends * sizeof *port_bufs);
+    for (size_t i = 0; i < vip->n_backends; i++) {
+        ips[i] = vip->backends[i].ip;
+        snprintf(port_bufs[i], sizeof port_bufs[i], "%"PRIu16,
+                 vip->backends[i].port);
+        ports[i] = port_bufs[i];
+    }
+    struct ds addrs = DS_EMPTY_INITIALIZER;
+    struct ds tps = DS_EMPTY_INITIALIZER;
+    put_value_set(&addrs, ips, vip->n_backends);
+    if (vip->port) {
+        put_value_set(&tps, ports, vip->n_backends);
+    }
+
+    /* From a backend. */
+    ds_clear(match);
+    if (vip->port) {
+        ds_put_format(match, "%s.src == %s && (%s.src == %s || %s)", ipf,
+                      ds_cstr(&addrs), lb->proto, ds_cstr(&tps), icmp);
+    } else {
+        ds_put_format(match, "%s.src == %s", ipf, ds_cstr(&addrs));
+    }
+    lflow_add_dps_hint(t, lb->dps, S_OUT_PRE_LB, 100, ds_cstr(match),
+                       REGBIT_CONNTRACK_NAT" = 1; next;", hint);
+    lflow_add_dps_hint(t, lb->dps, S_IN_PRE_LB, 100, ds_cstr(match),
+                       REGBIT_CONNTRACK_NAT" = 1; next;", hint);
+
+    /* To a backend. */
+    ds_clear(match);
+    ds_put_format(match, "%s.dst == %s", ipf, ds_cstr(&addrs));
+    if (vip->port) {
+        ds_put_format(match, " && %s.dst == %s", lb->proto, ds_cstr(&tps));
+    }
+    lflow_add_dps_hint(t, lb->dps, S_OUT_PRE_LB, 100, ds_cstr(match),
+                       REGBIT_CONNTRACK_NAT" = 1; next;", hint);
+
+    ds_destroy(&addrs);
+    ds_destroy(&tps);
+    free(ips);
+    free(ports);
+    free(port_bufs);
+}
+
+static void
+build_vip_flows(struct lflow_table *t, const struct lb *lb,
+                const struct lb_vip *vip, const struct ls_features *features,
+                struct ds *match, struct ds *actions)
+{
+    const struct uuid *hint = &lb->nb->header_.uuid;
+    const char *ipf = ip_field(vip->ipv6);
+
     /* Into conntrack: anything to the VIP address. */
     ds_clear(match);
     ds_put_format(match, "%s.dst == %s", ipf, vip->ip);
-    if (sset_add(pre_lb_in, ds_cstr(match))) {
-        lflow_add_hint(t, dp, S_IN_PRE_LB, 100, ds_cstr(match),
+    lflow_add_dps_hint(t, lb->dps, S_IN_PRE_LB, 100, ds_cstr(match),
                        REGBIT_CONNTRACK_NAT" = 1; next;", hint);
-    }
 
-    /* A load-balanced connection is tracked in both zones it crosses, as
-     * it would be if all traffic went to conntrack:
-     *
-     *   - towards a backend (egress, the backend's zone): the DNATed
-     *     request, so the backend's replies are established there;
-     *
-     *   - from a backend (ingress in the backend's zone, egress in the
-     *     client's): replies, which the client's zone un-DNATs, and ICMP
-     *     errors about the connection.
-     *
-     * Untracked, a backend's SYN-ACK would be a new, invalid connection in
-     * its own zone, and a stateless "drop" ACL would see replies as new
-     * traffic. */
-    for (size_t i = 0; i < vip->n_backends; i++) {
-        const struct lb_backend *b = &vip->backends[i];
-        ds_clear(match);
-        if (b->port) {
-            ds_put_format(match, "%s.src == %s && (%s.src == %"PRIu16
-                          " || %s)", ipf, b->ip, lb->proto, b->port, icmp);
-        } else {
-            ds_put_format(match, "%s.src == %s", ipf, b->ip);
-        }
-        if (sset_add(pre_lb_out, ds_cstr(match))) {
-            lflow_add_hint(t, dp, S_OUT_PRE_LB, 100, ds_cstr(match),
-                           REGBIT_CONNTRACK_NAT" = 1; next;", hint);
-        }
-        if (sset_add(pre_lb_in, ds_cstr(match))) {
-            lflow_add_hint(t, dp, S_IN_PRE_LB, 100, ds_cstr(match),
-                           REGBIT_CONNTRACK_NAT" = 1; next;", hint);
-        }
-
-        ds_clear(match);
-        ds_put_format(match, "%s.dst == %s", ipf, b->ip);
-        if (b->port) {
-            ds_put_format(match, " && %s.dst == %"PRIu16, lb->proto,
-                          b->port);
-        }
-        if (sset_add(pre_lb_out, ds_cstr(match))) {
-            lflow_add_hint(t, dp, S_OUT_PRE_LB, 100, ds_cstr(match),
-                           REGBIT_CONNTRACK_NAT" = 1; next;", hint);
-        }
-    }
+    build_backend_pre_lb_flows(t, lb, vip, match);
 
     /* Remember the VIP for hairpin detection, then let conntrack NAT. */
     ds_clear(match);
@@ -350,8 +401,8 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
     }
     ds_put_cstr(actions, ls_features_ct_lb(features));
     ds_put_char(actions, ';');
-    lflow_add_hint(t, dp, S_IN_PRE_STATEFUL, 120, ds_cstr(match),
-                   ds_cstr(actions), hint);
+    lflow_add_dps_hint(t, lb->dps, S_IN_PRE_STATEFUL, 120, ds_cstr(match),
+                       ds_cstr(actions), hint);
 
     /* New connections to the VIP pick a backend.  The ACL stages' commit
      * bit is left alone, so the stateful stage still records the ACL's
@@ -364,8 +415,29 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
     ds_clear(actions);
     ds_put_format(actions, "%s(backends=%s);", ls_features_ct_lb(features),
                   vip->backends_str);
-    lflow_add_hint(t, dp, S_IN_LB, vip->port ? 120 : 110, ds_cstr(match),
-                   ds_cstr(actions), hint);
+    lflow_add_dps_hint(t, lb->dps, S_IN_LB, vip->port ? 120 : 110,
+                       ds_cstr(match), ds_cstr(actions), hint);
+}
+
+/* Adds the flows of 'lb''s VIPs, once for all the switches it is on, as
+ * contributions of the load balancer's own owner. */
+void
+lb_build_lb_lflows(struct lflow_table *t, struct lb *lb,
+                   const struct ls_features *features)
+{
+    if (!lb->n_dps || !lb->n_vips) {
+        return;
+    }
+    struct lflow_owner *saved = t->owner;
+    lflow_table_set_owner(t, &lb->owner);
+    struct ds match = DS_EMPTY_INITIALIZER;
+    struct ds actions = DS_EMPTY_INITIALIZER;
+    for (size_t k = 0; k < lb->n_vips; k++) {
+        build_vip_flows(t, lb, &lb->vips[k], features, &match, &actions);
+    }
+    ds_destroy(&match);
+    ds_destroy(&actions);
+    lflow_table_set_owner(t, saved);
 }
 
 /* Hairpin: a backend reaching its own VIP gets its packet back, with the
@@ -454,42 +526,37 @@ lb_build_localnet_lflows(struct lflow_table *t, const struct ls_datapath *dp,
     ds_destroy(&match);
 }
 
+/* The flows of switches with VIPs that do not depend on the VIPs (for the
+ * current owner), and every load balancer's VIP flows (for its own). */
 void
 lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
-                const struct lb_model *lm, const struct ls_features *features)
+                struct lb_model *lm, const struct ls_features *features)
 {
     struct ds match = DS_EMPTY_INITIALIZER;
-    struct ds actions = DS_EMPTY_INITIALIZER;
     for (size_t i = 0; i < m->n_datapaths; i++) {
-        const struct ls_datapath *dp = m->dp_array[i];
-        if (!lb_model_dp_has_vips(lm, i)) {
-            continue;
+        if (lb_model_dp_has_vips(lm, i)) {
+            lb_build_switch_lflows(t, m->dp_array[i], &match);
         }
-        const struct ls_port *p;
-        LIST_FOR_EACH (p, dp_node, &dp->ports) {
-            if (!strcmp(p->nb->type, "router")) {
-                build_pre_lb_port_skip(t, dp, p, "next;", &match);
-            }
-        }
-
-        struct sset pre_lb_in = SSET_INITIALIZER(&pre_lb_in);
-        struct sset pre_lb_out = SSET_INITIALIZER(&pre_lb_out);
-        for (size_t j = 0; j < lm->n_lbs; j++) {
-            const struct lb *lb = &lm->lbs[j];
-            if (!bitmap_is_set(lb->dps, i)) {
-                continue;
-            }
-            for (size_t k = 0; k < lb->n_vips; k++) {
-                build_vip_flows(t, dp, lb, &lb->vips[k], features,
-                                &pre_lb_in, &pre_lb_out, &match, &actions);
-            }
-        }
-        sset_destroy(&pre_lb_in);
-        sset_destroy(&pre_lb_out);
-        build_hairpin_flows(t, dp);
     }
     ds_destroy(&match);
-    ds_destroy(&actions);
+    for (size_t j = 0; j < lm->n_lbs; j++) {
+        lb_build_lb_lflows(t, &lm->lbs[j], features);
+    }
+}
+
+/* The flows of 'dp', a switch with VIPs, that do not depend on the VIPs:
+ * its router ports skip the load balancer, and hairpin. */
+void
+lb_build_switch_lflows(struct lflow_table *t, const struct ls_datapath *dp,
+                       struct ds *match)
+{
+    const struct ls_port *p;
+    LIST_FOR_EACH (p, dp_node, &dp->ports) {
+        if (!strcmp(p->nb->type, "router")) {
+            build_pre_lb_port_skip(t, dp, p, "next;", match);
+        }
+    }
+    build_hairpin_flows(t, dp);
 }
 
 /* SB Load_Balancer rows, one per NB load balancer applied to a switch,

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "northd/lflow.h"
 
 struct dp_groups;
 struct lflow_table;
@@ -42,6 +43,7 @@ struct lb {
     size_t n_vips;
     unsigned long *dps;             /* Datapaths it applies to. */
     size_t n_dps;
+    struct lflow_owner owner;       /* Its VIPs' flows, on 'dps'. */
 };
 
 struct lb_model {
@@ -68,7 +70,12 @@ void lb_build_localnet_lflows(struct lflow_table *,
                               const struct ls_datapath *, bool has_vips,
                               bool stateful);
 void lb_build_lflows(struct lflow_table *, const struct ls_model *,
-                     const struct lb_model *, const struct ls_features *);
+                     struct lb_model *, const struct ls_features *);
+struct ds;
+void lb_build_switch_lflows(struct lflow_table *, const struct ls_datapath *,
+                            struct ds *match);
+void lb_build_lb_lflows(struct lflow_table *, struct lb *,
+                        const struct ls_features *);
 /* Writes the SB Load_Balancer rows; adds the UUIDs of the rows it inserts
  * to 'inserted', so that the caller knows their echo for its own. */
 struct uuidset;
