@@ -32,6 +32,7 @@ northd_ovn_northd_SOURCES = \
 	northd/l2.c \
 	northd/l2.h \
 	northd/lb.c \
+	northd/lb-inc.c \
 	northd/lb.h \
 	northd/lflow.c \
 	northd/lflow.h \

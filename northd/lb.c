@@ -155,10 +155,60 @@ parse_vip(const char *key, const char *value, struct lb_vip *vip)
     return NULL;
 }
 
+/* Parses the VIPs of 'nb' into 'lb' (which has none).  A bad VIP is left
+ * out; with 'report', reported through 'm', otherwise the first error is
+ * returned (caller frees) and 'lb' has no VIPs. */
+char *
+lb_parse_vips(struct lb *lb, const struct nb_load_balancer *nb, bool report,
+              struct ls_model *m)
+{
+    lb->nb = nb;
+    lb->proto = nb->protocol && nb->protocol[0] ? nb->protocol : "tcp";
+    struct smap_node *node;
+    SMAP_FOR_EACH (node, &nb->vips) {
+        struct lb_vip vip;
+        char *error = parse_vip(node->key, node->value, &vip);
+        if (error) {
+            if (!report) {
+                char *e = xasprintf("Load_Balancer %s VIP \"%s\": %s",
+                                    nb->name, node->key, error);
+                free(error);
+                lb_clear_vips(lb);
+                return e;
+            }
+            COVERAGE_INC(lb_bad_vip);
+            char *msg = xasprintf("Load_Balancer %s ("UUID_FMT"): ignoring "
+                                  "VIP \"%s\": %s", nb->name,
+                                  UUID_ARGS(&nb->header_.uuid), node->key,
+                                  error);
+            ls_model_report_bad_row(m, msg);
+            free(msg);
+            free(error);
+            continue;
+        }
+        lb->vips = xrealloc(lb->vips, (lb->n_vips + 1) * sizeof *lb->vips);
+        lb->vips[lb->n_vips++] = vip;
+    }
+    return NULL;
+}
+
+void
+lb_clear_vips(struct lb *lb)
+{
+    for (size_t j = 0; j < lb->n_vips; j++) {
+        lb_vip_destroy(&lb->vips[j]);
+    }
+    free(lb->vips);
+    lb->vips = NULL;
+    lb->n_vips = 0;
+}
+
 void
 lb_model_init(struct lb_model *lm)
 {
     memset(lm, 0, sizeof *lm);
+    hmap_init(&lm->index);
+    hmap_init(&lm->groups);
 }
 
 void
@@ -167,12 +217,10 @@ lb_model_destroy(struct lb_model *lm)
     if (!lm) {
         return;
     }
+    lb_index_destroy(lm);
     for (size_t i = 0; i < lm->n_lbs; i++) {
         struct lb *lb = &lm->lbs[i];
-        for (size_t j = 0; j < lb->n_vips; j++) {
-            lb_vip_destroy(&lb->vips[j]);
-        }
-        free(lb->vips);
+        lb_clear_vips(lb);
         bitmap_free(lb->dps);
         lflow_owner_destroy(&lb->owner);
     }
@@ -192,29 +240,10 @@ lb_model_get(struct lb_model *lm, struct ls_model *m, struct shash *by_uuid,
     }
     lb = &lm->lbs[lm->n_lbs++];
     memset(lb, 0, sizeof *lb);
-    lb->nb = nb;
-    lb->proto = nb->protocol && nb->protocol[0] ? nb->protocol : "tcp";
-    lb->dps = bitmap_allocate(lm->dp_cap);
+    lb->dps = bitmap_allocate(MAX(lm->dp_cap, 1));
     lflow_owner_init(&lb->owner);
 
-    struct smap_node *node;
-    SMAP_FOR_EACH (node, &nb->vips) {
-        struct lb_vip vip;
-        char *error = parse_vip(node->key, node->value, &vip);
-        if (error) {
-            COVERAGE_INC(lb_bad_vip);
-            char *msg = xasprintf("Load_Balancer %s ("UUID_FMT"): ignoring "
-                                  "VIP \"%s\": %s", nb->name,
-                                  UUID_ARGS(&nb->header_.uuid), node->key,
-                                  error);
-            ls_model_report_bad_row(m, msg);
-            free(msg);
-            free(error);
-            continue;
-        }
-        lb->vips = xrealloc(lb->vips, (lb->n_vips + 1) * sizeof *lb->vips);
-        lb->vips[lb->n_vips++] = vip;
-    }
+    lb_parse_vips(lb, nb, true, m);
     shash_add(by_uuid, key, lb);
     return lb;
 }
@@ -239,10 +268,11 @@ lb_model_build(struct lb_model *lm, struct ls_model *m, struct rdb *nb_db)
     NB_LOAD_BALANCER_FOR_EACH (nb_lb, nb_db) {
         n++;
     }
-    lm->lbs = xmalloc((n ? n : 1) * sizeof *lm->lbs);
+    lm->allocated_lbs = n ? n : 1;
+    lm->lbs = xmalloc(lm->allocated_lbs * sizeof *lm->lbs);
     lm->n_datapaths = m->n_datapaths;
     lm->dp_cap = m->dp_cap;
-    lm->dps_with_vips = bitmap_allocate(m->n_datapaths);
+    lm->dps_with_vips = bitmap_allocate(MAX(m->dp_cap, 1));
 
     /* In switch order, so the same NB gives the same result. */
     struct shash by_uuid = SHASH_INITIALIZER(&by_uuid);
@@ -267,7 +297,7 @@ lb_model_build(struct lb_model *lm, struct ls_model *m, struct rdb *nb_db)
 bool
 lb_model_dp_has_vips(const struct lb_model *lm, size_t dp_index)
 {
-    return (dp_index < lm->n_datapaths
+    return (dp_index < lm->dp_cap
             && bitmap_is_set(lm->dps_with_vips, dp_index));
 }
 
@@ -526,37 +556,91 @@ lb_build_localnet_lflows(struct lflow_table *t, const struct ls_datapath *dp,
     ds_destroy(&match);
 }
 
-/* The flows of switches with VIPs that do not depend on the VIPs (for the
- * current owner), and every load balancer's VIP flows (for its own). */
+/* Every load balancer's VIP flows, each for its own owner. */
 void
-lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
+lb_build_lflows(struct lflow_table *t, const struct ls_model *m OVS_UNUSED,
                 struct lb_model *lm, const struct ls_features *features)
 {
-    struct ds match = DS_EMPTY_INITIALIZER;
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        if (lb_model_dp_has_vips(lm, i)) {
-            lb_build_switch_lflows(t, m->dp_array[i], &match);
-        }
-    }
-    ds_destroy(&match);
     for (size_t j = 0; j < lm->n_lbs; j++) {
         lb_build_lb_lflows(t, &lm->lbs[j], features);
     }
 }
 
-/* The flows of 'dp', a switch with VIPs, that do not depend on the VIPs:
- * its router ports skip the load balancer, and hairpin. */
+/* On a switch with VIPs: hairpin (the switch's own flows)... */
 void
-lb_build_switch_lflows(struct lflow_table *t, const struct ls_datapath *dp,
-                       struct ds *match)
+lb_build_hairpin_lflows(struct lflow_table *t, const struct ls_datapath *dp)
 {
-    const struct ls_port *p;
-    LIST_FOR_EACH (p, dp_node, &dp->ports) {
-        if (!strcmp(p->nb->type, "router")) {
-            build_pre_lb_port_skip(t, dp, p, "next;", match);
-        }
-    }
     build_hairpin_flows(t, dp);
+}
+
+/* ...and router ports skip the load balancer (the port's). */
+void
+lb_build_port_lflows(struct lflow_table *t, const struct ls_port *p)
+{
+    if (!strcmp(p->nb->type, "router")) {
+        struct ds match = DS_EMPTY_INITIALIZER;
+        build_pre_lb_port_skip(t, p->dp, p, "next;", &match);
+        ds_destroy(&match);
+    }
+}
+
+/* Writes the SB row of 'lb', which is on at least one switch: 'sb', or a
+ * new one. */
+void
+lb_sync_sb_one(struct lb *lb, const struct sb_load_balancer *sb,
+               struct rdb_txn *txn, struct dp_groups *dpgs,
+               struct uuidset *inserted)
+{
+    char id[UUID_LEN + 1];
+    snprintf(id, sizeof id, UUID_FMT, UUID_ARGS(&lb->nb->header_.uuid));
+
+    /* The group first: it is an op of its own. */
+    const struct uuid *group = dp_groups_get(dpgs, txn, lb->dps,
+                                             lb->n_dps);
+    dp_groups_pin(dpgs, group);
+    if (!sb) {
+        struct uuid uuid;
+        rdb_uuid_generate(&uuid);
+        rdb_txn_insert(txn, &sb_table_load_balancer, &uuid);
+        uuidset_insert(inserted, &uuid);
+        lb->sb_uuid = uuid;
+        struct smap ids = SMAP_INITIALIZER(&ids);
+        smap_add(&ids, "lb_id", id);
+        rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_EXTERNAL_IDS, &ids);
+        smap_destroy(&ids);
+    } else {
+        rdb_txn_update(txn, &sb_table_load_balancer, &sb->header_.uuid);
+        lb->sb_uuid = sb->header_.uuid;
+    }
+    if (!sb || strcmp(sb->name, lb->nb->name)) {
+        rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_NAME, lb->nb->name);
+    }
+    if (!sb || !smap_equal(&sb->vips, &lb->nb->vips)) {
+        rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_VIPS, &lb->nb->vips);
+    }
+    if (!sb || !sb->protocol || strcmp(sb->protocol, lb->proto)) {
+        rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_PROTOCOL,
+                           lb->proto);
+    }
+
+    /* The NB options, as stock 23.03 copies them: ovn-controller reads
+     * some (hairpin_snat_ip, ct_flush...).  The VIP is also kept in
+     * registers (see pre_stateful), which tells ovn-controller it may
+     * use the original tuple. */
+    struct smap options;
+    smap_clone(&options, &lb->nb->options);
+    smap_replace(&options, "hairpin_orig_tuple", "true");
+    if (!sb || !smap_equal(&options, &sb->options)) {
+        rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_OPTIONS, &options);
+    }
+    smap_destroy(&options);
+
+    if (!sb || !RDB_ROW_IS(sb->datapath_group, group)) {
+        rdb_txn_set_ref(txn, SB_LOAD_BALANCER_COL_DATAPATH_GROUP, group);
+    }
+    if (sb && sb->n_datapaths) {
+        rdb_txn_set_refs(txn, SB_LOAD_BALANCER_COL_DATAPATHS, NULL, 0);
+    }
 }
 
 /* SB Load_Balancer rows, one per NB load balancer applied to a switch,
@@ -606,51 +690,7 @@ lb_sync_sb(const struct lb_model *lm, const struct ls_model *m OVS_UNUSED,
         snprintf(id, sizeof id, UUID_FMT, UUID_ARGS(&lb->nb->header_.uuid));
         sb = shash_find_and_delete(&existing, id);
 
-        /* The group first: it is an op of its own. */
-        const struct uuid *group = dp_groups_get(dpgs, txn, lb->dps,
-                                                 lb->n_dps);
-        dp_groups_pin(dpgs, group);
-        if (!sb) {
-            struct uuid uuid;
-            rdb_uuid_generate(&uuid);
-            rdb_txn_insert(txn, &sb_table_load_balancer, &uuid);
-            uuidset_insert(inserted, &uuid);
-            struct smap ids = SMAP_INITIALIZER(&ids);
-            smap_add(&ids, "lb_id", id);
-            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_EXTERNAL_IDS, &ids);
-            smap_destroy(&ids);
-        } else {
-            rdb_txn_update(txn, &sb_table_load_balancer, &sb->header_.uuid);
-        }
-        if (!sb || strcmp(sb->name, lb->nb->name)) {
-            rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_NAME, lb->nb->name);
-        }
-        if (!sb || !smap_equal(&sb->vips, &lb->nb->vips)) {
-            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_VIPS, &lb->nb->vips);
-        }
-        if (!sb || !sb->protocol || strcmp(sb->protocol, lb->proto)) {
-            rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_PROTOCOL,
-                               lb->proto);
-        }
-
-        /* The NB options, as stock 23.03 copies them: ovn-controller reads
-         * some (hairpin_snat_ip, ct_flush...).  The VIP is also kept in
-         * registers (see pre_stateful), which tells ovn-controller it may
-         * use the original tuple. */
-        struct smap options;
-        smap_clone(&options, &lb->nb->options);
-        smap_replace(&options, "hairpin_orig_tuple", "true");
-        if (!sb || !smap_equal(&options, &sb->options)) {
-            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_OPTIONS, &options);
-        }
-        smap_destroy(&options);
-
-        if (!sb || !RDB_ROW_IS(sb->datapath_group, group)) {
-            rdb_txn_set_ref(txn, SB_LOAD_BALANCER_COL_DATAPATH_GROUP, group);
-        }
-        if (sb && sb->n_datapaths) {
-            rdb_txn_set_refs(txn, SB_LOAD_BALANCER_COL_DATAPATHS, NULL, 0);
-        }
+        lb_sync_sb_one(CONST_CAST(struct lb *, lb), sb, txn, dpgs, inserted);
     }
 
     struct shash_node *node;

@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "northd/lflow.h"
+#include "openvswitch/hmap.h"
+#include "openvswitch/uuid.h"
+#include "uuidset.h"
 
 struct dp_groups;
 struct lflow_table;
@@ -21,6 +24,8 @@ struct ls_model;
 struct nb_load_balancer;
 struct rdb;
 struct rdb_txn;
+struct sb_load_balancer;
+struct uuidset;
 
 struct lb_backend {
     char *ip;                       /* Normalized text, no brackets. */
@@ -44,6 +49,7 @@ struct lb {
     unsigned long *dps;             /* Datapaths it applies to. */
     size_t n_dps;
     struct lflow_owner owner;       /* Its VIPs' flows, on 'dps'. */
+    struct uuid sb_uuid;            /* Its SB row (lb-inc.c), or zero. */
 };
 
 struct lb_model {
@@ -51,7 +57,17 @@ struct lb_model {
     size_t n_lbs;
     size_t n_datapaths;
     size_t dp_cap;                  /* Bits in each struct lb 'dps'. */
-    unsigned long *dps_with_vips;   /* Datapaths with at least one VIP. */
+    unsigned long *dps_with_vips;   /* Datapaths with at least one VIP
+                                     * ('dp_cap' bits). */
+
+    /* For incremental passes (lb-inc.c). */
+    size_t allocated_lbs;
+    struct hmap index;              /* "struct lb_index"es, by NB UUID. */
+    struct hmap groups;             /* "struct lb_group_state"s, by NB
+                                     * UUID: each group's members. */
+    uint32_t *n_vip_lbs;            /* Per datapath, the load balancers
+                                     * with VIPs on it ('dp_cap'). */
+    struct uuidset sb_dead;         /* SB rows of load balancers gone. */
 };
 
 void lb_model_init(struct lb_model *);
@@ -71,9 +87,10 @@ void lb_build_localnet_lflows(struct lflow_table *,
                               bool stateful);
 void lb_build_lflows(struct lflow_table *, const struct ls_model *,
                      struct lb_model *, const struct ls_features *);
-struct ds;
-void lb_build_switch_lflows(struct lflow_table *, const struct ls_datapath *,
-                            struct ds *match);
+struct ls_port;
+void lb_build_hairpin_lflows(struct lflow_table *,
+                             const struct ls_datapath *);
+void lb_build_port_lflows(struct lflow_table *, const struct ls_port *);
 void lb_build_lb_lflows(struct lflow_table *, struct lb *,
                         const struct ls_features *);
 /* Writes the SB Load_Balancer rows; adds the UUIDs of the rows it inserts
@@ -82,5 +99,32 @@ struct uuidset;
 void lb_sync_sb(const struct lb_model *, const struct ls_model *,
                 struct rdb *sb_db, struct rdb_txn *,
                 struct dp_groups *, struct uuidset *inserted);
+
+/* Incremental passes (lb-inc.c).  lb_model_index() completes a model that
+ * lb_model_build() made, and lb_sync_sb() must have run on it once.
+ * lb_model_handle_changes() follows the tracked NB changes to load
+ * balancers, their groups and the switches' attachments: it rebuilds the
+ * flows of the load balancers concerned and remembers them for
+ * lb_sync_sb_dirty().  It returns false, having changed nothing, with
+ * '*reason' set, if it cannot follow them (a switch gains or loses its
+ * first VIP, a VIP that does not parse). */
+struct rdb_row;
+void lb_model_index(struct lb_model *, struct rdb *nb_db);
+bool lb_model_handle_changes(struct lb_model *, struct ls_model *,
+                             struct rdb *nb_db, struct lflow_table *,
+                             const struct ls_features *,
+                             struct uuidset *dirty, const char **reason);
+void lb_sync_sb_dirty(struct lb_model *, struct rdb *sb_db, struct rdb_txn *,
+                      struct dp_groups *, struct uuidset *dirty,
+                      struct uuidset *inserted);
+
+/* lb.c's helpers for lb-inc.c. */
+char *lb_parse_vips(struct lb *, const struct nb_load_balancer *,
+                    bool report, struct ls_model *);
+void lb_clear_vips(struct lb *);
+void lb_sync_sb_one(struct lb *, const struct sb_load_balancer *,
+                    struct rdb_txn *, struct dp_groups *,
+                    struct uuidset *inserted);
+void lb_index_destroy(struct lb_model *);
 
 #endif /* northd/lb.h */

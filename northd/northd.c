@@ -437,6 +437,9 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
     lflow_table_set_owner(&d->lflows, &dp->owner);
     l2_build_dp_lflows(&d->lflows, dp);
     lb_build_dp_lflows(&d->lflows, dp, &d->features);
+    if (lb_model_dp_has_vips(&d->lbs, dp->index)) {
+        lb_build_hairpin_lflows(&d->lflows, dp);
+    }
     qos_build_dp_lflows(&d->lflows, &d->qos, dp);
     acls_build_dp_lflows(d->acls, &d->lflows, dp);
     dhcp_build_dp_lflows(&d->lflows, dp, acls_dp_stateful(d->acls, dp));
@@ -455,6 +458,9 @@ build_port_lflows(struct northd_data *d, struct ls_port *p)
     lflow_table_set_owner(&d->lflows, &p->owner);
     l2_build_port_lflows(&d->lflows, p, d->model.check_lsp_up);
     dhcp_build_port_lflows(&d->lflows, p);
+    if (lb_model_dp_has_vips(&d->lbs, p->dp->index)) {
+        lb_build_port_lflows(&d->lflows, p);
+    }
     lflow_table_set_owner(&d->lflows, NULL);
 }
 
@@ -503,6 +509,7 @@ build_inputs(struct northd_data *d, struct rdb *nb_db)
 {
     lb_model_init(&d->lbs);
     lb_model_build(&d->lbs, &d->model, nb_db);
+    lb_model_index(&d->lbs, nb_db);
     qos_model_init(&d->qos);
     qos_model_build(&d->qos, &d->model);
     dhcp_check_model(&d->model, &d->dhcp_bad);
@@ -701,6 +708,7 @@ struct inc_changes {
     struct uuidset dead_pbs;        /* Port_Bindings to delete. */
     struct hmapx dns_dps;           /* Datapaths whose DNS flows may
                                      * change. */
+    struct uuidset lbs;             /* Load balancers to write (NB UUIDs). */
 };
 
 static void
@@ -718,6 +726,7 @@ inc_changes_init(struct inc_changes *c)
     hmapx_init(&c->bindings);
     uuidset_init(&c->dead_pbs);
     hmapx_init(&c->dns_dps);
+    uuidset_init(&c->lbs);
 }
 
 static void
@@ -735,6 +744,7 @@ inc_changes_destroy(struct inc_changes *c)
     hmapx_destroy(&c->bindings);
     uuidset_destroy(&c->dead_pbs);
     hmapx_destroy(&c->dns_dps);
+    uuidset_destroy(&c->lbs);
 }
 
 static bool
@@ -754,9 +764,6 @@ static bool
 inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
                  struct inc_changes *c)
 {
-    if (lb_model_dp_has_vips(&d->lbs, dp->index)) {
-        return false;           /* Load balancer flows follow ports. */
-    }
     const struct nb_logical_switch *ls = dp->nb;
     if (ipam_switch_enabled(ls)) {
         return false;           /* A port's addresses may move others'. */
@@ -887,10 +894,6 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
         if (ipam_port_involved(p)) {
             *reason = "a port with dynamic addresses or on a switch with "
                       "IPAM";
-            return false;
-        }
-        if (lb_model_dp_has_vips(&d->lbs, p->dp->index)) {
-            *reason = "a port of a switch with load balancers";
             return false;
         }
         groups_port_removed(&d->groups, p, &c->span_changed,
@@ -1238,6 +1241,10 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     if (!inc_dhcp_options(d, nb_db, &c, reason)) {
         goto fail;
     }
+    if (!lb_model_handle_changes(&d->lbs, &d->model, nb_db, &d->lflows,
+                                 &d->features, &c.lbs, reason)) {
+        goto fail;
+    }
     /* Groups ovn-controllers learnt: the switch's flows and multicast
      * groups are rebuilt. */
     if (!inc_igmp_groups(d, sb_db, &c, reason)) {
@@ -1349,6 +1356,8 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         ls_model_sync_mc_groups(&d->model, sb_db, ctx->sb_txn, node->data);
     }
     dns_sync_sb_dirty(&d->dns, ctx->sb_txn);
+    lb_sync_sb_dirty(&d->lbs, sb_db, ctx->sb_txn, &d->dpgs, &c.lbs,
+                     &d->own_lb_inserts);
     size_t n_written = lflow_table_sync_dirty(&d->lflows, &d->model,
                                               ctx->sb_txn, &d->dpgs,
                                               ctx->max_flow_inserts);
