@@ -367,6 +367,11 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
                 }
             }
         }
+        if (old && old->bad_vip) {
+            /* A full pass reports what is left of the problem. */
+            *reason = "a Load_Balancer with a bad VIP";
+            ok = false;
+        }
         size_t n_vips = old ? old->n_vips : 0;
         if (nb && ch->n_dps
             && (!old || rdb_row_is_new(&nb->header_)

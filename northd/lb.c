@@ -177,6 +177,7 @@ lb_parse_vips(struct lb *lb, const struct nb_load_balancer *nb, bool report,
                 return e;
             }
             COVERAGE_INC(lb_bad_vip);
+            lb->bad_vip = true;
             char *msg = xasprintf("Load_Balancer %s ("UUID_FMT"): ignoring "
                                   "VIP \"%s\": %s", nb->name,
                                   UUID_ARGS(&nb->header_.uuid), node->key,

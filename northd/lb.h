@@ -50,6 +50,7 @@ struct lb {
     size_t n_dps;
     struct lflow_owner owner;       /* Its VIPs' flows, on 'dps'. */
     struct uuid sb_uuid;            /* Its SB row (lb-inc.c), or zero. */
+    bool bad_vip;                   /* A VIP was left out and reported. */
 };
 
 struct lb_model {
