@@ -8,6 +8,7 @@
 
 #include "bitmap.h"
 #include "coverage.h"
+#include "hash.h"
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
@@ -229,37 +230,42 @@ lb_model_destroy(struct lb_model *lm)
     bitmap_free(lm->dps_with_vips);
 }
 
+/* The model's load balancers by NB row, while it is built. */
+struct lb_by_row {
+    struct hmap_node node;
+    const struct nb_load_balancer *nb;
+    size_t idx;
+};
+
 static struct lb *
-lb_model_get(struct lb_model *lm, struct ls_model *m, struct shash *by_uuid,
+lb_model_get(struct lb_model *lm, struct ls_model *m, struct hmap *by_row,
              const struct nb_load_balancer *nb)
 {
-    char key[UUID_LEN + 1];
-    snprintf(key, sizeof key, UUID_FMT, UUID_ARGS(&nb->header_.uuid));
-    struct lb *lb = shash_find_data(by_uuid, key);
-    if (lb) {
-        return lb;
+    struct lb_by_row *br;
+    HMAP_FOR_EACH_WITH_HASH (br, node, hash_pointer(nb, 0), by_row) {
+        if (br->nb == nb) {
+            return &lm->lbs[br->idx];
+        }
     }
-    lb = &lm->lbs[lm->n_lbs++];
+    br = xmalloc(sizeof *br);
+    br->nb = nb;
+    br->idx = lm->n_lbs;
+    hmap_insert(by_row, &br->node, hash_pointer(nb, 0));
+
+    struct lb *lb = &lm->lbs[lm->n_lbs++];
     memset(lb, 0, sizeof *lb);
     lb->dps = bitmap_allocate(MAX(lm->dp_cap, 1));
     lflow_owner_init(&lb->owner);
-
     lb_parse_vips(lb, nb, true, m);
-    shash_add(by_uuid, key, lb);
     return lb;
 }
 
-static void
-lb_attach(struct lb_model *lm, struct lb *lb, size_t dp_index)
-{
-    if (!bitmap_is_set(lb->dps, dp_index)) {
-        bitmap_set1(lb->dps, dp_index);
-        lb->n_dps++;
-    }
-    if (lb->n_vips) {
-        bitmap_set1(lm->dps_with_vips, dp_index);
-    }
-}
+/* A group and the switches that list it, while the model is built. */
+struct lb_group_dps {
+    struct hmap_node node;
+    const struct nb_load_balancer_group *g;
+    unsigned long *dps;
+};
 
 void
 lb_model_build(struct lb_model *lm, struct ls_model *m, struct rdb *nb_db)
@@ -273,26 +279,77 @@ lb_model_build(struct lb_model *lm, struct ls_model *m, struct rdb *nb_db)
     lm->lbs = xmalloc(lm->allocated_lbs * sizeof *lm->lbs);
     lm->n_datapaths = m->n_datapaths;
     lm->dp_cap = m->dp_cap;
-    lm->dps_with_vips = bitmap_allocate(MAX(m->dp_cap, 1));
+    size_t cap = MAX(m->dp_cap, 1);
+    lm->dps_with_vips = bitmap_allocate(cap);
 
-    /* In switch order, so the same NB gives the same result. */
-    struct shash by_uuid = SHASH_INITIALIZER(&by_uuid);
+    /* In switch order, so the same NB gives the same result: the load
+     * balancers switches list directly, then each group's (in the order
+     * switches list them), once per group for all its switches rather
+     * than once per switch (ovn-kubernetes lists one group of every
+     * service on every node's switch). */
+    struct hmap by_row = HMAP_INITIALIZER(&by_row);
+    struct hmap groups = HMAP_INITIALIZER(&groups);
+    struct lb_group_dps **order = NULL;
+    size_t n_order = 0, allocated_order = 0;
     for (size_t i = 0; i < m->n_datapaths; i++) {
         const struct nb_logical_switch *ls = m->dp_array[i]->nb;
         for (size_t j = 0; j < ls->n_load_balancer; j++) {
-            lb_attach(lm, lb_model_get(lm, m, &by_uuid, ls->load_balancer[j]),
-                      i);
+            struct lb *lb = lb_model_get(lm, m, &by_row,
+                                         ls->load_balancer[j]);
+            bitmap_set1(lb->dps, i);
         }
         for (size_t j = 0; j < ls->n_load_balancer_group; j++) {
             const struct nb_load_balancer_group *g
                 = ls->load_balancer_group[j];
-            for (size_t k = 0; k < g->n_load_balancer; k++) {
-                lb_attach(lm, lb_model_get(lm, m, &by_uuid,
-                                           g->load_balancer[k]), i);
+            struct lb_group_dps *gd = NULL, *x;
+            HMAP_FOR_EACH_WITH_HASH (x, node, hash_pointer(g, 0), &groups) {
+                if (x->g == g) {
+                    gd = x;
+                    break;
+                }
             }
+            if (!gd) {
+                gd = xmalloc(sizeof *gd);
+                gd->g = g;
+                gd->dps = bitmap_allocate(cap);
+                hmap_insert(&groups, &gd->node, hash_pointer(g, 0));
+                if (n_order >= allocated_order) {
+                    order = x2nrealloc(order, &allocated_order,
+                                       sizeof *order);
+                }
+                order[n_order++] = gd;
+            }
+            bitmap_set1(gd->dps, i);
         }
     }
-    shash_destroy(&by_uuid);
+    for (size_t i = 0; i < n_order; i++) {
+        const struct lb_group_dps *gd = order[i];
+        for (size_t k = 0; k < gd->g->n_load_balancer; k++) {
+            struct lb *lb = lb_model_get(lm, m, &by_row,
+                                         gd->g->load_balancer[k]);
+            bitmap_or(lb->dps, gd->dps, cap);
+        }
+    }
+    for (size_t i = 0; i < lm->n_lbs; i++) {
+        struct lb *lb = &lm->lbs[i];
+        lb->n_dps = bitmap_count1(lb->dps, cap);
+        if (lb->n_vips) {
+            bitmap_or(lm->dps_with_vips, lb->dps, cap);
+        }
+    }
+
+    struct lb_group_dps *gd;
+    HMAP_FOR_EACH_POP (gd, node, &groups) {
+        bitmap_free(gd->dps);
+        free(gd);
+    }
+    hmap_destroy(&groups);
+    free(order);
+    struct lb_by_row *br;
+    HMAP_FOR_EACH_POP (br, node, &by_row) {
+        free(br);
+    }
+    hmap_destroy(&by_row);
 }
 
 bool
