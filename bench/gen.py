@@ -936,9 +936,12 @@ def change_ops(kind, i, m):
                         "to-lport", 1001, "allow-related",
                         "ip4.src==%s" % ip, 2,
                         k8s_ids("NetpolNode", name, {"ip": ip}))),
-                    insert("Logical_Switch", ls, {
+                    insert("Logical_Switch", ls, dict({
                         "name": name, "ports": oset([ref(lsp)]),
-                        "acls": oset([ref(acl)])})]
+                        "acls": oset([ref(acl)])}, **(
+                        # A node joins the cluster's services.
+                        {"load_balancer_group": oset([ref(m["lb_group"])])}
+                        if "lb_group" in m else {})))]
         sw = m["switches"][r.randrange(len(m["switches"]))]
         ops = [insert("Logical_Switch", ls, {
             "name": "neutron-" + u, "ports": oset([ref(lsp)]),

@@ -8,7 +8,8 @@
  * members (sorted, to tell which joined or left when the group changes),
  * and per switch how many load balancers with VIPs it has: a switch that
  * gains its first VIP or loses its last changes class (its fixed flows,
- * its ACLs: docs/load-balancers.md), which is left to a full pass. */
+ * its router ports' and its ACLs' depend on it), which the caller
+ * follows. */
 #include <config.h>
 #include "northd/lb.h"
 
@@ -18,6 +19,7 @@
 #include "bitmap.h"
 #include "coverage.h"
 #include "hash.h"
+#include "hmapx.h"
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
@@ -261,7 +263,8 @@ bool
 lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
                         struct rdb *nb_db, struct lflow_table *t,
                         const struct ls_features *features,
-                        struct uuidset *dirty, const char **reason)
+                        struct uuidset *dirty, struct hmapx *flipped,
+                        const char **reason)
 {
     struct uuidset todo = UUIDSET_INITIALIZER(&todo);
 
@@ -399,13 +402,6 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
             }
         }
     }
-    for (size_t dp = 0; ok && dp < lm->dp_cap; dp++) {
-        if (delta[dp] && !lm->n_vip_lbs[dp] != !(lm->n_vip_lbs[dp]
-                                                 + delta[dp])) {
-            *reason = "a switch gained or lost its first load balancer VIP";
-            ok = false;
-        }
-    }
 
     /* Apply. */
     for (size_t i = 0; i < n_changes; i++) {
@@ -444,7 +440,20 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
     }
     if (ok) {
         for (size_t dp = 0; dp < lm->dp_cap; dp++) {
+            if (!delta[dp]) {
+                continue;
+            }
+            bool had = lm->n_vip_lbs[dp] > 0;
             lm->n_vip_lbs[dp] += delta[dp];
+            bool has = lm->n_vip_lbs[dp] > 0;
+            if (had != has) {
+                if (has) {
+                    bitmap_set1(lm->dps_with_vips, dp);
+                } else {
+                    bitmap_set0(lm->dps_with_vips, dp);
+                }
+                hmapx_add(flipped, m->dp_array[dp]);
+            }
         }
     }
     free(delta);

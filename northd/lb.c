@@ -252,6 +252,11 @@ lb_model_get(struct lb_model *lm, struct ls_model *m, struct hmap *by_row,
     br->idx = lm->n_lbs;
     hmap_insert(by_row, &br->node, hash_pointer(nb, 0));
 
+    /* A reference to a row deleted in this pass may still be seen (the
+     * count of live rows is only a first guess). */
+    if (lm->n_lbs >= lm->allocated_lbs) {
+        lm->lbs = x2nrealloc(lm->lbs, &lm->allocated_lbs, sizeof *lm->lbs);
+    }
     struct lb *lb = &lm->lbs[lm->n_lbs++];
     memset(lb, 0, sizeof *lb);
     lb->dps = bitmap_allocate(MAX(lm->dp_cap, 1));
@@ -294,9 +299,11 @@ lb_model_build(struct lb_model *lm, struct ls_model *m, struct rdb *nb_db)
     for (size_t i = 0; i < m->n_datapaths; i++) {
         const struct nb_logical_switch *ls = m->dp_array[i]->nb;
         for (size_t j = 0; j < ls->n_load_balancer; j++) {
-            struct lb *lb = lb_model_get(lm, m, &by_row,
-                                         ls->load_balancer[j]);
-            bitmap_set1(lb->dps, i);
+            if (!nb_load_balancer_is_deleted(ls->load_balancer[j])) {
+                struct lb *lb = lb_model_get(lm, m, &by_row,
+                                             ls->load_balancer[j]);
+                bitmap_set1(lb->dps, i);
+            }
         }
         for (size_t j = 0; j < ls->n_load_balancer_group; j++) {
             const struct nb_load_balancer_group *g
@@ -325,9 +332,11 @@ lb_model_build(struct lb_model *lm, struct ls_model *m, struct rdb *nb_db)
     for (size_t i = 0; i < n_order; i++) {
         const struct lb_group_dps *gd = order[i];
         for (size_t k = 0; k < gd->g->n_load_balancer; k++) {
-            struct lb *lb = lb_model_get(lm, m, &by_row,
-                                         gd->g->load_balancer[k]);
-            bitmap_or(lb->dps, gd->dps, cap);
+            if (!nb_load_balancer_is_deleted(gd->g->load_balancer[k])) {
+                struct lb *lb = lb_model_get(lm, m, &by_row,
+                                             gd->g->load_balancer[k]);
+                bitmap_or(lb->dps, gd->dps, cap);
+            }
         }
     }
     for (size_t i = 0; i < lm->n_lbs; i++) {

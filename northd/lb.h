@@ -106,15 +106,19 @@ void lb_sync_sb(const struct lb_model *, const struct ls_model *,
  * lb_model_handle_changes() follows the tracked NB changes to load
  * balancers, their groups and the switches' attachments: it rebuilds the
  * flows of the load balancers concerned and remembers them for
- * lb_sync_sb_dirty().  It returns false, having changed nothing, with
- * '*reason' set, if it cannot follow them (a switch gains or loses its
- * first VIP, a VIP that does not parse). */
+ * lb_sync_sb_dirty(), and adds to 'flipped' the switches ("struct
+ * ls_datapath"s) that gained their first VIP or lost their last (their own
+ * flows, their router ports' and their ACLs' are the caller's to rebuild).
+ * It returns false, having changed no flow, with '*reason' set, if it
+ * cannot follow them (a VIP that does not parse, or did). */
 struct rdb_row;
 void lb_model_index(struct lb_model *, struct rdb *nb_db);
+struct hmapx;
 bool lb_model_handle_changes(struct lb_model *, struct ls_model *,
                              struct rdb *nb_db, struct lflow_table *,
                              const struct ls_features *,
-                             struct uuidset *dirty, const char **reason);
+                             struct uuidset *dirty, struct hmapx *flipped,
+                             const char **reason);
 void lb_sync_sb_dirty(struct lb_model *, struct rdb *sb_db, struct rdb_txn *,
                       struct dp_groups *, struct uuidset *dirty,
                       struct uuidset *inserted);

@@ -905,6 +905,8 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
         groups_port_added(&d->groups, p, &c->span_changed, &c->sets_changed);
         hmapx_add(&c->ports, p);
         hmapx_add(&c->dps, p->dp);
+        /* Its type may decide 'up' (a router port is always up). */
+        hmapx_add(&c->up_changed, p);
     }
 
     NB_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_db) {
@@ -1241,10 +1243,30 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     if (!inc_dhcp_options(d, nb_db, &c, reason)) {
         goto fail;
     }
+    struct hmapx lb_flipped = HMAPX_INITIALIZER(&lb_flipped);
     if (!lb_model_handle_changes(&d->lbs, &d->model, nb_db, &d->lflows,
-                                 &d->features, &c.lbs, reason)) {
+                                 &d->features, &c.lbs, &lb_flipped,
+                                 reason)) {
+        hmapx_destroy(&lb_flipped);
         goto fail;
     }
+    /* A switch that gained its first VIP or lost its last: its own flows
+     * (hairpin, localnet skips, stateful stages), its router ports' (they
+     * skip the load balancer) and its ACLs'. */
+    struct hmapx_node *fnode;
+    HMAPX_FOR_EACH (fnode, &lb_flipped) {
+        struct ls_datapath *dp = fnode->data;
+        acls_dp_set_lb(d->acls, dp, lb_model_dp_has_vips(&d->lbs,
+                                                         dp->index));
+        hmapx_add(&c.dps, dp);
+        struct ls_port *p;
+        LIST_FOR_EACH (p, dp_node, &dp->ports) {
+            if (!strcmp(p->nb->type, "router")) {
+                hmapx_add(&c.ports, p);
+            }
+        }
+    }
+    hmapx_destroy(&lb_flipped);
     /* Groups ovn-controllers learnt: the switch's flows and multicast
      * groups are rebuilt. */
     if (!inc_igmp_groups(d, sb_db, &c, reason)) {
