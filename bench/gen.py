@@ -27,7 +27,12 @@ sizes give byte-for-byte the same database content):
            addresses (names are ovn-k style hashes "a<decimal>"), default
            deny port groups per namespace, ACLs in tiers 1 (ANP, with
            pass), 2 (NetworkPolicy) and 3 (BANP); egress ACLs are
-           from-lport with options:apply-after-lb=true.
+           from-lport with options:apply-after-lb=true.  With --services,
+           also Services as ovn-kubernetes writes them: a Load_Balancer per
+           service ("Service_<ns>/<svc>_TCP_cluster", one cluster IP VIP
+           with 1-10 endpoints, a few with --lb-big-endpoints), all in one
+           Load_Balancer_Group ("clusterLBGroup") that every node switch
+           lists; change kinds lb_endpoint, lb_service_add and lb_service_del.
 
 Stock ovn-northd 23.03 (NB schema 7.0.0) has no ACL tier and no "pass"
 verb: it ignores tier, so BANP ACLs (tier 3, priorities 1649-1750) then
@@ -77,6 +82,14 @@ CHANGE_KINDS = ["acl_add", "acl_del", "acl_modify", "pg_add_port",
 # With --services (neutron): a subnet's DHCP options change (Neutron
 # rewrites the whole options map), a DNS record is added.
 SERVICE_KINDS = ["dhcp_modify", "dns_record"]
+# With --services (k8s): a service's endpoints change (one endpoint
+# replaced), a service is added to the cluster group, and deleted again.
+LB_KINDS = ["lb_endpoint", "lb_service_add", "lb_service_del"]
+
+
+def service_kinds(profile):
+    """The change kinds --services adds for PROFILE."""
+    return LB_KINDS if profile == "k8s" else SERVICE_KINDS
 
 
 # OVSDB JSON helpers.
@@ -733,8 +746,69 @@ def gen_k8s(a, sink):
     m["counts"] = {"switches": n_nodes, "ports": n_pods + n_nodes,
                    "port_groups": len(pg_list), "acls": n_acls,
                    "address_sets": len(ns_as) + len(peer_sets)}
+    if a.services:
+        k8s_services(a, g, b, nodes, pods, m)
     m["transactions"] = b.done()
     return m
+
+
+SVC_OPTIONS = {"event": "false", "reject": "true", "skip_snat": "false",
+               "neighbor_responder": "none",
+               "hairpin_snat_ip": "169.254.169.5 fd69::5"}
+
+
+def svc_vip(n, port):
+    return "%s:%d" % (ip_str((172 << 24 | 30 << 16) + n), port)
+
+
+def k8s_services(a, g, b, nodes, pods, m):
+    """--services (k8s): a Load_Balancer per Service in the cluster-wide
+    group every node switch lists, as ovn-kubernetes writes them."""
+    rng = g.rng
+    n_svc = a.lb_services if a.lb_services is not None else len(pods)
+    n_big = min(3, n_svc // 10)
+    pod_ips = [pd["ip"] for pd in pods] or ["10.128.0.3"]
+    group = g.uuid()
+    svcs = []
+    for i in range(n_svc):
+        u = g.uuid()
+        proto = "udp" if i % 10 == 9 else "tcp"
+        port, tport = (53, 5353) if proto == "udp" else (80 + i % 3,
+                                                         8080 + i % 3)
+        if i < n_big:
+            eps = ["%s:%d" % (ip_str((10 << 24 | 129 << 16) + i * 65536
+                                     + 1 + k), tport)
+                   for k in range(a.lb_big_endpoints)]
+        else:
+            eps = ["%s:%d" % (ip, tport) for ip in
+                   sorted(rng.sample(pod_ips,
+                                     min(len(pod_ips), 1 + i % 10)))]
+        vip = svc_vip(i + 1, port)
+        svcs.append({"uuid": u, "vip": vip, "eps": eps})
+        name = "ns-%d/svc-%d" % (i % 50, i)
+        b.add(insert("Load_Balancer", u, {
+            "name": "Service_%s_%s_cluster" % (name, proto.upper()),
+            "protocol": proto, "vips": omap({vip: ",".join(eps)}),
+            "options": omap(SVC_OPTIONS),
+            "external_ids": omap({"k8s.ovn.org/kind": "Service",
+                                  "k8s.ovn.org/owner": name})}))
+        b.cut()
+    b.cut(True)
+    b.add(insert("Load_Balancer_Group", group, {
+        "name": "clusterLBGroup",
+        "load_balancer": oset(ref(x["uuid"]) for x in svcs)}))
+    b.cut(True)
+    for nd in nodes:
+        b.add(mutate("Logical_Switch", nd["uuid"], "load_balancer_group",
+                     "insert", [ref(group)]))
+        b.cut()
+    b.cut(True)
+    # The services whose endpoints change: the small ones.
+    m["lb_group"] = group
+    m["lb_services"] = [x for x in svcs[n_big:n_big + 5000]]
+    m["lb_pod_ips"] = pod_ips[:1000]
+    m["counts"]["load_balancers"] = n_svc
+    m["counts"]["lb_backends"] = sum(len(x["eps"]) for x in svcs)
 
 
 def k8s_acl(direction, priority, action, match, tier, ids, options=None,
@@ -815,6 +889,35 @@ def change_ops(kind, i, m):
                  "mutations": [["records", "insert", omap({
                      "bench-%d" % i: ip_str((172 << 24 | 22 << 16)
                                             + 1 + i)})]]}]
+    if kind == "lb_endpoint":
+        sv = m["lb_services"][i % len(m["lb_services"])]
+        tport = sv["eps"][0].rsplit(":", 1)[1]
+        eps = sv["eps"][:-1] + ["%s:%s" % (ip_str((10 << 24 | 140 << 16)
+                                                  + 1 + i), tport)]
+        return [{"op": "update", "table": "Load_Balancer",
+                 "where": [["_uuid", "==", ref(sv["uuid"])]],
+                 "row": {"vips": omap({sv["vip"]: ",".join(eps)})}}]
+    if kind in ("lb_service_add", "lb_service_del"):
+        lu, lr = change_uuid(m, "lb_service_add", i)
+        if kind == "lb_service_del":
+            return [mutate("Load_Balancer_Group", m["lb_group"],
+                           "load_balancer", "delete", [ref(lu)]),
+                    {"op": "delete", "table": "Load_Balancer",
+                     "where": [["_uuid", "==", ref(lu)]]}]
+        ips = m["lb_pod_ips"]
+        eps = sorted(set("%s:8080" % ips[lr.randrange(len(ips))]
+                         for _ in range(3)))
+        name = "bench/svc-%d" % i
+        return [insert("Load_Balancer", lu, {
+                    "name": "Service_%s_TCP_cluster" % name,
+                    "protocol": "tcp",
+                    "vips": omap({"%s:80" % ip_str((172 << 24 | 31 << 16)
+                                                   + 1 + i): ",".join(eps)}),
+                    "options": omap(SVC_OPTIONS),
+                    "external_ids": omap({"k8s.ovn.org/kind": "Service",
+                                          "k8s.ovn.org/owner": name})}),
+                mutate("Load_Balancer_Group", m["lb_group"],
+                       "load_balancer", "insert", [ref(lu)])]
     if kind == "port_add":
         sw = m["switches"][r.randrange(len(m["switches"]))]
         ip = ip_str((172 << 24 | 20 << 16) + 1 + i)
@@ -833,9 +936,12 @@ def change_ops(kind, i, m):
                         "to-lport", 1001, "allow-related",
                         "ip4.src==%s" % ip, 2,
                         k8s_ids("NetpolNode", name, {"ip": ip}))),
-                    insert("Logical_Switch", ls, {
+                    insert("Logical_Switch", ls, dict({
                         "name": name, "ports": oset([ref(lsp)]),
-                        "acls": oset([ref(acl)])})]
+                        "acls": oset([ref(acl)])}, **(
+                        # A node joins the cluster's services.
+                        {"load_balancer_group": oset([ref(m["lb_group"])])}
+                        if "lb_group" in m else {})))]
         sw = m["switches"][r.randrange(len(m["switches"]))]
         ops = [insert("Logical_Switch", ls, {
             "name": "neutron-" + u, "ports": oset([ref(lsp)]),
@@ -923,8 +1029,15 @@ def add_size_args(p):
     p.add_argument("--services", action="store_true",
                    help="neutron: also DHCP options per subnet, a metadata "
                    "localport and DNS records per network, and a VLAN "
-                   "provider port on every tenth (change kinds %s)"
-                   % ",".join(SERVICE_KINDS))
+                   "provider port on every tenth (change kinds %s); k8s: "
+                   "also Services, load balancers in a group on every "
+                   "node switch (change kinds %s)"
+                   % (",".join(SERVICE_KINDS), ",".join(LB_KINDS)))
+    p.add_argument("--lb-services", type=int, default=None,
+                   help="k8s --services: how many (default: one per pod)")
+    p.add_argument("--lb-big-endpoints", type=int, default=2000,
+                   help="k8s --services: endpoints of each of the 3 "
+                   "biggest services (default 2000)")
 
 
 def resolve_sizes(a):

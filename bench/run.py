@@ -344,9 +344,12 @@ def change_plan(kinds, n):
     for a, d in (("pg_add_port", "pg_del_port"), ("as_add", "as_del")):
         for i in range(n):
             plan += [(k, i) for k in (a, d) if k in kinds]
-    for k in ["port_add", "switch_add"] + gen.SERVICE_KINDS:
+    for k in ["port_add", "switch_add", "lb_endpoint"] + gen.SERVICE_KINDS:
         if k in kinds:
             plan += [(k, i) for i in range(n)]
+    for i in range(n):
+        plan += [(k, i) for k in ("lb_service_add", "lb_service_del")
+                 if k in kinds]
     return plan
 
 
@@ -857,8 +860,9 @@ def main():
                    metavar="NAME=N", help="fewer changes for one northd")
     p.add_argument("--kinds", default=None,
                    help="change kinds (default: %s, and with --services "
-                   "also %s)" % (",".join(gen.CHANGE_KINDS),
-                                 ",".join(gen.SERVICE_KINDS)))
+                   "also %s (neutron) or %s (k8s))"
+                   % (",".join(gen.CHANGE_KINDS), ",".join(gen.SERVICE_KINDS),
+                      ",".join(gen.LB_KINDS)))
     p.add_argument("--baseline", default="stock",
                    help="the northd ratios are relative to")
     p.add_argument("--change-timeout", type=float, default=120)
@@ -882,12 +886,17 @@ def main():
         p.error("--cold-runs must be at least 1")
     if a.kinds is None:
         a.kinds = ",".join(gen.CHANGE_KINDS
-                           + (gen.SERVICE_KINDS if a.services else []))
+                           + (gen.service_kinds(a.profile) if a.services
+                              else []))
     a.kinds = [k for k in a.kinds.split(",") if k]
     for k in a.kinds:
-        if k not in gen.CHANGE_KINDS + gen.SERVICE_KINDS:
+        if k not in (gen.CHANGE_KINDS + gen.SERVICE_KINDS + gen.LB_KINDS):
             p.error("unknown change kind %s" % k)
-        if k in gen.SERVICE_KINDS and not a.services:
+        if (k in gen.SERVICE_KINDS + gen.LB_KINDS
+                and k not in gen.service_kinds(a.profile)):
+            p.error("change kind %s is not one of profile %s"
+                    % (k, a.profile))
+        if k in gen.SERVICE_KINDS + gen.LB_KINDS and not a.services:
             p.error("change kind %s needs --services" % k)
     northds = parse_northds(p, a)
     caps = dict((s.partition("=")[0], int(s.partition("=")[2]))

@@ -1841,6 +1841,19 @@ queue_dp_acls(struct acls *a, const unsigned long *dps)
 }
 
 void
+acls_dp_set_lb(struct acls *a, const struct ls_datapath *dp, bool has_lb)
+{
+    struct acl_dp *ad = &a->dps[dp->index];
+    if (ad->has_lb != has_lb) {
+        ad->has_lb = has_lb;
+        unsigned long *dps = bitmap_allocate(a->dp_cap);
+        bitmap_set1(dps, dp->index);
+        queue_dp_acls(a, dps);
+        bitmap_free(dps);
+    }
+}
+
+void
 acls_run(struct acls *a, struct lflow_table *t, unsigned long *dp_dirty)
 {
     /* Most address set changes leave every match that names the set as

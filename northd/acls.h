@@ -52,6 +52,9 @@ void acls_sets_changed(struct acls *, const struct sset *names);
 void acls_pg_deleted(struct acls *, struct pg_state *);
 void acls_pg_exists(struct acls *, const char *name, bool exists);
 void acls_dp_added(struct acls *, const struct ls_datapath *);
+/* Switch 'dp' gained its first load balancer VIP or lost its last: its
+ * ACLs are compiled again (the caller rebuilds its own flows). */
+void acls_dp_set_lb(struct acls *, const struct ls_datapath *, bool has_lb);
 
 /* Re-evaluates and recompiles what the changes above queued.  Sets in
  * 'dp_dirty' (a bitmap over datapath indexes) the datapaths whose own

@@ -130,6 +130,14 @@ lb_opts_destroy(struct lb_opts *o)
     free(o->hash_fields);
 }
 
+bool
+lb_opts_incremental(const struct nb_load_balancer *nb)
+{
+    return (!smap_get_bool(&nb->options, "template", false)
+            && smap_get_int(&nb->options, "affinity_timeout", 0)
+               <= UINT16_MAX);
+}
+
 /* Template VIPs. */
 
 /* True if 's' is "^NAME", NAME of letters, digits and '_'.  Adds NAME to
@@ -372,7 +380,7 @@ put_addr_port(struct ds *s, bool ipv6, const char *ip, const char *port)
 /* A VIP without backends, with events on: the first packet of every
  * connection attempt asks ovn-controller to tell the CMS. */
 static void
-build_event_flow(struct lflow_table *t, const struct ls_datapath *dp,
+build_event_flow(struct lflow_table *t, const unsigned long *dps,
                  const struct lb *lb, const struct lb_vip *vip,
                  struct ds *match, struct ds *actions)
 {
@@ -393,8 +401,8 @@ build_event_flow(struct lflow_table *t, const struct ls_datapath *dp,
                   UUID_FMT"\");", lb->proto,
                   UUID_ARGS(&lb->nb->header_.uuid));
     ds_destroy(&port);
-    lflow_add_hint(t, dp, S_IN_PRE_LB, 130, ds_cstr(match),
-                   ds_cstr(actions), &lb->nb->header_.uuid);
+    lflow_add_dps_hint(t, dps, S_IN_PRE_LB, 130, ds_cstr(match),
+                       ds_cstr(actions), &lb->nb->header_.uuid);
 }
 
 /* Session affinity, as stock 23.03 has it: a new connection to the VIP
@@ -403,7 +411,7 @@ build_event_flow(struct lflow_table *t, const struct ls_datapath *dp,
  * ct_lb_mark chose (commit_lb_aff()).  Stock's learn flows end the
  * pipeline (the packet that teaches is dropped), and so do these. */
 static void
-build_affinity_flows(struct lflow_table *t, const struct ls_datapath *dp,
+build_affinity_flows(struct lflow_table *t, const unsigned long *dps,
                      const struct lb *lb, const struct lb_vip *vip,
                      const struct ls_features *features,
                      struct ds *match, struct ds *actions)
@@ -423,8 +431,9 @@ build_affinity_flows(struct lflow_table *t, const struct ls_datapath *dp,
     if (vip->port) {
         ds_put_format(&vip_match, " && "REG_ORIG_TP_DPORT" == %s", vport);
     }
-    lflow_add_hint(t, dp, S_IN_LB_AFF_CHECK, 100, ds_cstr(&vip_match),
-                   REGBIT_KNOWN_LB_SESSION" = chk_lb_aff(); next;", hint);
+    lflow_add_dps_hint(t, dps, S_IN_LB_AFF_CHECK, 100, ds_cstr(&vip_match),
+                       REGBIT_KNOWN_LB_SESSION" = chk_lb_aff(); next;",
+                       hint);
 
     struct ds be = DS_EMPTY_INITIALIZER;
     for (size_t i = 0; i < vip->n_backends; i++) {
@@ -450,8 +459,8 @@ build_affinity_flows(struct lflow_table *t, const struct ls_datapath *dp,
         }
         ds_put_format(actions, "%s(backends=%s);",
                       ls_features_ct_lb(features), ds_cstr(&be));
-        lflow_add_hint(t, dp, S_IN_LB, 150, ds_cstr(match),
-                       ds_cstr(actions), hint);
+        lflow_add_dps_hint(t, dps, S_IN_LB, 150, ds_cstr(match),
+                           ds_cstr(actions), hint);
 
         /* A new one: remember the backend ct_lb_mark chose. */
         ds_clear(match);
@@ -469,15 +478,15 @@ build_affinity_flows(struct lflow_table *t, const struct ls_datapath *dp,
         }
         ds_put_format(actions, "timeout = %"PRIu16"); /* drop */",
                       lb->opts.affinity_timeout);
-        lflow_add_hint(t, dp, S_IN_LB_AFF_LEARN, 100, ds_cstr(match),
-                       ds_cstr(actions), hint);
+        lflow_add_dps_hint(t, dps, S_IN_LB_AFF_LEARN, 100, ds_cstr(match),
+                           ds_cstr(actions), hint);
     }
     ds_destroy(&be);
     ds_destroy(&vip_match);
 }
 
 void
-lb_opts_build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
+lb_opts_build_vip_flows(struct lflow_table *t, const unsigned long *dps,
                         const struct lb *lb, const struct lb_vip *vip,
                         const struct ls_features *features,
                         struct ds *match, struct ds *actions)
@@ -485,33 +494,32 @@ lb_opts_build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
     if (!vip->n_backends) {
         /* A rejecting VIP answers instead. */
         if (lb->opts.event && !lb->opts.reject) {
-            build_event_flow(t, dp, lb, vip, match, actions);
+            build_event_flow(t, dps, lb, vip, match, actions);
         }
     } else if (lb->opts.affinity_timeout && !lb->opts.is_template) {
-        build_affinity_flows(t, dp, lb, vip, features, match, actions);
+        build_affinity_flows(t, dps, lb, vip, features, match, actions);
     }
 }
 
 void
-lb_opts_build_template_vip(struct lflow_table *t, const struct ls_datapath *dp,
+lb_opts_build_template_lb(struct lflow_table *t, const unsigned long *dps)
+{
+    /* The backends are known only once a chassis expands them: all IP
+     * traffic of the switch goes to conntrack, as in stock. */
+    lflow_add_dps_hint(t, dps, S_IN_PRE_LB, 100, "ip",
+                       REGBIT_CONNTRACK_NAT" = 1; next;", NULL);
+    lflow_add_dps_hint(t, dps, S_OUT_PRE_LB, 100, "ip",
+                       REGBIT_CONNTRACK_NAT" = 1; next;", NULL);
+}
+
+void
+lb_opts_build_template_vip(struct lflow_table *t, const unsigned long *dps,
                            const struct lb *lb, const struct lb_vip *vip,
                            const struct ls_features *features,
-                           struct sset *pre_lb_in, struct sset *pre_lb_out,
                            struct ds *match, struct ds *actions)
 {
     const struct uuid *hint = &lb->nb->header_.uuid;
     const char *ipf = ip_field(vip);
-
-    /* The backends are known only once a chassis expands them: all IP
-     * traffic of the switch goes to conntrack, as in stock. */
-    if (sset_add(pre_lb_in, "ip")) {
-        lflow_add(t, dp, S_IN_PRE_LB, 100, "ip",
-                  REGBIT_CONNTRACK_NAT" = 1; next;");
-    }
-    if (sset_add(pre_lb_out, "ip")) {
-        lflow_add(t, dp, S_OUT_PRE_LB, 100, "ip",
-                  REGBIT_CONNTRACK_NAT" = 1; next;");
-    }
 
     ds_clear(match);
     ds_put_format(match, REGBIT_CONNTRACK_NAT" == 1 && %s.dst == %s",
@@ -527,8 +535,8 @@ lb_opts_build_template_vip(struct lflow_table *t, const struct ls_datapath *dp,
         ds_put_cstr(actions, "; ");
     }
     ds_put_format(actions, "%s;", ls_features_ct_lb(features));
-    lflow_add_hint(t, dp, S_IN_PRE_STATEFUL, 120, ds_cstr(match),
-                   ds_cstr(actions), hint);
+    lflow_add_dps_hint(t, dps, S_IN_PRE_STATEFUL, 120, ds_cstr(match),
+                       ds_cstr(actions), hint);
 
     ds_clear(match);
     ds_put_format(match, "ct.new && %s.dst == %s", ipf, vip->ip);
@@ -538,10 +546,10 @@ lb_opts_build_template_vip(struct lflow_table *t, const struct ls_datapath *dp,
     }
     ds_clear(actions);
     lb_opts_put_lb_action(actions, lb, vip, features);
-    lflow_add_hint(t, dp, S_IN_LB, vip_has_port(vip) ? 120 : 110,
-                   ds_cstr(match), ds_cstr(actions), hint);
+    lflow_add_dps_hint(t, dps, S_IN_LB, vip_has_port(vip) ? 120 : 110,
+                       ds_cstr(match), ds_cstr(actions), hint);
 
-    lb_opts_build_vip_flows(t, dp, lb, vip, features, match, actions);
+    lb_opts_build_vip_flows(t, dps, lb, vip, features, match, actions);
 }
 
 const struct smap *

@@ -57,6 +57,10 @@ void lb_opts_init(struct lb_opts *, const struct nb_load_balancer *,
                   struct ls_model *);
 void lb_opts_destroy(struct lb_opts *);
 
+/* Whether a change to 'nb' can be followed without a full pass: not for a
+ * template load balancer, nor for options a full pass reports. */
+bool lb_opts_incremental(const struct nb_load_balancer *);
+
 /* Parses the VIP 'key' => 'value' of template load balancer 'lb' into
  * 'vip'.  Returns NULL on success, otherwise an error (caller frees).  On
  * success, names of variables no Chassis_Template_Var defines are
@@ -72,23 +76,22 @@ void lb_opts_put_lb_action(struct ds *actions, const struct lb *,
                            const struct lb_vip *,
                            const struct ls_features *);
 
-/* The flows the options add for 'vip' on 'dp': the empty-backends event
- * and session affinity. */
-void lb_opts_build_vip_flows(struct lflow_table *, const struct ls_datapath *,
+/* The flows the options add for 'vip' on the switches 'dps' (the load
+ * balancer's): the empty-backends event and session affinity. */
+void lb_opts_build_vip_flows(struct lflow_table *, const unsigned long *dps,
                              const struct lb *, const struct lb_vip *,
                              const struct ls_features *,
                              struct ds *match, struct ds *actions);
 
-/* Every flow of a template load balancer's 'vip' on 'dp'.  The pre-LB
- * stages send all IP traffic of the switch to conntrack, as stock does:
- * the backends are known only on the chassis.  'pre_lb_in' and
- * 'pre_lb_out' are the pre-LB matches 'dp' has already. */
-void lb_opts_build_template_vip(struct lflow_table *,
-                                const struct ls_datapath *,
+/* A template load balancer's flows on 'dps' as a whole: the pre-LB stages
+ * send all IP traffic of its switches to conntrack, as stock does, since
+ * the backends are known only on the chassis. */
+void lb_opts_build_template_lb(struct lflow_table *, const unsigned long *dps);
+
+/* Every other flow of a template load balancer's 'vip' on 'dps'. */
+void lb_opts_build_template_vip(struct lflow_table *, const unsigned long *dps,
                                 const struct lb *, const struct lb_vip *,
                                 const struct ls_features *,
-                                struct sset *pre_lb_in,
-                                struct sset *pre_lb_out,
                                 struct ds *match, struct ds *actions);
 
 /* The vips of 'lb''s SB Load_Balancer row: the NB's, except that a

@@ -8,6 +8,7 @@
 
 #include "bitmap.h"
 #include "coverage.h"
+#include "hash.h"
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
@@ -160,49 +161,16 @@ lb_vip_parse(const char *key, const char *value, struct lb_vip *vip)
     return parse_vip(key, value, vip);
 }
 
-void
-lb_model_init(struct lb_model *lm)
+/* Parses the options and VIPs of 'nb' into 'lb' (which has none).  A bad
+ * VIP is left out; with 'report', reported through 'm', otherwise the
+ * first error is returned (caller frees) and 'lb' has no VIPs. */
+char *
+lb_parse_vips(struct lb *lb, const struct nb_load_balancer *nb, bool report,
+              const struct lb_opts_ctx *ctx, struct ls_model *m)
 {
-    memset(lm, 0, sizeof *lm);
-}
-
-void
-lb_model_destroy(struct lb_model *lm)
-{
-    if (!lm) {
-        return;
-    }
-    for (size_t i = 0; i < lm->n_lbs; i++) {
-        struct lb *lb = &lm->lbs[i];
-        for (size_t j = 0; j < lb->n_vips; j++) {
-            lb_vip_destroy(&lb->vips[j]);
-        }
-        free(lb->vips);
-        bitmap_free(lb->dps);
-        lb_opts_destroy(&lb->opts);
-    }
-    free(lm->lbs);
-    bitmap_free(lm->dps_with_vips);
-}
-
-static struct lb *
-lb_model_get(struct lb_model *lm, struct ls_model *m, struct shash *by_uuid,
-             const struct lb_opts_ctx *ctx,
-             const struct nb_load_balancer *nb)
-{
-    char key[UUID_LEN + 1];
-    snprintf(key, sizeof key, UUID_FMT, UUID_ARGS(&nb->header_.uuid));
-    struct lb *lb = shash_find_data(by_uuid, key);
-    if (lb) {
-        return lb;
-    }
-    lb = &lm->lbs[lm->n_lbs++];
-    memset(lb, 0, sizeof *lb);
     lb->nb = nb;
     lb->proto = nb->protocol && nb->protocol[0] ? nb->protocol : "tcp";
-    lb->dps = bitmap_allocate(lm->dp_cap);
     lb_opts_init(&lb->opts, nb, lb->proto, ctx, m);
-
     struct smap_node *node;
     SMAP_FOR_EACH (node, &nb->vips) {
         struct lb_vip vip;
@@ -212,7 +180,15 @@ lb_model_get(struct lb_model *lm, struct ls_model *m, struct shash *by_uuid,
                                                     &vip)
                        : parse_vip(node->key, node->value, &vip));
         if (error) {
+            if (!report) {
+                char *e = xasprintf("Load_Balancer %s VIP \"%s\": %s",
+                                    nb->name, node->key, error);
+                free(error);
+                lb_clear_vips(lb);
+                return e;
+            }
             COVERAGE_INC(lb_bad_vip);
+            lb->bad_vip = true;
             char *msg = xasprintf("Load_Balancer %s ("UUID_FMT"): ignoring "
                                   "VIP \"%s\": %s", nb->name,
                                   UUID_ARGS(&nb->header_.uuid), node->key,
@@ -225,21 +201,89 @@ lb_model_get(struct lb_model *lm, struct ls_model *m, struct shash *by_uuid,
         lb->vips = xrealloc(lb->vips, (lb->n_vips + 1) * sizeof *lb->vips);
         lb->vips[lb->n_vips++] = vip;
     }
-    shash_add(by_uuid, key, lb);
+    return NULL;
+}
+
+void
+lb_clear_vips(struct lb *lb)
+{
+    for (size_t j = 0; j < lb->n_vips; j++) {
+        lb_vip_destroy(&lb->vips[j]);
+    }
+    free(lb->vips);
+    lb->vips = NULL;
+    lb->n_vips = 0;
+    lb_opts_destroy(&lb->opts);
+    memset(&lb->opts, 0, sizeof lb->opts);
+}
+
+void
+lb_model_init(struct lb_model *lm)
+{
+    memset(lm, 0, sizeof *lm);
+    hmap_init(&lm->index);
+    hmap_init(&lm->groups);
+}
+
+void
+lb_model_destroy(struct lb_model *lm)
+{
+    if (!lm) {
+        return;
+    }
+    lb_index_destroy(lm);
+    for (size_t i = 0; i < lm->n_lbs; i++) {
+        struct lb *lb = &lm->lbs[i];
+        lb_clear_vips(lb);
+        bitmap_free(lb->dps);
+        lflow_owner_destroy(&lb->owner);
+    }
+    free(lm->lbs);
+    bitmap_free(lm->dps_with_vips);
+}
+
+/* The model's load balancers by NB row, while it is built. */
+struct lb_by_row {
+    struct hmap_node node;
+    const struct nb_load_balancer *nb;
+    size_t idx;
+};
+
+static struct lb *
+lb_model_get(struct lb_model *lm, struct ls_model *m, struct hmap *by_row,
+             const struct lb_opts_ctx *ctx,
+             const struct nb_load_balancer *nb)
+{
+    struct lb_by_row *br;
+    HMAP_FOR_EACH_WITH_HASH (br, node, hash_pointer(nb, 0), by_row) {
+        if (br->nb == nb) {
+            return &lm->lbs[br->idx];
+        }
+    }
+    br = xmalloc(sizeof *br);
+    br->nb = nb;
+    br->idx = lm->n_lbs;
+    hmap_insert(by_row, &br->node, hash_pointer(nb, 0));
+
+    /* A reference to a row deleted in this pass may still be seen (the
+     * count of live rows is only a first guess). */
+    if (lm->n_lbs >= lm->allocated_lbs) {
+        lm->lbs = x2nrealloc(lm->lbs, &lm->allocated_lbs, sizeof *lm->lbs);
+    }
+    struct lb *lb = &lm->lbs[lm->n_lbs++];
+    memset(lb, 0, sizeof *lb);
+    lb->dps = bitmap_allocate(MAX(lm->dp_cap, 1));
+    lflow_owner_init(&lb->owner);
+    lb_parse_vips(lb, nb, true, ctx, m);
     return lb;
 }
 
-static void
-lb_attach(struct lb_model *lm, struct lb *lb, size_t dp_index)
-{
-    if (!bitmap_is_set(lb->dps, dp_index)) {
-        bitmap_set1(lb->dps, dp_index);
-        lb->n_dps++;
-    }
-    if (lb->n_vips) {
-        bitmap_set1(lm->dps_with_vips, dp_index);
-    }
-}
+/* A group and the switches that list it, while the model is built. */
+struct lb_group_dps {
+    struct hmap_node node;
+    const struct nb_load_balancer_group *g;
+    unsigned long *dps;
+};
 
 void
 lb_model_build(struct lb_model *lm, struct ls_model *m, struct rdb *nb_db)
@@ -249,39 +293,94 @@ lb_model_build(struct lb_model *lm, struct ls_model *m, struct rdb *nb_db)
     NB_LOAD_BALANCER_FOR_EACH (nb_lb, nb_db) {
         n++;
     }
-    lm->lbs = xmalloc((n ? n : 1) * sizeof *lm->lbs);
+    lm->allocated_lbs = n ? n : 1;
+    lm->lbs = xmalloc(lm->allocated_lbs * sizeof *lm->lbs);
     lm->n_datapaths = m->n_datapaths;
     lm->dp_cap = m->dp_cap;
-    lm->dps_with_vips = bitmap_allocate(m->n_datapaths);
+    size_t cap = MAX(m->dp_cap, 1);
+    lm->dps_with_vips = bitmap_allocate(cap);
 
+    /* In switch order, so the same NB gives the same result: the load
+     * balancers switches list directly, then each group's (in the order
+     * switches list them), once per group for all its switches rather
+     * than once per switch (ovn-kubernetes lists one group of every
+     * service on every node's switch). */
     struct lb_opts_ctx ctx;
     lb_opts_ctx_init(&ctx, nb_db);
-
-    /* In switch order, so the same NB gives the same result. */
-    struct shash by_uuid = SHASH_INITIALIZER(&by_uuid);
+    struct hmap by_row = HMAP_INITIALIZER(&by_row);
+    struct hmap groups = HMAP_INITIALIZER(&groups);
+    struct lb_group_dps **order = NULL;
+    size_t n_order = 0, allocated_order = 0;
     for (size_t i = 0; i < m->n_datapaths; i++) {
         const struct nb_logical_switch *ls = m->dp_array[i]->nb;
         for (size_t j = 0; j < ls->n_load_balancer; j++) {
-            lb_attach(lm, lb_model_get(lm, m, &by_uuid, &ctx,
-                                       ls->load_balancer[j]), i);
+            if (!nb_load_balancer_is_deleted(ls->load_balancer[j])) {
+                struct lb *lb = lb_model_get(lm, m, &by_row, &ctx,
+                                             ls->load_balancer[j]);
+                bitmap_set1(lb->dps, i);
+            }
         }
         for (size_t j = 0; j < ls->n_load_balancer_group; j++) {
             const struct nb_load_balancer_group *g
                 = ls->load_balancer_group[j];
-            for (size_t k = 0; k < g->n_load_balancer; k++) {
-                lb_attach(lm, lb_model_get(lm, m, &by_uuid, &ctx,
-                                           g->load_balancer[k]), i);
+            struct lb_group_dps *gd = NULL, *x;
+            HMAP_FOR_EACH_WITH_HASH (x, node, hash_pointer(g, 0), &groups) {
+                if (x->g == g) {
+                    gd = x;
+                    break;
+                }
+            }
+            if (!gd) {
+                gd = xmalloc(sizeof *gd);
+                gd->g = g;
+                gd->dps = bitmap_allocate(cap);
+                hmap_insert(&groups, &gd->node, hash_pointer(g, 0));
+                if (n_order >= allocated_order) {
+                    order = x2nrealloc(order, &allocated_order,
+                                       sizeof *order);
+                }
+                order[n_order++] = gd;
+            }
+            bitmap_set1(gd->dps, i);
+        }
+    }
+    for (size_t i = 0; i < n_order; i++) {
+        const struct lb_group_dps *gd = order[i];
+        for (size_t k = 0; k < gd->g->n_load_balancer; k++) {
+            if (!nb_load_balancer_is_deleted(gd->g->load_balancer[k])) {
+                struct lb *lb = lb_model_get(lm, m, &by_row, &ctx,
+                                             gd->g->load_balancer[k]);
+                bitmap_or(lb->dps, gd->dps, cap);
             }
         }
     }
-    shash_destroy(&by_uuid);
+    for (size_t i = 0; i < lm->n_lbs; i++) {
+        struct lb *lb = &lm->lbs[i];
+        lb->n_dps = bitmap_count1(lb->dps, cap);
+        if (lb->n_vips) {
+            bitmap_or(lm->dps_with_vips, lb->dps, cap);
+        }
+    }
+
+    struct lb_group_dps *gd;
+    HMAP_FOR_EACH_POP (gd, node, &groups) {
+        bitmap_free(gd->dps);
+        free(gd);
+    }
+    hmap_destroy(&groups);
+    free(order);
+    struct lb_by_row *br;
+    HMAP_FOR_EACH_POP (br, node, &by_row) {
+        free(br);
+    }
+    hmap_destroy(&by_row);
     lb_opts_ctx_destroy(&ctx);
 }
 
 bool
 lb_model_dp_has_vips(const struct lb_model *lm, size_t dp_index)
 {
-    return (dp_index < lm->n_datapaths
+    return (dp_index < lm->dp_cap
             && bitmap_is_set(lm->dps_with_vips, dp_index));
 }
 
@@ -289,6 +388,101 @@ static const char *
 ip_field(bool ipv6)
 {
     return ipv6 ? "ip6" : "ip4";
+}
+
+/* Appends to 'out' "{A, B, ...}" of the distinct 'n' strings in 'v' (in
+ * their first order), or just "A" if there is one. */
+static void
+put_value_set(struct ds *out, const char **v, size_t n)
+{
+    struct sset seen = SSET_INITIALIZER(&seen);
+    struct ds set = DS_EMPTY_INITIALIZER;
+    for (size_t i = 0; i < n; i++) {
+        if (sset_add(&seen, v[i])) {
+            ds_put_format(&set, "%s%s", set.length ? ", " : "", v[i]);
+        }
+    }
+    if (sset_count(&seen) > 1) {
+        ds_put_format(out, "{%s}", ds_cstr(&set));
+    } else {
+        ds_put_cstr(out, ds_cstr(&set));
+    }
+    ds_destroy(&set);
+    sset_destroy(&seen);
+}
+
+/* The pre-LB flows that send a VIP's load-balanced traffic through its
+ * backends' zones into conntrack.  A load-balanced connection is tracked in
+ * both zones it crosses, as it would be if all traffic went to conntrack:
+ *
+ *   - towards a backend (egress, the backend's zone): the DNATed request,
+ *     so the backend's replies are established there;
+ *
+ *   - from a backend (ingress in the backend's zone, egress in the
+ *     client's): replies, which the client's zone un-DNATs, and ICMP
+ *     errors about the connection.
+ *
+ * Untracked, a backend's SYN-ACK would be a new, invalid connection in its
+ * own zone, and a stateless "drop" ACL would see replies as new traffic.
+ *
+ * The flows are per VIP, not per backend: the backends' addresses and
+ * their ports are matched as two sets ("ip4.src == {A, B} && (tcp.src ==
+ * {P, Q} || icmp4)"), so a VIP costs three pre-LB flows however many
+ * backends it has (ovn-controller turns the sets into conjunctive
+ * OpenFlow matches, in O(addresses + ports) OpenFlow flows).  Where the
+ * backends use different ports, an address is also matched with another
+ * backend's port (docs/load-balancers.md, "Limits"). */
+static void
+build_backend_pre_lb_flows(struct lflow_table *t, const struct lb *lb,
+                           const struct lb_vip *vip, struct ds *match)
+{
+    const struct uuid *hint = &lb->nb->header_.uuid;
+    const char *ipf = ip_field(vip->ipv6);
+    const char *icmp = vip->ipv6 ? "icmp6" : "icmp4";
+
+    const char **ips = xmalloc(vip->n_backends * sizeof *ips);
+    const char **ports = xmalloc(vip->n_backends * sizeof *ports);
+    char (*port_bufs)[6] = xmalloc(vip->n_backends * sizeof *port_bufs);
+    for (size_t i = 0; i < vip->n_backends; i++) {
+        ips[i] = vip->backends[i].ip;
+        snprintf(port_bufs[i], sizeof port_bufs[i], "%"PRIu16,
+                 vip->backends[i].port);
+        ports[i] = port_bufs[i];
+    }
+    struct ds addrs = DS_EMPTY_INITIALIZER;
+    struct ds tps = DS_EMPTY_INITIALIZER;
+    put_value_set(&addrs, ips, vip->n_backends);
+    if (vip->port) {
+        put_value_set(&tps, ports, vip->n_backends);
+    }
+
+    /* From a backend. */
+    ds_clear(match);
+    if (vip->port) {
+        ds_put_format(match, "%s.src == %s && (%s.src == %s || %s)", ipf,
+                      ds_cstr(&addrs), lb->proto, ds_cstr(&tps), icmp);
+    } else {
+        ds_put_format(match, "%s.src == %s", ipf, ds_cstr(&addrs));
+    }
+    lflow_add_dps_hint(t, lb->dps, S_OUT_PRE_LB, 100, ds_cstr(match),
+                       REGBIT_CONNTRACK_NAT" = 1; next;", hint);
+    lflow_add_dps_hint(t, lb->dps, S_IN_PRE_LB, 100, ds_cstr(match),
+                       REGBIT_CONNTRACK_NAT" = 1; next;", hint);
+
+    /* To a backend. */
+    ds_clear(match);
+    ds_put_format(match, "%s.dst == %s", ipf, ds_cstr(&addrs));
+    if (vip->port) {
+        ds_put_format(match, " && %s.dst == %s", lb->proto, ds_cstr(&tps));
+    }
+    lflow_add_dps_hint(t, lb->dps, S_OUT_PRE_LB, 100, ds_cstr(match),
+                       REGBIT_CONNTRACK_NAT" = 1; next;", hint);
+
+    ds_destroy(&addrs);
+    ds_destroy(&tps);
+    free(ips);
+    free(ports);
+    free(port_bufs);
 }
 
 /* The ls_in_lb actions of a VIP with a health check: only the backends
@@ -327,72 +521,28 @@ build_checked_vip_actions(const struct lb_health *health, const struct lb *lb,
 }
 
 static void
-build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
-                const struct lb *lb, const struct lb_vip *vip,
-                const struct lb_health *health,
+build_vip_flows(struct lflow_table *t, const struct lb *lb,
+                const struct lb_vip *vip, const struct lb_health *health,
                 const struct ls_features *features,
-                struct sset *pre_lb_in, struct sset *pre_lb_out,
                 struct ds *match, struct ds *actions)
 {
     const struct uuid *hint = &lb->nb->header_.uuid;
     const char *ipf = ip_field(vip->ipv6);
-    const char *icmp = vip->ipv6 ? "icmp6" : "icmp4";
 
     if (lb->opts.is_template) {
-        lb_opts_build_template_vip(t, dp, lb, vip, features, pre_lb_in,
-                                   pre_lb_out, match, actions);
+        lb_opts_build_template_vip(t, lb->dps, lb, vip, features, match,
+                                   actions);
         return;
     }
 
     /* Into conntrack: anything to the VIP address. */
     ds_clear(match);
     ds_put_format(match, "%s.dst == %s", ipf, vip->ip);
-    if (sset_add(pre_lb_in, ds_cstr(match))) {
-        lflow_add_hint(t, dp, S_IN_PRE_LB, 100, ds_cstr(match),
+    lflow_add_dps_hint(t, lb->dps, S_IN_PRE_LB, 100, ds_cstr(match),
                        REGBIT_CONNTRACK_NAT" = 1; next;", hint);
-    }
 
-    /* A load-balanced connection is tracked in both zones it crosses, as
-     * it would be if all traffic went to conntrack:
-     *
-     *   - towards a backend (egress, the backend's zone): the DNATed
-     *     request, so the backend's replies are established there;
-     *
-     *   - from a backend (ingress in the backend's zone, egress in the
-     *     client's): replies, which the client's zone un-DNATs, and ICMP
-     *     errors about the connection.
-     *
-     * Untracked, a backend's SYN-ACK would be a new, invalid connection in
-     * its own zone, and a stateless "drop" ACL would see replies as new
-     * traffic. */
-    for (size_t i = 0; i < vip->n_backends; i++) {
-        const struct lb_backend *b = &vip->backends[i];
-        ds_clear(match);
-        if (b->port) {
-            ds_put_format(match, "%s.src == %s && (%s.src == %"PRIu16
-                          " || %s)", ipf, b->ip, lb->proto, b->port, icmp);
-        } else {
-            ds_put_format(match, "%s.src == %s", ipf, b->ip);
-        }
-        if (sset_add(pre_lb_out, ds_cstr(match))) {
-            lflow_add_hint(t, dp, S_OUT_PRE_LB, 100, ds_cstr(match),
-                           REGBIT_CONNTRACK_NAT" = 1; next;", hint);
-        }
-        if (sset_add(pre_lb_in, ds_cstr(match))) {
-            lflow_add_hint(t, dp, S_IN_PRE_LB, 100, ds_cstr(match),
-                           REGBIT_CONNTRACK_NAT" = 1; next;", hint);
-        }
-
-        ds_clear(match);
-        ds_put_format(match, "%s.dst == %s", ipf, b->ip);
-        if (b->port) {
-            ds_put_format(match, " && %s.dst == %"PRIu16, lb->proto,
-                          b->port);
-        }
-        if (sset_add(pre_lb_out, ds_cstr(match))) {
-            lflow_add_hint(t, dp, S_OUT_PRE_LB, 100, ds_cstr(match),
-                           REGBIT_CONNTRACK_NAT" = 1; next;", hint);
-        }
+    if (vip->n_backends) {
+        build_backend_pre_lb_flows(t, lb, vip, match);
     }
 
     /* Remember the VIP for hairpin detection, then let conntrack NAT. */
@@ -408,8 +558,8 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
     }
     ds_put_cstr(actions, ls_features_ct_lb(features));
     ds_put_char(actions, ';');
-    lflow_add_hint(t, dp, S_IN_PRE_STATEFUL, 120, ds_cstr(match),
-                   ds_cstr(actions), hint);
+    lflow_add_dps_hint(t, lb->dps, S_IN_PRE_STATEFUL, 120, ds_cstr(match),
+                       ds_cstr(actions), hint);
 
     /* New connections to the VIP pick a backend.  The ACL stages' commit
      * bit is left alone, so the stateful stage still records the ACL's
@@ -425,11 +575,37 @@ build_vip_flows(struct lflow_table *t, const struct ls_datapath *dp,
     } else {
         build_checked_vip_actions(health, lb, vip, features, actions);
     }
-    lflow_add_hint(t, dp, S_IN_LB, vip->port ? 120 : 110, ds_cstr(match),
-                   ds_cstr(actions), hint);
+    lflow_add_dps_hint(t, lb->dps, S_IN_LB, vip->port ? 120 : 110,
+                       ds_cstr(match), ds_cstr(actions), hint);
 
     /* Empty-backend events, session affinity (northd/lb-opts.c). */
-    lb_opts_build_vip_flows(t, dp, lb, vip, features, match, actions);
+    lb_opts_build_vip_flows(t, lb->dps, lb, vip, features, match, actions);
+}
+
+/* Adds the flows of 'lb''s VIPs, once for all the switches it is on, as
+ * contributions of the load balancer's own owner. */
+void
+lb_build_lb_lflows(struct lflow_table *t, struct lb *lb,
+                   const struct lb_health *health,
+                   const struct ls_features *features)
+{
+    if (!lb->n_dps || !lb->n_vips) {
+        return;
+    }
+    struct lflow_owner *saved = t->owner;
+    lflow_table_set_owner(t, &lb->owner);
+    struct ds match = DS_EMPTY_INITIALIZER;
+    struct ds actions = DS_EMPTY_INITIALIZER;
+    if (lb->opts.is_template) {
+        lb_opts_build_template_lb(t, lb->dps);
+    }
+    for (size_t k = 0; k < lb->n_vips; k++) {
+        build_vip_flows(t, lb, &lb->vips[k], health, features, &match,
+                        &actions);
+    }
+    ds_destroy(&match);
+    ds_destroy(&actions);
+    lflow_table_set_owner(t, saved);
 }
 
 /* Hairpin: a backend reaching its own VIP gets its packet back, with the
@@ -518,43 +694,94 @@ lb_build_localnet_lflows(struct lflow_table *t, const struct ls_datapath *dp,
     ds_destroy(&match);
 }
 
+/* Every load balancer's VIP flows, each for its own owner. */
 void
-lb_build_lflows(struct lflow_table *t, const struct ls_model *m,
-                const struct lb_model *lm, const struct ls_features *features)
+lb_build_lflows(struct lflow_table *t, const struct ls_model *m OVS_UNUSED,
+                struct lb_model *lm, const struct ls_features *features)
 {
-    struct ds match = DS_EMPTY_INITIALIZER;
-    struct ds actions = DS_EMPTY_INITIALIZER;
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        const struct ls_datapath *dp = m->dp_array[i];
-        if (!lb_model_dp_has_vips(lm, i)) {
-            continue;
-        }
-        const struct ls_port *p;
-        LIST_FOR_EACH (p, dp_node, &dp->ports) {
-            if (!strcmp(p->nb->type, "router")) {
-                build_pre_lb_port_skip(t, dp, p, "next;", &match);
-            }
-        }
-
-        struct sset pre_lb_in = SSET_INITIALIZER(&pre_lb_in);
-        struct sset pre_lb_out = SSET_INITIALIZER(&pre_lb_out);
-        for (size_t j = 0; j < lm->n_lbs; j++) {
-            const struct lb *lb = &lm->lbs[j];
-            if (!bitmap_is_set(lb->dps, i)) {
-                continue;
-            }
-            for (size_t k = 0; k < lb->n_vips; k++) {
-                build_vip_flows(t, dp, lb, &lb->vips[k], lm->health,
-                                features, &pre_lb_in, &pre_lb_out, &match,
-                                &actions);
-            }
-        }
-        sset_destroy(&pre_lb_in);
-        sset_destroy(&pre_lb_out);
-        build_hairpin_flows(t, dp);
+    for (size_t j = 0; j < lm->n_lbs; j++) {
+        lb_build_lb_lflows(t, &lm->lbs[j], lm->health, features);
     }
-    ds_destroy(&match);
-    ds_destroy(&actions);
+}
+
+/* On a switch with VIPs: hairpin (the switch's own flows)... */
+void
+lb_build_hairpin_lflows(struct lflow_table *t, const struct ls_datapath *dp)
+{
+    build_hairpin_flows(t, dp);
+}
+
+/* ...and router ports skip the load balancer (the port's). */
+void
+lb_build_port_lflows(struct lflow_table *t, const struct ls_port *p)
+{
+    if (!strcmp(p->nb->type, "router")) {
+        struct ds match = DS_EMPTY_INITIALIZER;
+        build_pre_lb_port_skip(t, p->dp, p, "next;", &match);
+        ds_destroy(&match);
+    }
+}
+
+/* Writes the SB row of 'lb', which is on at least one switch: 'sb', or a
+ * new one. */
+void
+lb_sync_sb_one(struct lb *lb, const struct sb_load_balancer *sb,
+               struct rdb_txn *txn, struct dp_groups *dpgs,
+               struct uuidset *inserted)
+{
+    char id[UUID_LEN + 1];
+    snprintf(id, sizeof id, UUID_FMT, UUID_ARGS(&lb->nb->header_.uuid));
+
+    /* The group first: it is an op of its own. */
+    const struct uuid *group = dp_groups_get(dpgs, txn, lb->dps,
+                                             lb->n_dps);
+    dp_groups_pin(dpgs, group);
+    if (!sb) {
+        struct uuid uuid;
+        rdb_uuid_generate(&uuid);
+        rdb_txn_insert(txn, &sb_table_load_balancer, &uuid);
+        uuidset_insert(inserted, &uuid);
+        lb->sb_uuid = uuid;
+        struct smap ids = SMAP_INITIALIZER(&ids);
+        smap_add(&ids, "lb_id", id);
+        rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_EXTERNAL_IDS, &ids);
+        smap_destroy(&ids);
+    } else {
+        rdb_txn_update(txn, &sb_table_load_balancer, &sb->header_.uuid);
+        lb->sb_uuid = sb->header_.uuid;
+    }
+    if (!sb || strcmp(sb->name, lb->nb->name)) {
+        rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_NAME, lb->nb->name);
+    }
+    struct smap tmp;
+    const struct smap *vips = lb_opts_sb_vips(lb, &tmp);
+    if (!sb || !smap_equal(&sb->vips, vips)) {
+        rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_VIPS, vips);
+    }
+    smap_destroy(&tmp);
+    if (!sb || !sb->protocol || strcmp(sb->protocol, lb->proto)) {
+        rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_PROTOCOL,
+                           lb->proto);
+    }
+
+    /* The NB options, as stock 23.03 copies them: ovn-controller reads
+     * some (hairpin_snat_ip, ct_flush...).  The VIP is also kept in
+     * registers (see pre_stateful), which tells ovn-controller it may
+     * use the original tuple. */
+    struct smap options;
+    smap_clone(&options, &lb->nb->options);
+    smap_replace(&options, "hairpin_orig_tuple", "true");
+    if (!sb || !smap_equal(&options, &sb->options)) {
+        rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_OPTIONS, &options);
+    }
+    smap_destroy(&options);
+
+    if (!sb || !RDB_ROW_IS(sb->datapath_group, group)) {
+        rdb_txn_set_ref(txn, SB_LOAD_BALANCER_COL_DATAPATH_GROUP, group);
+    }
+    if (sb && sb->n_datapaths) {
+        rdb_txn_set_refs(txn, SB_LOAD_BALANCER_COL_DATAPATHS, NULL, 0);
+    }
 }
 
 /* SB Load_Balancer rows, one per NB load balancer applied to a switch,
@@ -604,54 +831,7 @@ lb_sync_sb(const struct lb_model *lm, const struct ls_model *m OVS_UNUSED,
         snprintf(id, sizeof id, UUID_FMT, UUID_ARGS(&lb->nb->header_.uuid));
         sb = shash_find_and_delete(&existing, id);
 
-        /* The group first: it is an op of its own. */
-        const struct uuid *group = dp_groups_get(dpgs, txn, lb->dps,
-                                                 lb->n_dps);
-        dp_groups_pin(dpgs, group);
-        if (!sb) {
-            struct uuid uuid;
-            rdb_uuid_generate(&uuid);
-            rdb_txn_insert(txn, &sb_table_load_balancer, &uuid);
-            uuidset_insert(inserted, &uuid);
-            struct smap ids = SMAP_INITIALIZER(&ids);
-            smap_add(&ids, "lb_id", id);
-            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_EXTERNAL_IDS, &ids);
-            smap_destroy(&ids);
-        } else {
-            rdb_txn_update(txn, &sb_table_load_balancer, &sb->header_.uuid);
-        }
-        if (!sb || strcmp(sb->name, lb->nb->name)) {
-            rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_NAME, lb->nb->name);
-        }
-        struct smap tmp;
-        const struct smap *vips = lb_opts_sb_vips(lb, &tmp);
-        if (!sb || !smap_equal(&sb->vips, vips)) {
-            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_VIPS, vips);
-        }
-        smap_destroy(&tmp);
-        if (!sb || !sb->protocol || strcmp(sb->protocol, lb->proto)) {
-            rdb_txn_set_string(txn, SB_LOAD_BALANCER_COL_PROTOCOL,
-                               lb->proto);
-        }
-
-        /* The NB options, as stock 23.03 copies them: ovn-controller reads
-         * some (hairpin_snat_ip, ct_flush...).  The VIP is also kept in
-         * registers (see pre_stateful), which tells ovn-controller it may
-         * use the original tuple. */
-        struct smap options;
-        smap_clone(&options, &lb->nb->options);
-        smap_replace(&options, "hairpin_orig_tuple", "true");
-        if (!sb || !smap_equal(&options, &sb->options)) {
-            rdb_txn_set_smap(txn, SB_LOAD_BALANCER_COL_OPTIONS, &options);
-        }
-        smap_destroy(&options);
-
-        if (!sb || !RDB_ROW_IS(sb->datapath_group, group)) {
-            rdb_txn_set_ref(txn, SB_LOAD_BALANCER_COL_DATAPATH_GROUP, group);
-        }
-        if (sb && sb->n_datapaths) {
-            rdb_txn_set_refs(txn, SB_LOAD_BALANCER_COL_DATAPATHS, NULL, 0);
-        }
+        lb_sync_sb_one(CONST_CAST(struct lb *, lb), sb, txn, dpgs, inserted);
     }
 
     struct shash_node *node;

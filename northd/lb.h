@@ -13,6 +13,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "northd/lflow.h"
+#include "openvswitch/hmap.h"
+#include "openvswitch/uuid.h"
+#include "uuidset.h"
 
 #include "northd/lb-opts.h"
 
@@ -23,6 +27,8 @@ struct ls_model;
 struct nb_load_balancer;
 struct rdb;
 struct rdb_txn;
+struct sb_load_balancer;
+struct uuidset;
 
 struct lb_backend {
     char *ip;                       /* Normalized text, no brackets. */
@@ -47,6 +53,9 @@ struct lb {
     unsigned long *dps;             /* Datapaths it applies to. */
     size_t n_dps;
     struct lb_opts opts;            /* Options (northd/lb-opts.h). */
+    struct lflow_owner owner;       /* Its VIPs' flows, on 'dps'. */
+    struct uuid sb_uuid;            /* Its SB row (lb-inc.c), or zero. */
+    bool bad_vip;                   /* A VIP was left out and reported. */
 };
 
 struct lb_model {
@@ -54,9 +63,19 @@ struct lb_model {
     size_t n_lbs;
     size_t n_datapaths;
     size_t dp_cap;                  /* Bits in each struct lb 'dps'. */
-    unsigned long *dps_with_vips;   /* Datapaths with at least one VIP. */
+    unsigned long *dps_with_vips;   /* Datapaths with at least one VIP
+                                     * ('dp_cap' bits). */
     const struct lb_health *health; /* Which backends are usable, or NULL
                                      * (northd/lb-health.h). */
+
+    /* For incremental passes (lb-inc.c). */
+    size_t allocated_lbs;
+    struct hmap index;              /* "struct lb_index"es, by NB UUID. */
+    struct hmap groups;             /* "struct lb_group_state"s, by NB
+                                     * UUID: each group's members. */
+    uint32_t *n_vip_lbs;            /* Per datapath, the load balancers
+                                     * with VIPs on it ('dp_cap'). */
+    struct uuidset sb_dead;         /* SB rows of load balancers gone. */
 };
 
 /* Parses the "vips" entry 'key'='value' into 'vip'; returns NULL, or an
@@ -81,12 +100,51 @@ void lb_build_localnet_lflows(struct lflow_table *,
                               const struct ls_datapath *, bool has_vips,
                               bool stateful);
 void lb_build_lflows(struct lflow_table *, const struct ls_model *,
-                     const struct lb_model *, const struct ls_features *);
+                     struct lb_model *, const struct ls_features *);
+struct ls_port;
+void lb_build_hairpin_lflows(struct lflow_table *,
+                             const struct ls_datapath *);
+void lb_build_port_lflows(struct lflow_table *, const struct ls_port *);
+void lb_build_lb_lflows(struct lflow_table *, struct lb *,
+                        const struct lb_health *,
+                        const struct ls_features *);
 /* Writes the SB Load_Balancer rows; adds the UUIDs of the rows it inserts
  * to 'inserted', so that the caller knows their echo for its own. */
 struct uuidset;
 void lb_sync_sb(const struct lb_model *, const struct ls_model *,
                 struct rdb *sb_db, struct rdb_txn *,
                 struct dp_groups *, struct uuidset *inserted);
+
+/* Incremental passes (lb-inc.c).  lb_model_index() completes a model that
+ * lb_model_build() made, and lb_sync_sb() must have run on it once.
+ * lb_model_handle_changes() follows the tracked NB changes to load
+ * balancers, their groups and the switches' attachments: it rebuilds the
+ * flows of the load balancers concerned and remembers them for
+ * lb_sync_sb_dirty(), and adds to 'flipped' the switches ("struct
+ * ls_datapath"s) that gained their first VIP or lost their last (their own
+ * flows, their router ports' and their ACLs' are the caller's to rebuild).
+ * It returns false, having changed no flow, with '*reason' set, if it
+ * cannot follow them (a VIP that does not parse, or did). */
+struct rdb_row;
+void lb_model_index(struct lb_model *, struct rdb *nb_db);
+struct hmapx;
+bool lb_model_handle_changes(struct lb_model *, struct ls_model *,
+                             struct rdb *nb_db, struct lflow_table *,
+                             const struct ls_features *,
+                             struct uuidset *dirty, struct hmapx *flipped,
+                             const char **reason);
+void lb_sync_sb_dirty(struct lb_model *, struct rdb *sb_db, struct rdb_txn *,
+                      struct dp_groups *, struct uuidset *dirty,
+                      struct uuidset *inserted);
+
+/* lb.c's helpers for lb-inc.c. */
+char *lb_parse_vips(struct lb *, const struct nb_load_balancer *,
+                    bool report, const struct lb_opts_ctx *,
+                    struct ls_model *);
+void lb_clear_vips(struct lb *);
+void lb_sync_sb_one(struct lb *, const struct sb_load_balancer *,
+                    struct rdb_txn *, struct dp_groups *,
+                    struct uuidset *inserted);
+void lb_index_destroy(struct lb_model *);
 
 #endif /* northd/lb.h */

@@ -455,6 +455,9 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
     lb_build_dp_lflows(&d->lflows, dp, &d->features);
     lb_health_build_dp_lflows(&d->lflows, &d->health, dp,
                               acls_dp_has_acls_or_lb(d->acls, dp));
+    if (lb_model_dp_has_vips(&d->lbs, dp->index)) {
+        lb_build_hairpin_lflows(&d->lflows, dp);
+    }
     qos_build_dp_lflows(&d->lflows, &d->qos, dp);
     acls_build_dp_lflows(d->acls, &d->lflows, dp);
     dns_build_dp_lflows(&d->lflows, dp, acls_dp_stateful(d->acls, dp));
@@ -481,6 +484,9 @@ build_port_lflows(struct northd_data *d, struct ls_port *p)
     lflow_owner_clear(&d->lflows, &p->owner);
     lflow_table_set_owner(&d->lflows, &p->owner);
     l2_build_port_lflows(&d->lflows, p, d->model.check_lsp_up);
+    if (lb_model_dp_has_vips(&d->lbs, p->dp->index)) {
+        lb_build_port_lflows(&d->lflows, p);
+    }
     lflow_table_set_owner(&d->lflows, NULL);
     build_port_dhcp_lflows(d, p);
 }
@@ -533,6 +539,7 @@ build_inputs(struct northd_data *d, struct rdb *nb_db, struct rdb *sb_db,
 {
     lb_model_init(&d->lbs);
     lb_model_build(&d->lbs, &d->model, nb_db);
+    lb_model_index(&d->lbs, nb_db);
     d->svc_mac = *svc_mac;
     lb_health_init(&d->health);
     lb_health_build(&d->health, &d->model, nb_db, sb_db, svc_mac);
@@ -746,6 +753,7 @@ struct inc_changes {
     struct hmapx dhcp_ports;        /* Ports whose DHCP flows alone, and */
     struct hmapx dhcp_dps;          /* switches whose DHCP flows alone,
                                      * may change (their options did). */
+    struct uuidset lbs;             /* Load balancers to write (NB UUIDs). */
 };
 
 static void
@@ -765,6 +773,7 @@ inc_changes_init(struct inc_changes *c)
     hmapx_init(&c->bindings);
     uuidset_init(&c->dead_pbs);
     hmapx_init(&c->dns_dps);
+    uuidset_init(&c->lbs);
 }
 
 static void
@@ -784,6 +793,7 @@ inc_changes_destroy(struct inc_changes *c)
     hmapx_destroy(&c->bindings);
     uuidset_destroy(&c->dead_pbs);
     hmapx_destroy(&c->dns_dps);
+    uuidset_destroy(&c->lbs);
 }
 
 static bool
@@ -803,9 +813,6 @@ static bool
 inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
                  struct inc_changes *c)
 {
-    if (lb_model_dp_has_vips(&d->lbs, dp->index)) {
-        return false;           /* Load balancer flows follow ports. */
-    }
     const struct nb_logical_switch *ls = dp->nb;
     if (ipam_switch_enabled(ls)) {
         return false;           /* A port's addresses may move others'. */
@@ -944,10 +951,6 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
                       "IPAM";
             return false;
         }
-        if (lb_model_dp_has_vips(&d->lbs, p->dp->index)) {
-            *reason = "a port of a switch with load balancers";
-            return false;
-        }
         if (lb_health_port_involved(&d->health, p->nb->name)) {
             *reason = "a port a load balancer health check names";
             return false;
@@ -961,6 +964,8 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
         groups_port_added(&d->groups, p, &c->span_changed, &c->sets_changed);
         hmapx_add(&c->ports, p);
         hmapx_add(&c->dps, p->dp);
+        /* Its type may decide 'up' (a router port is always up). */
+        hmapx_add(&c->up_changed, p);
     }
 
     NB_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_db) {
@@ -1320,6 +1325,30 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     if (!inc_dhcp_options(d, nb_db, &c, reason)) {
         goto fail;
     }
+    struct hmapx lb_flipped = HMAPX_INITIALIZER(&lb_flipped);
+    if (!lb_model_handle_changes(&d->lbs, &d->model, nb_db, &d->lflows,
+                                 &d->features, &c.lbs, &lb_flipped,
+                                 reason)) {
+        hmapx_destroy(&lb_flipped);
+        goto fail;
+    }
+    /* A switch that gained its first VIP or lost its last: its own flows
+     * (hairpin, localnet skips, stateful stages), its router ports' (they
+     * skip the load balancer) and its ACLs'. */
+    struct hmapx_node *fnode;
+    HMAPX_FOR_EACH (fnode, &lb_flipped) {
+        struct ls_datapath *dp = fnode->data;
+        acls_dp_set_lb(d->acls, dp, lb_model_dp_has_vips(&d->lbs,
+                                                         dp->index));
+        hmapx_add(&c.dps, dp);
+        struct ls_port *p;
+        LIST_FOR_EACH (p, dp_node, &dp->ports) {
+            if (!strcmp(p->nb->type, "router")) {
+                hmapx_add(&c.ports, p);
+            }
+        }
+    }
+    hmapx_destroy(&lb_flipped);
     /* Groups ovn-controllers learnt: the switch's flows and multicast
      * groups are rebuilt. */
     if (!inc_igmp_groups(d, sb_db, &c, reason)) {
@@ -1382,14 +1411,22 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
                        groups_pg_exists(&d->groups, pg_name));
     }
 
-    /* Backends whose health ovn-controller reports changed: the load
-     * balancers' flows are built again (their owner's flows that do not
-     * change are not written). */
+    /* Backends whose health ovn-controller reports changed: the flows of
+     * the load balancers with health checks are built again (each its
+     * own owner's: flows that do not change are not written). */
     if (lb_health_handle_sb(&d->health, sb_db, ctx->sb_txn)) {
-        lflow_owner_clear(&d->lflows, &d->lb_owner);
-        lflow_table_set_owner(&d->lflows, &d->lb_owner);
-        lb_build_lflows(&d->lflows, &d->model, &d->lbs, &d->features);
-        lflow_table_set_owner(&d->lflows, NULL);
+        for (size_t i = 0; i < d->lbs.n_lbs; i++) {
+            struct lb *lb = &d->lbs.lbs[i];
+            for (size_t j = 0; j < lb->n_vips; j++) {
+                if (lb_health_vip_checked(&d->health, lb->nb,
+                                          &lb->vips[j])) {
+                    lflow_owner_clear(&d->lflows, &lb->owner);
+                    lb_build_lb_lflows(&d->lflows, lb, &d->health,
+                                       &d->features);
+                    break;
+                }
+            }
+        }
     }
 
     /* Compile. */
@@ -1452,6 +1489,8 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         ls_model_sync_mc_groups(&d->model, sb_db, ctx->sb_txn, node->data);
     }
     dns_sync_sb_dirty(&d->dns, ctx->sb_txn);
+    lb_sync_sb_dirty(&d->lbs, sb_db, ctx->sb_txn, &d->dpgs, &c.lbs,
+                     &d->own_lb_inserts);
     size_t n_written = lflow_table_sync_dirty(&d->lflows, &d->model,
                                               ctx->sb_txn, &d->dpgs,
                                               ctx->max_flow_inserts);

@@ -57,6 +57,10 @@ PREAMBLE = r'''# Helpers for the steps of tests/nb-random.py.
 
 rnd_nbctl () { "$RND_NBCTL" --db="$RND_NB_DB" --timeout=60 "$@"; }
 
+# rnd_uuid TABLE NAME: the UUID of the row of TABLE named NAME (ovn-nbctl
+# 23.03 does not find load balancer groups by name).
+rnd_uuid () { rnd_nbctl --bare --columns=_uuid find "$1" name="$2"; }
+
 # rnd_tx OPS: the OVSDB operations OPS (comma-separated JSON objects) on the
 # NB; fails if any of them does.
 rnd_tx () {
@@ -158,7 +162,7 @@ WEIGHTS = {
     "lsp_set_dyn":     (0,   0,   0,   0,   2),
     "mac_prefix":      (0,   0,   0,   0,   1),
 }
-MIXES = ["cms", "acl", "topo", "invalid", "ipam", "dns", "dhcp"]
+MIXES = ["cms", "acl", "topo", "invalid", "ipam", "dns", "dhcp", "lb"]
 
 # The weights of the "dns" mix (the other mixes never change DNS rows).
 DNS_MIX = {
@@ -178,6 +182,20 @@ DHCP_MIX = {
     "dhcp_add": 4, "dhcp_set": 8, "dhcp_del": 2, "lsp_set_dhcp": 8,
     "lsp_hostname": 3,
 }
+
+# The weights of the "lb" mix: load balancers as ovn-kubernetes changes
+# them (backends all the time, services coming and going, groups attached
+# to switches), with ports and ACLs changing on the switches that have
+# them.  The other mixes never use groups or change backends alone.
+LB_MIX = {
+    "ls_add": 3, "ls_del": 1, "lsp_add": 8, "lsp_del": 3,
+    "lsp_set_addr": 3, "lsp_set_type": 1, "lsp_set_enabled": 1,
+    "acl_add": 3, "acl_del": 1,
+    "lb_add": 4, "lb_add_vip": 4, "lb_set_backends": 12, "lb_attach": 3,
+    "lb_detach": 2, "lb_del": 2, "lbg_add": 2, "lbg_del": 1, "lbg_lb": 6,
+    "lbg_attach": 3, "lbg_detach": 2,
+}
+LBG_NAMES = 3
 
 MAX_SWITCHES = 5
 PORT_NAMES = 40
@@ -223,6 +241,7 @@ class Gen:
         self.ases = {}          # name -> {"v6": bool, "addrs": set}
         self.acls = {}          # tag -> Acl
         self.lbs = {}           # name -> {"proto", "vips": dict, "switches"}
+        self.lbgs = {}          # name -> {"lbs": set, "switches": set}
         self.meters = set()
         self.dnses = {}         # tag -> records (dict)
         self.dhcps = {}         # tag -> {"v6": bool}
@@ -428,7 +447,14 @@ class Gen:
             "lb_attach": any(set(sw) - lb["switches"]
                              for lb in self.lbs.values()),
             "lb_detach": any(lb["switches"] for lb in self.lbs.values()),
-            "lb_del": bool(self.lbs),
+            "lb_del": any(not self.lb_grouped(n) for n in self.lbs),
+            "lb_set_backends": bool(self.lbs),
+            "lbg_add": len(self.lbgs) < LBG_NAMES,
+            "lbg_del": any(not g["switches"] for g in self.lbgs.values()),
+            "lbg_lb": bool(self.lbgs) and bool(self.lbs),
+            "lbg_attach": any(set(sw) - g["switches"]
+                              for g in self.lbgs.values()),
+            "lbg_detach": any(g["switches"] for g in self.lbgs.values()),
             "meter": True,
             "nb_option": True,
             "ls_ipam": bool(sw),
@@ -452,6 +478,8 @@ class Gen:
             w = DNS_MIX.get(op, 0)
         elif MIXES[self.mix] == "dhcp":
             w = DHCP_MIX.get(op, 0)
+        elif MIXES[self.mix] == "lb":
+            w = LB_MIX.get(op, 0)
         else:
             w = WEIGHTS[op][self.mix] if op in WEIGHTS else 0
         # Build a small topology first, whatever the mix.
@@ -498,7 +526,8 @@ class Gen:
         return " && ".join(out)
 
     def one(self):
-        ops = sorted(set(WEIGHTS) | set(DNS_MIX) | set(DHCP_MIX))
+        ops = sorted(set(WEIGHTS) | set(DNS_MIX) | set(DHCP_MIX)
+                     | set(LB_MIX))
         while True:
             weights = [self.weight(op) if self.feasible(op) else 0
                        for op in ops]
@@ -539,6 +568,8 @@ class Gen:
             del self.acls[tag]
         for lb in self.lbs.values():
             lb["switches"].discard(name)
+        for g in self.lbgs.values():
+            g["switches"].discard(name)
         return "rnd_nbctl ls-del %s" % name
 
     def op_ls_ext_ids(self):
@@ -975,7 +1006,8 @@ class Gen:
         return ip, self.backends(v6, None)
 
     def op_lb_add(self):
-        name = self.free_name("lb", LB_NAMES, self.lbs)
+        name = self.free_name("lb", 8 if MIXES[self.mix] == "lb"
+                              else LB_NAMES, self.lbs)
         if name is None:
             return None
         lb = {"proto": self.r.choice(["tcp", "tcp", "udp", None]),
@@ -1020,11 +1052,83 @@ class Gen:
         self.lbs[name]["switches"].discard(sw)
         return "rnd_nbctl ls-lb-del %s %s" % (sw, name)
 
+    def lb_grouped(self, name):
+        return any(name in g["lbs"] for g in self.lbgs.values())
+
     def op_lb_del(self):
-        name = self.pick(self.lbs)
+        # A group's members are strong references: not deleted.
+        name = self.pick(n for n in self.lbs if not self.lb_grouped(n))
         self.freed.add(name)
         del self.lbs[name]
         return "rnd_nbctl lb-del %s" % name
+
+    def op_lb_set_backends(self):
+        """New backends for one VIP (an endpoint change), sometimes bad."""
+        name = self.pick(self.lbs)
+        lb = self.lbs[name]
+        vip = self.pick(lb["vips"])
+        if self.chance(0.05):
+            backends = "10.0.0.300:80" if lb["proto"] else "10.0.0.300"
+        else:
+            _, backends = self.vip(lb)
+            if lb["proto"]:
+                port = self.r.choice([8080, 80, 53])
+                backends = self.backends(lb["v6"], port)
+        lb["vips"][vip] = backends
+        return "rnd_nbctl set Load_Balancer %s vips:%s=%s" % (
+            name, q(ovsdb_str(vip)), q(ovsdb_str(backends)))
+
+    def op_lbg_add(self):
+        name = self.free_name("lbg", LBG_NAMES, self.lbgs)
+        if name is None:
+            return None
+        self.lbgs[name] = {"lbs": set(), "switches": set()}
+        return "rnd_nbctl create Load_Balancer_Group name=%s" % name
+
+    def op_lbg_del(self):
+        name = self.pick(n for n, g in self.lbgs.items() if not g["switches"])
+        self.freed.add(name)
+        del self.lbgs[name]
+        return ("rnd_nbctl destroy Load_Balancer_Group "
+                "$(rnd_uuid Load_Balancer_Group %s)" % name)
+
+    def op_lbg_lb(self):
+        name = self.pick(self.lbgs)
+        g = self.lbgs[name]
+        lb = self.pick(self.lbs)
+        if ("lbg", name, lb) in self.freed:
+            return None
+        self.freed.add(("lbg", name, lb))
+        if lb in g["lbs"]:
+            g["lbs"].discard(lb)
+            verb = "remove"
+        else:
+            g["lbs"].add(lb)
+            verb = "add"
+        return ("rnd_nbctl %s Load_Balancer_Group "
+                "$(rnd_uuid Load_Balancer_Group %s) load_balancer "
+                "$(rnd_uuid Load_Balancer %s)" % (verb, name, lb))
+
+    def op_lbg_attach(self):
+        name = self.pick(n for n, g in self.lbgs.items()
+                         if set(self.switches) - g["switches"])
+        sw = self.pick(set(self.switches) - self.lbgs[name]["switches"])
+        if ("lbg", name, sw) in self.freed:
+            return None
+        self.freed.add(("lbg", name, sw))
+        self.lbgs[name]["switches"].add(sw)
+        return ("rnd_nbctl add Logical_Switch %s load_balancer_group "
+                "$(rnd_uuid Load_Balancer_Group %s)" % (sw, name))
+
+    def op_lbg_detach(self):
+        name = self.pick(n for n, g in self.lbgs.items() if g["switches"])
+        sw = self.pick(self.lbgs[name]["switches"])
+        if ("lbg", name, sw) in self.freed:
+            return None
+        self.freed.add(("lbg", name, sw))
+        self.lbgs[name]["switches"].discard(sw)
+        return ("rnd_nbctl remove Logical_Switch %s load_balancer_group "
+                "$(rnd_uuid Load_Balancer_Group %s)" % (sw, name))
 
     def op_meter(self):
         name = self.free_name("m", METER_NAMES, self.meters)
