@@ -305,13 +305,7 @@ lb_opts_parse_template_vip(const struct lb *lb, const char *key,
     }
     sset_destroy(&names);
     if (error) {
-        for (size_t i = 0; i < vip->n_backends; i++) {
-            free(vip->backends[i].ip);
-        }
-        free(vip->backends);
-        free(vip->backends_str);
-        free(vip->tmpl_port);
-        free(vip->ip);
+        lb_vip_destroy(vip);
         memset(vip, 0, sizeof *vip);
     }
     return error;

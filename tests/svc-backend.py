@@ -18,14 +18,7 @@ import subprocess
 import sys
 import time
 
-
-def checksum(data):
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while total >> 16:
-        total = (total & 0xffff) + (total >> 16)
-    return ~total & 0xffff
+from packet_util import checksum
 
 
 def records(path, offset):
