@@ -341,7 +341,17 @@ lb_opts_put_lb_action(struct ds *actions, const struct lb *lb,
                       const struct lb_vip *vip,
                       const struct ls_features *features)
 {
-    if (!vip->n_backends) {
+    lb_opts_put_backends_action(actions, lb,
+                                vip->n_backends ? vip->backends_str : NULL,
+                                features);
+}
+
+void
+lb_opts_put_backends_action(struct ds *actions, const struct lb *lb,
+                            const char *backends,
+                            const struct ls_features *features)
+{
+    if (!backends || !backends[0]) {
         if (lb->opts.reject) {
             /* The reply skips the ACLs of the egress pipeline. */
             ds_put_format(actions, "reg0 = 0; reject { outport <-> inport; "
@@ -353,7 +363,7 @@ lb_opts_put_lb_action(struct ds *actions, const struct lb *lb,
         return;
     }
     ds_put_format(actions, "%s(backends=%s", ls_features_ct_lb(features),
-                  vip->backends_str);
+                  backends);
     if (lb->opts.hash_fields) {
         ds_put_format(actions, "; hash_fields=\"%s\"", lb->opts.hash_fields);
     }

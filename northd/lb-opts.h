@@ -76,6 +76,13 @@ void lb_opts_put_lb_action(struct ds *actions, const struct lb *,
                            const struct lb_vip *,
                            const struct ls_features *);
 
+/* The same for the backends 'backends' ("IP:PORT,..."; NULL or empty if
+ * none: a drop, or a reject with options:reject), e.g. those of a VIP
+ * that its health check leaves usable. */
+void lb_opts_put_backends_action(struct ds *actions, const struct lb *,
+                                 const char *backends,
+                                 const struct ls_features *);
+
 /* The flows the options add for 'vip' on the switches 'dps' (the load
  * balancer's): the empty-backends event and session affinity. */
 void lb_opts_build_vip_flows(struct lflow_table *, const unsigned long *dps,

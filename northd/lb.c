@@ -494,30 +494,17 @@ build_checked_vip_actions(const struct lb_health *health, const struct lb *lb,
                           const struct ls_features *features,
                           struct ds *actions)
 {
-    ds_put_format(actions, "%s(backends=", ls_features_ct_lb(features));
-    size_t n = 0;
+    struct ds usable = DS_EMPTY_INITIALIZER;
     for (size_t i = 0; i < vip->n_backends; i++) {
         const struct lb_backend *b = &vip->backends[i];
         if (lb_health_backend_usable(health, lb->nb, vip, b->ip, b->port)) {
-            ds_put_format(actions, vip->ipv6 ? "%s[%s]:%"PRIu16
+            ds_put_format(&usable, vip->ipv6 ? "%s[%s]:%"PRIu16
                                              : "%s%s:%"PRIu16,
-                          n++ ? "," : "", b->ip, b->port);
+                          usable.length ? "," : "", b->ip, b->port);
         }
     }
-    if (lb->opts.hash_fields) {
-        ds_put_format(actions, "; hash_fields=\"%s\"", lb->opts.hash_fields);
-    }
-    ds_put_cstr(actions, ");");
-    if (!n) {
-        ds_clear(actions);
-        if (lb->opts.reject) {
-            ds_put_format(actions, "reg0 = 0; reject { outport <-> inport; "
-                          "next(pipeline=egress,table=%d);};",
-                          ls_stage_table(S_OUT_QOS_MARK));
-        } else {
-            ds_put_cstr(actions, "drop;");
-        }
-    }
+    lb_opts_put_backends_action(actions, lb, ds_cstr(&usable), features);
+    ds_destroy(&usable);
 }
 
 static void
