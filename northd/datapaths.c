@@ -584,6 +584,17 @@ port_wants_queue(const struct ls_port *p, const struct sb_chassis **chassis)
     return *chassis != NULL;
 }
 
+/* The chassis whose queue numbers 'p''s queue is one of: a bound VIF's
+ * chassis; NULL for a port without a queue (or one out of range), a
+ * localnet port (its queue is its own) or an unbound VIF. */
+static const struct sb_chassis *
+queue_chassis(const struct ls_port *p)
+{
+    return (p->queue_id && p->queue_id <= QUEUE_ID_MAX && p->sb
+            && strcmp(p->nb->type, "localnet")
+            ? p->sb->chassis : NULL);
+}
+
 static uint32_t
 lowest_free_queue(const unsigned long *used)
 {
@@ -625,10 +636,9 @@ assign_queues(struct ls_model *m)
     struct ls_port *p;
     HMAP_FOR_EACH (p, name_node, &m->ports) {
         p->queue_id = port_kept_queue(p);
-        if (p->queue_id && p->queue_id <= QUEUE_ID_MAX && p->sb->chassis
-            && strcmp(p->nb->type, "localnet")) {
-            bitmap_set1(chassis_queues_get(&by_chassis,
-                                           p->sb->chassis)->used,
+        const struct sb_chassis *chassis = queue_chassis(p);
+        if (chassis) {
+            bitmap_set1(chassis_queues_get(&by_chassis, chassis)->used,
                         p->queue_id);
         }
     }
@@ -666,24 +676,22 @@ port_queue(const struct ls_model *m, const struct ls_port *p)
         return 0;
     }
     uint32_t kept = port_kept_queue(p);
-    if (kept || p->queue_id) {
-        /* (One given in an earlier pass may not be in the replica
-         * yet.) */
-        return kept ? kept : p->queue_id;
+    if (kept) {
+        return kept;
     }
-    if (!strcmp(p->nb->type, "localnet")) {
-        return QUEUE_ID_MIN;
+    const struct sb_chassis *chassis;
+    if (!port_wants_queue(p, &chassis)) {
+        /* None, or one given in an earlier pass that is not in the
+         * replica yet. */
+        return p->queue_id;
     }
-    const struct sb_chassis *chassis = p->sb ? p->sb->chassis : NULL;
     if (!chassis) {
-        return 0;
+        return QUEUE_ID_MIN;        /* A localnet port's own. */
     }
     unsigned long *used = bitmap_allocate(QUEUE_ID_MAX + 1);
     const struct ls_port *q;
     HMAP_FOR_EACH (q, name_node, &m->ports) {
-        if (q != p && q->queue_id && q->queue_id <= QUEUE_ID_MAX
-            && q->sb && q->sb->chassis == chassis
-            && strcmp(q->nb->type, "localnet")) {
+        if (q != p && queue_chassis(q) == chassis) {
             bitmap_set1(used, q->queue_id);
         }
     }
