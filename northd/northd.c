@@ -814,15 +814,15 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
                  struct inc_changes *c)
 {
     const struct nb_logical_switch *ls = dp->nb;
-    if (ipam_switch_enabled(ls)) {
-        return false;           /* A port's addresses may move others'. */
-    }
     struct ls_port *p;
     LIST_FOR_EACH_SAFE (p, dp_node, &dp->ports) {
         if (!port_row_listed(ls, p->nb)
             || nb_logical_switch_port_is_deleted(p->nb)) {
             if (lb_health_port_involved(&d->health, p->nb->name)) {
                 return false;   /* A health check names it. */
+            }
+            if (!ipam_static_change_is_free(dp, p, p->addrs, p->n_addrs)) {
+                return false;   /* IPAM may give its addresses away. */
             }
             groups_port_removed(&d->groups, p, &c->span_changed,
                                 &c->sets_changed);
@@ -860,8 +860,9 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
             break;
         }
         p = ls_model_add_port(&d->model, dp, added[i]);
-        if (!p) {
-            ok = false;
+        if (!p || !ipam_static_change_is_free(dp, p, p->addrs, p->n_addrs)) {
+            ok = false;         /* A bad row, or it takes a dynamic port's
+                                 * address. */
             break;
         }
         groups_port_added(&d->groups, p, &c->span_changed,
@@ -946,9 +947,12 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
                                 ARRAY_SIZE(dynamic_only))) {
             continue;           /* The echo of northd's own write. */
         }
-        if (ipam_port_involved(p)) {
-            *reason = "a port with dynamic addresses or on a switch with "
-                      "IPAM";
+        if (ipam_port_is_dynamic(p)) {
+            *reason = "a port with dynamic addresses";
+            return false;
+        }
+        if (!ipam_static_change_is_free(p->dp, p, p->addrs, p->n_addrs)) {
+            *reason = "a port whose addresses IPAM may give away";
             return false;
         }
         if (lb_health_port_involved(&d->health, p->nb->name)) {
@@ -959,6 +963,10 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
                             &c->sets_changed);
         if (!ls_model_update_port(&d->model, p)) {
             *reason = "Logical_Switch_Port";
+            return false;
+        }
+        if (!ipam_static_change_is_free(p->dp, p, p->addrs, p->n_addrs)) {
+            *reason = "a port that takes a dynamic port's address";
             return false;
         }
         groups_port_added(&d->groups, p, &c->span_changed, &c->sets_changed);
