@@ -9,6 +9,7 @@
 #include "bitmap.h"
 #include "coverage.h"
 #include "hash.h"
+#include "lib/lex.h"
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
@@ -648,11 +649,13 @@ build_pre_lb_port_skip(struct lflow_table *t, const struct ls_datapath *dp,
                        struct ds *match)
 {
     ds_clear(match);
-    ds_put_format(match, "ip && inport == \"%s\"", p->nb->name);
+    ds_put_cstr(match, "ip && inport == ");
+    lex_put_string(match, p->nb->name);
     lflow_add_port(t, dp, S_IN_PRE_LB, 110, ds_cstr(match), "next;",
                    &p->nb->header_.uuid);
     ds_clear(match);
-    ds_put_format(match, "ip && outport == \"%s\"", p->nb->name);
+    ds_put_cstr(match, "ip && outport == ");
+    lex_put_string(match, p->nb->name);
     lflow_add_port(t, dp, S_OUT_PRE_LB, 110, ds_cstr(match), out_actions,
                    &p->nb->header_.uuid);
 }
