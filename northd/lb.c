@@ -723,9 +723,16 @@ lb_sync_sb_one(struct lb *lb, const struct sb_load_balancer *sb,
     snprintf(id, sizeof id, UUID_FMT, UUID_ARGS(&lb->nb->header_.uuid));
 
     /* The group first: it is an op of its own. */
-    const struct uuid *group = dp_groups_get(dpgs, txn, lb->dps,
-                                             lb->n_dps);
-    dp_groups_pin(dpgs, group);
+    struct dp_group *dpg = dp_groups_get_group(dpgs, txn, lb->dps,
+                                               lb->n_dps);
+    const struct uuid *group = dp_group_uuid(dpg);
+    if (lb->sb_dpg != dpg) {
+        if (lb->sb_dpg) {
+            dp_groups_unref_other(lb->sb_dpg);
+        }
+        dp_groups_ref_other(dpg);
+        lb->sb_dpg = dpg;
+    }
     if (!sb) {
         struct uuid uuid;
         rdb_uuid_generate(&uuid);

@@ -57,6 +57,7 @@ VLOG_DEFINE_THIS_MODULE(northd);
 
 COVERAGE_DEFINE(northd_recompute);
 COVERAGE_DEFINE(northd_igmp_group_followed);
+COVERAGE_DEFINE(northd_dp_group_moved);
 COVERAGE_DEFINE(northd_check_failed);   /* --check-incremental found a
                                          * difference. */
 
@@ -1497,6 +1498,13 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         ls_model_sync_mc_groups(&d->model, sb_db, ctx->sb_txn, node->data);
     }
     dns_sync_sb_dirty(&d->dns, ctx->sb_txn);
+    /* Groups whose rows (flows, load balancers) all move the same way are
+     * updated in place (northd/dp-groups.h). */
+    lb_propose_moves(&d->lbs, &d->dpgs, &c.lbs);
+    lflow_table_propose_moves(&d->lflows, &d->dpgs);
+    if (dp_groups_apply_moves(&d->dpgs, ctx->sb_txn)) {
+        COVERAGE_INC(northd_dp_group_moved);
+    }
     lb_sync_sb_dirty(&d->lbs, sb_db, ctx->sb_txn, &d->dpgs, &c.lbs,
                      &d->own_lb_inserts);
     size_t n_written = lflow_table_sync_dirty(&d->lflows, &d->model,
