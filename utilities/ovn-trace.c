@@ -1612,7 +1612,7 @@ collect_verdict(const struct ovs_list *nodes, struct json *outputs,
                        || !strcmp(n->name, "nd_na")
                        || !strcmp(n->name, "nd_ns"))) {
             json_array_add(generated, json_string_create(n->name));
-        } else if (n->type == N_NOTE && n->object) {
+        } else if (n->type == N_NOTE && n->object && n->decisive) {
             json_array_add(decisions, json_clone(n->object));
         }
         collect_verdict(&n->subs, outputs, generated, decisions);

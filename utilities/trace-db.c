@@ -275,6 +275,8 @@ compare_flows(const void *a_, const void *b_)
         return a->table < b->table ? -1 : 1;
     } else if (a->priority != b->priority) {
         return a->priority > b->priority ? -1 : 1;
+    } else if (a->order != b->order) {
+        return a->order < b->order ? -1 : 1;
     }
     return uuid_compare_3way(&a->uuid, &b->uuid);
 }
@@ -361,9 +363,30 @@ sets_refs(struct sets *sets, int64_t key)
     return r;
 }
 
+/* Stock ovn-trace keeps flows of equal priority in the order its IDL
+ * iterates them: by hash bucket of their UUIDs (the first 32 bits, masked
+ * by the size of the table's hash map, which grows with its rows as
+ * lib/hmap.c grows it). */
+static uint32_t
+idl_bucket_mask(size_t n_rows)
+{
+    size_t mask = 0;
+    for (size_t n = 1; n <= n_rows; n++) {
+        if (n / 2 > mask) {
+            size_t m = n / 2;
+            for (int shift = 1; shift < 64; shift *= 2) {
+                m |= m >> shift;
+            }
+            m |= (m & 1) << 1;
+            mask = MAX(mask, m);
+        }
+    }
+    return mask;
+}
+
 static void
 add_flow(struct trace_db *db, struct trace_dp *dp, const struct json *row,
-         struct sets *sets, struct ovs_list *actions)
+         struct sets *sets, struct ovs_list *actions, uint32_t mask)
 {
     const char *match = trace_json_str(trace_row_get(row, "match"));
     struct expr *e, *a;
@@ -385,6 +408,7 @@ add_flow(struct trace_db *db, struct trace_dp *dp, const struct json *row,
                         "egress");
     f->table = trace_json_int(trace_row_get(row, "table_id"));
     f->priority = trace_json_int(trace_row_get(row, "priority"));
+    f->order = f->uuid.parts[0] & mask;
     f->stage = nullable_xstrdup(map_get_or(row, "external_ids",
                                            "stage-name"));
     f->source = nullable_xstrdup(map_get_or(row, "external_ids", "source"));
@@ -610,6 +634,7 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
         shash_add(&sets.addr_sets, "svc_monitor_mac", mac);
     }
 
+    uint32_t mask = idl_bucket_mask(rows[T_LF] ? rows[T_LF]->array.n : 0);
     for (size_t i = 0; rows[T_LF] && i < rows[T_LF]->array.n; i++) {
         const struct json *row = rows[T_LF]->array.elems[i];
         const char *actions_s = trace_json_str(trace_row_get(row,
@@ -643,7 +668,7 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
             struct trace_dp *dp = shash_find_data(&db->dps, dps.names[j]);
             if (dp) {
                 size_t before = dp->n_flows;
-                add_flow(db, dp, row, &sets, actions);
+                add_flow(db, dp, row, &sets, actions, mask);
                 used = used || dp->n_flows > before;
             }
         }

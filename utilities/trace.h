@@ -42,6 +42,8 @@ struct trace_flow {
     bool egress;
     int table;
     int priority;
+    uint32_t order;             /* Among flows of equal priority: where
+                                 * stock's IDL iterates the row. */
     char *stage;                /* external_ids:stage-name, or NULL. */
     char *source;               /* external_ids:source, or NULL. */
     char *hint;                 /* external_ids:stage-hint, or NULL. */
