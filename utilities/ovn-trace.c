@@ -1127,31 +1127,45 @@ execute_ct(struct tracer *t, const struct action *a,
     pkt_destroy(&q);
 }
 
+/* Whether a load balancer VIP is the packet's conntrack original
+ * destination with port 'port' (0: a VIP without a port); if so, and
+ * 'ip_s' is nonnull, stores the VIP's address as text in it. */
+static bool
+ct_orig_is_vip(const struct tracer *t, const struct pkt *p, int port,
+               struct ds *ip_s)
+{
+    if (!p->has_ct_orig) {
+        return false;
+    }
+    bool v6 = is_ip6(t, p);
+    struct ds ip = DS_EMPTY_INITIALIZER;
+    lex_token_format_value(v6 ? LEX_F_IPV6 : LEX_F_IPV4, p->ct_orig_ip, &ip);
+    char *key = (!port ? xstrdup(ds_cstr(&ip))
+                 : v6 ? xasprintf("[%s]:%d", ds_cstr(&ip), port)
+                 : xasprintf("%s:%d", ds_cstr(&ip), port));
+    bool known = shash_find(&t->db->lb_vips, key) != NULL;
+    if (known && ip_s) {
+        ds_put_cstr(ip_s, ds_cstr(&ip));
+    }
+    free(key);
+    ds_destroy(&ip);
+    return known;
+}
+
 static int
 chk_lb_hairpin(const struct tracer *t, const struct pkt *p, bool orig)
 {
-    if (!p->has_ct_orig || !(get64(p, t->ct_state) & 0x80)) {
+    if (!p->has_ct_orig || !(get64(p, t->ct_state) & 0x80)
+        || (!is_ip4(t, p) && !is_ip6(t, p))) {
         return 0;
     }
-    bool v6 = is_ip6(t, p);
-    if (!v6 && !is_ip4(t, p)) {
-        return 0;
-    }
-    struct ds vip = DS_EMPTY_INITIALIZER;
     int port = orig ? p->ct_orig_tp_dst : (int) tp_get(t, p, false);
-    if (v6) {
-        ds_put_char(&vip, '[');
-    }
-    lex_token_format_value(v6 ? LEX_F_IPV6 : LEX_F_IPV4, p->ct_orig_ip,
-                           &vip);
-    ds_put_format(&vip, "%s:%d", v6 ? "]" : "", port);
-    bool known = shash_find(&t->db->lb_vips, ds_cstr(&vip)) != NULL;
-    ds_destroy(&vip);
-    if (!known) {
+    if (!ct_orig_is_vip(t, p, port, NULL)) {
         return 0;
     }
-    return v6 ? lex_u128_eq(get(p, t->ip6_src), get(p, t->ip6_dst))
-              : lex_u128_eq(get(p, t->ip4_src), get(p, t->ip4_dst));
+    return is_ip6(t, p)
+           ? lex_u128_eq(get(p, t->ip6_src), get(p, t->ip6_dst))
+           : lex_u128_eq(get(p, t->ip4_src), get(p, t->ip4_dst));
 }
 
 static void
@@ -1414,8 +1428,15 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
                 set64(p, t->ct_mark, 0);
                 set64(p, t->ct_label, 0);
                 p->has_ct_orig = false;
+            } else if (!strcmp(a->keyword, "ct_snat_to_vip")) {
+                struct ds vip = DS_EMPTY_INITIALIZER;
+                if (ct_orig_is_vip(t, p, p->ct_orig_tp_dst, &vip)) {
+                    node_append(super, N_ACTION, "/* nat(src=%s) */",
+                                ds_cstr(&vip));
+                }
+                ds_destroy(&vip);
             }
-            /* ct_snat_to_vip and others: no visible effect here. */
+            /* Others: no visible effect here. */
             break;
         case ACTION_CT_COMMIT:
             break;
