@@ -451,13 +451,11 @@ to_ovs_flow(const struct tracer *t, const struct trace_dp *dp,
 /* Names. */
 
 static const char *
-port_friendly(const struct tracer *t, const struct trace_dp *dp,
-              const char *name)
+port_friendly(const struct trace_dp *dp, const char *name)
 {
     const struct trace_port *port = shash_find_data(&dp->ports, name);
     return (port ? port->friendly
             : !name[0] || !strcmp(name, "none") ? "" : "(unnamed)");
-    (void) t;
 }
 
 /* Conntrack states. */
@@ -851,7 +849,7 @@ execute_output(struct tracer *t, const struct trace_dp *dp, struct pkt *p,
     set64(&q, t->flags, 0);
 
     const char *in = getstr(p, t->inport);
-    const char *in_name = port_friendly(t, dp, in);
+    const char *in_name = port_friendly(dp, in);
     bool loopback = get64(p, t->flags) & 1;
     if (mc) {
         struct node *mcn = node_append(super, N_PIPELINE,
@@ -1358,7 +1356,7 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
                     super, N_PIPELINE, "%s(dp=\"%s\", %s=\"%s\")",
                     next_egress ? "egress" : "ingress", dp->friendly,
                     next_egress ? "outport" : "inport",
-                    port_friendly(t, dp, port));
+                    port_friendly(dp, port));
                 where = &n->subs;
             }
             trace_table(t, dp, p, next_table, next_egress, where);
@@ -1917,7 +1915,7 @@ main(int argc, char *argv[])
     struct node *ingress = node_append(&root, N_PIPELINE,
                                        "ingress(dp=\"%s\", inport=\"%s\")",
                                        dp->friendly,
-                                       port_friendly(t, dp, in));
+                                       port_friendly(dp, in));
     trace_table(t, dp, &p, 0, false, &ingress->subs);
 
     if (o.json) {

@@ -396,7 +396,9 @@ add_flow(struct trace_db *db, struct trace_dp *dp, const struct json *row,
         error = expr_annotate(e, &db->symtab, &a);
     }
     if (error) {
-        VLOG_WARN("%s: parsing expression failed (%s)", match, error);
+        static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+        VLOG_WARN_RL(&rl, "%s: parsing expression failed (%s)", match,
+                     error);
         free(error);
         db->n_bad_flows++;
         return;
@@ -642,7 +644,9 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
         struct ovs_list *actions = xmalloc(sizeof *actions);
         char *err = actions_parse_string(actions_s, &db->symtab, actions);
         if (err) {
-            VLOG_WARN("%s: parsing actions failed (%s)", actions_s, err);
+            static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+            VLOG_WARN_RL(&rl, "%s: parsing actions failed (%s)", actions_s,
+                         err);
             free(err);
             free(actions);
             db->n_bad_flows++;
@@ -682,6 +686,12 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
             db->action_lists[db->n_action_lists++] = actions;
         }
         svec_destroy(&dps);
+    }
+
+    if (db->n_bad_flows) {
+        VLOG_WARN("%d logical flows (on their datapaths) did not parse with "
+                  "our language library and are left out of traces",
+                  db->n_bad_flows);
     }
 
     struct shash_node *node;
