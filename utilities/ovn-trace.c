@@ -1486,6 +1486,11 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
     t->depth--;
 }
 
+/* The flow of 'table' that applies to 'p': the first of the highest
+ * priority that matches.  When another flow of that priority matches too,
+ * which one ovn-controller's OpenFlow tables apply is undefined (stock
+ * ovn-trace takes whichever its IDL lists first, as this does): that is
+ * said on stderr, since the trace may not be what happens. */
 static const struct trace_flow *
 lookup_flow(const struct trace_dp *dp, const struct pkt *p, int table,
             bool egress)
@@ -1494,6 +1499,31 @@ lookup_flow(const struct trace_dp *dp, const struct pkt *p, int table,
         const struct trace_flow *f = dp->flows[i];
         if (f->egress == egress && f->table == table
             && expr_evaluate(f->match, &p->f)) {
+            for (size_t j = i + 1; j < dp->n_flows; j++) {
+                const struct trace_flow *g = dp->flows[j];
+                if (g->egress != egress || g->table != table
+                    || g->priority != f->priority) {
+                    break;
+                }
+                if (expr_evaluate(g->match, &p->f)) {
+                    /* With the same actions, only which flow the trace
+                     * names is arbitrary (a debug message, which the
+                     * tests that compare with stock read). */
+                    static struct vlog_rate_limit rl
+                        = VLOG_RATE_LIMIT_INIT(10, 10);
+                    bool same = !strcmp(f->actions_s, g->actions_s);
+                    VLOG_RL(&rl, same ? VLL_DBG : VLL_WARN,
+                            "%s table %d: flows %08x and %08x of priority "
+                            "%d both match%s: which one applies is "
+                            "undefined; this trace follows %08x",
+                            egress ? "egress" : "ingress", table,
+                            f->uuid.parts[0], g->uuid.parts[0],
+                            f->priority,
+                            same ? " with the same actions" : "",
+                            f->uuid.parts[0]);
+                    break;
+                }
+            }
             return f;
         }
     }
