@@ -66,8 +66,15 @@ static char *
 error_message(const char *file, struct ovsdb_error *error)
 {
     char *s = ovsdb_error_to_string_free(error);
-    char *msg = (strncmp(s, file, strlen(file))
-                 ? xasprintf("%s: %s", file, s) : xstrdup(s));
+    const char *p = s;
+    /* "I/O error: FILE: open failed (...)", "ovsdb error: FILE: unexpected
+     * file format": clear without their tags. */
+    const char *f = strstr(s, file);
+    if (f && f - s >= 2 && f - s < 20 && !strncmp(f - 2, ": ", 2)) {
+        p = f;
+    }
+    char *msg = (strstr(p, file) ? xstrdup(p)
+                 : xasprintf("%s: %s", file, p));
     free(s);
     return msg;
 }
