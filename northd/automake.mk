@@ -3,6 +3,8 @@ bin_PROGRAMS += northd/ovn-northd
 northd_ovn_northd_SOURCES = \
 	northd/acl-check.c \
 	northd/acl-check.h \
+	northd/acl-lint.c \
+	northd/acl-lint.h \
 	northd/acls.c \
 	northd/acls.h \
 	northd/compile.c \

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "coverage.h"
+#include "northd/acl-lint.h"
 #include "northd/northd.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/json.h"
@@ -461,6 +462,11 @@ compile_finish(struct compile *c, const struct northd *n,
     }
     ds_destroy(&acl_errors);
     ds_destroy(&unsupported);
+    if (c->opts.lint
+        && northd_lint_acls(n, nb, NULL, ACL_LINT_DEFAULT_THRESHOLD, &out)
+        && c->opts.check) {
+        status = COMPILE_EXIT_FINDINGS;
+    }
 
     char *comment = xasprintf("ovn-northd --compile %s", c->opts.nb_file);
     const char *files[] = { c->opts.output, c->opts.nb_output };

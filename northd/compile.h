@@ -24,6 +24,7 @@ struct compile_options {
                                  * feedback, or NULL. */
     bool check;                 /* --check: validation findings make the
                                  * exit status 2. */
+    bool lint;                  /* --lint: the ACL lint too. */
 };
 
 /* Exit statuses of --compile. */

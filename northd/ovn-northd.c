@@ -24,6 +24,7 @@
 #include "lib/strpool.h"
 #include "memory.h"
 #include "northd/acl-check.h"
+#include "northd/acl-lint.h"
 #include "northd/compile.h"
 #include "northd/dpset.h"
 #include "northd/features.h"
@@ -117,6 +118,7 @@ static unixctl_cb_func northd_unixctl_recompute;
 static unixctl_cb_func northd_unixctl_cluster_state_reset;
 static unixctl_cb_func northd_unixctl_stats;
 static unixctl_cb_func northd_unixctl_acl_errors;
+static unixctl_cb_func northd_unixctl_acl_lint;
 static unixctl_cb_func northd_unixctl_engine_show_stats;
 static unixctl_cb_func northd_unixctl_engine_clear_stats;
 static unixctl_cb_func northd_unixctl_engine_recompute;
@@ -186,8 +188,10 @@ Offline compile, without database servers (docs/compile.md):\n\
                             what northd would change in it (SB-FILE is not\n\
                             written)\n\
   --nb-output=FILE          write the NB with northd's feedback to FILE\n\
-  --check                   exit with status 2 if an ACL is invalid or NB\n\
-                            content was not understood\n\
+  --lint                    print the ACL lint (as unixctl acl/lint) too\n\
+  --check                   exit with status 2 if an ACL is invalid, NB\n\
+                            content was not understood, or (with --lint)\n\
+                            the lint found something\n\
 \n\
   -h, --help                display this help message\n\
   -o, --options             list available options\n\
@@ -215,6 +219,7 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         OPT_DIFF,
         OPT_NB_OUTPUT,
         OPT_CHECK,
+        OPT_LINT,
         DAEMON_OPTION_ENUMS,
         VLOG_OPTION_ENUMS,
         SSL_OPTION_ENUMS,
@@ -233,6 +238,7 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         {"diff", required_argument, NULL, OPT_DIFF},
         {"nb-output", required_argument, NULL, OPT_NB_OUTPUT},
         {"check", no_argument, NULL, OPT_CHECK},
+        {"lint", no_argument, NULL, OPT_LINT},
         {"help", no_argument, NULL, 'h'},
         {"options", no_argument, NULL, 'o'},
         {"version", no_argument, NULL, 'V'},
@@ -290,6 +296,10 @@ parse_options(int argc, char *argv[], struct northd_state *state)
 
         case OPT_CHECK:
             state->compile.check = true;
+            break;
+
+        case OPT_LINT:
+            state->compile.lint = true;
             break;
 
         case 'u':
@@ -364,9 +374,10 @@ parse_options(int argc, char *argv[], struct northd_state *state)
             exit(EXIT_FAILURE);
         }
         return;
-    } else if (co->output || co->diff || co->nb_output || co->check) {
-        fprintf(stderr, "%s: --output, --diff, --nb-output and --check go "
-                "with --compile\n", program_name);
+    } else if (co->output || co->diff || co->nb_output || co->check
+               || co->lint) {
+        fprintf(stderr, "%s: --output, --diff, --nb-output, --check and "
+                "--lint go with --compile\n", program_name);
         exit(EXIT_FAILURE);
     }
 
@@ -730,6 +741,8 @@ main(int argc, char *argv[])
                              &aux);
     unixctl_command_register("acl/errors", "", 0, 0,
                              northd_unixctl_acl_errors, &aux);
+    unixctl_command_register("acl/lint", "[SWITCH|PORT_GROUP|- [THRESHOLD]]",
+                             0, 2, northd_unixctl_acl_lint, &aux);
 
     unixctl_command_register("inc-engine/show-stats", "[NODE [STAT]]", 0, 2,
                              northd_unixctl_engine_show_stats, &aux);
@@ -1107,6 +1120,41 @@ northd_unixctl_acl_errors(struct unixctl_conn *conn, int argc OVS_UNUSED,
     struct ds s = DS_EMPTY_INITIALIZER;
     northd_format_acl_errors(aux->state->northd, &s, aux->nb);
     unixctl_command_reply(conn, ds_cstr(&s));
+    ds_destroy(&s);
+}
+
+/* "acl/lint [SWITCH|PORT_GROUP|- [THRESHOLD]]": the ACL lint
+ * (northd/acl-lint.h) of one switch or port group, or of all ("-" or no
+ * argument), warning about expansions above THRESHOLD OpenFlow flows.
+ * Findings make the reply an error, so that ovs-appctl's exit status says
+ * whether there were any. */
+static void
+northd_unixctl_acl_lint(struct unixctl_conn *conn, int argc,
+                        const char *argv[], void *aux_)
+{
+    struct unixctl_aux *aux = aux_;
+    const char *filter = argc > 1 && strcmp(argv[1], "-") ? argv[1] : NULL;
+    double threshold = ACL_LINT_DEFAULT_THRESHOLD;
+    if (argc > 2) {
+        unsigned long long int t;
+        if (!str_to_ullong(argv[2], 10, &t)) {
+            unixctl_command_reply_error(conn, "THRESHOLD must be a number");
+            return;
+        }
+        threshold = t;
+    }
+    struct ds s = DS_EMPTY_INITIALIZER;
+    size_t n = northd_lint_acls(aux->state->northd, aux->nb, filter,
+                                threshold, &s);
+    if (n == SIZE_MAX) {
+        ds_clear(&s);
+        ds_put_format(&s, "no switch or port group \"%s\"", filter);
+    }
+    if (n) {
+        unixctl_command_reply_error(conn, ds_cstr(&s));
+    } else {
+        unixctl_command_reply(conn, ds_cstr(&s));
+    }
     ds_destroy(&s);
 }
 
