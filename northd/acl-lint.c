@@ -224,8 +224,10 @@ lint_acl(struct lint_ctx *ctx, const struct nb_acl *acl, const char *owner,
                                                               name);
             if (as) {
                 n_addrs = as->n_addresses;
-                addrs = xmemdup(as->addresses,
-                                MAX(n_addrs, 1) * sizeof *addrs);
+                addrs = xmalloc(MAX(n_addrs, 1) * sizeof *addrs);
+                for (size_t i = 0; i < n_addrs; i++) {
+                    addrs[i] = as->addresses[i];
+                }
             }
         }
         if (!addrs) {
@@ -300,7 +302,10 @@ static size_t
 lint_acls(struct lint_ctx *ctx, struct nb_acl **acls, size_t n_acls,
           const char *owner, size_t n_switches, struct ds *out)
 {
-    struct nb_acl **sorted = xmemdup(acls, MAX(n_acls, 1) * sizeof *acls);
+    struct nb_acl **sorted = xmalloc(MAX(n_acls, 1) * sizeof *sorted);
+    for (size_t i = 0; i < n_acls; i++) {
+        sorted[i] = acls[i];
+    }
     qsort(sorted, n_acls, sizeof *sorted, compare_acls);
     size_t n = 0;
     for (size_t i = 0; i < n_acls; i++) {
