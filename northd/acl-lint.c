@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "coverage.h"
+#include "hmapx.h"
 #include "lib/expr.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
@@ -55,6 +56,91 @@ base_field(const struct symtab_symbol *s)
     return s->field ? s->field : s;
 }
 
+/* The number of masked values (prefixes) that cover [lo, hi] exactly. */
+static double
+range_prefixes(uint64_t lo, uint64_t hi)
+{
+    double n = 0;
+    while (lo <= hi) {
+        int k = lo ? raw_ctz(lo) : 64;
+        while (k > 0 && (k >= 64 || lo + ((UINT64_C(1) << k) - 1) > hi)) {
+            k--;
+        }
+        n++;
+        uint64_t next = lo + (UINT64_C(1) << k);
+        if (k >= 64 || next <= lo) {
+            break;
+        }
+        lo = next;
+    }
+    return n;
+}
+
+/* Whether 'e' is an ordering comparison of an unmasked integer of at most
+ * 64 bits with one value: a bound of a range. */
+static bool
+is_bound(const struct expr *e)
+{
+    return (e->type == EXPR_T_CMP && !e->cmp.symbol->is_string
+            && e->cmp.relop >= EXPR_R_LT && e->cmp.n_values == 1
+            && e->cmp.n_bits > 0 && e->cmp.n_bits <= 64
+            && !e->cmp.values[0].masked);
+}
+
+static struct estimate estimate_expr(const struct expr *);
+
+/* The bounds among the subexpressions of conjunction 'e' on the same bits
+ * of the same field as 'first' (a bound, first of them) make one range,
+ * which ovn-controller matches as the prefixes that cover it: the set of
+ * them, a dimension of a conjunctive match.  Marks them in 'used'. */
+static struct estimate
+estimate_range(const struct expr *e, const struct expr *first,
+               struct hmapx *used)
+{
+    const struct expr_cmp *f = &first->cmp;
+    uint64_t max = (f->n_bits >= 64 ? UINT64_MAX
+                    : (UINT64_C(1) << f->n_bits) - 1);
+    uint64_t lo = 0, hi = max;
+    const struct expr *sub;
+    LIST_FOR_EACH (sub, node, &e->subs) {
+        if (!is_bound(sub) || sub->cmp.symbol != f->symbol
+            || sub->cmp.ofs != f->ofs || sub->cmp.n_bits != f->n_bits) {
+            continue;
+        }
+        hmapx_add(used, CONST_CAST(struct expr *, sub));
+        uint64_t v = sub->cmp.values[0].value.u64.lo & max;
+        switch (sub->cmp.relop) {
+        case EXPR_R_LT:
+            hi = MIN(hi, v ? v - 1 : 0);
+            if (!v) {
+                lo = 1, hi = 0;
+            }
+            break;
+        case EXPR_R_LE:
+            hi = MIN(hi, v);
+            break;
+        case EXPR_R_GT:
+            if (v == max) {
+                lo = 1, hi = 0;
+            } else {
+                lo = MAX(lo, v + 1);
+            }
+            break;
+        case EXPR_R_GE:
+            lo = MAX(lo, v);
+            break;
+        case EXPR_R_EQ:
+        case EXPR_R_NE:
+            OVS_NOT_REACHED();
+        }
+    }
+    struct estimate est;
+    memset(&est, 0, sizeof est);
+    est.flows = lo <= hi ? range_prefixes(lo, hi) : 0;
+    est.dim = est.flows > 1 ? base_field(f->symbol) : NULL;
+    return est;
+}
+
 static struct estimate
 estimate_expr(const struct expr *e)
 {
@@ -83,7 +169,18 @@ estimate_expr(const struct expr *e)
         case EXPR_R_LE:
         case EXPR_R_GT:
         case EXPR_R_GE:
-            est.flows = bits;
+            if (is_bound(e)) {
+                struct expr *and = expr_create_andor(EXPR_T_AND);
+                struct hmapx used = HMAPX_INITIALIZER(&used);
+                expr_add_sub(and, expr_clone(e));
+                est = estimate_range(and, CONTAINER_OF(ovs_list_front(
+                                         &and->subs), struct expr, node),
+                                     &used);
+                hmapx_destroy(&used);
+                expr_destroy(and);
+            } else {
+                est.flows = bits;
+            }
             break;
         }
         return est;
@@ -124,8 +221,14 @@ estimate_expr(const struct expr *e)
         double product = 1, dim_sum = 0, conj = 0;
         size_t n_dims = 0;
         struct estimate dims_single = { .flows = 1 };
+        struct hmapx used = HMAPX_INITIALIZER(&used);
         LIST_FOR_EACH (sub, node, &e->subs) {
-            struct estimate s = estimate_expr(sub);
+            if (hmapx_contains(&used, CONST_CAST(struct expr *, sub))) {
+                continue;
+            }
+            struct estimate s = (is_bound(sub)
+                                 ? estimate_range(e, sub, &used)
+                                 : estimate_expr(sub));
             conj += s.conjunctions;
             if (s.dim && s.flows > 1) {
                 n_dims++;
@@ -135,6 +238,7 @@ estimate_expr(const struct expr *e)
                 product *= s.flows;
             }
         }
+        hmapx_destroy(&used);
         if (n_dims >= 2) {
             est.flows = product * (dim_sum + 1);
             est.conjunctions = conj + product;
@@ -167,10 +271,15 @@ finding(struct ds *out, size_t *n, const char *format, ...)
 }
 
 /* Lints one ACL of 'owner' ("switch sw0", "port group pg1") that applies
- * to 'n_switches' switches. */
+ * to 'n_switches' switches, of which 'ls' has the most ports of the port
+ * group the ACL belongs to (the switch itself for a switch's ACL; NULL if
+ * none).  ovn-controller matches "@name" on a switch against the members
+ * of the group on that switch (northd writes a port group per switch), so
+ * the estimate is for 'ls', the busiest. */
 static size_t
 lint_acl(struct lint_ctx *ctx, const struct nb_acl *acl, const char *owner,
-         size_t n_switches, struct ds *out)
+         size_t n_switches, const struct nb_logical_switch *ls,
+         struct ds *out)
 {
     size_t n = 0;
     const char *match = strpack_cstr(acl->match, &ctx->text);
@@ -208,10 +317,14 @@ lint_acl(struct lint_ctx *ctx, const struct nb_acl *acl, const char *owner,
             finding(&findings, &n, "port group \"%s\" is empty", name);
         }
         const char **ports = xmalloc(MAX(pg->n_ports, 1) * sizeof *ports);
+        size_t n_ports = 0;
         for (size_t i = 0; i < pg->n_ports; i++) {
-            ports[i] = pg->ports[i]->name;
+            const char *port = pg->ports[i]->name;
+            if (ls && shash_find_data(&ctx->port_ls, port) == ls) {
+                ports[n_ports++] = port;
+            }
         }
-        expr_refs_add_port_group(&refs, name, ports, pg->n_ports);
+        expr_refs_add_port_group(&refs, name, ports, n_ports);
         free(ports);
     }
     SSET_FOR_EACH (name, &as_names) {
@@ -265,11 +378,13 @@ lint_acl(struct lint_ctx *ctx, const struct nb_acl *acl, const char *owner,
                           est.conjunctions,
                           est.conjunctions == 1 ? "" : "es");
         }
-        if (n_switches == 1) {
+        if (!n_switches) {
+            ds_put_cstr(out, " per logical flow (on no switch)\n");
+        } else if (n_switches == 1) {
             ds_put_cstr(out, " per logical flow on its switch\n");
         } else {
-            ds_put_format(out, " per logical flow on each of its %"PRIuSIZE
-                          " switches\n", n_switches);
+            ds_put_format(out, " per logical flow on the busiest of its "
+                          "%"PRIuSIZE" switches\n", n_switches);
         }
         if (total > ctx->threshold) {
             finding(&findings, &n, "about %.0f OpenFlow flows per logical "
@@ -300,7 +415,8 @@ compare_acls(const void *a_, const void *b_)
 /* Lints the ACLs of one switch or port group, by priority. */
 static size_t
 lint_acls(struct lint_ctx *ctx, struct nb_acl **acls, size_t n_acls,
-          const char *owner, size_t n_switches, struct ds *out)
+          const char *owner, size_t n_switches,
+          const struct nb_logical_switch *ls, struct ds *out)
 {
     struct nb_acl **sorted = xmalloc(MAX(n_acls, 1) * sizeof *sorted);
     for (size_t i = 0; i < n_acls; i++) {
@@ -309,26 +425,41 @@ lint_acls(struct lint_ctx *ctx, struct nb_acl **acls, size_t n_acls,
     qsort(sorted, n_acls, sizeof *sorted, compare_acls);
     size_t n = 0;
     for (size_t i = 0; i < n_acls; i++) {
-        n += lint_acl(ctx, sorted[i], owner, n_switches, out);
+        n += lint_acl(ctx, sorted[i], owner, n_switches, ls, out);
     }
     free(sorted);
     return n;
 }
 
-/* The number of switches the ports of 'pg' are on. */
+/* The number of switches the ports of 'pg' are on; '*busiest' is the one
+ * with the most of them (NULL if none). */
 static size_t
-pg_switches(const struct lint_ctx *ctx, const struct nb_port_group *pg)
+pg_switches(const struct lint_ctx *ctx, const struct nb_port_group *pg,
+            const struct nb_logical_switch **busiest)
 {
-    struct sset switches = SSET_INITIALIZER(&switches);
+    struct shash switches = SHASH_INITIALIZER(&switches);
+    size_t max = 0;
+    *busiest = NULL;
     for (size_t i = 0; i < pg->n_ports; i++) {
         const struct nb_logical_switch *ls
             = shash_find_data(&ctx->port_ls, pg->ports[i]->name);
-        if (ls) {
-            sset_add(&switches, ls->name);
+        if (!ls) {
+            continue;
+        }
+        struct shash_node *node = shash_find(&switches, ls->name);
+        if (!node) {
+            node = shash_add(&switches, ls->name, (void *) 0);
+        }
+        uintptr_t count = (uintptr_t) node->data + 1;
+        node->data = (void *) count;
+        if (count > max || (count == max && strcmp(ls->name,
+                                                   (*busiest)->name) < 0)) {
+            max = count;
+            *busiest = ls;
         }
     }
-    size_t n = sset_count(&switches);
-    sset_destroy(&switches);
+    size_t n = shash_count(&switches);
+    shash_destroy(&switches);
     return n;
 }
 
@@ -385,7 +516,8 @@ acl_lint(const struct rdb *nb, const struct groups *groups,
         found = true;
         ds_clear(&owner);
         ds_put_format(&owner, "switch %s", ls->name);
-        n += lint_acls(&ctx, ls->acls, ls->n_acls, ds_cstr(&owner), 1, out);
+        n += lint_acls(&ctx, ls->acls, ls->n_acls, ds_cstr(&owner), 1, ls,
+                       out);
     }
     free(nodes);
     shash_destroy(&switches);
@@ -399,8 +531,10 @@ acl_lint(const struct rdb *nb, const struct groups *groups,
         found = true;
         ds_clear(&owner);
         ds_put_format(&owner, "port group %s", pg->name);
+        const struct nb_logical_switch *busiest;
+        size_t n_switches = pg_switches(&ctx, pg, &busiest);
         n += lint_acls(&ctx, pg->acls, pg->n_acls, ds_cstr(&owner),
-                       pg_switches(&ctx, pg), out);
+                       n_switches, busiest, out);
     }
     free(nodes);
     ds_destroy(&owner);
