@@ -3,8 +3,12 @@ bin_PROGRAMS += northd/ovn-northd
 northd_ovn_northd_SOURCES = \
 	northd/acl-check.c \
 	northd/acl-check.h \
+	northd/acl-lint.c \
+	northd/acl-lint.h \
 	northd/acls.c \
 	northd/acls.h \
+	northd/compile.c \
+	northd/compile.h \
 	northd/datapaths.c \
 	northd/datapaths.h \
 	northd/dhcp.c \
@@ -54,4 +58,17 @@ northd_ovn_northd_SOURCES = \
 	northd/qos.h \
 	northd/rbac.c \
 	northd/rbac.h
+nodist_northd_ovn_northd_SOURCES = northd/sb-schema.c
 northd_ovn_northd_LDADD = $(MIMALLOC_LIBS) $(LSN_LDADD)
+
+# The SB schema northd was built with, for the SB that --compile writes
+# (northd/compile.c): a NUL-terminated array of its bytes.
+northd/sb-schema.c: $(srcdir)/ovn-sb.ovsschema
+	$(AM_V_GEN)$(PYTHON) -c 'import sys; d = open(sys.argv[1], "rb").read(); \
+	    print("/* Generated from ovn-sb.ovsschema: do not edit. */"); \
+	    print("extern const char compile_sb_schema[];"); \
+	    print("const char compile_sb_schema[] = {"); \
+	    print("\n".join(",".join(str(b) for b in d[i:i + 24]) + "," \
+	                    for i in range(0, len(d), 24))); \
+	    print("0};")' $(srcdir)/ovn-sb.ovsschema > $@.tmp && mv $@.tmp $@
+CLEANFILES += northd/sb-schema.c

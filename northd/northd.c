@@ -22,6 +22,7 @@
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/acl-check.h"
+#include "northd/acl-lint.h"
 #include "northd/acls.h"
 #include "northd/datapaths.h"
 #include "northd/dns.h"
@@ -369,6 +370,14 @@ northd_format_acl_errors(const struct northd *n, struct ds *out,
                          const struct rdb *nb_db)
 {
     acl_errors_format(n->acl_errors, out, nb_db);
+}
+
+size_t
+northd_lint_acls(const struct northd *n, const struct rdb *nb,
+                 const char *filter, double threshold, struct ds *out)
+{
+    return acl_lint(nb, n->data.valid ? &n->data.groups : NULL, filter,
+                    threshold, out);
 }
 
 /* Returns the NB_Global row; if there is none, creates it (it is there on

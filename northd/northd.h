@@ -86,6 +86,14 @@ void northd_clear_engine_stats(struct northd *);
 void northd_format_acl_errors(const struct northd *, struct ds *out,
                               const struct rdb *nb_db);
 
+/* ACL lint (northd/acl-lint.h) of the switch or port group 'filter' (all
+ * if NULL), with the address sets of the last full pass: returns the
+ * number of findings, or SIZE_MAX if there is no such switch or port
+ * group. */
+size_t northd_lint_acls(const struct northd *, const struct rdb *nb,
+                        const char *filter, double threshold,
+                        struct ds *out);
+
 /* A test of incremental processing ("--check-incremental",
  * "northd/check-incremental"): with it on, after every incremental pass
  * northd builds everything again from the replicas, as a full recompute

@@ -24,6 +24,8 @@
 #include "lib/strpool.h"
 #include "memory.h"
 #include "northd/acl-check.h"
+#include "northd/acl-lint.h"
+#include "northd/compile.h"
 #include "northd/dpset.h"
 #include "northd/features.h"
 #include "northd/global-opts.h"
@@ -86,6 +88,11 @@ struct northd_state {
     const char *unixctl_path;   /* --unixctl, or NULL. */
 
     struct northd *northd;      /* Everything the passes keep. */
+
+    /* --compile (northd/compile.h). */
+    struct compile_options compile;
+    unsigned int n_passes;      /* Passes run. */
+    bool compile_failed;        /* A transaction failed. */
 };
 
 /* New Logical_Flow rows per SB transaction, by default.  One transaction
@@ -111,6 +118,7 @@ static unixctl_cb_func northd_unixctl_recompute;
 static unixctl_cb_func northd_unixctl_cluster_state_reset;
 static unixctl_cb_func northd_unixctl_stats;
 static unixctl_cb_func northd_unixctl_acl_errors;
+static unixctl_cb_func northd_unixctl_acl_lint;
 static unixctl_cb_func northd_unixctl_engine_show_stats;
 static unixctl_cb_func northd_unixctl_engine_clear_stats;
 static unixctl_cb_func northd_unixctl_engine_recompute;
@@ -171,6 +179,20 @@ Options:\n\
                             (default: %d; 0: no limit)\n\
   --check-incremental       (for tests) after every incremental pass, build\n\
                             everything again and report any difference\n\
+\n\
+Offline compile, without database servers (docs/compile.md):\n\
+  --compile=NB-FILE         compile the NB database file NB-FILE, print the\n\
+                            ACL errors and what is not compiled, and exit\n\
+  --output=SB-FILE          write the SB northd would produce to SB-FILE\n\
+  --diff=SB-FILE            start from the SB database file SB-FILE and print\n\
+                            what northd would change in it (SB-FILE is not\n\
+                            written)\n\
+  --nb-output=FILE          write the NB with northd's feedback to FILE\n\
+  --lint                    print the ACL lint (as unixctl acl/lint) too\n\
+  --check                   exit with status 2 if an ACL is invalid, NB\n\
+                            content was not understood, or (with --lint)\n\
+                            the lint found something\n\
+\n\
   -h, --help                display this help message\n\
   -o, --options             list available options\n\
   -V, --version             display version information\n",
@@ -192,6 +214,12 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         OPT_SB_TXN_MAX_FLOWS,
         OPT_N_THREADS,
         OPT_CHECK_INCREMENTAL,
+        OPT_COMPILE,
+        OPT_OUTPUT,
+        OPT_DIFF,
+        OPT_NB_OUTPUT,
+        OPT_CHECK,
+        OPT_LINT,
         DAEMON_OPTION_ENUMS,
         VLOG_OPTION_ENUMS,
         SSL_OPTION_ENUMS,
@@ -205,6 +233,12 @@ parse_options(int argc, char *argv[], struct northd_state *state)
         {"n-threads", required_argument, NULL, OPT_N_THREADS},
         {"sb-txn-max-flows", required_argument, NULL, OPT_SB_TXN_MAX_FLOWS},
         {"check-incremental", no_argument, NULL, OPT_CHECK_INCREMENTAL},
+        {"compile", required_argument, NULL, OPT_COMPILE},
+        {"output", required_argument, NULL, OPT_OUTPUT},
+        {"diff", required_argument, NULL, OPT_DIFF},
+        {"nb-output", required_argument, NULL, OPT_NB_OUTPUT},
+        {"check", no_argument, NULL, OPT_CHECK},
+        {"lint", no_argument, NULL, OPT_LINT},
         {"help", no_argument, NULL, 'h'},
         {"options", no_argument, NULL, 'o'},
         {"version", no_argument, NULL, 'V'},
@@ -242,6 +276,30 @@ parse_options(int argc, char *argv[], struct northd_state *state)
 
         case OPT_DRY_RUN:
             state->paused = true;
+            break;
+
+        case OPT_COMPILE:
+            state->compile.nb_file = optarg;
+            break;
+
+        case OPT_OUTPUT:
+            state->compile.output = optarg;
+            break;
+
+        case OPT_DIFF:
+            state->compile.diff = optarg;
+            break;
+
+        case OPT_NB_OUTPUT:
+            state->compile.nb_output = optarg;
+            break;
+
+        case OPT_CHECK:
+            state->compile.check = true;
+            break;
+
+        case OPT_LINT:
+            state->compile.lint = true;
             break;
 
         case 'u':
@@ -304,6 +362,22 @@ parse_options(int argc, char *argv[], struct northd_state *state)
     if (optind < argc) {
         fprintf(stderr, "%s: unexpected argument \"%s\" "
                 "(use --help for usage)\n", program_name, argv[optind]);
+        exit(EXIT_FAILURE);
+    }
+
+    const struct compile_options *co = &state->compile;
+    if (co->nb_file) {
+        if (state->nb_db || state->sb_db || get_detach() || state->paused) {
+            fprintf(stderr, "%s: --compile reads a file: it takes no "
+                    "--ovnnb-db, --ovnsb-db, --detach or --dry-run\n",
+                    program_name);
+            exit(EXIT_FAILURE);
+        }
+        return;
+    } else if (co->output || co->diff || co->nb_output || co->check
+               || co->lint) {
+        fprintf(stderr, "%s: --output, --diff, --nb-output, --check and "
+                "--lint go with --compile\n", program_name);
         exit(EXIT_FAILURE);
     }
 
@@ -407,6 +481,17 @@ commit_failed(struct northd_state *state, const char *db,
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
     COVERAGE_INC(northd_commit_failed);
     const char *error = rdb_txn_get_error(txn);
+    if (state->compile.nb_file) {
+        /* The servers are ours and hold nothing else: a retry would
+         * fail the same way. */
+        fprintf(stderr, "%s: --compile: %s transaction failed (%s%s%s)\n",
+                program_name, db,
+                rdb_txn_status_to_string(rdb_txn_get_status(txn)),
+                error ? ": " : "", error ? error : "");
+        state->compile_failed = true;
+        state->exiting = true;
+        return;
+    }
     VLOG_INFO_RL(&rl, "%s transaction failed (%s%s%s), will recompute", db,
                  rdb_txn_status_to_string(rdb_txn_get_status(txn)),
                  error ? ": " : "", error ? error : "");
@@ -461,6 +546,32 @@ commit(struct northd_state *state, const char *db, struct rdb_txn *txn,
     return NULL;
 }
 
+/* Whether anything calls for a pass. */
+static bool
+pass_wanted(const struct northd_state *state, const struct rdb *nb,
+            const struct rdb *sb)
+{
+    return (state->force_run || state->flows_pending
+            || rdb_get_reset_seqno(nb) != state->nb_reset
+            || rdb_get_reset_seqno(sb) != state->sb_reset
+            || rdb_get_seqno(nb) != state->nb_seqno
+            || rdb_get_seqno(sb) != state->sb_seqno);
+}
+
+/* --compile: whether northd is done, i.e. active on both replicas, with a
+ * pass run, nothing in flight and nothing that calls for another pass.
+ * The server sends every update a transaction causes before its reply, so
+ * the echo of the last commit has been applied by then. */
+static bool
+compile_settled(const struct northd_state *state, const struct rdb *nb,
+                const struct rdb *sb)
+{
+    return (state->n_passes && state->had_lock
+            && rdb_is_synced(nb) && rdb_is_synced(sb)
+            && !state->sb_txn && !state->nb_txn
+            && !pass_wanted(state, nb, sb));
+}
+
 /* Runs a pass if anything calls for one, and commits what it wrote. */
 static void
 run_pass(struct northd_state *state, struct rdb *nb, struct rdb *sb,
@@ -472,13 +583,12 @@ run_pass(struct northd_state *state, struct rdb *nb, struct rdb *sb,
     }
     bool reset = (rdb_get_reset_seqno(nb) != state->nb_reset
                   || rdb_get_reset_seqno(sb) != state->sb_reset);
-    if (!state->force_run && !reset && !state->flows_pending
-        && rdb_get_seqno(nb) == state->nb_seqno
-        && rdb_get_seqno(sb) == state->sb_seqno) {
+    if (!pass_wanted(state, nb, sb)) {
         return;
     }
 
     COVERAGE_INC(northd_run);
+    state->n_passes++;
     struct northd_ctx ctx = {
         .nb = nb,
         .sb = sb,
@@ -552,26 +662,49 @@ main(int argc, char *argv[])
      * matches: tools parse them. */
     ovs_set_program_name(argv[0], NORTHD_OVN_VERSION);
     service_start(&argc, &argv);
+    /* --compile reports on stdout: what it logs goes to the console only
+     * from warnings up, unless -v says otherwise. */
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--compile")
+            || !strncmp(argv[i], "--compile=", 10)) {
+            vlog_set_levels(NULL, VLF_CONSOLE, VLL_WARN);
+            break;
+        }
+    }
     parse_options(argc, argv, &state);
     fatal_ignore_sigpipe();
 
-    daemonize_start(false);
+    struct compile *compile = NULL;
+    struct unixctl_server *unixctl = NULL;
+    if (state.compile.nb_file) {
+        /* No daemon, no control socket: the servers are in this process
+         * (northd/compile.c). */
+        char *error = compile_start(&state.compile, &compile,
+                                    &state.nb_db, &state.sb_db);
+        if (error) {
+            fprintf(stderr, "%s: %s\n", program_name, error);
+            free(error);
+            exit(COMPILE_EXIT_ERROR);
+        }
+    } else {
+        daemonize_start(false);
 
-    char *abs_unixctl = NULL;
-    const char *unixctl_path = state.unixctl_path;
-    if (!unixctl_path) {
-        abs_unixctl = xasprintf("%s/%s.%ld.ctl", ovn_rundir(), program_name,
-                                (long int) getpid());
-    }
-    struct unixctl_server *unixctl;
-    int error = unixctl_server_create(unixctl_path ? unixctl_path
-                                                   : abs_unixctl, &unixctl);
-    free(abs_unixctl);
-    if (error) {
-        ovs_fatal(error, "could not create unixctl server");
-    }
+        char *abs_unixctl = NULL;
+        const char *unixctl_path = state.unixctl_path;
+        if (!unixctl_path) {
+            abs_unixctl = xasprintf("%s/%s.%ld.ctl", ovn_rundir(),
+                                    program_name, (long int) getpid());
+        }
+        int error = unixctl_server_create(unixctl_path ? unixctl_path
+                                                       : abs_unixctl,
+                                          &unixctl);
+        free(abs_unixctl);
+        if (error) {
+            ovs_fatal(error, "could not create unixctl server");
+        }
 
-    daemonize_complete();
+        daemonize_complete();
+    }
 
     /* NB: what northd compiles (lib/nb.rdb), read-only except the status
      * columns northd owns.  SB: what it reconciles (lib/sb.rdb). */
@@ -608,6 +741,8 @@ main(int argc, char *argv[])
                              &aux);
     unixctl_command_register("acl/errors", "", 0, 0,
                              northd_unixctl_acl_errors, &aux);
+    unixctl_command_register("acl/lint", "[SWITCH|PORT_GROUP|- [THRESHOLD]]",
+                             0, 2, northd_unixctl_acl_lint, &aux);
 
     unixctl_command_register("inc-engine/show-stats", "[NODE [STAT]]", 0, 2,
                              northd_unixctl_engine_show_stats, &aux);
@@ -660,6 +795,9 @@ main(int argc, char *argv[])
             simap_destroy(&usage);
         }
 
+        if (compile) {
+            compile_run(compile);
+        }
         rdb_run(nb);
         rdb_run(sb);
         check_txns(&state);
@@ -700,6 +838,9 @@ main(int argc, char *argv[])
             state.nb_txn = commit(&state, "NB", nb_txn, &unchanged);
         }
 
+        if (compile && compile_settled(&state, nb, sb)) {
+            break;
+        }
         unixctl_server_run(unixctl);
 
         rdb_wait(nb);
@@ -714,6 +855,9 @@ main(int argc, char *argv[])
                 poll_immediate_wake();
             }
         }
+        if (compile) {
+            compile_wait(compile);
+        }
         if (state.exiting) {
             poll_immediate_wake();
         }
@@ -724,6 +868,11 @@ main(int argc, char *argv[])
         }
     }
 
+    int status = 0;
+    if (compile) {
+        status = (state.compile_failed ? COMPILE_EXIT_ERROR
+                  : compile_finish(compile, state.northd, nb));
+    }
     if (state.sb_txn) {
         rdb_txn_destroy(state.sb_txn);
     }
@@ -734,10 +883,11 @@ main(int argc, char *argv[])
     unixctl_server_destroy(unixctl);
     rdb_destroy(nb);
     rdb_destroy(sb);
+    compile_destroy(compile);
     free(state.nb_db);
     free(state.sb_db);
     service_stop();
-    return 0;
+    return status;
 }
 
 static void
@@ -970,6 +1120,41 @@ northd_unixctl_acl_errors(struct unixctl_conn *conn, int argc OVS_UNUSED,
     struct ds s = DS_EMPTY_INITIALIZER;
     northd_format_acl_errors(aux->state->northd, &s, aux->nb);
     unixctl_command_reply(conn, ds_cstr(&s));
+    ds_destroy(&s);
+}
+
+/* "acl/lint [SWITCH|PORT_GROUP|- [THRESHOLD]]": the ACL lint
+ * (northd/acl-lint.h) of one switch or port group, or of all ("-" or no
+ * argument), warning about expansions above THRESHOLD OpenFlow flows.
+ * Findings make the reply an error, so that ovs-appctl's exit status says
+ * whether there were any. */
+static void
+northd_unixctl_acl_lint(struct unixctl_conn *conn, int argc,
+                        const char *argv[], void *aux_)
+{
+    struct unixctl_aux *aux = aux_;
+    const char *filter = argc > 1 && strcmp(argv[1], "-") ? argv[1] : NULL;
+    double threshold = ACL_LINT_DEFAULT_THRESHOLD;
+    if (argc > 2) {
+        unsigned long long int t;
+        if (!str_to_ullong(argv[2], 10, &t)) {
+            unixctl_command_reply_error(conn, "THRESHOLD must be a number");
+            return;
+        }
+        threshold = t;
+    }
+    struct ds s = DS_EMPTY_INITIALIZER;
+    size_t n = northd_lint_acls(aux->state->northd, aux->nb, filter,
+                                threshold, &s);
+    if (n == SIZE_MAX) {
+        ds_clear(&s);
+        ds_put_format(&s, "no switch or port group \"%s\"", filter);
+    }
+    if (n) {
+        unixctl_command_reply_error(conn, ds_cstr(&s));
+    } else {
+        unixctl_command_reply(conn, ds_cstr(&s));
+    }
     ds_destroy(&s);
 }
 

@@ -31,6 +31,8 @@ TESTSUITE_AT = \
 	tests/dhcp.at \
 	tests/ports.at \
 	tests/trace.at
+	tests/compile.at \
+	tests/acl-lint.at
 
 # Drives the replica (lib/rdb.h) against a real ovsdb-server.  Its SB
 # class is lib/sb.rdb with Address_Set and Port_Group followed in full
