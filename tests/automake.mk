@@ -30,7 +30,7 @@ TESTSUITE_AT = \
 	tests/neutron.at \
 	tests/dhcp.at \
 	tests/ports.at \
-	tests/trace.at
+	tests/trace.at \
 	tests/compile.at \
 	tests/acl-lint.at
 
