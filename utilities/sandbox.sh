@@ -95,7 +95,8 @@ The sandbox is running in $sb:
   export OVN_NB_DB=unix:$sb/nb.sock OVN_SB_DB=unix:$sb/sb.sock
   $build/utilities/ovn-nbctl show       # the Northbound (our CLI)
   ovn-sbctl lflow-list web             # what northd compiled
-  ovn-trace web 'inport == "web1" && eth.src == 0a:00:00:00:01:01 && eth.dst == 0a:00:00:00:01:02 && ip4.src == 10.0.1.11 && ip4.dst == 10.0.1.12 && tcp.dst == 80 && ip.ttl == 64'
+  $build/utilities/ovn-trace --nb-db=unix:$sb/nb.sock --ct=new web 'inport == "web1" && eth.src == 0a:00:00:00:01:01 && eth.dst == 0a:00:00:00:01:02 && ip4.src == 10.0.1.11 && ip4.dst == 10.0.1.12 && tcp.dst == 80 && ip.ttl == 64'
+                                       # our trace: which ACL decided
   ovs-appctl -t $sb/northd.ctl status  # active / standby / paused
   ovs-appctl -t $sb/northd.ctl northd/stats
   tail -f $sb/northd.log
