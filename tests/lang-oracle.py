@@ -17,6 +17,7 @@ same rows (test-ovn-lang validate-sb)."""
 
 import json
 import socket
+import os
 import subprocess
 import sys
 
@@ -99,7 +100,11 @@ def main():
                                "priority": i + 1, "match": match,
                                "actions": actions}})
 
-    trace = subprocess.run(["ovn-trace", "--db=" + db, datapath,
+    # Stock's, by absolute path: the test's PATH finds our own ovn-trace
+    # (utilities/) first.
+    trace = subprocess.run([os.environ.get("STOCK_TRACE",
+                                           "/usr/bin/ovn-trace"),
+                            "--db=" + db, datapath,
                             'inport == "%s"' % inport],
                            capture_output=True, text=True, check=False,
                            errors="replace")
