@@ -53,5 +53,7 @@ northd_ovn_northd_SOURCES = \
 	northd/qos.c \
 	northd/qos.h \
 	northd/rbac.c \
-	northd/rbac.h
+	northd/rbac.h \
+	northd/router.c \
+	northd/router.h
 northd_ovn_northd_LDADD = $(MIMALLOC_LIBS) $(LSN_LDADD)

@@ -41,6 +41,7 @@
 #include "northd/meters.h"
 #include "northd/nb-report.h"
 #include "northd/qos.h"
+#include "northd/router.h"
 #include "northd/rbac.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
@@ -465,6 +466,9 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
                              lb_model_dp_has_vips(&d->lbs, dp->index),
                              acls_dp_stateful(d->acls, dp));
     mcast_build_dp_lflows(&d->lflows, &d->model, dp);
+    lr_build_switch_lflows(&d->lflows, &d->model, dp,
+                           lb_model_dp_has_vips(&d->lbs, dp->index),
+                           acls_dp_stateful(d->acls, dp));
     lflow_table_set_owner(&d->lflows, NULL);
     build_dp_dhcp_lflows(d, dp);
 }
@@ -487,6 +491,7 @@ build_port_lflows(struct northd_data *d, struct ls_port *p)
     if (lb_model_dp_has_vips(&d->lbs, p->dp->index)) {
         lb_build_port_lflows(&d->lflows, p);
     }
+    lr_build_port_lflows(&d->lflows, &d->model, p);
     lflow_table_set_owner(&d->lflows, NULL);
     build_port_dhcp_lflows(d, p);
 }
@@ -588,6 +593,7 @@ build_flows(struct northd_data *d, struct rdb *nb_db,
     lflow_table_set_owner(&d->lflows, &d->lb_owner);
     lb_build_lflows(&d->lflows, &d->model, &d->lbs, &d->features);
     lflow_table_set_owner(&d->lflows, NULL);
+    lr_build_lflows(&d->lflows, &d->model);
 }
 
 /* Throws away everything kept and compiles the whole NB again, then
@@ -821,8 +827,10 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
     LIST_FOR_EACH_SAFE (p, dp_node, &dp->ports) {
         if (!port_row_listed(ls, p->nb)
             || nb_logical_switch_port_is_deleted(p->nb)) {
-            if (lb_health_port_involved(&d->health, p->nb->name)) {
-                return false;   /* A health check names it. */
+            if (lb_health_port_involved(&d->health, p->nb->name)
+                || ls_model_port_touches_router(&d->model, p->nb)) {
+                return false;   /* A health check names it, or a router's
+                                 * peer. */
             }
             groups_port_removed(&d->groups, p, &c->span_changed,
                                 &c->sets_changed);
@@ -1210,10 +1218,8 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         }
         /* A row northd did not insert (a duplicate, or one for no switch)
          * is deleted by a recompute. */
-        struct uuid ls_uuid;
         const struct ls_datapath *dp
-            = (smap_get_uuid(&sdp->external_ids, "logical-switch", &ls_uuid)
-               ? ls_model_find_datapath(&d->model, &ls_uuid) : NULL);
+            = ls_model_find_sb_owner(&d->model, sdp);
         if (sb_datapath_binding_is_new(sdp)
             && (!dp || !uuid_equals(&dp->sb_uuid, &sdp->header_.uuid))) {
             *reason = "an SB Datapath_Binding was added";
