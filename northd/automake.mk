@@ -55,5 +55,6 @@ northd_ovn_northd_SOURCES = \
 	northd/rbac.c \
 	northd/rbac.h \
 	northd/router.c \
+	northd/router-routes.c \
 	northd/router.h
 northd_ovn_northd_LDADD = $(MIMALLOC_LIBS) $(LSN_LDADD)

@@ -375,6 +375,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         }
         qsort(r->ports, r->n_ports, sizeof *r->ports, compare_lr_ports);
         assign_lr_port_keys(m, r);
+        lr_routes_parse(m, r);
     }
 
     /* Peers: switch ports of type "router" naming a router port.  Ports
@@ -430,6 +431,7 @@ lr_model_destroy(struct lr_model *lr)
         lflow_owner_destroy(&r->dp->dhcp_owner);
         free(r->dp);
         free(r->ports);
+        lr_routes_destroy(r);
     }
     free(lr->routers);
     struct lr_port *p;
@@ -816,7 +818,8 @@ build_ip_input(struct lflow_table *t, const struct lr_router *r,
 }
 
 /* Connected routes: longest prefix first, as stock orders them
- * (priority 3 * plen + 2: above a static route of the same length). */
+ * (priority 3 * plen + 2: above a static route of the same length), and
+ * the static routes (router-routes.c). */
 static void
 build_routing(struct lflow_table *t, const struct lr_router *r,
               struct ds *m, struct ds *a)
@@ -857,6 +860,7 @@ build_routing(struct lflow_table *t, const struct lr_router *r,
                    ds_cstr(a), hint);
         }
     }
+    lr_routes_build_lflows(t, r);
     lflow_add(t, dp, S_LR_IN_IP_ROUTING_ECMP, 150, "reg8[0..15] == 0",
               "next;");
     lflow_add(t, dp, S_LR_IN_IP_ROUTING_ECMP, 0, "1", "drop;");

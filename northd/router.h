@@ -77,6 +77,23 @@ struct lr_port {
     /* The switch port (type "router", options:router-port naming this
      * port) it is wired to, by name, or NULL. */
     const char *peer;
+
+    uint32_t route_table;           /* Of options:route_table; 0: main. */
+};
+
+/* A static route (router-routes.c). */
+struct lr_route {
+    const struct nb_logical_router_static_route *nb;
+    bool v6;
+    bool src;                       /* policy src-ip. */
+    bool discard;
+    unsigned int plen;
+    uint32_t table;                 /* Route table number; 0: main. */
+    char prefix_s[INET6_ADDRSTRLEN + 5];    /* Network, host bits off. */
+    char nexthop_s[INET6_ADDRSTRLEN];
+    const struct lr_port *out;      /* The port toward the next hop. */
+    const char *out_addr;           /* Its address in the next hop's
+                                     * network. */
 };
 
 struct lr_router {
@@ -84,6 +101,9 @@ struct lr_router {
     struct ls_datapath *dp;
     struct lr_port **ports;         /* Valid ports, by name. */
     size_t n_ports;
+    struct lr_route *routes;        /* Valid static routes, by table,
+                                     * policy, prefix, next hop. */
+    size_t n_routes;
 };
 
 struct lr_model {
@@ -118,6 +138,12 @@ const struct lr_port *lr_model_peer_of(const struct lr_model *,
                                        const char *lsp_name);
 bool lr_model_lsp_touches(const struct lr_model *,
                           const struct nb_logical_switch_port *);
+
+/* Static routes (router-routes.c): parsed with the model (bad ones
+ * reported and left out), then compiled with the router's flows. */
+void lr_routes_parse(struct ls_model *, struct lr_router *);
+void lr_routes_build_lflows(struct lflow_table *, const struct lr_router *);
+void lr_routes_destroy(struct lr_router *);
 
 /* Flows.  lr_build_lflows(): every router's own flows (each router's
  * datapath owns them).  lr_build_switch_lflows(): what switch 'dp' has
