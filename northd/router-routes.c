@@ -1,7 +1,8 @@
-/* Static routes of logical routers (Logical_Router_Static_Route): parsed
- * with the router model, compiled into lr_in_ip_routing_pre,
- * lr_in_ip_routing and lr_in_ip_routing_ecmp as stock 23.03 does
- * (docs/routers.md).
+/* Static routes of logical routers (Logical_Router_Static_Route) and
+ * policies (Logical_Router_Policy): parsed with the router model,
+ * compiled into lr_in_ip_routing_pre, lr_in_ip_routing,
+ * lr_in_ip_routing_ecmp, lr_in_policy and lr_in_policy_ecmp as stock
+ * 23.03 does (docs/routers.md).
  *
  * Priorities, with the connected routes of router.c:
  *   connected       3 * plen + 2
@@ -21,6 +22,7 @@
 
 #include "coverage.h"
 #include "lib/nb-rdb.h"
+#include "northd/acl-check.h"
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
 #include "openvswitch/dynamic-string.h"
@@ -34,6 +36,8 @@ VLOG_DEFINE_THIS_MODULE(router_routes);
 COVERAGE_DEFINE(lr_route_built);
 COVERAGE_DEFINE(lr_route_bad);
 COVERAGE_DEFINE(lr_route_ecmp_group);
+COVERAGE_DEFINE(lr_policy_built);
+COVERAGE_DEFINE(lr_policy_bad);
 
 static void OVS_PRINTF_FORMAT(3, 4)
 route_report(struct ls_model *m, const struct nb_logical_router_static_route *nb,
@@ -401,4 +405,202 @@ lr_routes_destroy(struct lr_router *r)
     free(r->routes);
     r->routes = NULL;
     r->n_routes = 0;
+    for (size_t i = 0; i < r->n_policies; i++) {
+        free(r->policies[i].hops);
+    }
+    free(r->policies);
+    r->policies = NULL;
+    r->n_policies = 0;
+}
+
+/* Policies. */
+
+static void OVS_PRINTF_FORMAT(3, 4)
+policy_report(struct ls_model *m, const struct nb_logical_router_policy *nb,
+              const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *msg = xvasprintf(format, args);
+    va_end(args);
+    char *full = xasprintf("Logical_Router_Policy "UUID_FMT" (priority %"
+                           PRId32"): %s: the policy is left out",
+                           UUID_ARGS(&nb->header_.uuid), nb->priority, msg);
+    COVERAGE_INC(lr_policy_bad);
+    ls_model_report_bad_row(m, full);
+    free(full);
+    free(msg);
+}
+
+static int
+compare_policies(const void *a_, const void *b_)
+{
+    const struct lr_policy *a = a_;
+    const struct lr_policy *b = b_;
+    if (a->nb->priority != b->nb->priority) {
+        return a->nb->priority > b->nb->priority ? -1 : 1;
+    }
+    return uuid_compare_3way(&a->nb->header_.uuid, &b->nb->header_.uuid);
+}
+
+static bool
+parse_policy(struct ls_model *m, const struct lr_router *r,
+             const struct nb_logical_router_policy *nb, struct lr_policy *pol)
+{
+    memset(pol, 0, sizeof *pol);
+    pol->nb = nb;
+    pol->pkt_mark = -1;
+    const char *mark = smap_get(&nb->options, "pkt_mark");
+    if (mark) {
+        char *end;
+        unsigned long long v = strtoull(mark, &end, 10);
+        if (*end || !mark[0] || v > UINT32_MAX) {
+            policy_report(m, nb, "options:pkt_mark \"%s\" is not a 32-bit "
+                          "integer", mark);
+            return false;
+        }
+        pol->pkt_mark = v;
+    }
+    /* A match that names no set or group is checked as ovn-controller
+     * will read it; one that does is written as it is, as stock does. */
+    if (!strpbrk(nb->match, "$@")) {
+        char *error = acl_check_plain_match(nb->match);
+        if (error) {
+            policy_report(m, nb, "match: %s", error);
+            free(error);
+            return false;
+        }
+    }
+    if (!strcmp(nb->action, "drop")) {
+        pol->action = LR_POLICY_DROP;
+        return true;
+    } else if (!strcmp(nb->action, "allow")) {
+        pol->action = LR_POLICY_ALLOW;
+        return true;
+    } else if (strcmp(nb->action, "reroute")) {
+        policy_report(m, nb, "unknown action \"%s\"", nb->action);
+        return false;
+    }
+    pol->action = LR_POLICY_REROUTE;
+
+    /* Next hops: 'nexthops', else the older 'nexthop'. */
+    char **hops = nb->nexthops;
+    size_t n = nb->n_nexthops;
+    char *single[1];
+    if (!n && nb->nexthop) {
+        single[0] = nb->nexthop;
+        hops = single;
+        n = 1;
+    }
+    if (!n) {
+        policy_report(m, nb, "reroute without a next hop");
+        return false;
+    }
+    pol->hops = xcalloc(n, sizeof *pol->hops);
+    for (size_t i = 0; i < n; i++) {
+        struct lr_route *h = &pol->hops[i];
+        struct in6_addr nh;
+        bool v6;
+        if (!parse_addr(hops[i], &nh, NULL, &v6)) {
+            policy_report(m, nb, "bad next hop \"%s\"", hops[i]);
+            goto bad;
+        }
+        if (i && v6 != pol->v6) {
+            policy_report(m, nb, "next hops of both address families");
+            goto bad;
+        }
+        pol->v6 = h->v6 = v6;
+        format_addr(&nh, v6, h->nexthop_s, sizeof h->nexthop_s);
+        for (size_t j = 0; j < r->n_ports && !h->out; j++) {
+            if ((h->out_addr = port_addr_for(r->ports[j], &nh, v6))) {
+                h->out = r->ports[j];
+            }
+        }
+        if (!h->out) {
+            policy_report(m, nb, "no port of router %s reaches next hop %s",
+                          r->nb->name, h->nexthop_s);
+            goto bad;
+        }
+        pol->n_hops++;
+    }
+    return true;
+
+bad:
+    free(pol->hops);
+    pol->hops = NULL;
+    return false;
+}
+
+void
+lr_policies_parse(struct ls_model *m, struct lr_router *r)
+{
+    const struct nb_logical_router *nb = r->nb;
+    r->policies = xcalloc(MAX(nb->n_policies, 1), sizeof *r->policies);
+    r->n_policies = 0;
+    for (size_t i = 0; i < nb->n_policies; i++) {
+        if (parse_policy(m, r, nb->policies[i],
+                         &r->policies[r->n_policies])) {
+            COVERAGE_INC(lr_policy_built);
+            r->n_policies++;
+        }
+    }
+    qsort(r->policies, r->n_policies, sizeof *r->policies,
+          compare_policies);
+}
+
+static void
+put_hop(struct ds *a, const struct lr_route *h)
+{
+    ds_put_format(a, "%s = %s; %s = %s; eth.src = %s; outport = \"%s\"; "
+                  "flags.loopback = 1; ", h->v6 ? "xxreg0" : "reg0",
+                  h->nexthop_s, h->v6 ? "xxreg1" : "reg1", h->out_addr,
+                  h->out->mac_s, h->out->nb->name);
+}
+
+void
+lr_policies_build_lflows(struct lflow_table *t, const struct lr_router *r)
+{
+    const struct ls_datapath *dp = r->dp;
+    struct ds a = DS_EMPTY_INITIALIZER;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    uint32_t n_groups = 0;
+    for (size_t i = 0; i < r->n_policies; i++) {
+        const struct lr_policy *pol = &r->policies[i];
+        const struct uuid *hint = &pol->nb->header_.uuid;
+        ds_clear(&a);
+        if (pol->pkt_mark >= 0 && pol->action != LR_POLICY_DROP) {
+            ds_put_format(&a, "pkt.mark = %"PRId64"; ", pol->pkt_mark);
+        }
+        if (pol->action == LR_POLICY_DROP) {
+            ds_put_cstr(&a, "drop;");
+        } else if (pol->action == LR_POLICY_ALLOW) {
+            ds_put_cstr(&a, "reg8[0..15] = 0; next;");
+        } else if (pol->n_hops == 1) {
+            put_hop(&a, &pol->hops[0]);
+            ds_put_cstr(&a, "reg8[0..15] = 0; next;");
+        } else {
+            uint32_t group = ++n_groups;
+            ds_put_format(&a, "reg8[0..15] = %"PRIu32"; reg8[16..31] = "
+                          "select(", group);
+            for (size_t k = 0; k < pol->n_hops; k++) {
+                ds_put_format(&a, "%s%"PRIuSIZE, k ? ", " : "", k + 1);
+            }
+            ds_put_cstr(&a, ");");
+            for (size_t k = 0; k < pol->n_hops; k++) {
+                ds_clear(&m);
+                ds_put_format(&m, "reg8[0..15] == %"PRIu32" && "
+                              "reg8[16..31] == %"PRIuSIZE, group, k + 1);
+                struct ds b = DS_EMPTY_INITIALIZER;
+                put_hop(&b, &pol->hops[k]);
+                ds_put_cstr(&b, "next;");
+                lflow_add_hint(t, dp, S_LR_IN_POLICY_ECMP, 100, ds_cstr(&m),
+                               ds_cstr(&b), hint);
+                ds_destroy(&b);
+            }
+        }
+        lflow_add_hint(t, dp, S_LR_IN_POLICY, pol->nb->priority,
+                       pol->nb->match, ds_cstr(&a), hint);
+    }
+    ds_destroy(&a);
+    ds_destroy(&m);
 }

@@ -376,6 +376,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         qsort(r->ports, r->n_ports, sizeof *r->ports, compare_lr_ports);
         assign_lr_port_keys(m, r);
         lr_routes_parse(m, r);
+        lr_policies_parse(m, r);
     }
 
     /* Peers: switch ports of type "router" naming a router port.  Ports
@@ -865,6 +866,7 @@ build_routing(struct lflow_table *t, const struct lr_router *r,
               "next;");
     lflow_add(t, dp, S_LR_IN_IP_ROUTING_ECMP, 0, "1", "drop;");
     lflow_add(t, dp, S_LR_IN_POLICY, 0, "1", "reg8[0..15] = 0; next;");
+    lr_policies_build_lflows(t, r);
     lflow_add(t, dp, S_LR_IN_POLICY_ECMP, 150, "reg8[0..15] == 0", "next;");
     lflow_add(t, dp, S_LR_IN_POLICY_ECMP, 0, "1", "drop;");
 }

@@ -96,6 +96,17 @@ struct lr_route {
                                      * network. */
 };
 
+/* A router policy (router-routes.c). */
+struct lr_policy {
+    const struct nb_logical_router_policy *nb;
+    enum { LR_POLICY_DROP, LR_POLICY_ALLOW, LR_POLICY_REROUTE } action;
+    bool v6;
+    int64_t pkt_mark;               /* options:pkt_mark, or -1. */
+    struct lr_route *hops;          /* Reroute: its next hops ('nexthop_s',
+                                     * 'out', 'out_addr'). */
+    size_t n_hops;
+};
+
 struct lr_router {
     const struct nb_logical_router *nb;
     struct ls_datapath *dp;
@@ -104,6 +115,8 @@ struct lr_router {
     struct lr_route *routes;        /* Valid static routes, by table,
                                      * policy, prefix, next hop. */
     size_t n_routes;
+    struct lr_policy *policies;     /* Valid policies, by priority. */
+    size_t n_policies;
 };
 
 struct lr_model {
@@ -139,11 +152,15 @@ const struct lr_port *lr_model_peer_of(const struct lr_model *,
 bool lr_model_lsp_touches(const struct lr_model *,
                           const struct nb_logical_switch_port *);
 
-/* Static routes (router-routes.c): parsed with the model (bad ones
- * reported and left out), then compiled with the router's flows. */
+/* Static routes and policies (router-routes.c): parsed with the model
+ * (bad ones reported and left out), then compiled with the router's
+ * flows. */
 void lr_routes_parse(struct ls_model *, struct lr_router *);
 void lr_routes_build_lflows(struct lflow_table *, const struct lr_router *);
 void lr_routes_destroy(struct lr_router *);
+void lr_policies_parse(struct ls_model *, struct lr_router *);
+void lr_policies_build_lflows(struct lflow_table *,
+                              const struct lr_router *);
 
 /* Flows.  lr_build_lflows(): every router's own flows (each router's
  * datapath owns them).  lr_build_switch_lflows(): what switch 'dp' has

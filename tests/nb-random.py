@@ -208,7 +208,8 @@ ROUTER_MIX = {
     "lsp_set_addr": 8, "lsp_set_type": 1, "lsp_set_enabled": 1,
     "acl_add": 3, "acl_del": 1, "pg_add": 1, "pg_add_port": 2,
     "lsp_add_rp": 3, "lr_add": 2, "lr_del": 1, "lrp_add": 4, "lrp_del": 1,
-    "lr_route_add": 3, "lr_route_del": 1,
+    "lr_route_add": 3, "lr_route_del": 1, "lr_policy_add": 2,
+    "lr_policy_del": 1,
 }
 ROUTER_NAMES = 3
 
@@ -496,6 +497,9 @@ class Gen:
             "lrp_del": bool(self.lrps),
             "lr_route_add": any(r["lrps"] for r in self.routers.values()),
             "lr_route_del": any(r["routes"] for r in self.routers.values()),
+            "lr_policy_add": any(r["lrps"] for r in self.routers.values()),
+            "lr_policy_del": any(r.get("policies")
+                                 for r in self.routers.values()),
         }[op]
 
     def weight(self, op):
@@ -806,6 +810,29 @@ class Gen:
         lr = self.pick(r for r in self.routers if self.routers[r]["routes"])
         self.routers[lr]["routes"] = set()
         return "rnd_nbctl lr-route-del %s" % lr
+
+    def op_lr_policy_add(self):
+        lr = self.pick(r for r in self.routers if self.routers[r]["lrps"])
+        pols = self.routers[lr].setdefault("policies", set())
+        prio = self.r.randrange(1, 40) * 10
+        if prio in pols:
+            return None
+        pols.add(prio)
+        match = "ip4.src == %s" % self.rand_cidr4()
+        kind = self.r.choice(["drop", "allow", "reroute", "reroute"])
+        if kind == "reroute":
+            hops = sorted({self.lrps[self.pick(self.routers[lr]["lrps"])]
+                           ["nexthop"] for _ in range(self.r.randrange(1, 3))})
+            kind = "reroute " + ",".join(hops)
+        return "rnd_nbctl lr-policy-add %s %d %s %s" % (lr, prio, q(match),
+                                                        kind)
+
+    def op_lr_policy_del(self):
+        lr = self.pick(r for r in self.routers
+                       if self.routers[r].get("policies"))
+        prio = self.pick(self.routers[lr]["policies"])
+        self.routers[lr]["policies"].discard(prio)
+        return "rnd_nbctl lr-policy-del %s %d" % (lr, prio)
 
     # -- port groups and address sets ---------------------------------
     def op_pg_add(self):
