@@ -467,8 +467,7 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
                              acls_dp_stateful(d->acls, dp));
     mcast_build_dp_lflows(&d->lflows, &d->model, dp);
     lr_build_switch_lflows(&d->lflows, &d->model, dp,
-                           lb_model_dp_has_vips(&d->lbs, dp->index),
-                           acls_dp_stateful(d->acls, dp));
+                           acls_dp_has_stateful_acls(d->acls, dp));
     lflow_table_set_owner(&d->lflows, NULL);
     build_dp_dhcp_lflows(d, dp);
 }
@@ -488,7 +487,8 @@ build_port_lflows(struct northd_data *d, struct ls_port *p)
     lflow_owner_clear(&d->lflows, &p->owner);
     lflow_table_set_owner(&d->lflows, &p->owner);
     l2_build_port_lflows(&d->lflows, p, d->model.check_lsp_up);
-    if (lb_model_dp_has_vips(&d->lbs, p->dp->index)) {
+    if (lb_model_dp_has_vips(&d->lbs, p->dp->index)
+        && !lr_model_peer_of(d->model.lr, p->nb->name)) {
         lb_build_port_lflows(&d->lflows, p);
     }
     lr_build_port_lflows(&d->lflows, &d->model, p);

@@ -954,8 +954,7 @@ lr_build_lflows(struct lflow_table *t, const struct ls_model *m)
 
 void
 lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
-                       const struct ls_datapath *dp, bool has_vips,
-                       bool stateful)
+                       const struct ls_datapath *dp, bool stateful)
 {
     if (!m->lr || !m->lr->n_routers) {
         return;
@@ -969,11 +968,12 @@ lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
             continue;
         }
         ds_put_format(&macs, "%s%s", n++ ? ", " : "", p->mac_s);
-        if (!has_vips) {
+        {
             /* Routed traffic keeps out of the switch's load balancer
              * stages, and forgets the switch's conntrack state on its way
-             * to the router unless stateful ACLs need it (with VIPs,
-             * lb_build_port_lflows() does this). */
+             * to the router unless stateful ACLs need it, VIPs or not
+             * (northd.c leaves a router's peer out of
+             * lb_build_port_lflows()). */
             const struct uuid *hint = &sp->nb->header_.uuid;
             struct ds match = DS_EMPTY_INITIALIZER;
             ds_put_format(&match, "ip && inport == \"%s\"", sp->nb->name);

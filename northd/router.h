@@ -167,13 +167,12 @@ void lr_policies_build_lflows(struct lflow_table *,
  * for its router ports as a whole.  lr_build_port_lflows(): switch port
  * 'p''s part: a router port's ARP/ND and L2 flows on its switch, and
  * the static ARP/ND entries routers wired to 'p''s switch have for 'p''s
- * addresses.  Added for the table's current owner.  'has_vips' and
- * 'stateful' classify the switch (they decide how routed traffic skips
- * its load balancer stages). */
+ * addresses.  Added for the table's current owner.  'stateful' (the
+ * switch has stateful ACLs) decides how routed traffic skips its load
+ * balancer stages. */
 void lr_build_lflows(struct lflow_table *, const struct ls_model *);
 void lr_build_switch_lflows(struct lflow_table *, const struct ls_model *,
-                            const struct ls_datapath *, bool has_vips,
-                            bool stateful);
+                            const struct ls_datapath *, bool stateful);
 void lr_build_port_lflows(struct lflow_table *, const struct ls_model *,
                           const struct ls_port *);
 
