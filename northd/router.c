@@ -959,7 +959,7 @@ lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
     if (!m->lr || !m->lr->n_routers) {
         return;
     }
-    struct ds macs = DS_EMPTY_INITIALIZER;
+    struct ds match = DS_EMPTY_INITIALIZER;
     size_t n = 0;
     const struct ls_port *sp;
     LIST_FOR_EACH (sp, dp_node, &dp->ports) {
@@ -967,37 +967,33 @@ lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
         if (!p) {
             continue;
         }
-        ds_put_format(&macs, "%s%s", n++ ? ", " : "", p->mac_s);
-        {
-            /* Routed traffic keeps out of the switch's load balancer
-             * stages, and forgets the switch's conntrack state on its way
-             * to the router unless stateful ACLs need it, VIPs or not
-             * (northd.c leaves a router's peer out of
-             * lb_build_port_lflows()). */
-            const struct uuid *hint = &sp->nb->header_.uuid;
-            struct ds match = DS_EMPTY_INITIALIZER;
-            ds_put_format(&match, "ip && inport == \"%s\"", sp->nb->name);
-            lflow_add_port(t, dp, S_IN_PRE_LB, 110, ds_cstr(&match), "next;",
-                           hint);
-            ds_clear(&match);
-            ds_put_format(&match, "ip && outport == \"%s\"", sp->nb->name);
-            lflow_add_port(t, dp, S_OUT_PRE_LB, 110, ds_cstr(&match),
-                           stateful ? "next;" : "ct_clear; next;", hint);
-            ds_destroy(&match);
-        }
-    }
-    if (n) {
+        n++;
         /* Requests a router sends go to every port but the routers. */
-        struct ds match = DS_EMPTY_INITIALIZER;
+        ds_clear(&match);
         ds_put_format(&match, "eth.src == {%s} && (arp.op == 1 || "
-                      "rarp.op == 3 || nd_ns)", ds_cstr(&macs));
+                      "rarp.op == 3 || nd_ns)", p->mac_s);
         lflow_add(t, dp, S_IN_L2_LKUP, 75, ds_cstr(&match),
                   "outport = \""MC_FLOOD_L2"\"; output;");
+
+        /* Routed traffic keeps out of the switch's load balancer stages,
+         * and forgets the switch's conntrack state on its way to the
+         * router unless stateful ACLs need it, VIPs or not (northd.c
+         * leaves a router's peer out of lb_build_port_lflows()). */
+        const struct uuid *hint = &sp->nb->header_.uuid;
+        ds_clear(&match);
+        ds_put_format(&match, "ip && inport == \"%s\"", sp->nb->name);
+        lflow_add_port(t, dp, S_IN_PRE_LB, 110, ds_cstr(&match), "next;",
+                       hint);
+        ds_clear(&match);
+        ds_put_format(&match, "ip && outport == \"%s\"", sp->nb->name);
+        lflow_add_port(t, dp, S_OUT_PRE_LB, 110, ds_cstr(&match),
+                       stateful ? "next;" : "ct_clear; next;", hint);
+    }
+    if (n) {
         lflow_add(t, dp, S_IN_PRE_LB, 110, "reg0[16] == 1", "next;");
         lflow_add(t, dp, S_OUT_PRE_LB, 110, "reg0[16] == 1", "next;");
-        ds_destroy(&match);
     }
-    ds_destroy(&macs);
+    ds_destroy(&match);
 }
 
 /* A switch port wired to router port 'p': ARP/ND for the router's
@@ -1142,6 +1138,38 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
     const struct lr_port *own = lr_model_peer_of(m->lr, sp->nb->name);
     if (own) {
         build_peer_port_lflows(t, sp, own);
+        /* The other routers on the switch resolve this one's addresses
+         * without asking (a join switch). */
+        struct ds match = DS_EMPTY_INITIALIZER;
+        struct ds actions = DS_EMPTY_INITIALIZER;
+        ds_put_format(&actions, "eth.dst = %s; next;", own->mac_s);
+        const struct ls_port *q;
+        LIST_FOR_EACH (q, dp_node, &sp->dp->ports) {
+            const struct lr_port *rq = (q == sp ? NULL
+                                        : lr_model_peer_of(m->lr,
+                                                           q->nb->name));
+            if (!rq) {
+                continue;
+            }
+            if (own->n_ip4) {
+                ds_clear(&match);
+                ds_put_format(&match, "outport == \"%s\" && reg0 == ",
+                              rq->nb->name);
+                put_ip4_set(&match, own, false, false);
+                LR_ADD(t, rq->router->dp, S_LR_IN_ARP_RESOLVE, 100,
+                       ds_cstr(&match), ds_cstr(&actions),
+                       &sp->nb->header_.uuid);
+            }
+            ds_clear(&match);
+            ds_put_format(&match, "outport == \"%s\" && xxreg0 == ",
+                          rq->nb->name);
+            put_ip6_set(&match, own, false);
+            LR_ADD(t, rq->router->dp, S_LR_IN_ARP_RESOLVE, 100,
+                   ds_cstr(&match), ds_cstr(&actions),
+                   &sp->nb->header_.uuid);
+        }
+        ds_destroy(&match);
+        ds_destroy(&actions);
         return;
     }
     if (!strcmp(sp->nb->type, "router")) {
