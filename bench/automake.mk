@@ -2,6 +2,7 @@
 # docs/performance.md).  Not built; tests/bench.at runs a tiny smoke run.
 EXTRA_DIST += \
 	bench/gen.py \
+	bench/gen_routers.py \
 	bench/ovsdbrpc.py \
 	bench/run.py \
 	bench/check.py \

@@ -34,6 +34,9 @@ sizes give byte-for-byte the same database content):
            Load_Balancer_Group ("clusterLBGroup") that every node switch
            lists; change kinds lb_endpoint, lb_service_add and lb_service_del.
 
+With --routers, either profile also gets its CMS's routers: see
+bench/gen_routers.py.
+
 Stock ovn-northd 23.03 (NB schema 7.0.0) has no ACL tier and no "pass"
 verb: it ignores tier, so BANP ACLs (tier 3, priorities 1649-1750) then
 outrank NetworkPolicy ACLs (tier 2, 1000-1001), and its IDL rejects the
@@ -61,6 +64,7 @@ import time
 import uuid as uuidlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_routers  # noqa: E402
 import ovsdbrpc  # noqa: E402
 
 DB = "OVN_Northbound"
@@ -87,9 +91,18 @@ SERVICE_KINDS = ["dhcp_modify", "dns_record"]
 LB_KINDS = ["lb_endpoint", "lb_service_add", "lb_service_del"]
 
 
+# With --routers: bench/gen_routers.py.
+ROUTER_KINDS = gen_routers.NEUTRON_KINDS + gen_routers.K8S_KINDS
+
+
 def service_kinds(profile):
     """The change kinds --services adds for PROFILE."""
     return LB_KINDS if profile == "k8s" else SERVICE_KINDS
+
+
+def router_kinds(profile):
+    """The change kinds --routers adds for PROFILE."""
+    return gen_routers.router_kinds(profile)
 
 
 # OVSDB JSON helpers.
@@ -220,6 +233,7 @@ def gen_neutron(a, sink):
     projects = ["%032x" % rng.getrandbits(128) for _ in range(n_proj)]
 
     switches = []
+    vm_ports = []
     port_idx = 0
     for s in range(n_sw):
         net_id = g.uuid()
@@ -242,6 +256,7 @@ def gen_neutron(a, sink):
                 sg["ips"].append(ip)
             drop["ports"].append(pid)
             ls["ports"].append(pid)
+            vm_ports.append((pid, ip, s))
             lsp_ops.append(insert("Logical_Switch_Port", pid, {
                 "name": pid,
                 "addresses": oset(["%s %s" % (mac, ip)]),
@@ -352,6 +367,11 @@ def gen_neutron(a, sink):
     m["counts"] = {"switches": n_sw, "ports": n_ports,
                    "port_groups": n_sg + 1, "acls": n_acls,
                    "address_sets": len(as_list)}
+    if a.routers:
+        b.cut(True)
+        gen_routers.neutron_routers(
+            sys.modules[__name__], g, b, switches, vm_ports, n_proj,
+            projects, 32 - (blk_size.bit_length() - 1), m)
     m["transactions"] = b.done()
     return m
 
@@ -748,6 +768,11 @@ def gen_k8s(a, sink):
                    "address_sets": len(ns_as) + len(peer_sets)}
     if a.services:
         k8s_services(a, g, b, nodes, pods, m)
+    if a.routers:
+        b.cut(True)
+        gen_routers.k8s_routers(sys.modules[__name__], g, b, nodes,
+                                32 - (blk.bit_length() - 1),
+                                m.get("lb_group"), m)
     m["transactions"] = b.done()
     return m
 
@@ -918,6 +943,10 @@ def change_ops(kind, i, m):
                                           "k8s.ovn.org/owner": name})}),
                 mutate("Load_Balancer_Group", m["lb_group"],
                        "load_balancer", "insert", [ref(lu)])]
+    if kind in ROUTER_KINDS:
+        add = kind.replace("_del", "_add")
+        return gen_routers.change_ops(sys.modules[__name__], kind, i, m,
+                                      change_uuid(m, add, i)[0])
     if kind == "port_add":
         sw = m["switches"][r.randrange(len(m["switches"]))]
         ip = ip_str((172 << 24 | 20 << 16) + 1 + i)
@@ -1033,6 +1062,15 @@ def add_size_args(p):
                    "also Services, load balancers in a group on every "
                    "node switch (change kinds %s)"
                    % (",".join(SERVICE_KINDS), ",".join(LB_KINDS)))
+    p.add_argument("--routers", action="store_true",
+                   help="neutron: also a router per project with a gateway "
+                   "port on a provider network, SNAT and floating IPs for "
+                   "a fifth of the ports (change kinds %s); k8s: also "
+                   "ovn-kubernetes' cluster router, join switch and a "
+                   "gateway router per node with SNAT (change kinds %s); "
+                   "see bench/gen_routers.py"
+                   % (",".join(gen_routers.NEUTRON_KINDS),
+                      ",".join(gen_routers.K8S_KINDS)))
     p.add_argument("--lb-services", type=int, default=None,
                    help="k8s --services: how many (default: one per pod)")
     p.add_argument("--lb-big-endpoints", type=int, default=2000,

@@ -350,6 +350,9 @@ def change_plan(kinds, n):
     for i in range(n):
         plan += [(k, i) for k in ("lb_service_add", "lb_service_del")
                  if k in kinds]
+    for a, d in (("fip_add", "fip_del"), ("route_add", "route_del")):
+        for i in range(n):
+            plan += [(k, i) for k in (a, d) if k in kinds]
     return plan
 
 
@@ -860,9 +863,12 @@ def main():
                    metavar="NAME=N", help="fewer changes for one northd")
     p.add_argument("--kinds", default=None,
                    help="change kinds (default: %s, and with --services "
-                   "also %s (neutron) or %s (k8s))"
+                   "also %s (neutron) or %s (k8s), with --routers also "
+                   "%s (neutron) or %s (k8s))"
                    % (",".join(gen.CHANGE_KINDS), ",".join(gen.SERVICE_KINDS),
-                      ",".join(gen.LB_KINDS)))
+                      ",".join(gen.LB_KINDS),
+                      ",".join(gen.gen_routers.NEUTRON_KINDS),
+                      ",".join(gen.gen_routers.K8S_KINDS)))
     p.add_argument("--baseline", default="stock",
                    help="the northd ratios are relative to")
     p.add_argument("--change-timeout", type=float, default=120)
@@ -887,11 +893,18 @@ def main():
     if a.kinds is None:
         a.kinds = ",".join(gen.CHANGE_KINDS
                            + (gen.service_kinds(a.profile) if a.services
+                              else [])
+                           + (gen.router_kinds(a.profile) if a.routers
                               else []))
     a.kinds = [k for k in a.kinds.split(",") if k]
     for k in a.kinds:
-        if k not in (gen.CHANGE_KINDS + gen.SERVICE_KINDS + gen.LB_KINDS):
+        if k not in (gen.CHANGE_KINDS + gen.SERVICE_KINDS + gen.LB_KINDS
+                     + gen.ROUTER_KINDS):
             p.error("unknown change kind %s" % k)
+        if k in gen.ROUTER_KINDS and (not a.routers or k not in
+                                      gen.router_kinds(a.profile)):
+            p.error("change kind %s needs --routers and profile %s"
+                    % (k, "k8s" if k.startswith("route") else "neutron"))
         if (k in gen.SERVICE_KINDS + gen.LB_KINDS
                 and k not in gen.service_kinds(a.profile)):
             p.error("change kind %s is not one of profile %s"
@@ -909,6 +922,7 @@ def main():
         "profile": a.profile, "seed": a.seed,
         "sizes": {k: getattr(a, k) for k in ("ports", "switches",
                                              "port_groups", "acls")},
+        "services": a.services, "routers": a.routers,
         "kinds": a.kinds, "changes": a.changes, "max_changes": caps,
         "cold_runs": a.cold_runs, "no_restart": a.no_restart,
         "warmup": a.warmup,

@@ -1601,6 +1601,12 @@ format_list(const struct ovs_list *actions, struct ds *s)
     }
 }
 
+void
+action_format(const struct action *a, struct ds *s)
+{
+    format_action(a, s);
+}
+
 /* Appends 'actions' to 's'.  An empty list, which drops the packet like
  * "drop;", is written as the comment "/ * drop * /" (without spaces). */
 void

@@ -176,6 +176,9 @@ char *actions_validate(const char *s, const struct symtab *)
     OVS_WARN_UNUSED_RESULT;
 
 void actions_format(const struct ovs_list *actions, struct ds *);
+/* Appends one action, with its ";" (the trace tool prints them one by
+ * one). */
+void action_format(const struct action *, struct ds *);
 void actions_destroy(struct ovs_list *actions);
 
 #endif /* lib/actions.h */

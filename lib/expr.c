@@ -1895,6 +1895,21 @@ expr_flow_destroy(struct expr_flow *flow)
     }
 }
 
+void
+expr_flow_clone(struct expr_flow *dst, const struct expr_flow *src)
+{
+    struct shash_node *node;
+
+    shash_init(&dst->fields);
+    SHASH_FOR_EACH (node, &src->fields) {
+        const struct expr_flow_value *v = node->data;
+        struct expr_flow_value *c = xmalloc(sizeof *c);
+        c->value = v->value;
+        c->string = v->string ? xstrdup(v->string) : NULL;
+        shash_add(&dst->fields, node->name, c);
+    }
+}
+
 static struct expr_flow_value *
 flow_value(struct expr_flow *flow, const char *name)
 {

@@ -196,6 +196,8 @@ struct expr_flow {
 
 void expr_flow_init(struct expr_flow *);
 void expr_flow_destroy(struct expr_flow *);
+/* Initializes 'dst' as a copy of 'src'. */
+void expr_flow_clone(struct expr_flow *dst, const struct expr_flow *src);
 void expr_flow_set(struct expr_flow *, const struct symtab_symbol *,
                    int ofs, int n_bits, ovs_u128 value);
 void expr_flow_set_string(struct expr_flow *, const struct symtab_symbol *,

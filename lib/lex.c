@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/json.h"
 #include "openvswitch/util.h"
 #include "util.h"
 
@@ -279,6 +280,12 @@ format_string(const char *p, struct ds *s)
         }
     }
     ds_put_char(s, '"');
+}
+
+void
+lex_put_string(struct ds *ds, const char *s)
+{
+    json_string_escape(s, ds);
 }
 
 /* Appends 't' to 's' in a form that reads back as the same token. */

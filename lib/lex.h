@@ -80,6 +80,11 @@ struct lex_token {
 void lex_token_init(struct lex_token *);
 void lex_token_destroy(struct lex_token *);
 void lex_token_format(const struct lex_token *, struct ds *);
+
+/* Appends 's' as a quoted string constant that reads back as 's', escaped
+ * as JSON escapes it, which is how stock ovn-northd writes port names in
+ * matches and actions (inport == "a\"b"). */
+void lex_put_string(struct ds *, const char *s);
 void lex_token_format_value(enum lex_format, ovs_u128 value, struct ds *);
 const char *lex_type_to_string(enum lex_type);
 

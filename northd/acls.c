@@ -651,11 +651,13 @@ build_pre_acl(struct lflow_table *t, const struct ls_datapath *dp,
         if (!strcmp(p->nb->type, "router")
             || !strcmp(p->nb->type, "localnet")) {
             ds_clear(&m);
-            ds_put_format(&m, "ip && inport == \"%s\"", p->nb->name);
+            ds_put_cstr(&m, "ip && inport == ");
+            lex_put_string(&m, p->nb->name);
             lflow_add_port(t, dp, S_IN_PRE_ACL, 110, ds_cstr(&m), "next;",
                            &p->nb->header_.uuid);
             ds_clear(&m);
-            ds_put_format(&m, "ip && outport == \"%s\"", p->nb->name);
+            ds_put_cstr(&m, "ip && outport == ");
+            lex_put_string(&m, p->nb->name);
             lflow_add_port(t, dp, S_OUT_PRE_ACL, 110, ds_cstr(&m), "next;",
                            &p->nb->header_.uuid);
         }

@@ -8,6 +8,7 @@
 #include "coverage.h"
 #include "hash.h"
 #include "lib/dhcp-opts.h"
+#include "lib/lex.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
@@ -467,11 +468,19 @@ struct dhcp_in {
 };
 
 static void
+put_inport(struct ds *match, const struct dhcp_in *in)
+{
+    ds_put_cstr(match, "inport == ");
+    lex_put_string(match, in->inport);
+}
+
+static void
 put_resident(struct ds *match, const struct dhcp_in *in)
 {
     if (in->resident) {
-        ds_put_format(match, " && is_chassis_resident(\"%s\")",
-                      in->resident);
+        ds_put_cstr(match, " && is_chassis_resident(");
+        lex_put_string(match, in->resident);
+        ds_put_char(match, ')');
     }
 }
 
@@ -505,10 +514,11 @@ build_dhcp4(struct lflow_table *t, const struct ls_port *p,
             ds_put_cstr(actions, "); next;");
 
             ds_clear(match);
-            ds_put_format(match, "inport == \"%s\" && eth.src == "
+            put_inport(match, in);
+            ds_put_format(match, " && eth.src == "
                           ETH_ADDR_FMT" && ip4.src == 0.0.0.0 && "
                           "ip4.dst == 255.255.255.255 && udp.src == 68 && "
-                          "udp.dst == 67", in->inport,
+                          "udp.dst == 67",
                           ETH_ADDR_ARGS(la->ea));
             put_resident(match, in);
             lflow_add_port(t, p->dp, S_IN_DHCP_OPTIONS, 100, ds_cstr(match),
@@ -516,20 +526,22 @@ build_dhcp4(struct lflow_table *t, const struct ls_port *p,
 
             /* Renewals, to the server or broadcast. */
             ds_clear(match);
-            ds_put_format(match, "inport == \"%s\" && eth.src == "
+            put_inport(match, in);
+            ds_put_format(match, " && eth.src == "
                           ETH_ADDR_FMT" && ip4.src == "IP_FMT" && "
                           "ip4.dst == {%s, 255.255.255.255} && "
-                          "udp.src == 68 && udp.dst == 67", in->inport,
+                          "udp.src == 68 && udp.dst == 67",
                           ETH_ADDR_ARGS(la->ea), IP_ARGS(ip), d->server_id);
             put_resident(match, in);
             lflow_add_port(t, p->dp, S_IN_DHCP_OPTIONS, 100, ds_cstr(match),
                            ds_cstr(actions), hint);
 
             ds_clear(match);
-            ds_put_format(match, "inport == \"%s\" && eth.src == "
+            put_inport(match, in);
+            ds_put_format(match, " && eth.src == "
                           ETH_ADDR_FMT" && ip4 && udp.src == 68 && "
                           "udp.dst == 67 && "REGBIT_DHCP_OPTS_RESULT,
-                          in->inport, ETH_ADDR_ARGS(la->ea));
+                          ETH_ADDR_ARGS(la->ea));
             put_resident(match, in);
             ds_clear(actions);
             ds_put_format(actions, "eth.dst = eth.src; eth.src = %s; "
@@ -584,9 +596,10 @@ build_dhcp6(struct lflow_table *t, const struct ls_port *p,
             ds_put_cstr(actions, "); next;");
 
             ds_clear(match);
-            ds_put_format(match, "inport == \"%s\" && eth.src == "
+            put_inport(match, in);
+            ds_put_format(match, " && eth.src == "
                           ETH_ADDR_FMT" && ip6.dst == ff02::1:2 && "
-                          "udp.src == 546 && udp.dst == 547", in->inport,
+                          "udp.src == 546 && udp.dst == 547",
                           ETH_ADDR_ARGS(la->ea));
             put_resident(match, in);
             lflow_add_port(t, p->dp, S_IN_DHCP_OPTIONS, 100, ds_cstr(match),
@@ -701,9 +714,11 @@ dhcp_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp,
             struct dhcp4_row d;
             if (dhcp4_server(r4, &d, &e)) {
                 ds_clear(&match);
-                ds_put_format(&match, "outport == \"%s\" && eth.src == %s && "
+                ds_put_cstr(&match, "outport == ");
+                lex_put_string(&match, p->nb->name);
+                ds_put_format(&match, " && eth.src == %s && "
                               "ip4.src == %s && udp && udp.src == 67 && "
-                              "udp.dst == 68", p->nb->name, d.server_mac,
+                              "udp.dst == 68", d.server_mac,
                               d.server_id);
                 lflow_add_port(t, dp, S_OUT_ACL, PRI_ACL_INFRA,
                                ds_cstr(&match), actions, &r4->header_.uuid);
@@ -715,9 +730,11 @@ dhcp_build_dp_lflows(struct lflow_table *t, const struct ls_datapath *dp,
             struct dhcp6_row d;
             if (dhcp6_server(r6, &d, &e)) {
                 ds_clear(&match);
-                ds_put_format(&match, "outport == \"%s\" && eth.src == %s && "
+                ds_put_cstr(&match, "outport == ");
+                lex_put_string(&match, p->nb->name);
+                ds_put_format(&match, " && eth.src == %s && "
                               "ip6.src == %s && udp && udp.src == 547 && "
-                              "udp.dst == 546", p->nb->name, d.server_id,
+                              "udp.dst == 546", d.server_id,
                               d.server_ip);
                 lflow_add_port(t, dp, S_OUT_ACL, PRI_ACL_INFRA,
                                ds_cstr(&match), actions, &r6->header_.uuid);

@@ -7,13 +7,13 @@
  * drops groups that nothing references any more, and a remembered group
  * that vanished is simply created again.
  *
- * When every logical flow on a group moves to the same new set of
- * datapaths (a switch joins or leaves all of them, as when a switch is
- * added), the group's row is updated in place instead of a new group being
- * made and every flow rewritten to it: one op instead of hundreds, for the
+ * When every row on a group (logical flows and SB Load_Balancer rows)
+ * moves to the same new set of datapaths (a switch joins or leaves all of
+ * them, as when a switch is added to a load balancer group's switches),
+ * the group's row is updated in place instead of a new group being made
+ * and every row rewritten to it: one op instead of thousands, for the
  * server and for every ovn-controller.  For that the index counts the
- * flows whose row refers to each group; groups anything else refers to
- * (load balancers) never move. */
+ * rows that refer to each group. */
 #ifndef NORTHD_DP_GROUPS_H
 #define NORTHD_DP_GROUPS_H 1
 
@@ -69,17 +69,20 @@ struct dp_group *dp_groups_find_row(const struct dp_groups *,
 void dp_groups_ref_flow(struct dp_group *dpg);
 void dp_groups_unref_flow(struct dp_group *dpg);
 
-/* Something other than a logical flow refers to group 'uuid': it keeps its
- * datapaths as long as this index lives. */
-void dp_groups_pin(struct dp_groups *, const struct uuid *);
+/* SB Load_Balancer rows that refer to group 'dpg' (the index's own count,
+ * as for flows: the caller refs the group its row is given and unrefs the
+ * one it had, or had when the row is deleted). */
+void dp_groups_ref_other(struct dp_group *dpg);
+void dp_groups_unref_other(struct dp_group *dpg);
 
-/* Moving flows in place.  For each flow about to be rewritten whose row
- * refers to group 'from', the sync proposes where it goes: to the 'n'
- * datapaths in 'bitmap', or away from groups altogether ('bitmap' NULL: to
- * one datapath, or deleted).  dp_groups_apply_moves() then updates, in
- * 'txn', every group all of whose flows go to the same new datapath set,
- * so that dp_groups_get() finds that group for the set.  Call it before
- * any op on the flows. */
+/* Moving rows in place.  For each flow or load balancer about to be
+ * rewritten whose row refers to group 'from', the sync proposes where it
+ * goes: to the 'n' datapaths in 'bitmap' (which must stay as it is until
+ * dp_groups_apply_moves()), or away from groups altogether ('bitmap' NULL:
+ * to one datapath, or deleted).  dp_groups_apply_moves() then updates, in
+ * 'txn', every group all of whose rows go to the same new datapath set, so
+ * that dp_groups_get() finds that group for the set.  Call it before any
+ * op on those rows. */
 void dp_groups_propose_move(struct dp_groups *, struct dp_group *from,
                             const unsigned long *bitmap, size_t n);
 size_t dp_groups_apply_moves(struct dp_groups *, struct rdb_txn *);

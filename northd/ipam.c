@@ -744,10 +744,69 @@ ipam_lsp_is_dynamic(const struct nb_logical_switch_port *nbp)
 }
 
 bool
-ipam_port_involved(const struct ls_port *p)
+ipam_port_is_dynamic(const struct ls_port *p)
 {
-    return (p->dynamic_addresses || ipam_lsp_is_dynamic(p->nb)
-            || ipam_switch_enabled(p->dp->nb));
+    return p->dynamic_addresses || ipam_lsp_is_dynamic(p->nb);
+}
+
+/* Whether dynamic port 'q' holds what a full pass would let it keep
+ * whatever the static addresses around it: NB and model agree, it has an
+ * address of every family its switch allocates, and the IPv4 address it
+ * asked for, if any, is the one it has. */
+static bool
+port_settled(const struct ls_port *q, bool v4)
+{
+    if (!ipam_port_in_step(q)) {
+        return false;
+    }
+    if (!q->dynamic_addresses) {
+        /* Asks, but got nothing: a freed address or MAC may be its. */
+        return !ipam_lsp_is_dynamic(q->nb);
+    }
+    const struct lsp_addresses *got = &q->addrs[q->n_addrs - 1];
+    if (v4 && !got->n_ipv4) {
+        return false;
+    }
+    for (size_t i = 0; i < q->nb->n_addresses; i++) {
+        struct ipam_port req = { .p = NULL };
+        if (parse_request(q->nb->addresses[i], &req)) {
+            return !req.has_ip4 || (got->n_ipv4
+                                    && req.ip4_req == got->ipv4[0].addr);
+        }
+    }
+    return true;
+}
+
+bool
+ipam_static_change_is_free(const struct ls_datapath *dp,
+                           const struct ls_port *self,
+                           const struct lsp_addresses *addrs, size_t n_addrs)
+{
+    if (!ipam_switch_enabled(dp->nb)) {
+        return true;
+    }
+    bool v4 = smap_get(&dp->nb->other_config, "subnet") != NULL;
+    const struct ls_port *q;
+    LIST_FOR_EACH (q, dp_node, &dp->ports) {
+        if (q == self || !ipam_port_is_dynamic(q)) {
+            continue;
+        }
+        if (!port_settled(q, v4)) {
+            return false;
+        }
+        const struct lsp_addresses *got = &q->addrs[q->n_addrs - 1];
+        if (!got->n_ipv4) {
+            continue;
+        }
+        for (size_t i = 0; i < n_addrs; i++) {
+            for (size_t j = 0; j < addrs[i].n_ipv4; j++) {
+                if (addrs[i].ipv4[j].addr == got->ipv4[0].addr) {
+                    return false;
+                }
+            }
+        }
+    }
+    return true;
 }
 
 bool

@@ -15,8 +15,9 @@
  * recomputes.  Ports are visited in NB UUID order: keepers first, then
  * new allocations, each taking the lowest free address.
  *
- * ipam_run() runs in a full pass only (incremental passes recompute for
- * anything it would decide: see ipam_port_involved()).  It sets each
+ * ipam_run() runs in a full pass only: incremental passes recompute for
+ * anything it would decide (a port that asks for addresses, or a static
+ * address that one holds: see ipam_static_change_is_free()).  It sets each
  * port's 'dynamic_addresses' and appends the parsed entry to its 'addrs',
  * so L2 lookup, ARP/ND responders and port groups' address sets use it
  * like a static entry. */
@@ -27,7 +28,9 @@
 #include "openvswitch/shash.h"
 #include "packets.h"
 
+struct ls_datapath;
 struct ls_model;
+struct lsp_addresses;
 struct ls_port;
 struct nb_logical_switch;
 struct nb_logical_switch_port;
@@ -77,9 +80,24 @@ bool ipam_switch_enabled(const struct nb_logical_switch *);
  * dynamic_addresses. */
 bool ipam_lsp_is_dynamic(const struct nb_logical_switch_port *);
 
-/* True if a change to port 'p' (or its switch's ports) may change what
- * IPAM decides: the caller recomputes. */
-bool ipam_port_involved(const struct ls_port *);
+/* True if a port of 'dp' that asks for no dynamic address (or 'self',
+ * one that leaves) may have, gain or lose the IPv4 addresses in 'addrs'
+ * without changing what ipam_run() would decide for the others: every
+ * other port of the switch with a dynamic entry holds, in step with the
+ * NB, the addresses it would keep whatever the static ones around it (an
+ * address of each family the switch allocates, the IPv4 address it asks
+ * for if any), and none holds one of those IPv4 addresses.  Static MACs
+ * never move a kept dynamic one.  True for a switch without IPAM.  Then
+ * the caller may follow the change without a full pass (ovn-kubernetes'
+ * node switches set other_config:subnet and give every pod a static
+ * address). */
+/* True if 'p' has dynamic addresses or asks for them (model or NB). */
+bool ipam_port_is_dynamic(const struct ls_port *);
+
+bool ipam_static_change_is_free(const struct ls_datapath *dp,
+                                const struct ls_port *self,
+                                const struct lsp_addresses *addrs,
+                                size_t n_addrs);
 
 /* True if 'p''s NB dynamic_addresses is what the model wants there (e.g.
  * the echo of northd's own write). */

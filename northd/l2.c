@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "lib/lex.h"
 #include "lib/nb-rdb.h"
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
@@ -100,9 +101,7 @@ static void
 put_port_ref(struct ds *s, const char *prefix, const char *name)
 {
     ds_put_cstr(s, prefix);
-    ds_put_char(s, '"');
-    ds_put_cstr(s, name);
-    ds_put_char(s, '"');
+    lex_put_string(s, name);
 }
 
 /* ARP and ND replies on behalf of a port, for each of its IPs, except to
@@ -268,7 +267,7 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
         /* Learn source MACs behind ports with unknown addresses.  (A
          * disabled port's packets are dropped before.) */
         ds_clear(match);
-        ds_put_format(match, "inport == \"%s\"", name);
+        put_port_ref(match, "inport == ", name);
         lflow_add_port(t, p->dp, S_IN_LOOKUP_FDB, 100, ds_cstr(match),
                        REGBIT_LKUP_FDB" = lookup_fdb(inport, eth.src); "
                        "next;", hint);
@@ -281,7 +280,7 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
         /* Its egress queue (QoS options, ls_port 'queue_id'): traffic it
          * sends, and for a localnet port what leaves through it. */
         ds_clear(match);
-        ds_put_format(match, "inport == \"%s\"", name);
+        put_port_ref(match, "inport == ", name);
         ds_clear(actions);
         ds_put_format(actions, "set_queue(%"PRIu32"); "
                       REGBIT_PORT_SEC_DROP" = check_in_port_sec(); next;",
@@ -290,7 +289,7 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
                        ds_cstr(actions), hint);
         if (!strcmp(p->nb->type, "localnet")) {
             ds_clear(match);
-            ds_put_format(match, "outport == \"%s\"", name);
+            put_port_ref(match, "outport == ", name);
             ds_clear(actions);
             ds_put_format(actions, "set_queue(%"PRIu32"); output;",
                           p->queue_id);
@@ -303,7 +302,7 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
         /* The physical network's ARP and ND requests are answered by
          * their owners, not by the responder on every chassis. */
         ds_clear(match);
-        ds_put_format(match, "inport == \"%s\"", name);
+        put_port_ref(match, "inport == ", name);
         lflow_add_port(t, p->dp, S_IN_ARP_ND_RSP, 100, ds_cstr(match),
                        "next;", hint);
     }
@@ -311,11 +310,11 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
     if (!p->enabled) {
         /* A disabled port neither sends nor receives. */
         ds_clear(match);
-        ds_put_format(match, "inport == \"%s\"", name);
+        put_port_ref(match, "inport == ", name);
         lflow_add_port(t, p->dp, S_IN_CHECK_PORT_SEC, 100, ds_cstr(match),
                        REGBIT_PORT_SEC_DROP" = 1; next;", hint);
         ds_clear(match);
-        ds_put_format(match, "outport == \"%s\"", name);
+        put_port_ref(match, "outport == ", name);
         lflow_add_port(t, p->dp, S_IN_L2_UNKNOWN, 50, ds_cstr(match),
                        "drop;", hint);
         for (size_t i = 0; i < p->n_addrs; i++) {

@@ -23,6 +23,7 @@
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
+#include "northd/dp-groups.h"
 #include "openvswitch/vlog.h"
 #include "util.h"
 #include "uuid.h"
@@ -230,6 +231,9 @@ lb_remove(struct lb_model *lm, struct lb_index *li)
     struct lb *lb = &lm->lbs[idx];
     if (!uuid_is_zero(&lb->sb_uuid)) {
         uuidset_insert(&lm->sb_dead, &lb->sb_uuid);
+    }
+    if (lb->sb_dpg) {
+        dp_groups_unref_other(lb->sb_dpg);
     }
     lb_clear_vips(lb);
     bitmap_free(lb->dps);
@@ -482,6 +486,20 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
     lb_opts_ctx_destroy(&ctx);
     uuidset_destroy(&todo);
     return ok;
+}
+
+void
+lb_propose_moves(const struct lb_model *lm, struct dp_groups *dpgs,
+                 const struct uuidset *dirty)
+{
+    const struct uuidset_node *un;
+    UUIDSET_FOR_EACH (un, dirty) {
+        const struct lb_index *li = index_find(lm, &un->uuid);
+        if (li && lm->lbs[li->idx].sb_dpg) {
+            const struct lb *lb = &lm->lbs[li->idx];
+            dp_groups_propose_move(dpgs, lb->sb_dpg, lb->dps, lb->n_dps);
+        }
+    }
 }
 
 void

@@ -9,6 +9,7 @@
 #include "bitmap.h"
 #include "coverage.h"
 #include "hash.h"
+#include "lib/lex.h"
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
@@ -648,11 +649,13 @@ build_pre_lb_port_skip(struct lflow_table *t, const struct ls_datapath *dp,
                        struct ds *match)
 {
     ds_clear(match);
-    ds_put_format(match, "ip && inport == \"%s\"", p->nb->name);
+    ds_put_cstr(match, "ip && inport == ");
+    lex_put_string(match, p->nb->name);
     lflow_add_port(t, dp, S_IN_PRE_LB, 110, ds_cstr(match), "next;",
                    &p->nb->header_.uuid);
     ds_clear(match);
-    ds_put_format(match, "ip && outport == \"%s\"", p->nb->name);
+    ds_put_cstr(match, "ip && outport == ");
+    lex_put_string(match, p->nb->name);
     lflow_add_port(t, dp, S_OUT_PRE_LB, 110, ds_cstr(match), out_actions,
                    &p->nb->header_.uuid);
 }
@@ -720,9 +723,16 @@ lb_sync_sb_one(struct lb *lb, const struct sb_load_balancer *sb,
     snprintf(id, sizeof id, UUID_FMT, UUID_ARGS(&lb->nb->header_.uuid));
 
     /* The group first: it is an op of its own. */
-    const struct uuid *group = dp_groups_get(dpgs, txn, lb->dps,
-                                             lb->n_dps);
-    dp_groups_pin(dpgs, group);
+    struct dp_group *dpg = dp_groups_get_group(dpgs, txn, lb->dps,
+                                               lb->n_dps);
+    const struct uuid *group = dp_group_uuid(dpg);
+    if (lb->sb_dpg != dpg) {
+        if (lb->sb_dpg) {
+            dp_groups_unref_other(lb->sb_dpg);
+        }
+        dp_groups_ref_other(dpg);
+        lb->sb_dpg = dpg;
+    }
     if (!sb) {
         struct uuid uuid;
         rdb_uuid_generate(&uuid);

@@ -20,6 +20,7 @@
 
 #include "northd/lb-opts.h"
 
+struct dp_group;
 struct dp_groups;
 struct lb_health;
 struct lflow_table;
@@ -55,6 +56,8 @@ struct lb {
     struct lb_opts opts;            /* Options (northd/lb-opts.h). */
     struct lflow_owner owner;       /* Its VIPs' flows, on 'dps'. */
     struct uuid sb_uuid;            /* Its SB row (lb-inc.c), or zero. */
+    struct dp_group *sb_dpg;        /* The group its SB row refers to
+                                     * (northd/dp-groups.h), or NULL. */
     bool bad_vip;                   /* A VIP was left out and reported. */
 };
 
@@ -136,6 +139,13 @@ bool lb_model_handle_changes(struct lb_model *, struct ls_model *,
 void lb_sync_sb_dirty(struct lb_model *, struct rdb *sb_db, struct rdb_txn *,
                       struct dp_groups *, struct uuidset *dirty,
                       struct uuidset *inserted);
+
+/* Before lb_sync_sb_dirty(): proposes, for each load balancer in 'dirty'
+ * whose SB row refers to a group, that the group move to its datapaths
+ * (dp_groups_propose_move()), so that a group all of whose rows follow a
+ * switch that joins or leaves them is updated in place. */
+void lb_propose_moves(const struct lb_model *, struct dp_groups *,
+                      const struct uuidset *dirty);
 
 /* lb.c's helpers for lb-inc.c. */
 char *lb_parse_vips(struct lb *, const struct nb_load_balancer *,

@@ -33,7 +33,6 @@ COVERAGE_DEFINE(lflow_foreign_deleted);
 COVERAGE_DEFINE(lflow_inserted);
 COVERAGE_DEFINE(lflow_deleted);
 COVERAGE_DEFINE(lflow_updated);
-COVERAGE_DEFINE(lflow_dp_group_moved);
 COVERAGE_DEFINE(lflow_row_adopted);     /* A row some other writer made. */
 COVERAGE_DEFINE(lflow_row_reused);      /* A row kept for new actions. */
 COVERAGE_DEFINE(lflow_inserts_deferred); /* A sync left inserts for the next. */
@@ -2354,6 +2353,24 @@ reuse_sb_row(struct lflow_table *t, struct lflow *old, struct lflow *f,
     COVERAGE_INC(lflow_row_reused);
 }
 
+void
+lflow_table_propose_moves(const struct lflow_table *t,
+                          struct dp_groups *dpgs)
+{
+    size_t n_sorted = MIN(t->n_sorted, t->n_dirty);
+    for (size_t i = n_sorted; i < t->n_dirty; i++) {
+        const struct lflow *f = t->dirty[i];
+        if (f->sb_group && f->sb_target && f->has_row) {
+            dp_groups_propose_move(dpgs,
+                                   CONST_CAST(struct dp_group *,
+                                              f->sb_target),
+                                   (lflow_n_dps(f) >= 2
+                                    ? f->on.dps->map : NULL),
+                                   lflow_n_dps(f));
+        }
+    }
+}
+
 size_t
 lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
                        struct rdb_txn *txn, struct dp_groups *dpgs,
@@ -2377,23 +2394,6 @@ lflow_table_sync_dirty(struct lflow_table *t, const struct ls_model *m,
      * goes away before that is followed by a full recompute on a new
      * table, never by another sync of this one. */
     ovs_assert(!t->chunk);
-
-    /* Groups whose flows all move the same way are updated in place
-     * (dp-groups.h): then the flows' rows need no change. */
-    for (size_t i = n_sorted; i < t->n_dirty; i++) {
-        const struct lflow *f = t->dirty[i];
-        if (f->sb_group && f->sb_target && f->has_row) {
-            dp_groups_propose_move(dpgs,
-                                   CONST_CAST(struct dp_group *,
-                                              f->sb_target),
-                                   (lflow_n_dps(f) >= 2
-                                    ? f->on.dps->map : NULL),
-                                   lflow_n_dps(f));
-        }
-    }
-    if (dp_groups_apply_moves(dpgs, txn)) {
-        COVERAGE_INC(lflow_dp_group_moved);
-    }
 
     /* Deletes and updates; a new flow that replaces one going away takes
      * its row; the flows to insert stay in 'dirty', after the sorted

@@ -214,6 +214,15 @@ void lflow_table_sync_sb(struct lflow_table *, const struct ls_model *,
                          struct rdb_txn *sb_txn, struct dp_groups *,
                          size_t max_inserts);
 
+/* Before lflow_table_sync_dirty(): proposes, for each flow touched since
+ * the last sync whose row refers to a group, that the group move to the
+ * flow's datapaths (dp_groups_propose_move()).  The caller then applies
+ * the moves (dp_groups_apply_moves()) with those of the other rows that
+ * refer to groups (lb_propose_moves()): a group all of whose rows move
+ * the same way is updated in place and the rows need no change. */
+void lflow_table_propose_moves(const struct lflow_table *,
+                               struct dp_groups *);
+
 /* Writes only the flows touched since the last sync, inserting at most
  * 'max_inserts' new rows (0: no limit), back to front through the
  * pipeline; the others wait for the next sync.  Returns the number of

@@ -58,6 +58,7 @@ VLOG_DEFINE_THIS_MODULE(northd);
 
 COVERAGE_DEFINE(northd_recompute);
 COVERAGE_DEFINE(northd_igmp_group_followed);
+COVERAGE_DEFINE(northd_dp_group_moved);
 COVERAGE_DEFINE(northd_check_failed);   /* --check-incremental found a
                                          * difference. */
 
@@ -820,9 +821,6 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
                  struct inc_changes *c)
 {
     const struct nb_logical_switch *ls = dp->nb;
-    if (ipam_switch_enabled(ls)) {
-        return false;           /* A port's addresses may move others'. */
-    }
     struct ls_port *p;
     LIST_FOR_EACH_SAFE (p, dp_node, &dp->ports) {
         if (!port_row_listed(ls, p->nb)
@@ -831,6 +829,9 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
                 || ls_model_port_touches_router(&d->model, p->nb)) {
                 return false;   /* A health check names it, or a router's
                                  * peer. */
+            }
+            if (!ipam_static_change_is_free(dp, p, p->addrs, p->n_addrs)) {
+                return false;   /* IPAM may give its addresses away. */
             }
             groups_port_removed(&d->groups, p, &c->span_changed,
                                 &c->sets_changed);
@@ -868,8 +869,9 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
             break;
         }
         p = ls_model_add_port(&d->model, dp, added[i]);
-        if (!p) {
-            ok = false;
+        if (!p || !ipam_static_change_is_free(dp, p, p->addrs, p->n_addrs)) {
+            ok = false;         /* A bad row, or it takes a dynamic port's
+                                 * address. */
             break;
         }
         groups_port_added(&d->groups, p, &c->span_changed,
@@ -954,9 +956,12 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
                                 ARRAY_SIZE(dynamic_only))) {
             continue;           /* The echo of northd's own write. */
         }
-        if (ipam_port_involved(p)) {
-            *reason = "a port with dynamic addresses or on a switch with "
-                      "IPAM";
+        if (ipam_port_is_dynamic(p)) {
+            *reason = "a port with dynamic addresses";
+            return false;
+        }
+        if (!ipam_static_change_is_free(p->dp, p, p->addrs, p->n_addrs)) {
+            *reason = "a port whose addresses IPAM may give away";
             return false;
         }
         if (lb_health_port_involved(&d->health, p->nb->name)) {
@@ -967,6 +972,10 @@ inc_switches(struct northd_data *d, struct rdb *nb_db,
                             &c->sets_changed);
         if (!ls_model_update_port(&d->model, p)) {
             *reason = "Logical_Switch_Port";
+            return false;
+        }
+        if (!ipam_static_change_is_free(p->dp, p, p->addrs, p->n_addrs)) {
+            *reason = "a port that takes a dynamic port's address";
             return false;
         }
         groups_port_added(&d->groups, p, &c->span_changed, &c->sets_changed);
@@ -1495,6 +1504,13 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         ls_model_sync_mc_groups(&d->model, sb_db, ctx->sb_txn, node->data);
     }
     dns_sync_sb_dirty(&d->dns, ctx->sb_txn);
+    /* Groups whose rows (flows, load balancers) all move the same way are
+     * updated in place (northd/dp-groups.h). */
+    lb_propose_moves(&d->lbs, &d->dpgs, &c.lbs);
+    lflow_table_propose_moves(&d->lflows, &d->dpgs);
+    if (dp_groups_apply_moves(&d->dpgs, ctx->sb_txn)) {
+        COVERAGE_INC(northd_dp_group_moved);
+    }
     lb_sync_sb_dirty(&d->lbs, sb_db, ctx->sb_txn, &d->dpgs, &c.lbs,
                      &d->own_lb_inserts);
     size_t n_written = lflow_table_sync_dirty(&d->lflows, &d->model,

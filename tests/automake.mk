@@ -30,7 +30,8 @@ TESTSUITE_AT = \
 	tests/neutron.at \
 	tests/routers.at \
 	tests/dhcp.at \
-	tests/ports.at
+	tests/ports.at \
+	tests/trace.at
 
 # Drives the replica (lib/rdb.h) against a real ovsdb-server.  Its SB
 # class is lib/sb.rdb with Address_Set and Port_Group followed in full

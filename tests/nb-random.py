@@ -308,6 +308,11 @@ class Gen:
                 self.switches[sw]["id"], n // 256, n % 256)
             ip = "10.%d.%d.%d" % (self.switches[sw]["id"], n // 250,
                                   n % 250 + 1)
+            if MIXES[self.mix] == "ipam" and self.chance(0.3):
+                # Where IPAM allocates: a static address that a dynamic
+                # port may hold, or that one may later ask for.
+                ip = "10.%d.0.%d" % (self.switches[sw]["id"],
+                                     self.r.randrange(2, 12))
             entry = "%s %s" % (mac, ip)
             if self.chance(0.25):
                 entry += " fd00::%x:%x" % (self.switches[sw]["id"], n)

@@ -13,3 +13,11 @@ utilities_ovn_nbctl_SOURCES = \
 	utilities/nbctl-lb.c
 utilities_ovn_nbctl_LDADD = $(LSN_LDADD)
 EXTRA_DIST += docs/ovn-nbctl.md bench/nbctl-bench.sh
+
+bin_PROGRAMS += utilities/ovn-trace
+utilities_ovn_trace_SOURCES = \
+	utilities/ovn-trace.c \
+	utilities/trace.h \
+	utilities/trace-db.c
+utilities_ovn_trace_LDADD = $(LSN_LDADD)
+EXTRA_DIST += docs/trace.md
