@@ -289,10 +289,10 @@ put_route_match(struct ds *m, const struct lr_route *rt)
 static void
 put_nexthop(struct ds *a, const struct lr_route *rt)
 {
-    ds_put_format(a, "%s = %s; %s = %s; eth.src = %s; outport = \"%s\"; ",
+    ds_put_format(a, "%s = %s; %s = %s; eth.src = %s; outport = %s; ",
                   rt->v6 ? "xxreg0" : "reg0", rt->nexthop_s,
                   rt->v6 ? "xxreg1" : "reg1", rt->out_addr,
-                  rt->out->mac_s, rt->out->nb->name);
+                  rt->out->mac_s, rt->out->qname);
 }
 
 void
@@ -306,7 +306,7 @@ lr_routes_build_lflows(struct lflow_table *t, const struct lr_router *r)
         const struct lr_port *p = r->ports[i];
         if (p->route_table) {
             ds_clear(&m);
-            ds_put_format(&m, "inport == \"%s\"", p->nb->name);
+            ds_put_format(&m, "inport == %s", p->qname);
             ds_clear(&a);
             ds_put_format(&a, "reg7 = %"PRIu32"; next;", p->route_table);
             lflow_add_hint(t, dp, S_LR_IN_IP_ROUTING_PRE, 100, ds_cstr(&m),
@@ -551,10 +551,10 @@ lr_policies_parse(struct ls_model *m, struct lr_router *r)
 static void
 put_hop(struct ds *a, const struct lr_route *h)
 {
-    ds_put_format(a, "%s = %s; %s = %s; eth.src = %s; outport = \"%s\"; "
+    ds_put_format(a, "%s = %s; %s = %s; eth.src = %s; outport = %s; "
                   "flags.loopback = 1; ", h->v6 ? "xxreg0" : "reg0",
                   h->nexthop_s, h->v6 ? "xxreg1" : "reg1", h->out_addr,
-                  h->out->mac_s, h->out->nb->name);
+                  h->out->mac_s, h->out->qname);
 }
 
 void

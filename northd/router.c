@@ -10,6 +10,7 @@
 #include "coverage.h"
 #include "hash.h"
 #include "hmapx.h"
+#include "lib/lex.h"
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "lib/rdb.h"
@@ -191,6 +192,7 @@ fill_net6(struct lr_net6 *n)
 static void
 lr_port_destroy(struct lr_port *p)
 {
+    free(p->qname);
     free(p->ip4);
     free(p->ip6);
     free(p);
@@ -213,6 +215,9 @@ parse_lr_port(struct ls_model *m, struct lr_router *r,
         goto bad;
     }
     snprintf(p->mac_s, sizeof p->mac_s, ETH_ADDR_FMT, ETH_ADDR_ARGS(p->mac));
+    struct ds q = DS_EMPTY_INITIALIZER;
+    lex_put_string(&q, nb->name);
+    p->qname = ds_steal_cstr(&q);
 
     p->ip4 = xcalloc(MAX(nb->n_networks, 1), sizeof *p->ip4);
     p->ip6 = xcalloc(nb->n_networks + 1, sizeof *p->ip6);
@@ -595,11 +600,11 @@ build_admission(struct lflow_table *t, const struct lr_router *r,
         ds_clear(a);
         ds_put_format(a, "xreg0[0..47] = %s; next;", p->mac_s);
         ds_clear(m);
-        ds_put_format(m, "eth.dst == %s && inport == \"%s\"", p->mac_s,
-                      p->nb->name);
+        ds_put_format(m, "eth.dst == %s && inport == %s", p->mac_s,
+                      p->qname);
         LR_ADD(t, dp, S_LR_IN_ADMISSION, 50, ds_cstr(m), ds_cstr(a), hint);
         ds_clear(m);
-        ds_put_format(m, "eth.mcast && inport == \"%s\"", p->nb->name);
+        ds_put_format(m, "eth.mcast && inport == %s", p->qname);
         LR_ADD(t, dp, S_LR_IN_ADMISSION, 50, ds_cstr(m), ds_cstr(a), hint);
     }
 }
@@ -622,8 +627,8 @@ build_neighbor(struct lflow_table *t, const struct lr_router *r,
         const struct lr_port *p = r->ports[i];
         for (size_t j = 0; j < p->n_ip4; j++) {
             ds_clear(m);
-            ds_put_format(m, "inport == \"%s\" && arp.spa == %s && "
-                          "arp.op == 1", p->nb->name, p->ip4[j].net_s);
+            ds_put_format(m, "inport == %s && arp.spa == %s && "
+                          "arp.op == 1", p->qname, p->ip4[j].net_s);
             LR_ADD(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, ds_cstr(m),
                    lookup_arp, &p->nb->header_.uuid);
         }
@@ -650,7 +655,7 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
 {
     const struct ls_datapath *dp = p->router->dp;
     const struct uuid *hint = &p->nb->header_.uuid;
-    const char *name = p->nb->name;
+    const char *name = p->qname;
 
     if (p->n_ip4) {
         ds_clear(m);
@@ -671,7 +676,7 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
     for (size_t i = 0; i < p->n_ip4; i++) {
         const struct lr_net4 *n = &p->ip4[i];
         ds_clear(m);
-        ds_put_format(m, "inport == \"%s\" && arp.op == 1 && arp.tpa == %s "
+        ds_put_format(m, "inport == %s && arp.op == 1 && arp.tpa == %s "
                       "&& arp.spa == %s", name, n->addr_s, n->net_s);
         LR_ADD(t, dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
                "eth.dst = eth.src; eth.src = xreg0[0..47]; arp.op = 2; "
@@ -682,7 +687,7 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
     for (size_t i = 0; i < p->n_ip6; i++) {
         const struct lr_net6 *n = &p->ip6[i];
         ds_clear(m);
-        ds_put_format(m, "inport == \"%s\" && ip6.dst == {%s, %s} && nd_ns "
+        ds_put_format(m, "inport == %s && ip6.dst == {%s, %s} && nd_ns "
                       "&& nd.target == %s", name, n->addr_s, n->sn_s,
                       n->addr_s);
         LR_ADD(t, dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
@@ -768,26 +773,26 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
     /* TTL expiry: ICMP time exceeded from the port's address. */
     for (size_t i = 0; i < p->n_ip4; i++) {
         ds_clear(m);
-        ds_put_format(m, "inport == \"%s\" && ip4 && ip.ttl == {0, 1} && "
+        ds_put_format(m, "inport == %s && ip4 && ip.ttl == {0, 1} && "
                       "!ip.later_frag", name);
         ds_clear(a);
         ds_put_format(a, "icmp4 {eth.dst <-> eth.src; icmp4.type = 11; "
                       "/* Time exceeded */ icmp4.code = 0; /* TTL exceeded "
                       "in transit */ ip4.dst = ip4.src; ip4.src = %s ; "
-                      "ip.ttl = 254; outport = \"%s\"; flags.loopback = 1; "
+                      "ip.ttl = 254; outport = %s; flags.loopback = 1; "
                       "output; };", p->ip4[i].addr_s, name);
         LR_ADD(t, dp, S_LR_IN_IP_INPUT, 31, ds_cstr(m), ds_cstr(a), hint);
     }
     for (size_t i = 0; i + 1 < p->n_ip6; i++) {
         const struct lr_net6 *n = &p->ip6[i];
         ds_clear(m);
-        ds_put_format(m, "inport == \"%s\" && ip6 && ip6.src == %s && "
+        ds_put_format(m, "inport == %s && ip6 && ip6.src == %s && "
                       "ip.ttl == {0, 1} && !ip.later_frag", name, n->net_s);
         ds_clear(a);
         ds_put_format(a, "icmp6 {eth.dst <-> eth.src; ip6.dst = ip6.src; "
                       "ip6.src = %s ; ip.ttl = 254; icmp6.type = 3; /* Time "
                       "exceeded */ icmp6.code = 0; /* TTL exceeded in "
-                      "transit */ outport = \"%s\"; flags.loopback = 1; "
+                      "transit */ outport = %s; flags.loopback = 1; "
                       "output; };", n->addr_s, name);
         LR_ADD(t, dp, S_LR_IN_IP_INPUT, 31, ds_cstr(m), ds_cstr(a), hint);
     }
@@ -838,9 +843,9 @@ build_routing(struct lflow_table *t, const struct lr_router *r,
             ds_put_format(m, "ip4.dst == %s", n->net_s);
             ds_clear(a);
             ds_put_format(a, "ip.ttl--; reg8[0..15] = 0; reg0 = ip4.dst; "
-                          "reg1 = %s; eth.src = %s; outport = \"%s\"; "
+                          "reg1 = %s; eth.src = %s; outport = %s; "
                           "flags.loopback = 1; next;", n->addr_s, p->mac_s,
-                          p->nb->name);
+                          p->qname);
             LR_ADD(t, dp, S_LR_IN_IP_ROUTING, n->plen * 3 + 2, ds_cstr(m),
                    ds_cstr(a), hint);
         }
@@ -849,14 +854,14 @@ build_routing(struct lflow_table *t, const struct lr_router *r,
             bool lla = j + 1 == p->n_ip6;
             ds_clear(m);
             if (lla) {
-                ds_put_format(m, "inport == \"%s\" && ", p->nb->name);
+                ds_put_format(m, "inport == %s && ", p->qname);
             }
             ds_put_format(m, "ip6.dst == %s", n->net_s);
             ds_clear(a);
             ds_put_format(a, "ip.ttl--; reg8[0..15] = 0; xxreg0 = ip6.dst; "
-                          "xxreg1 = %s; eth.src = %s; outport = \"%s\"; "
+                          "xxreg1 = %s; eth.src = %s; outport = %s; "
                           "flags.loopback = 1; next;", n->addr_s, p->mac_s,
-                          p->nb->name);
+                          p->qname);
             LR_ADD(t, dp, S_LR_IN_IP_ROUTING, n->plen * 3 + 2, ds_cstr(m),
                    ds_cstr(a), hint);
         }
@@ -926,7 +931,7 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
             continue;
         }
         ds_clear(&m);
-        ds_put_format(&m, "outport == \"%s\"", p->nb->name);
+        ds_put_format(&m, "outport == %s", p->qname);
         LR_ADD(t, dp, S_LR_OUT_DELIVERY, 100, ds_cstr(&m), "output;",
                &p->nb->header_.uuid);
     }
@@ -981,11 +986,13 @@ lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
          * leaves a router's peer out of lb_build_port_lflows()). */
         const struct uuid *hint = &sp->nb->header_.uuid;
         ds_clear(&match);
-        ds_put_format(&match, "ip && inport == \"%s\"", sp->nb->name);
+        ds_put_cstr(&match, "ip && inport == ");
+        lex_put_string(&match, sp->nb->name);
         lflow_add_port(t, dp, S_IN_PRE_LB, 110, ds_cstr(&match), "next;",
                        hint);
         ds_clear(&match);
-        ds_put_format(&match, "ip && outport == \"%s\"", sp->nb->name);
+        ds_put_cstr(&match, "ip && outport == ");
+        lex_put_string(&match, sp->nb->name);
         lflow_add_port(t, dp, S_OUT_PRE_LB, 110, ds_cstr(&match),
                        stateful ? "next;" : "ct_clear; next;", hint);
     }
@@ -1003,7 +1010,9 @@ build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
                        const struct lr_port *p)
 {
     const struct ls_datapath *dp = sp->dp;
-    const char *name = sp->nb->name;
+    struct ds qname = DS_EMPTY_INITIALIZER;
+    lex_put_string(&qname, sp->nb->name);
+    const char *name = ds_cstr(&qname);
     const struct uuid *hint = &sp->nb->header_.uuid;
     struct ds m = DS_EMPTY_INITIALIZER;
     struct ds a = DS_EMPTY_INITIALIZER;
@@ -1018,7 +1027,7 @@ build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
                       "arp.tpa = arp.spa; arp.spa = %s; outport = inport; "
                       "flags.loopback = 1; output;", p->mac_s, p->mac_s, ip);
         LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a), hint);
-        ds_put_format(&m, " && inport == \"%s\"", name);
+        ds_put_format(&m, " && inport == %s", name);
         lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m), "next;",
                        hint);
 
@@ -1026,7 +1035,7 @@ build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
         ds_put_format(&m, "flags[1] == 0 && arp.op == 1 && arp.tpa == %s",
                       ip);
         ds_clear(&a);
-        ds_put_format(&a, "clone {outport = \"%s\"; output; }; "
+        ds_put_format(&a, "clone {outport = %s; output; }; "
                       "outport = \""MC_FLOOD_L2"\"; output;", name);
         LR_ADD(t, dp, S_IN_L2_LKUP, 80, ds_cstr(&m), ds_cstr(&a), hint);
     }
@@ -1041,7 +1050,7 @@ build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
                       "flags.loopback = 1; output; };", p->mac_s, n->addr_s,
                       n->addr_s, p->mac_s);
         LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a), hint);
-        ds_put_format(&m, " && inport == \"%s\"", name);
+        ds_put_format(&m, " && inport == %s", name);
         lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m), "next;",
                        hint);
 
@@ -1049,7 +1058,7 @@ build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
         ds_put_format(&m, "flags[1] == 0 && nd_ns && nd.target == %s",
                       n->addr_s);
         ds_clear(&a);
-        ds_put_format(&a, "clone {outport = \"%s\"; output; }; "
+        ds_put_format(&a, "clone {outport = %s; output; }; "
                       "outport = \""MC_FLOOD_L2"\"; output;", name);
         LR_ADD(t, dp, S_IN_L2_LKUP, 80, ds_cstr(&m), ds_cstr(&a), hint);
     }
@@ -1057,10 +1066,11 @@ build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
     ds_clear(&m);
     ds_put_format(&m, "eth.dst == %s", p->mac_s);
     ds_clear(&a);
-    ds_put_format(&a, "outport = \"%s\"; output;", name);
+    ds_put_format(&a, "outport = %s; output;", name);
     LR_ADD(t, dp, S_IN_L2_LKUP, 50, ds_cstr(&m), ds_cstr(&a), hint);
     ds_destroy(&m);
     ds_destroy(&a);
+    ds_destroy(&qname);
 }
 
 static bool
@@ -1106,8 +1116,8 @@ build_arp_resolve_for(struct lflow_table *t, const struct lr_port *rp,
                 continue;
             }
             ds_clear(&m);
-            ds_put_format(&m, "outport == \"%s\" && reg0 == "IP_FMT,
-                          rp->nb->name, IP_ARGS(la->ipv4[j].addr));
+            ds_put_format(&m, "outport == %s && reg0 == "IP_FMT,
+                          rp->qname, IP_ARGS(la->ipv4[j].addr));
             LR_ADD(t, dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
                    ds_cstr(&a), &vp->nb->header_.uuid);
         }
@@ -1118,8 +1128,8 @@ build_arp_resolve_for(struct lflow_table *t, const struct lr_port *rp,
             char s[INET6_ADDRSTRLEN];
             ipv6_string_mapped(s, &la->ipv6[j].addr);
             ds_clear(&m);
-            ds_put_format(&m, "outport == \"%s\" && xxreg0 == %s",
-                          rp->nb->name, s);
+            ds_put_format(&m, "outport == %s && xxreg0 == %s",
+                          rp->qname, s);
             LR_ADD(t, dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
                    ds_cstr(&a), &vp->nb->header_.uuid);
         }
@@ -1153,16 +1163,16 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
             }
             if (own->n_ip4) {
                 ds_clear(&match);
-                ds_put_format(&match, "outport == \"%s\" && reg0 == ",
-                              rq->nb->name);
+                ds_put_format(&match, "outport == %s && reg0 == ",
+                              rq->qname);
                 put_ip4_set(&match, own, false, false);
                 LR_ADD(t, rq->router->dp, S_LR_IN_ARP_RESOLVE, 100,
                        ds_cstr(&match), ds_cstr(&actions),
                        &sp->nb->header_.uuid);
             }
             ds_clear(&match);
-            ds_put_format(&match, "outport == \"%s\" && xxreg0 == ",
-                          rq->nb->name);
+            ds_put_format(&match, "outport == %s && xxreg0 == ",
+                          rq->qname);
             put_ip6_set(&match, own, false);
             LR_ADD(t, rq->router->dp, S_LR_IN_ARP_RESOLVE, 100,
                    ds_cstr(&match), ds_cstr(&actions),

@@ -66,6 +66,9 @@ struct lr_port {
     uint32_t tunnel_key;
     bool enabled;
 
+    char *qname;                    /* The name as a quoted string of the
+                                     * logical language (lex_put_string():
+                                     * escaped as stock writes names). */
     struct eth_addr mac;
     char mac_s[ETH_ADDR_STRLEN + 1];
     struct lr_net4 *ip4;
