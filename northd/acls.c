@@ -1958,6 +1958,12 @@ acls_dp_stateful(const struct acls *a, const struct ls_datapath *dp)
 }
 
 bool
+acls_dp_has_stateful_acls(const struct acls *a, const struct ls_datapath *dp)
+{
+    return a->dps[dp->index].has_stateful;
+}
+
+bool
 acls_dp_has_acls_or_lb(const struct acls *a, const struct ls_datapath *dp)
 {
     const struct acl_dp *ad = &a->dps[dp->index];

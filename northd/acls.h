@@ -69,6 +69,9 @@ void acls_build_dp_lflows(const struct acls *, struct lflow_table *,
 /* Whether the egress ACL stage of 'dp' commits connections (allow-related
  * ACLs or load balancer VIPs apply there). */
 bool acls_dp_stateful(const struct acls *, const struct ls_datapath *);
+/* Whether 'dp' has allow-related ACLs (load balancers aside). */
+bool acls_dp_has_stateful_acls(const struct acls *,
+                               const struct ls_datapath *);
 /* Whether switch 'dp' has ACLs or load balancer VIPs (its ACL stages do
  * more than "next;"). */
 bool acls_dp_has_acls_or_lb(const struct acls *, const struct ls_datapath *);

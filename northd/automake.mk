@@ -57,7 +57,10 @@ northd_ovn_northd_SOURCES = \
 	northd/qos.c \
 	northd/qos.h \
 	northd/rbac.c \
-	northd/rbac.h
+	northd/rbac.h \
+	northd/router.c \
+	northd/router-routes.c \
+	northd/router.h
 nodist_northd_ovn_northd_SOURCES = northd/sb-schema.c
 northd_ovn_northd_LDADD = $(MIMALLOC_LIBS) $(LSN_LDADD)
 

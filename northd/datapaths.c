@@ -19,6 +19,7 @@
 #include "northd/ha-groups.h"
 #include "northd/ipam.h"
 #include "northd/mcast.h"
+#include "northd/router.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
@@ -76,6 +77,8 @@ ls_model_init(struct ls_model *m)
     m->dp_array = NULL;
     m->n_datapaths = 0;
     m->dp_cap = 0;
+    m->sw_cap = 0;
+    m->lr = NULL;
     m->n_bad_rows = 0;
     m->ipam_carry = NULL;
     m->new_dps = NULL;
@@ -134,6 +137,8 @@ ls_model_destroy(struct ls_model *m)
         lflow_owner_destroy(&dp->dhcp_owner);
         free(dp);
     }
+    lr_model_destroy(m->lr);
+    m->lr = NULL;
     free(m->new_dps);
     free(m->new_ports);
     hmap_destroy(&m->datapaths);
@@ -155,6 +160,63 @@ ls_model_find_datapath(const struct ls_model *m, const struct uuid *nb_uuid)
         }
     }
     return NULL;
+}
+
+size_t
+ls_model_n_all(const struct ls_model *m)
+{
+    return m->n_datapaths + (m->lr ? m->lr->n_routers : 0);
+}
+
+struct ls_datapath *
+ls_model_dp_at(const struct ls_model *m, size_t i)
+{
+    return (i < m->n_datapaths ? m->dp_array[i]
+            : m->lr->routers[i - m->n_datapaths].dp);
+}
+
+const struct uuid *
+ls_datapath_nb_uuid(const struct ls_datapath *dp)
+{
+    return dp->router ? &dp->router->nb->header_.uuid : &dp->nb->header_.uuid;
+}
+
+struct ls_datapath *
+ls_model_find_sb_owner(const struct ls_model *m,
+                       const struct sb_datapath_binding *sb)
+{
+    struct uuid u;
+    if (smap_get_uuid(&sb->external_ids, "logical-switch", &u)) {
+        return ls_model_find_datapath(m, &u);
+    }
+    if (m->lr && smap_get_uuid(&sb->external_ids, "logical-router", &u)) {
+        for (size_t i = 0; i < m->lr->n_routers; i++) {
+            if (uuid_equals(&m->lr->routers[i].nb->header_.uuid, &u)) {
+                return m->lr->routers[i].dp;
+            }
+        }
+    }
+    return NULL;
+}
+
+bool
+ls_model_port_touches_router(const struct ls_model *m,
+                             const struct nb_logical_switch_port *nbp)
+{
+    return lr_model_lsp_touches(m->lr, nbp);
+}
+
+/* A datapath's name and the options that may request its tunnel key. */
+static const char *
+dp_name(const struct ls_datapath *dp)
+{
+    return dp->router ? lr_router_name(dp->router) : dp->nb->name;
+}
+
+static const struct smap *
+dp_key_options(const struct ls_datapath *dp)
+{
+    return dp->router ? lr_router_options(dp->router) : &dp->nb->other_config;
 }
 
 struct ls_port *
@@ -210,30 +272,32 @@ assign_datapath_keys(struct ls_model *m)
     /* Requested keys.  If several switches request the same key, the one
      * that already has it keeps it, so that a conflicting request never
      * moves a working datapath; otherwise the first in UUID order wins. */
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        struct ls_datapath *dp = m->dp_array[i];
-        dp->tunnel_key = requested_key(m, &dp->nb->other_config,
+    for (size_t i = 0; i < ls_model_n_all(m); i++) {
+        struct ls_datapath *dp = ls_model_dp_at(m, i);
+        dp->tunnel_key = requested_key(m, dp_key_options(dp),
                                        LS_DP_KEY_MIN, LS_DP_KEY_MAX,
-                                       "Logical_Switch", dp->nb->name);
+                                       dp->router ? "Logical_Router"
+                                       : "Logical_Switch", dp_name(dp));
     }
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < m->n_datapaths; i++) {
-            struct ls_datapath *dp = m->dp_array[i];
+        for (size_t i = 0; i < ls_model_n_all(m); i++) {
+            struct ls_datapath *dp = ls_model_dp_at(m, i);
             uint32_t k = dp->tunnel_key;
             bool holder = dp->sb && dp->sb->tunnel_key == k;
             if (!k || holder != (pass == 0)) {
                 continue;
             }
             if (!tnlid_reserve(&keys, k)) {
-                report_bad_row(m, "Logical_Switch %s: requested tunnel key "
-                               "%"PRIu32" is already in use", dp->nb->name,
-                               k);
+                report_bad_row(m, "%s %s: requested tunnel key "
+                               "%"PRIu32" is already in use",
+                               dp->router ? "Logical_Router"
+                               : "Logical_Switch", dp_name(dp), k);
                 dp->tunnel_key = 0;
             }
         }
     }
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        struct ls_datapath *dp = m->dp_array[i];
+    for (size_t i = 0; i < ls_model_n_all(m); i++) {
+        struct ls_datapath *dp = ls_model_dp_at(m, i);
         if (!dp->tunnel_key && dp->sb
             && dp->sb->tunnel_key >= LS_DP_KEY_MIN
             && dp->sb->tunnel_key <= LS_DP_KEY_MAX
@@ -241,13 +305,14 @@ assign_datapath_keys(struct ls_model *m)
             dp->tunnel_key = dp->sb->tunnel_key;
         }
     }
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        struct ls_datapath *dp = m->dp_array[i];
+    for (size_t i = 0; i < ls_model_n_all(m); i++) {
+        struct ls_datapath *dp = ls_model_dp_at(m, i);
         if (!dp->tunnel_key) {
             dp->tunnel_key = tnlid_allocate(&keys);
             if (!dp->tunnel_key) {
-                report_bad_row(m, "Logical_Switch %s: all datapath "
-                               "tunnel keys are in use", dp->nb->name);
+                report_bad_row(m, "%s %s: all datapath tunnel keys are in "
+                               "use", dp->router ? "Logical_Router"
+                               : "Logical_Switch", dp_name(dp));
             }
         }
     }
@@ -827,7 +892,7 @@ ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
     qsort(switches, n, sizeof *switches, compare_switches);
 
     /* Room for switches added incrementally before the next recompute. */
-    m->dp_cap = n + MAX(64, n / 2);
+    m->sw_cap = m->dp_cap = n + MAX(64, n / 2);
     m->dp_array = xmalloc(m->dp_cap * sizeof *m->dp_array);
     for (size_t i = 0; i < n; i++) {
         struct ls_datapath *dp = xzalloc(sizeof *dp);
@@ -855,12 +920,14 @@ ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
         m->dp_array[m->n_datapaths++] = dp;
     }
     free(switches);
+    lr_model_build_dps(m, nb_db, sb_db);
 
     assign_datapath_keys(m);
     for (size_t i = 0; i < m->n_datapaths; i++) {
         build_ports(m, m->dp_array[i], &sb_ports);
         assign_port_keys(m, m->dp_array[i]);
     }
+    lr_model_build_ports(m, &sb_ports);
     assign_tags(m);
     assign_queues(m);
     ipam_run(m, nb_db, m->ipam_carry);
@@ -954,16 +1021,22 @@ sync_datapath(struct ls_model *m, struct rdb_txn *sb_txn,
               struct ls_datapath *dp)
 {
     struct smap ids = SMAP_INITIALIZER(&ids);
-    char *uuid_s = xasprintf(UUID_FMT, UUID_ARGS(&dp->nb->header_.uuid));
-    smap_add(&ids, "logical-switch", uuid_s);
-    free(uuid_s);
-    if (dp->nb->name[0]) {
-        smap_add(&ids, "name", dp->nb->name);
-    }
-    /* ovn-trace and operators name datapaths by these as well. */
-    const char *name2 = smap_get(&dp->nb->external_ids, "neutron:network_name");
-    if (name2) {
-        smap_add(&ids, "name2", name2);
+    if (dp->router) {
+        lr_router_sb_ids(dp->router, &ids);
+    } else {
+        char *uuid_s = xasprintf(UUID_FMT,
+                                 UUID_ARGS(&dp->nb->header_.uuid));
+        smap_add(&ids, "logical-switch", uuid_s);
+        free(uuid_s);
+        if (dp->nb->name[0]) {
+            smap_add(&ids, "name", dp->nb->name);
+        }
+        /* ovn-trace and operators name datapaths by these as well. */
+        const char *name2 = smap_get(&dp->nb->external_ids,
+                                     "neutron:network_name");
+        if (name2) {
+            smap_add(&ids, "name2", name2);
+        }
     }
 
     const struct sb_datapath_binding *sb = dp->sb;
@@ -1244,6 +1317,15 @@ static void
 port_binding_options(const struct ls_port *p,
                      const struct sb_port_binding *pb, struct smap *options)
 {
+    if (!strcmp(p->nb->type, "router")) {
+        /* Only its peer, as stock writes it. */
+        smap_init(options);
+        const char *peer = smap_get(&p->nb->options, "router-port");
+        if (peer) {
+            smap_add(options, "peer", peer);
+        }
+        return;
+    }
     smap_clone(options, &p->nb->options);
     if (ls_datapath_vlan_passthru(p->dp)) {
         smap_replace(options, "vlan-passthru", "true");
@@ -1301,8 +1383,11 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
         rdb_txn_set_integer(sb_txn, SB_PORT_BINDING_COL_TUNNEL_KEY,
                             p->tunnel_key);
     }
-    if (!pb || strcmp(pb->type, p->nb->type)) {
-        rdb_txn_set_string(sb_txn, SB_PORT_BINDING_COL_TYPE, p->nb->type);
+    /* A switch's router port is one end of a patch (stock's SB type). */
+    const char *type = (!strcmp(p->nb->type, "router") ? "patch"
+                        : p->nb->type);
+    if (!pb || strcmp(pb->type, type)) {
+        rdb_txn_set_string(sb_txn, SB_PORT_BINDING_COL_TYPE, type);
     }
     struct smap options;
     port_binding_options(p, pb, &options);
@@ -1663,10 +1748,12 @@ ls_model_sync_sb(struct ls_model *m, struct rdb *sb_db, struct rdb_txn *sb_txn)
         }
     }
 
+    lr_model_keep_pbs(m->lr, &keep_pb);
+
     struct hmapx keep_dp = HMAPX_INITIALIZER(&keep_dp);
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        if (m->dp_array[i]->sb) {
-            hmapx_add(&keep_dp, (void *) m->dp_array[i]->sb);
+    for (size_t i = 0; i < ls_model_n_all(m); i++) {
+        if (ls_model_dp_at(m, i)->sb) {
+            hmapx_add(&keep_dp, (void *) ls_model_dp_at(m, i)->sb);
         }
     }
     const struct sb_datapath_binding *sb_dp;
@@ -1699,13 +1786,14 @@ ls_model_sync_sb(struct ls_model *m, struct rdb *sb_db, struct rdb_txn *sb_txn)
     }
     hmapx_destroy(&keep_pb);
 
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        sync_datapath(m, sb_txn, m->dp_array[i]);
+    for (size_t i = 0; i < ls_model_n_all(m); i++) {
+        sync_datapath(m, sb_txn, ls_model_dp_at(m, i));
     }
     ha_groups_sync(m, sb_db, sb_txn);
     HMAP_FOR_EACH (p, name_node, &m->ports) {
         sync_port_binding(m, sb_txn, p);
     }
+    lr_model_sync_ports(m, sb_txn);
     sync_mc_groups(sb_db, sb_txn, m, &keep_dp);
     hmapx_destroy(&keep_dp);
 }
@@ -1818,7 +1906,8 @@ struct ls_port *
 ls_model_add_port(struct ls_model *m, struct ls_datapath *dp,
                   const struct nb_logical_switch_port *nbp)
 {
-    if (!port_is_simple(nbp) || ls_model_find_port(m, nbp->name)) {
+    if (!port_is_simple(nbp) || ls_model_find_port(m, nbp->name)
+        || lr_model_lsp_touches(m->lr, nbp)) {
         return NULL;
     }
     struct ls_port *p = xzalloc(sizeof *p);
@@ -1861,7 +1950,7 @@ ls_model_add_port(struct ls_model *m, struct ls_datapath *dp,
 bool
 ls_model_update_port(struct ls_model *m, struct ls_port *p)
 {
-    if (!port_is_simple(p->nb)) {
+    if (!port_is_simple(p->nb) || lr_model_lsp_touches(m->lr, p->nb)) {
         return false;
     }
     free_port_addresses(p);
@@ -1927,15 +2016,15 @@ ls_model_sync_mc_groups(const struct ls_model *m, struct rdb *sb_db,
 struct ls_datapath *
 ls_model_add_switch(struct ls_model *m, const struct nb_logical_switch *ls)
 {
-    if (m->n_datapaths >= m->dp_cap
+    if (m->n_datapaths >= m->sw_cap
         || smap_get(&ls->other_config, "requested-tnl-key")
         || ls_model_find_datapath(m, &ls->header_.uuid)) {
         return NULL;
     }
     struct tnlid_set keys;
     tnlid_set_init(&keys, LS_DP_KEY_MIN, LS_DP_KEY_MAX);
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        tnlid_reserve(&keys, m->dp_array[i]->tunnel_key);
+    for (size_t i = 0; i < ls_model_n_all(m); i++) {
+        tnlid_reserve(&keys, ls_model_dp_at(m, i)->tunnel_key);
     }
     uint32_t key = tnlid_allocate(&keys);
     tnlid_set_destroy(&keys);

@@ -115,6 +115,9 @@ struct ls_datapath {
     struct ovs_list ports;          /* Contains "struct ls_port"s. */
     size_t n_ports;
     size_t index;                   /* 0..n-1, in NB uuid order. */
+    struct lr_router *router;       /* A logical router's datapath
+                                     * (northd/router.h): then 'nb' is
+                                     * NULL and 'ports' empty. */
 };
 
 struct ls_model {
@@ -125,9 +128,14 @@ struct ls_model {
                                      * (ls_model_ports_using_dhcp()). */
     struct ls_datapath **dp_array;  /* By 'index'. */
     size_t n_datapaths;
-    size_t dp_cap;                  /* Room in 'dp_array': datapaths added
-                                     * later take the next index, up to
-                                     * this. */
+    size_t dp_cap;                  /* Room in 'dp_array', and the size
+                                     * of every datapath bitmap. */
+    size_t sw_cap;                  /* Switches added later take the next
+                                     * index, up to this; routers' datapaths
+                                     * take 'sw_cap' and on. */
+    struct lr_model *lr;            /* Logical routers (northd/router.h),
+                                     * built with the switches: a router
+                                     * change is a full recompute. */
 
     /* Rows inserted in the SB by the last sync: they reach the replica
      * with the server's update, and ls_model_refresh_sb() finds them
@@ -200,6 +208,25 @@ struct ls_port *ls_datapath_find_port(const struct ls_datapath *,
 
 struct ls_datapath *ls_model_find_datapath(const struct ls_model *,
                                            const struct uuid *nb_uuid);
+
+/* Every datapath, switches then routers: ls_model_n_all() of them, the
+ * i-th is ls_model_dp_at() (its 'index' may differ from 'i'). */
+size_t ls_model_n_all(const struct ls_model *);
+struct ls_datapath *ls_model_dp_at(const struct ls_model *, size_t i);
+
+/* The NB row UUID a datapath stands for (a switch or a router). */
+const struct uuid *ls_datapath_nb_uuid(const struct ls_datapath *);
+
+/* The datapath of 'm' (switch or router) that SB row 'sb' stands for by
+ * its external_ids, whichever SB row that datapath uses, or NULL. */
+struct ls_datapath *ls_model_find_sb_owner(
+    const struct ls_model *, const struct sb_datapath_binding *);
+
+/* Whether a port of a switch of 'm' with this NB row is a router's peer
+ * now, or was at the last full build: its changes are a full recompute
+ * (northd/router.h). */
+bool ls_model_port_touches_router(const struct ls_model *,
+                                  const struct nb_logical_switch_port *);
 struct ls_port *ls_model_find_port(const struct ls_model *,
                                    const char *name);
 

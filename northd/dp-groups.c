@@ -88,13 +88,15 @@ dp_groups_init(struct dp_groups *g, const struct ls_model *m,
         const struct sb_datapath_binding *sb;
         size_t index;
     };
-    struct idx_node *nodes = xmalloc((m->n_datapaths + 1) * sizeof *nodes);
+    struct idx_node *nodes = xmalloc((ls_model_n_all(m) + 1)
+                                     * sizeof *nodes);
     size_t n_nodes = 0;
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        if (m->dp_array[i]->sb) {
+    for (size_t i = 0; i < ls_model_n_all(m); i++) {
+        const struct ls_datapath *dp = ls_model_dp_at(m, i);
+        if (dp->sb) {
             struct idx_node *in = &nodes[n_nodes++];
-            in->sb = m->dp_array[i]->sb;
-            in->index = i;
+            in->sb = dp->sb;
+            in->index = dp->index;
             hmap_insert(&by_sb, &in->node, hash_pointer(in->sb, 0));
         }
     }

@@ -184,7 +184,7 @@ struct lflow_side {
      * "source" on, by 'where'.  's' is NULL if the piece would need
      * escaping (never, with the names northd uses), and the flow's ids are
      * then written generically. */
-    struct ids_piece stage_heads[1 << 9];       /* By enum ls_stage. */
+    struct ids_piece stage_heads[LS_N_STAGE_IDS]; /* By enum ls_stage. */
     struct ids_piece *where_tails;              /* By 'where'. */
     size_t n_where_tails;
 };
@@ -555,6 +555,10 @@ ls_stage_name(enum ls_stage s)
     case S_##PIPE##_##NAME: return SNAME;
     LS_STAGES
 #undef LS_STAGE
+#define LR_STAGE(PIPE, NAME, TABLE, SNAME) \
+    case S_LR_##PIPE##_##NAME: return SNAME;
+    LR_STAGES
+#undef LR_STAGE
     }
     return "<unknown>";
 }
@@ -1300,7 +1304,8 @@ set_lflow_ids(struct lflow_side *side, struct lflow *f, struct rdb_txn *txn)
 
     /* Every flow gets one: from the pieces above and the hint's hex digits,
      * not generically.  (The order of a map's pairs does not matter.) */
-    BUILD_ASSERT(ARRAY_SIZE(side->stage_heads) > LS_STAGE_ID(P_OUT, 0xff));
+    BUILD_ASSERT(ARRAY_SIZE(side->stage_heads)
+                 > (LR_STAGE_BIT | LS_STAGE_ID(P_OUT, 0xff)));
     const struct ids_piece *head = ids_piece(
         &side->stage_heads[f->stage], "[\"map\",[[\"stage-name\",\"",
         ls_stage_name(f->stage), "\"]");
@@ -2023,8 +2028,8 @@ static void
 sb_dps_init(struct hmap *map, const struct ls_model *m)
 {
     hmap_init(map);
-    for (size_t i = 0; i < m->n_datapaths; i++) {
-        const struct ls_datapath *dp = m->dp_array[i];
+    for (size_t i = 0; i < ls_model_n_all(m); i++) {
+        const struct ls_datapath *dp = ls_model_dp_at(m, i);
         if (!uuid_is_zero(&dp->sb_uuid)) {
             struct sb_dp_node *n = xmalloc(sizeof *n);
             n->dp = dp;
@@ -2507,12 +2512,19 @@ lflow_same_dps(const struct ls_model *ma, const struct lflow *fa,
     if (lflow_n_dps(fa) != lflow_n_dps(fb)) {
         return false;
     }
-    for (size_t i = 0; i < ma->n_datapaths; i++) {
-        if (!dps_contains(fa, i)) {
+    for (size_t i = 0; i < ls_model_n_all(ma); i++) {
+        const struct ls_datapath *da = ls_model_dp_at(ma, i);
+        if (!dps_contains(fa, da->index)) {
             continue;
         }
-        const struct ls_datapath *db = ls_model_find_datapath(
-            mb, &ma->dp_array[i]->nb->header_.uuid);
+        const struct ls_datapath *db = NULL;
+        for (size_t j = 0; !db && j < ls_model_n_all(mb); j++) {
+            const struct ls_datapath *d = ls_model_dp_at(mb, j);
+            if (uuid_equals(ls_datapath_nb_uuid(d),
+                            ls_datapath_nb_uuid(da))) {
+                db = d;
+            }
+        }
         if (!db || !dps_contains(fb, db->index)) {
             return false;
         }

@@ -42,6 +42,7 @@
 #include "northd/meters.h"
 #include "northd/nb-report.h"
 #include "northd/qos.h"
+#include "northd/router.h"
 #include "northd/rbac.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
@@ -475,6 +476,8 @@ build_dp_lflows(struct northd_data *d, const struct ls_datapath *dp_)
                              lb_model_dp_has_vips(&d->lbs, dp->index),
                              acls_dp_stateful(d->acls, dp));
     mcast_build_dp_lflows(&d->lflows, &d->model, dp);
+    lr_build_switch_lflows(&d->lflows, &d->model, dp,
+                           acls_dp_has_stateful_acls(d->acls, dp));
     lflow_table_set_owner(&d->lflows, NULL);
     build_dp_dhcp_lflows(d, dp);
 }
@@ -494,9 +497,11 @@ build_port_lflows(struct northd_data *d, struct ls_port *p)
     lflow_owner_clear(&d->lflows, &p->owner);
     lflow_table_set_owner(&d->lflows, &p->owner);
     l2_build_port_lflows(&d->lflows, p, d->model.check_lsp_up);
-    if (lb_model_dp_has_vips(&d->lbs, p->dp->index)) {
+    if (lb_model_dp_has_vips(&d->lbs, p->dp->index)
+        && !lr_model_peer_of(d->model.lr, p->nb->name)) {
         lb_build_port_lflows(&d->lflows, p);
     }
+    lr_build_port_lflows(&d->lflows, &d->model, p);
     lflow_table_set_owner(&d->lflows, NULL);
     build_port_dhcp_lflows(d, p);
 }
@@ -598,6 +603,7 @@ build_flows(struct northd_data *d, struct rdb *nb_db,
     lflow_table_set_owner(&d->lflows, &d->lb_owner);
     lb_build_lflows(&d->lflows, &d->model, &d->lbs, &d->features);
     lflow_table_set_owner(&d->lflows, NULL);
+    lr_build_lflows(&d->lflows, &d->model);
 }
 
 /* Throws away everything kept and compiles the whole NB again, then
@@ -828,8 +834,10 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
     LIST_FOR_EACH_SAFE (p, dp_node, &dp->ports) {
         if (!port_row_listed(ls, p->nb)
             || nb_logical_switch_port_is_deleted(p->nb)) {
-            if (lb_health_port_involved(&d->health, p->nb->name)) {
-                return false;   /* A health check names it. */
+            if (lb_health_port_involved(&d->health, p->nb->name)
+                || ls_model_port_touches_router(&d->model, p->nb)) {
+                return false;   /* A health check names it, or a router's
+                                 * peer. */
             }
             if (!ipam_static_change_is_free(dp, p, p->addrs, p->n_addrs)) {
                 return false;   /* IPAM may give its addresses away. */
@@ -1228,10 +1236,8 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         }
         /* A row northd did not insert (a duplicate, or one for no switch)
          * is deleted by a recompute. */
-        struct uuid ls_uuid;
         const struct ls_datapath *dp
-            = (smap_get_uuid(&sdp->external_ids, "logical-switch", &ls_uuid)
-               ? ls_model_find_datapath(&d->model, &ls_uuid) : NULL);
+            = ls_model_find_sb_owner(&d->model, sdp);
         if (sb_datapath_binding_is_new(sdp)
             && (!dp || !uuid_equals(&dp->sb_uuid, &sdp->header_.uuid))) {
             *reason = "an SB Datapath_Binding was added";

@@ -55,19 +55,59 @@ enum lflow_pipeline {
     LS_STAGE(OUT, CHECK_PORT_SEC,   8, "ls_out_check_port_sec")     \
     LS_STAGE(OUT, APPLY_PORT_SEC,   9, "ls_out_apply_port_sec")
 
+/* The logical router pipeline of OVN 23.03 (northd/router.c,
+ * docs/routers.md).  Its stages have table numbers of their own: bit 9 of
+ * the enum value tells them from the switch's. */
+#define LR_STAGES                                                   \
+    LR_STAGE(IN,  ADMISSION,        0, "lr_in_admission")           \
+    LR_STAGE(IN,  LOOKUP_NEIGHBOR,  1, "lr_in_lookup_neighbor")     \
+    LR_STAGE(IN,  LEARN_NEIGHBOR,   2, "lr_in_learn_neighbor")      \
+    LR_STAGE(IN,  IP_INPUT,         3, "lr_in_ip_input")            \
+    LR_STAGE(IN,  UNSNAT,           4, "lr_in_unsnat")              \
+    LR_STAGE(IN,  DEFRAG,           5, "lr_in_defrag")              \
+    LR_STAGE(IN,  LB_AFF_CHECK,     6, "lr_in_lb_aff_check")        \
+    LR_STAGE(IN,  DNAT,             7, "lr_in_dnat")                \
+    LR_STAGE(IN,  LB_AFF_LEARN,     8, "lr_in_lb_aff_learn")        \
+    LR_STAGE(IN,  ECMP_STATEFUL,    9, "lr_in_ecmp_stateful")       \
+    LR_STAGE(IN,  ND_RA_OPTIONS,   10, "lr_in_nd_ra_options")       \
+    LR_STAGE(IN,  ND_RA_RESPONSE,  11, "lr_in_nd_ra_response")      \
+    LR_STAGE(IN,  IP_ROUTING_PRE,  12, "lr_in_ip_routing_pre")      \
+    LR_STAGE(IN,  IP_ROUTING,      13, "lr_in_ip_routing")          \
+    LR_STAGE(IN,  IP_ROUTING_ECMP, 14, "lr_in_ip_routing_ecmp")     \
+    LR_STAGE(IN,  POLICY,          15, "lr_in_policy")              \
+    LR_STAGE(IN,  POLICY_ECMP,     16, "lr_in_policy_ecmp")         \
+    LR_STAGE(IN,  ARP_RESOLVE,     17, "lr_in_arp_resolve")         \
+    LR_STAGE(IN,  CHK_PKT_LEN,     18, "lr_in_chk_pkt_len")         \
+    LR_STAGE(IN,  LARGER_PKTS,     19, "lr_in_larger_pkts")         \
+    LR_STAGE(IN,  GW_REDIRECT,     20, "lr_in_gw_redirect")         \
+    LR_STAGE(IN,  ARP_REQUEST,     21, "lr_in_arp_request")         \
+    LR_STAGE(OUT, CHK_DNAT_LOCAL,   0, "lr_out_chk_dnat_local")     \
+    LR_STAGE(OUT, UNDNAT,           1, "lr_out_undnat")             \
+    LR_STAGE(OUT, POST_UNDNAT,      2, "lr_out_post_undnat")        \
+    LR_STAGE(OUT, SNAT,             3, "lr_out_snat")               \
+    LR_STAGE(OUT, POST_SNAT,        4, "lr_out_post_snat")          \
+    LR_STAGE(OUT, EGR_LOOP,         5, "lr_out_egr_loop")           \
+    LR_STAGE(OUT, DELIVERY,         6, "lr_out_delivery")
+
 #define LS_STAGE_ID(PIPE, TABLE) (((PIPE) << 8) | (TABLE))
+#define LR_STAGE_BIT 0x200
+#define LS_N_STAGE_IDS 0x400        /* Every stage's value is below. */
 
 enum ls_stage {
 #define LS_STAGE(PIPE, NAME, TABLE, SNAME) \
     S_##PIPE##_##NAME = LS_STAGE_ID(P_##PIPE, TABLE),
     LS_STAGES
 #undef LS_STAGE
+#define LR_STAGE(PIPE, NAME, TABLE, SNAME) \
+    S_LR_##PIPE##_##NAME = LR_STAGE_BIT | LS_STAGE_ID(P_##PIPE, TABLE),
+    LR_STAGES
+#undef LR_STAGE
 };
 
 static inline enum lflow_pipeline
 ls_stage_pipeline(enum ls_stage s)
 {
-    return (enum lflow_pipeline) (s >> 8);
+    return (enum lflow_pipeline) ((s >> 8) & 1);
 }
 
 static inline uint8_t

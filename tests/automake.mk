@@ -28,6 +28,7 @@ TESTSUITE_AT = \
 	tests/nb-map.at \
 	tests/qos.at \
 	tests/neutron.at \
+	tests/routers.at \
 	tests/dhcp.at \
 	tests/ports.at \
 	tests/trace.at \

@@ -162,7 +162,8 @@ WEIGHTS = {
     "lsp_set_dyn":     (0,   0,   0,   0,   2),
     "mac_prefix":      (0,   0,   0,   0,   1),
 }
-MIXES = ["cms", "acl", "topo", "invalid", "ipam", "dns", "dhcp", "lb"]
+MIXES = ["cms", "acl", "topo", "invalid", "ipam", "dns", "dhcp", "lb",
+         "router"]
 
 # The weights of the "dns" mix (the other mixes never change DNS rows).
 DNS_MIX = {
@@ -196,6 +197,21 @@ LB_MIX = {
     "lbg_attach": 3, "lbg_detach": 2,
 }
 LBG_NAMES = 3
+
+# The weights of the "router" mix: routers wired to switches through their
+# router ports, connected and static routes, with ports, addresses and
+# ACLs changing on those switches (router changes recompute; switch port
+# changes are followed incrementally, the static ARP entries of the
+# routers with them: docs/routers.md).
+ROUTER_MIX = {
+    "ls_add": 3, "ls_del": 1, "lsp_add": 8, "lsp_del": 2, "lsp_move": 1,
+    "lsp_set_addr": 8, "lsp_set_type": 1, "lsp_set_enabled": 1,
+    "acl_add": 3, "acl_del": 1, "pg_add": 1, "pg_add_port": 2,
+    "lsp_add_rp": 3, "lr_add": 2, "lr_del": 1, "lrp_add": 4, "lrp_del": 1,
+    "lr_route_add": 3, "lr_route_del": 1, "lr_policy_add": 2,
+    "lr_policy_del": 1,
+}
+ROUTER_NAMES = 3
 
 MAX_SWITCHES = 5
 PORT_NAMES = 40
@@ -246,6 +262,9 @@ class Gen:
         self.dnses = {}         # tag -> records (dict)
         self.dhcps = {}         # tag -> {"v6": bool}
         self.n_dhcp = 0
+        self.routers = {}       # name -> {"lrps": set, "routes": set}
+        self.lrps = {}          # name -> {"router", "net", "nexthop"}
+        self.n_lrp = 0
         self.options = {}
         self.n_acl = 0
         self.n_addr = 0
@@ -476,6 +495,16 @@ class Gen:
             "dhcp_del": len(self.dhcps) > 2,
             "lsp_set_dhcp": bool(ports) and bool(self.dhcps),
             "lsp_hostname": bool(ports),
+            "lsp_add_rp": bool(sw) and len(ports) < PORT_NAMES,
+            "lr_add": len(self.routers) < ROUTER_NAMES,
+            "lr_del": bool(self.routers),
+            "lrp_add": bool(self.routers) and bool(self.unwired()),
+            "lrp_del": bool(self.lrps),
+            "lr_route_add": any(r["lrps"] for r in self.routers.values()),
+            "lr_route_del": any(r["routes"] for r in self.routers.values()),
+            "lr_policy_add": any(r["lrps"] for r in self.routers.values()),
+            "lr_policy_del": any(r.get("policies")
+                                 for r in self.routers.values()),
         }[op]
 
     def weight(self, op):
@@ -485,6 +514,8 @@ class Gen:
             w = DHCP_MIX.get(op, 0)
         elif MIXES[self.mix] == "lb":
             w = LB_MIX.get(op, 0)
+        elif MIXES[self.mix] == "router":
+            w = ROUTER_MIX.get(op, 0)
         else:
             w = WEIGHTS[op][self.mix] if op in WEIGHTS else 0
         # Build a small topology first, whatever the mix.
@@ -532,7 +563,7 @@ class Gen:
 
     def one(self):
         ops = sorted(set(WEIGHTS) | set(DNS_MIX) | set(DHCP_MIX)
-                     | set(LB_MIX))
+                     | set(LB_MIX) | set(ROUTER_MIX))
         while True:
             weights = [self.weight(op) if self.feasible(op) else 0
                        for op in ops]
@@ -692,6 +723,121 @@ class Gen:
             return "rnd_nbctl lsp-set-type %s localport" % name
         return ("rnd_nbctl lsp-set-type %s '' -- lsp-set-options %s"
                 % (name, name))
+
+    # -- routers -------------------------------------------------------
+    def unwired(self):
+        """Switch ports of type router whose router port does not exist."""
+        return [p for p in self.ports
+                if self.ports[p]["type"] == "router"
+                and "lrp-" + p not in self.lrps]
+
+    def op_lsp_add_rp(self):
+        sw = self.pick(self.switches)
+        name = self.free_name("p", PORT_NAMES, self.ports)
+        if name is None or name in self.freed:
+            return None
+        self.ports[name] = {"switch": sw, "addrs": [], "type": "router",
+                            "parent": None}
+        self.switches[sw]["ports"].add(name)
+        return ("rnd_nbctl lsp-add %s %s -- lsp-set-type %s router "
+                "-- lsp-set-addresses %s router -- lsp-set-options %s "
+                "router-port=lrp-%s" % (sw, name, name, name, name, name))
+
+    def op_lr_add(self):
+        name = self.free_name("lr", ROUTER_NAMES, self.routers)
+        if name is None or name in self.freed:
+            return None
+        self.routers[name] = {"lrps": set(), "routes": set()}
+        return "rnd_nbctl lr-add %s" % name
+
+    def op_lr_del(self):
+        name = self.pick(self.routers)
+        for lrp in self.routers[name]["lrps"]:
+            del self.lrps[lrp]
+        del self.routers[name]
+        self.freed.add(name)
+        return "rnd_nbctl lr-del %s" % name
+
+    def op_lrp_add(self):
+        port = self.pick(self.unwired())
+        lr = self.pick(self.routers)
+        sw = self.ports[port]["switch"]
+        i = self.switches[sw]["id"]
+        self.n_lrp += 1
+        mac = "0a:ff:00:00:%02x:%02x" % (self.n_lrp // 256, self.n_lrp % 256)
+        name = "lrp-" + port
+        if name in self.freed:
+            return None
+        nets = ["10.%d.0.254/16" % i]
+        if self.chance(0.3):
+            nets.append("fd00::ff:%x/64" % i)
+        self.lrps[name] = {"router": lr, "nexthop": "10.%d.0.%d"
+                           % (i, self.r.randrange(1, 250))}
+        self.routers[lr]["lrps"].add(name)
+        return "rnd_nbctl lrp-add %s %s %s %s" % (lr, name, mac,
+                                                  " ".join(nets))
+
+    def op_lrp_del(self):
+        name = self.pick(self.lrps)
+        self.routers[self.lrps[name]["router"]]["lrps"].discard(name)
+        del self.lrps[name]
+        self.freed.add(name)
+        return "rnd_nbctl lrp-del %s" % name
+
+    def op_lr_route_add(self):
+        lr = self.pick(r for r in self.routers if self.routers[r]["lrps"])
+        lrp = self.pick(self.routers[lr]["lrps"])
+        prefix = "192.168.%d.0/24" % self.r.randrange(8)
+        if self.chance(0.1):
+            prefix = "0.0.0.0/0"
+        if self.chance(0.1):
+            nexthop = "discard"
+        else:
+            nexthop = self.lrps[lrp]["nexthop"]
+        routes = self.routers[lr]["routes"]
+        if (prefix, nexthop) in routes:
+            return None
+        opts = []
+        if any(p == prefix for p, _ in routes):
+            if nexthop == "discard" or any(n == "discard" for p, n in routes
+                                           if p == prefix):
+                return None
+            opts.append("--ecmp")
+        if self.chance(0.2) and nexthop != "discard":
+            opts.append("--policy=src-ip")
+            if any(p == prefix for p, _ in routes):
+                return None
+        routes.add((prefix, nexthop))
+        return "rnd_nbctl %s lr-route-add %s %s %s" % (
+            " ".join(opts), lr, prefix, nexthop)
+
+    def op_lr_route_del(self):
+        lr = self.pick(r for r in self.routers if self.routers[r]["routes"])
+        self.routers[lr]["routes"] = set()
+        return "rnd_nbctl lr-route-del %s" % lr
+
+    def op_lr_policy_add(self):
+        lr = self.pick(r for r in self.routers if self.routers[r]["lrps"])
+        pols = self.routers[lr].setdefault("policies", set())
+        prio = self.r.randrange(1, 40) * 10
+        if prio in pols:
+            return None
+        pols.add(prio)
+        match = "ip4.src == %s" % self.rand_cidr4()
+        kind = self.r.choice(["drop", "allow", "reroute", "reroute"])
+        if kind == "reroute":
+            hops = sorted({self.lrps[self.pick(self.routers[lr]["lrps"])]
+                           ["nexthop"] for _ in range(self.r.randrange(1, 3))})
+            kind = "reroute " + ",".join(hops)
+        return "rnd_nbctl lr-policy-add %s %d %s %s" % (lr, prio, q(match),
+                                                        kind)
+
+    def op_lr_policy_del(self):
+        lr = self.pick(r for r in self.routers
+                       if self.routers[r].get("policies"))
+        prio = self.pick(self.routers[lr]["policies"])
+        self.routers[lr]["policies"].discard(prio)
+        return "rnd_nbctl lr-policy-del %s %d" % (lr, prio)
 
     # -- port groups and address sets ---------------------------------
     def op_pg_add(self):

@@ -1,0 +1,1197 @@
+/* Logical routers: the model (datapaths, ports, peers), their SB
+ * Port_Bindings, and the flows of the router pipeline and of the switch
+ * side.  See router.h and docs/routers.md. */
+#include <config.h>
+#include "northd/router.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "hash.h"
+#include "hmapx.h"
+#include "lib/lex.h"
+#include "lib/nb-rdb.h"
+#include "lib/sb-rdb.h"
+#include "lib/rdb.h"
+#include "lib/tnlid.h"
+#include "northd/datapaths.h"
+#include "northd/lflow.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/vlog.h"
+#include "smap.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(router);
+
+COVERAGE_DEFINE(lr_router_built);
+COVERAGE_DEFINE(lr_port_built);
+COVERAGE_DEFINE(lr_bad_row);
+COVERAGE_DEFINE(lr_pb_created);
+
+#define LR_PORT_KEY_MIN 1
+#define LR_PORT_KEY_MAX 32767
+
+static void OVS_PRINTF_FORMAT(2, 3)
+lr_report(struct ls_model *m, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *msg = xvasprintf(format, args);
+    va_end(args);
+    COVERAGE_INC(lr_bad_row);
+    ls_model_report_bad_row(m, msg);
+    free(msg);
+}
+
+/* Model. */
+
+static int
+compare_routers(const void *a_, const void *b_)
+{
+    const struct nb_logical_router *const *a = a_;
+    const struct nb_logical_router *const *b = b_;
+    return uuid_compare_3way(&(*a)->header_.uuid, &(*b)->header_.uuid);
+}
+
+const char *
+lr_router_name(const struct lr_router *r)
+{
+    return r->nb->name;
+}
+
+const struct smap *
+lr_router_options(const struct lr_router *r)
+{
+    return &r->nb->options;
+}
+
+void
+lr_router_sb_ids(const struct lr_router *r, struct smap *ids)
+{
+    smap_add_format(ids, "logical-router", UUID_FMT,
+                    UUID_ARGS(&r->nb->header_.uuid));
+    if (r->nb->name[0]) {
+        smap_add(ids, "name", r->nb->name);
+    }
+    const char *name2 = smap_get(&r->nb->external_ids,
+                                 "neutron:router_name");
+    if (name2 && name2[0]) {
+        smap_add(ids, "name2", name2);
+    }
+}
+
+void
+lr_model_build_dps(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
+{
+    struct lr_model *lr = xzalloc(sizeof *lr);
+    hmap_init(&lr->ports);
+    shash_init(&lr->peers);
+    sset_init(&lr->claims);
+    m->lr = lr;
+
+    size_t n = 0;
+    const struct nb_logical_router *nb;
+    NB_LOGICAL_ROUTER_FOR_EACH (nb, nb_db) {
+        n++;
+    }
+    const struct nb_logical_router **rows = xmalloc(MAX(n, 1) * sizeof *rows);
+    n = 0;
+    NB_LOGICAL_ROUTER_FOR_EACH (nb, nb_db) {
+        rows[n++] = nb;
+    }
+    qsort(rows, n, sizeof *rows, compare_routers);
+
+    /* The SB rows that stand for routers, by router UUID. */
+    struct shash by_uuid = SHASH_INITIALIZER(&by_uuid);
+    const struct sb_datapath_binding *sb_dp;
+    SB_DATAPATH_BINDING_FOR_EACH (sb_dp, sb_db) {
+        const char *id = smap_get(&sb_dp->external_ids, "logical-router");
+        if (id) {
+            const struct sb_datapath_binding *old
+                = shash_find_data(&by_uuid, id);
+            if (!old || sb_dp->tunnel_key < old->tunnel_key) {
+                shash_replace(&by_uuid, id, sb_dp);
+            }
+        }
+    }
+
+    m->dp_cap = m->sw_cap + n;
+    m->dp_array = xrealloc(m->dp_array,
+                           MAX(m->dp_cap, 1) * sizeof *m->dp_array);
+    lr->routers = xcalloc(MAX(n, 1), sizeof *lr->routers);
+    lr->n_routers = n;
+    for (size_t i = 0; i < n; i++) {
+        struct lr_router *r = &lr->routers[i];
+        r->nb = rows[i];
+        struct ls_datapath *dp = xzalloc(sizeof *dp);
+        dp->router = r;
+        dp->index = m->sw_cap + i;
+        lflow_owner_init(&dp->owner);
+        lflow_owner_init(&dp->dhcp_owner);
+        ovs_list_init(&dp->ports);
+        char id[UUID_LEN + 1];
+        snprintf(id, sizeof id, UUID_FMT, UUID_ARGS(&r->nb->header_.uuid));
+        dp->sb = shash_find_data(&by_uuid, id);
+        if (dp->sb) {
+            dp->sb_uuid = dp->sb->header_.uuid;
+        }
+        r->dp = dp;
+        m->dp_array[dp->index] = dp;
+        COVERAGE_INC(lr_router_built);
+    }
+    shash_destroy(&by_uuid);
+    free(rows);
+}
+
+/* Parses the IPv4 network 's' into 'n'. */
+static char *
+parse_net4(const char *s, struct lr_net4 *n)
+{
+    char *error = ip_parse_cidr(s, &n->addr, &n->plen);
+    if (error) {
+        return error;
+    }
+    /* ip_parse_cidr() reads "10.0.0.300" as 10.0.0.44: as the switch
+     * ports' parser does (lib/lsp-addresses.h), take only addresses
+     * written as they print. */
+    char canon[INET_ADDRSTRLEN];
+    snprintf(canon, sizeof canon, IP_FMT, IP_ARGS(n->addr));
+    size_t len = strcspn(s, "/");
+    if (strlen(canon) != len || strncmp(canon, s, len)) {
+        return xasprintf("\"%s\" is not a valid IPv4 network", s);
+    }
+    if (!n->plen) {
+        return xasprintf("\"%s\": a router network must have a prefix "
+                         "length", s);
+    }
+    ovs_be32 mask = be32_prefix_mask(n->plen);
+    n->network = n->addr & mask;
+    n->bcast = n->addr | ~mask;
+    snprintf(n->addr_s, sizeof n->addr_s, IP_FMT, IP_ARGS(n->addr));
+    snprintf(n->bcast_s, sizeof n->bcast_s, IP_FMT, IP_ARGS(n->bcast));
+    snprintf(n->net_s, sizeof n->net_s, IP_FMT"/%u", IP_ARGS(n->network),
+             n->plen);
+    return NULL;
+}
+
+static void
+fill_net6(struct lr_net6 *n)
+{
+    struct in6_addr mask = ipv6_create_mask(n->plen);
+    n->network = ipv6_addr_bitand(&n->addr, &mask);
+    ipv6_string_mapped(n->addr_s, &n->addr);
+    char net[INET6_ADDRSTRLEN];
+    ipv6_string_mapped(net, &n->network);
+    snprintf(n->net_s, sizeof n->net_s, "%s/%u", net, n->plen);
+    struct in6_addr sn;
+    in6_addr_solicited_node(&sn, &n->addr);
+    ipv6_string_mapped(n->sn_s, &sn);
+}
+
+static void
+lr_port_destroy(struct lr_port *p)
+{
+    free(p->qname);
+    free(p->ip4);
+    free(p->ip6);
+    free(p);
+}
+
+/* Parses router port 'nb' of 'r'; NULL (reported) if it cannot be used. */
+static struct lr_port *
+parse_lr_port(struct ls_model *m, struct lr_router *r,
+              const struct nb_logical_router_port *nb)
+{
+    struct lr_port *p = xzalloc(sizeof *p);
+    p->nb = nb;
+    p->router = r;
+    p->enabled = (!nb->n_enabled || nb->enabled[0])
+                 && (!r->nb->n_enabled || r->nb->enabled[0]);
+    if (!eth_addr_from_string(nb->mac, &p->mac)) {
+        lr_report(m, "Logical_Router_Port %s ("UUID_FMT"): bad mac \"%s\": "
+                  "the port is left out", nb->name,
+                  UUID_ARGS(&nb->header_.uuid), nb->mac);
+        goto bad;
+    }
+    snprintf(p->mac_s, sizeof p->mac_s, ETH_ADDR_FMT, ETH_ADDR_ARGS(p->mac));
+    struct ds q = DS_EMPTY_INITIALIZER;
+    lex_put_string(&q, nb->name);
+    p->qname = ds_steal_cstr(&q);
+
+    p->ip4 = xcalloc(MAX(nb->n_networks, 1), sizeof *p->ip4);
+    p->ip6 = xcalloc(nb->n_networks + 1, sizeof *p->ip6);
+    for (size_t i = 0; i < nb->n_networks; i++) {
+        const char *s = nb->networks[i];
+        char *error;
+        if (strchr(s, ':')) {
+            struct lr_net6 *n = &p->ip6[p->n_ip6];
+            error = ipv6_parse_cidr(s, &n->addr, &n->plen);
+            if (!error && !n->plen) {
+                error = xasprintf("\"%s\": a router network must have a "
+                                  "prefix length", s);
+            }
+            if (!error) {
+                fill_net6(n);
+                p->n_ip6++;
+            }
+        } else {
+            error = parse_net4(s, &p->ip4[p->n_ip4]);
+            if (!error) {
+                p->n_ip4++;
+            }
+        }
+        if (error) {
+            lr_report(m, "Logical_Router_Port %s ("UUID_FMT"): ignoring "
+                      "network %s", nb->name, UUID_ARGS(&nb->header_.uuid),
+                      error);
+            free(error);
+        }
+    }
+    if (!p->n_ip4 && !p->n_ip6) {
+        lr_report(m, "Logical_Router_Port %s ("UUID_FMT"): no valid "
+                  "network: the port is left out", nb->name,
+                  UUID_ARGS(&nb->header_.uuid));
+        goto bad;
+    }
+    /* Every router port has its EUI-64 link-local address, as stock's. */
+    struct lr_net6 *lla = &p->ip6[p->n_ip6++];
+    in6_generate_lla(p->mac, &lla->addr);
+    lla->plen = 64;
+    fill_net6(lla);
+    COVERAGE_INC(lr_port_built);
+    return p;
+
+bad:
+    lr_port_destroy(p);
+    return NULL;
+}
+
+static int
+compare_lr_ports(const void *a_, const void *b_)
+{
+    const struct lr_port *const *a = a_;
+    const struct lr_port *const *b = b_;
+    int c = strcmp((*a)->nb->name, (*b)->nb->name);
+    return c ? c : uuid_compare_3way(&(*a)->nb->header_.uuid,
+                                     &(*b)->nb->header_.uuid);
+}
+
+static struct lr_port *
+find_lr_port(const struct lr_model *lr, const char *name)
+{
+    struct lr_port *p;
+    HMAP_FOR_EACH_WITH_HASH (p, name_node, hash_string(name, 0),
+                             &lr->ports) {
+        if (!strcmp(p->nb->name, name)) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static uint32_t
+requested_port_key(struct ls_model *m, const struct lr_port *p)
+{
+    const char *s = smap_get(&p->nb->options, "requested-tnl-key");
+    if (!s) {
+        return 0;
+    }
+    char *end;
+    unsigned long long k = strtoull(s, &end, 10);
+    if (*end || k < LR_PORT_KEY_MIN || k > LR_PORT_KEY_MAX) {
+        lr_report(m, "Logical_Router_Port %s: requested-tnl-key \"%s\" is "
+                  "not an integer in %d..%d, ignoring it", p->nb->name, s,
+                  LR_PORT_KEY_MIN, LR_PORT_KEY_MAX);
+        return 0;
+    }
+    return k;
+}
+
+/* Port tunnel keys of router 'r': requested, then kept, then new ones in
+ * name order, as for switch ports. */
+static void
+assign_lr_port_keys(struct ls_model *m, struct lr_router *r)
+{
+    struct tnlid_set keys;
+    tnlid_set_init(&keys, LR_PORT_KEY_MIN, LR_PORT_KEY_MAX);
+    for (size_t i = 0; i < r->n_ports; i++) {
+        struct lr_port *p = r->ports[i];
+        p->tunnel_key = requested_port_key(m, p);
+        if (p->tunnel_key && !tnlid_reserve(&keys, p->tunnel_key)) {
+            lr_report(m, "Logical_Router_Port %s: requested tunnel key "
+                      "%"PRIu32" is already in use on router %s",
+                      p->nb->name, p->tunnel_key, r->nb->name);
+            p->tunnel_key = 0;
+        }
+    }
+    for (size_t i = 0; i < r->n_ports; i++) {
+        struct lr_port *p = r->ports[i];
+        if (!p->tunnel_key && p->sb && r->dp->sb
+            && p->sb->datapath == r->dp->sb
+            && tnlid_reserve(&keys, p->sb->tunnel_key)) {
+            p->tunnel_key = p->sb->tunnel_key;
+        }
+    }
+    for (size_t i = 0; i < r->n_ports; i++) {
+        struct lr_port *p = r->ports[i];
+        if (!p->tunnel_key) {
+            p->tunnel_key = tnlid_allocate(&keys);
+        }
+    }
+    tnlid_set_destroy(&keys);
+}
+
+void
+lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
+{
+    struct lr_model *lr = m->lr;
+    for (size_t i = 0; i < lr->n_routers; i++) {
+        struct lr_router *r = &lr->routers[i];
+        r->ports = xmalloc(MAX(r->nb->n_ports, 1) * sizeof *r->ports);
+        for (size_t j = 0; j < r->nb->n_ports; j++) {
+            const struct nb_logical_router_port *nb = r->nb->ports[j];
+            struct lr_port *other = find_lr_port(lr, nb->name);
+            if (other) {
+                if (other->nb != nb) {
+                    lr_report(m, "Logical_Router_Port %s ("UUID_FMT"): "
+                              "another router port has the same name: it "
+                              "is left out", nb->name,
+                              UUID_ARGS(&nb->header_.uuid));
+                }
+                continue;
+            }
+            if (ls_model_find_port(m, nb->name)) {
+                lr_report(m, "Logical_Router_Port %s ("UUID_FMT"): a switch "
+                          "port has the same name: it is left out",
+                          nb->name, UUID_ARGS(&nb->header_.uuid));
+                continue;
+            }
+            struct lr_port *p = parse_lr_port(m, r, nb);
+            if (!p) {
+                continue;
+            }
+            p->sb = shash_find_data(sb_ports, nb->name);
+            if (p->sb) {
+                p->sb_uuid = p->sb->header_.uuid;
+            }
+            hmap_insert(&lr->ports, &p->name_node, hash_string(nb->name, 0));
+            r->ports[r->n_ports++] = p;
+        }
+        qsort(r->ports, r->n_ports, sizeof *r->ports, compare_lr_ports);
+        assign_lr_port_keys(m, r);
+        lr_routes_parse(m, r);
+        lr_policies_parse(m, r);
+    }
+
+    /* Peers: switch ports of type "router" naming a router port.  Ports
+     * in name order, so that of two claims the same one always wins. */
+    size_t n = 0;
+    const struct ls_port **claimants = xmalloc(
+        MAX(hmap_count(&m->ports), 1) * sizeof *claimants);
+    const struct ls_port *lsp;
+    HMAP_FOR_EACH (lsp, name_node, &m->ports) {
+        if (!strcmp(lsp->nb->type, "router")
+            && smap_get(&lsp->nb->options, "router-port")) {
+            claimants[n++] = lsp;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = i + 1; j < n; j++) {
+            if (strcmp(claimants[j]->nb->name, claimants[i]->nb->name) < 0) {
+                const struct ls_port *tmp = claimants[i];
+                claimants[i] = claimants[j];
+                claimants[j] = tmp;
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct ls_port *sp = claimants[i];
+        const char *rp = smap_get(&sp->nb->options, "router-port");
+        struct lr_port *p = find_lr_port(lr, rp);
+        if (!p) {
+            continue;
+        }
+        sset_add(&lr->claims, sp->nb->name);
+        if (p->peer) {
+            lr_report(m, "Logical_Switch_Port %s: router port %s is the "
+                      "peer of switch port %s already: not wired",
+                      sp->nb->name, rp, p->peer);
+            continue;
+        }
+        p->peer = sp->nb->name;
+        shash_add(&lr->peers, sp->nb->name, p);
+    }
+    free(claimants);
+}
+
+void
+lr_model_destroy(struct lr_model *lr)
+{
+    if (!lr) {
+        return;
+    }
+    for (size_t i = 0; i < lr->n_routers; i++) {
+        struct lr_router *r = &lr->routers[i];
+        lflow_owner_destroy(&r->dp->owner);
+        lflow_owner_destroy(&r->dp->dhcp_owner);
+        free(r->dp);
+        free(r->ports);
+        lr_routes_destroy(r);
+    }
+    free(lr->routers);
+    struct lr_port *p;
+    HMAP_FOR_EACH_POP (p, name_node, &lr->ports) {
+        lr_port_destroy(p);
+    }
+    hmap_destroy(&lr->ports);
+    shash_destroy(&lr->peers);
+    sset_destroy(&lr->claims);
+    free(lr);
+}
+
+const struct lr_port *
+lr_model_peer_of(const struct lr_model *lr, const char *lsp_name)
+{
+    return lr ? shash_find_data(&lr->peers, lsp_name) : NULL;
+}
+
+bool
+lr_model_lsp_touches(const struct lr_model *lr,
+                     const struct nb_logical_switch_port *nbp)
+{
+    if (!lr) {
+        return false;
+    }
+    if (sset_contains(&lr->claims, nbp->name)) {
+        return true;
+    }
+    const char *rp = smap_get(&nbp->options, "router-port");
+    return !strcmp(nbp->type, "router") && rp && find_lr_port(lr, rp);
+}
+
+/* SB. */
+
+void
+lr_model_keep_pbs(const struct lr_model *lr, struct hmapx *keep)
+{
+    const struct lr_port *p;
+    HMAP_FOR_EACH (p, name_node, &lr->ports) {
+        if (p->sb) {
+            hmapx_add(keep, (void *) p->sb);
+        }
+    }
+}
+
+static void
+sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
+{
+    const struct sb_port_binding *pb = p->sb;
+    const struct ls_datapath *dp = p->router->dp;
+    if (!pb) {
+        if (uuid_is_zero(&p->sb_uuid)) {
+            rdb_uuid_generate(&p->sb_uuid);
+            COVERAGE_INC(lr_pb_created);
+        }
+        rdb_txn_insert(txn, &sb_table_port_binding, &p->sb_uuid);
+        rdb_txn_set_string(txn, SB_PORT_BINDING_COL_LOGICAL_PORT,
+                           p->nb->name);
+    } else {
+        rdb_txn_update(txn, &sb_table_port_binding, &p->sb_uuid);
+    }
+    if (!pb || !RDB_ROW_IS(pb->datapath, &dp->sb_uuid)) {
+        rdb_txn_set_ref(txn, SB_PORT_BINDING_COL_DATAPATH, &dp->sb_uuid);
+    }
+    if (!pb || pb->tunnel_key != p->tunnel_key) {
+        rdb_txn_set_integer(txn, SB_PORT_BINDING_COL_TUNNEL_KEY,
+                            p->tunnel_key);
+    }
+    if (!pb || strcmp(pb->type, "patch")) {
+        rdb_txn_set_string(txn, SB_PORT_BINDING_COL_TYPE, "patch");
+    }
+    struct smap options = SMAP_INITIALIZER(&options);
+    if (p->peer) {
+        smap_add(&options, "peer", p->peer);
+    }
+    if (!pb || !smap_equal(&pb->options, &options)) {
+        rdb_txn_set_smap(txn, SB_PORT_BINDING_COL_OPTIONS, &options);
+    }
+    smap_destroy(&options);
+
+    /* "MAC NETWORK...", as the NB row has them. */
+    struct ds mac = DS_EMPTY_INITIALIZER;
+    ds_put_cstr(&mac, p->nb->mac);
+    for (size_t i = 0; i < p->nb->n_networks; i++) {
+        ds_put_format(&mac, " %s", p->nb->networks[i]);
+    }
+    const char *macs[] = { ds_cstr(&mac) };
+    if (!pb || pb->n_mac != 1 || strcmp(pb->mac[0], macs[0])) {
+        rdb_txn_set_strings(txn, SB_PORT_BINDING_COL_MAC, macs, 1);
+    }
+    ds_destroy(&mac);
+    if (!pb || !pb->n_up) {
+        bool down = false;
+        rdb_txn_set_bools(txn, SB_PORT_BINDING_COL_UP, &down, 1);
+    }
+}
+
+void
+lr_model_sync_ports(struct ls_model *m, struct rdb_txn *txn)
+{
+    struct lr_port *p;
+    HMAP_FOR_EACH (p, name_node, &m->lr->ports) {
+        sync_lr_port(txn, p);
+    }
+}
+
+/* Flows. */
+
+#define LR_ADD(T, DP, STAGE, PRI, MATCH, ACTIONS, HINT)                  \
+    lflow_add_hint(T, DP, STAGE, PRI, MATCH, ACTIONS, HINT)
+
+/* Writes "ip4.dst == A" or "ip4.dst == {A, B}" ('braces': always). */
+static void
+put_ip4_set(struct ds *s, const struct lr_port *p, bool braces, bool bcast)
+{
+    bool many = braces || bcast || p->n_ip4 > 1;
+    if (many) {
+        ds_put_char(s, '{');
+    }
+    for (size_t i = 0; i < p->n_ip4; i++) {
+        ds_put_format(s, "%s%s", i ? ", " : "", p->ip4[i].addr_s);
+        if (bcast) {
+            ds_put_format(s, ", %s", p->ip4[i].bcast_s);
+        }
+    }
+    if (many) {
+        ds_put_char(s, '}');
+    }
+}
+
+static void
+put_ip6_set(struct ds *s, const struct lr_port *p, bool braces)
+{
+    bool many = braces || p->n_ip6 > 1;
+    if (many) {
+        ds_put_char(s, '{');
+    }
+    for (size_t i = 0; i < p->n_ip6; i++) {
+        ds_put_format(s, "%s%s", i ? ", " : "", p->ip6[i].addr_s);
+    }
+    if (many) {
+        ds_put_char(s, '}');
+    }
+}
+
+static void
+build_admission(struct lflow_table *t, const struct lr_router *r,
+                struct ds *m, struct ds *a)
+{
+    const struct ls_datapath *dp = r->dp;
+    lflow_add(t, dp, S_LR_IN_ADMISSION, 100, "vlan.present || eth.src[40]",
+              "drop;");
+    lflow_add(t, dp, S_LR_IN_ADMISSION, 0, "1", "drop;");
+    for (size_t i = 0; i < r->n_ports; i++) {
+        const struct lr_port *p = r->ports[i];
+        if (!p->enabled) {
+            continue;
+        }
+        const struct uuid *hint = &p->nb->header_.uuid;
+        ds_clear(a);
+        ds_put_format(a, "xreg0[0..47] = %s; next;", p->mac_s);
+        ds_clear(m);
+        ds_put_format(m, "eth.dst == %s && inport == %s", p->mac_s,
+                      p->qname);
+        LR_ADD(t, dp, S_LR_IN_ADMISSION, 50, ds_cstr(m), ds_cstr(a), hint);
+        ds_clear(m);
+        ds_put_format(m, "eth.mcast && inport == %s", p->qname);
+        LR_ADD(t, dp, S_LR_IN_ADMISSION, 50, ds_cstr(m), ds_cstr(a), hint);
+    }
+}
+
+static void
+build_neighbor(struct lflow_table *t, const struct lr_router *r,
+               struct ds *m)
+{
+    const struct ls_datapath *dp = r->dp;
+    static const char lookup_arp[]
+        = "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); next;";
+    lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, "arp.op == 2",
+              lookup_arp);
+    lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, "nd_na",
+              "reg9[2] = lookup_nd(inport, nd.target, nd.tll); next;");
+    lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, "nd_ns",
+              "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); next;");
+    lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 0, "1", "reg9[2] = 1; next;");
+    for (size_t i = 0; i < r->n_ports; i++) {
+        const struct lr_port *p = r->ports[i];
+        for (size_t j = 0; j < p->n_ip4; j++) {
+            ds_clear(m);
+            ds_put_format(m, "inport == %s && arp.spa == %s && "
+                          "arp.op == 1", p->qname, p->ip4[j].net_s);
+            LR_ADD(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, ds_cstr(m),
+                   lookup_arp, &p->nb->header_.uuid);
+        }
+    }
+
+    lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 100, "reg9[2] == 1", "next;");
+    lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 95, "nd_na && nd.tll == 0",
+              "put_nd(inport, nd.target, eth.src); next;");
+    lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 95,
+              "nd_ns && (ip6.src == 0 || nd.sll == 0)", "next;");
+    lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 90, "arp",
+              "put_arp(inport, arp.spa, arp.sha); next;");
+    lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 90, "nd_na",
+              "put_nd(inport, nd.target, nd.tll); next;");
+    lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 90, "nd_ns",
+              "put_nd(inport, ip6.src, nd.sll); next;");
+    lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 0, "1", "drop;");
+}
+
+/* lr_in_ip_input for one port: its addresses. */
+static void
+build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
+                    struct ds *m, struct ds *a)
+{
+    const struct ls_datapath *dp = p->router->dp;
+    const struct uuid *hint = &p->nb->header_.uuid;
+    const char *name = p->qname;
+
+    if (p->n_ip4) {
+        ds_clear(m);
+        ds_put_cstr(m, "ip4.src == ");
+        put_ip4_set(m, p, true, true);
+        ds_put_cstr(m, " && reg9[0] == 0");
+        LR_ADD(t, dp, S_LR_IN_IP_INPUT, 100, ds_cstr(m), "drop;", hint);
+    }
+    for (size_t i = 0; i < p->n_ip6; i++) {
+        ds_clear(m);
+        ds_put_format(m, "ip6.dst == %s && udp.src == 547 && udp.dst == 546",
+                      p->ip6[i].addr_s);
+        LR_ADD(t, dp, S_LR_IN_IP_INPUT, 100, ds_cstr(m),
+               "reg0 = 0; handle_dhcpv6_reply;", hint);
+    }
+
+    /* ARP and ND for the router's own addresses (docs/routers.md). */
+    for (size_t i = 0; i < p->n_ip4; i++) {
+        const struct lr_net4 *n = &p->ip4[i];
+        ds_clear(m);
+        ds_put_format(m, "inport == %s && arp.op == 1 && arp.tpa == %s "
+                      "&& arp.spa == %s", name, n->addr_s, n->net_s);
+        LR_ADD(t, dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
+               "eth.dst = eth.src; eth.src = xreg0[0..47]; arp.op = 2; "
+               "/* ARP reply */ arp.tha = arp.sha; arp.sha = xreg0[0..47]; "
+               "arp.tpa <-> arp.spa; outport = inport; flags.loopback = 1; "
+               "output;", hint);
+    }
+    for (size_t i = 0; i < p->n_ip6; i++) {
+        const struct lr_net6 *n = &p->ip6[i];
+        ds_clear(m);
+        ds_put_format(m, "inport == %s && ip6.dst == {%s, %s} && nd_ns "
+                      "&& nd.target == %s", name, n->addr_s, n->sn_s,
+                      n->addr_s);
+        LR_ADD(t, dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
+               "nd_na_router { eth.src = xreg0[0..47]; ip6.src = nd.target; "
+               "nd.tll = xreg0[0..47]; outport = inport; "
+               "flags.loopback = 1; output; };", hint);
+    }
+
+    /* ICMP echo. */
+    if (p->n_ip4) {
+        ds_clear(m);
+        ds_put_cstr(m, "ip4.dst == ");
+        put_ip4_set(m, p, false, false);
+        ds_put_cstr(m, " && icmp4.type == 8 && icmp4.code == 0");
+        LR_ADD(t, dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
+               "ip4.dst <-> ip4.src; ip.ttl = 255; icmp4.type = 0; "
+               "flags.loopback = 1; next; ", hint);
+    }
+    ds_clear(m);
+    ds_put_cstr(m, "ip6.dst == ");
+    put_ip6_set(m, p, false);
+    ds_put_cstr(m, " && icmp6.type == 128 && icmp6.code == 0");
+    LR_ADD(t, dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
+           "ip6.dst <-> ip6.src; ip.ttl = 255; icmp6.type = 129; "
+           "flags.loopback = 1; next; ", hint);
+
+    /* Other traffic to the router: TCP reset, SCTP abort, port or protocol
+     * unreachable. */
+    for (int v6 = 0; v6 < 2; v6++) {
+        size_t n = v6 ? p->n_ip6 : p->n_ip4;
+        const char *ip = v6 ? "ip6" : "ip4";
+        for (size_t i = 0; i < n; i++) {
+            const char *addr = v6 ? p->ip6[i].addr_s : p->ip4[i].addr_s;
+            static const char *const protos[] = { "sctp", "tcp", "udp" };
+            for (size_t k = 0; k < ARRAY_SIZE(protos); k++) {
+                ds_clear(m);
+                ds_put_format(m, "%s && %s.dst == %s && !ip.later_frag && %s",
+                              ip, ip, addr, protos[k]);
+                ds_clear(a);
+                if (k == 0) {
+                    ds_put_format(a, "sctp_abort {eth.dst <-> eth.src; "
+                                  "%s.dst <-> %s.src; next; };", ip, ip);
+                } else if (k == 1) {
+                    ds_put_format(a, "tcp_reset {eth.dst <-> eth.src; "
+                                  "%s.dst <-> %s.src; next; };", ip, ip);
+                } else {
+                    ds_put_format(a, "icmp%c {eth.dst <-> eth.src; "
+                                  "%s.dst <-> %s.src; ip.ttl = 255; "
+                                  "icmp%c.type = %d; icmp%c.code = %d; "
+                                  "next; };", v6 ? '6' : '4', ip, ip,
+                                  v6 ? '6' : '4', v6 ? 1 : 3,
+                                  v6 ? '6' : '4', v6 ? 4 : 3);
+                }
+                LR_ADD(t, dp, S_LR_IN_IP_INPUT, 80, ds_cstr(m), ds_cstr(a),
+                       hint);
+            }
+            ds_clear(m);
+            ds_put_format(m, "%s && %s.dst == %s && !ip.later_frag", ip, ip,
+                          addr);
+            ds_clear(a);
+            ds_put_format(a, "icmp%c {eth.dst <-> eth.src; %s.dst <-> "
+                          "%s.src; ip.ttl = 255; icmp%c.type = %d; "
+                          "icmp%c.code = %d; next; };", v6 ? '6' : '4', ip,
+                          ip, v6 ? '6' : '4', v6 ? 1 : 3, v6 ? '6' : '4',
+                          v6 ? 3 : 2);
+            LR_ADD(t, dp, S_LR_IN_IP_INPUT, 70, ds_cstr(m), ds_cstr(a),
+                   hint);
+        }
+    }
+
+    /* What is left for the router itself is dropped. */
+    if (p->n_ip4) {
+        ds_clear(m);
+        ds_put_cstr(m, "ip4.dst == ");
+        put_ip4_set(m, p, true, false);
+        LR_ADD(t, dp, S_LR_IN_IP_INPUT, 60, ds_cstr(m), "drop;", hint);
+    }
+    ds_clear(m);
+    ds_put_cstr(m, "ip6.dst == ");
+    put_ip6_set(m, p, true);
+    LR_ADD(t, dp, S_LR_IN_IP_INPUT, 60, ds_cstr(m), "drop;", hint);
+
+    /* TTL expiry: ICMP time exceeded from the port's address. */
+    for (size_t i = 0; i < p->n_ip4; i++) {
+        ds_clear(m);
+        ds_put_format(m, "inport == %s && ip4 && ip.ttl == {0, 1} && "
+                      "!ip.later_frag", name);
+        ds_clear(a);
+        ds_put_format(a, "icmp4 {eth.dst <-> eth.src; icmp4.type = 11; "
+                      "/* Time exceeded */ icmp4.code = 0; /* TTL exceeded "
+                      "in transit */ ip4.dst = ip4.src; ip4.src = %s ; "
+                      "ip.ttl = 254; outport = %s; flags.loopback = 1; "
+                      "output; };", p->ip4[i].addr_s, name);
+        LR_ADD(t, dp, S_LR_IN_IP_INPUT, 31, ds_cstr(m), ds_cstr(a), hint);
+    }
+    for (size_t i = 0; i + 1 < p->n_ip6; i++) {
+        const struct lr_net6 *n = &p->ip6[i];
+        ds_clear(m);
+        ds_put_format(m, "inport == %s && ip6 && ip6.src == %s && "
+                      "ip.ttl == {0, 1} && !ip.later_frag", name, n->net_s);
+        ds_clear(a);
+        ds_put_format(a, "icmp6 {eth.dst <-> eth.src; ip6.dst = ip6.src; "
+                      "ip6.src = %s ; ip.ttl = 254; icmp6.type = 3; /* Time "
+                      "exceeded */ icmp6.code = 0; /* TTL exceeded in "
+                      "transit */ outport = %s; flags.loopback = 1; "
+                      "output; };", n->addr_s, name);
+        LR_ADD(t, dp, S_LR_IN_IP_INPUT, 31, ds_cstr(m), ds_cstr(a), hint);
+    }
+}
+
+static void
+build_ip_input(struct lflow_table *t, const struct lr_router *r,
+               struct ds *m, struct ds *a)
+{
+    const struct ls_datapath *dp = r->dp;
+    lflow_add(t, dp, S_LR_IN_IP_INPUT, 100,
+              "ip4.src_mcast ||ip4.src == 255.255.255.255 || "
+              "ip4.src == 127.0.0.0/8 || ip4.dst == 127.0.0.0/8 || "
+              "ip4.src == 0.0.0.0/8 || ip4.dst == 0.0.0.0/8", "drop;");
+    lflow_add(t, dp, S_LR_IN_IP_INPUT, 85, "arp || nd", "drop;");
+    lflow_add(t, dp, S_LR_IN_IP_INPUT, 84, "nd_rs || nd_ra", "next;");
+    lflow_add(t, dp, S_LR_IN_IP_INPUT, 83, "ip6.mcast_rsvd", "drop;");
+    lflow_add(t, dp, S_LR_IN_IP_INPUT, 82, "ip4.mcast || ip6.mcast",
+              "drop;");
+    lflow_add(t, dp, S_LR_IN_IP_INPUT, 50, "eth.bcast", "drop;");
+    lflow_add(t, dp, S_LR_IN_IP_INPUT, 32,
+              "ip.ttl == {0, 1} && !ip.later_frag && "
+              "(ip4.mcast || ip6.mcast)", "drop;");
+    lflow_add(t, dp, S_LR_IN_IP_INPUT, 30, "ip.ttl == {0, 1}", "drop;");
+    lflow_add(t, dp, S_LR_IN_IP_INPUT, 0, "1", "next;");
+    for (size_t i = 0; i < r->n_ports; i++) {
+        build_ip_input_port(t, r->ports[i], m, a);
+    }
+}
+
+/* Connected routes: longest prefix first, as stock orders them
+ * (priority 3 * plen + 2: above a static route of the same length), and
+ * the static routes (router-routes.c). */
+static void
+build_routing(struct lflow_table *t, const struct lr_router *r,
+              struct ds *m, struct ds *a)
+{
+    const struct ls_datapath *dp = r->dp;
+    lflow_add(t, dp, S_LR_IN_IP_ROUTING_PRE, 0, "1", "reg7 = 0; next;");
+    lflow_add(t, dp, S_LR_IN_IP_ROUTING, 10550, "nd_rs || nd_ra", "drop;");
+    lflow_add(t, dp, S_LR_IN_IP_ROUTING, 0, "1", "drop;");
+    for (size_t i = 0; i < r->n_ports; i++) {
+        const struct lr_port *p = r->ports[i];
+        const struct uuid *hint = &p->nb->header_.uuid;
+        for (size_t j = 0; j < p->n_ip4; j++) {
+            const struct lr_net4 *n = &p->ip4[j];
+            ds_clear(m);
+            ds_put_format(m, "ip4.dst == %s", n->net_s);
+            ds_clear(a);
+            ds_put_format(a, "ip.ttl--; reg8[0..15] = 0; reg0 = ip4.dst; "
+                          "reg1 = %s; eth.src = %s; outport = %s; "
+                          "flags.loopback = 1; next;", n->addr_s, p->mac_s,
+                          p->qname);
+            LR_ADD(t, dp, S_LR_IN_IP_ROUTING, n->plen * 3 + 2, ds_cstr(m),
+                   ds_cstr(a), hint);
+        }
+        for (size_t j = 0; j < p->n_ip6; j++) {
+            const struct lr_net6 *n = &p->ip6[j];
+            bool lla = j + 1 == p->n_ip6;
+            ds_clear(m);
+            if (lla) {
+                ds_put_format(m, "inport == %s && ", p->qname);
+            }
+            ds_put_format(m, "ip6.dst == %s", n->net_s);
+            ds_clear(a);
+            ds_put_format(a, "ip.ttl--; reg8[0..15] = 0; xxreg0 = ip6.dst; "
+                          "xxreg1 = %s; eth.src = %s; outport = %s; "
+                          "flags.loopback = 1; next;", n->addr_s, p->mac_s,
+                          p->qname);
+            LR_ADD(t, dp, S_LR_IN_IP_ROUTING, n->plen * 3 + 2, ds_cstr(m),
+                   ds_cstr(a), hint);
+        }
+    }
+    lr_routes_build_lflows(t, r);
+    lflow_add(t, dp, S_LR_IN_IP_ROUTING_ECMP, 150, "reg8[0..15] == 0",
+              "next;");
+    lflow_add(t, dp, S_LR_IN_IP_ROUTING_ECMP, 0, "1", "drop;");
+    lflow_add(t, dp, S_LR_IN_POLICY, 0, "1", "reg8[0..15] = 0; next;");
+    lr_policies_build_lflows(t, r);
+    lflow_add(t, dp, S_LR_IN_POLICY_ECMP, 150, "reg8[0..15] == 0", "next;");
+    lflow_add(t, dp, S_LR_IN_POLICY_ECMP, 0, "1", "drop;");
+}
+
+static void
+build_router_lflows(struct lflow_table *t, const struct lr_router *r)
+{
+    const struct ls_datapath *dp = r->dp;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+
+    build_admission(t, r, &m, &a);
+    build_neighbor(t, r, &m);
+    build_ip_input(t, r, &m, &a);
+
+    /* Stages of NAT, load balancing and router advertisements, which this
+     * slice does not compile: they pass everything. */
+    static const enum ls_stage pass[] = {
+        S_LR_IN_UNSNAT, S_LR_IN_DEFRAG, S_LR_IN_LB_AFF_CHECK, S_LR_IN_DNAT,
+        S_LR_IN_LB_AFF_LEARN, S_LR_IN_ECMP_STATEFUL, S_LR_IN_ND_RA_OPTIONS,
+        S_LR_IN_ND_RA_RESPONSE, S_LR_IN_CHK_PKT_LEN, S_LR_IN_LARGER_PKTS,
+        S_LR_IN_GW_REDIRECT, S_LR_OUT_UNDNAT, S_LR_OUT_POST_UNDNAT,
+        S_LR_OUT_SNAT, S_LR_OUT_POST_SNAT, S_LR_OUT_EGR_LOOP,
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(pass); i++) {
+        lflow_add(t, dp, pass[i], 0, "1", "next;");
+    }
+
+    build_routing(t, r, &m, &a);
+
+    /* Next hop's MAC: static entries for the switch ports' addresses
+     * (lr_build_port_lflows()), else the MAC bindings ovn-controller
+     * learnt, else an ARP request or ND solicitation. */
+    lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 500, "ip4.mcast || ip6.mcast",
+              "next;");
+    lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 1, "ip4",
+              "get_arp(outport, reg0); next;");
+    lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 1, "ip6",
+              "get_nd(outport, xxreg0); next;");
+    lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 0, "1", "drop;");
+
+    lflow_add(t, dp, S_LR_IN_ARP_REQUEST, 100,
+              "eth.dst == 00:00:00:00:00:00 && ip4",
+              "arp { eth.dst = ff:ff:ff:ff:ff:ff; arp.spa = reg1; "
+              "arp.tpa = reg0; arp.op = 1; output; };");
+    lflow_add(t, dp, S_LR_IN_ARP_REQUEST, 100,
+              "eth.dst == 00:00:00:00:00:00 && ip6",
+              "nd_ns { nd.target = xxreg0; output; };");
+    lflow_add(t, dp, S_LR_IN_ARP_REQUEST, 0, "1", "output;");
+
+    lflow_add(t, dp, S_LR_OUT_CHK_DNAT_LOCAL, 0, "1", "reg9[4] = 0; next;");
+    lflow_add(t, dp, S_LR_OUT_SNAT, 120, "nd_ns", "next;");
+    lflow_add(t, dp, S_LR_OUT_DELIVERY, 0, "1", "drop;");
+    for (size_t i = 0; i < r->n_ports; i++) {
+        const struct lr_port *p = r->ports[i];
+        if (!p->enabled) {
+            continue;
+        }
+        ds_clear(&m);
+        ds_put_format(&m, "outport == %s", p->qname);
+        LR_ADD(t, dp, S_LR_OUT_DELIVERY, 100, ds_cstr(&m), "output;",
+               &p->nb->header_.uuid);
+    }
+    ds_destroy(&m);
+    ds_destroy(&a);
+}
+
+void
+lr_build_lflows(struct lflow_table *t, const struct ls_model *m)
+{
+    if (!m->lr) {
+        return;
+    }
+    struct lflow_owner *saved = t->owner;
+    for (size_t i = 0; i < m->lr->n_routers; i++) {
+        struct lr_router *r = &m->lr->routers[i];
+        lflow_owner_clear(t, &r->dp->owner);
+        lflow_table_set_owner(t, &r->dp->owner);
+        build_router_lflows(t, r);
+    }
+    lflow_table_set_owner(t, saved);
+}
+
+/* The switch side. */
+
+void
+lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
+                       const struct ls_datapath *dp, bool stateful)
+{
+    if (!m->lr || !m->lr->n_routers) {
+        return;
+    }
+    struct ds match = DS_EMPTY_INITIALIZER;
+    size_t n = 0;
+    const struct ls_port *sp;
+    LIST_FOR_EACH (sp, dp_node, &dp->ports) {
+        const struct lr_port *p = lr_model_peer_of(m->lr, sp->nb->name);
+        if (!p) {
+            continue;
+        }
+        n++;
+        /* Requests a router sends go to every port but the routers. */
+        ds_clear(&match);
+        ds_put_format(&match, "eth.src == {%s} && (arp.op == 1 || "
+                      "rarp.op == 3 || nd_ns)", p->mac_s);
+        lflow_add(t, dp, S_IN_L2_LKUP, 75, ds_cstr(&match),
+                  "outport = \""MC_FLOOD_L2"\"; output;");
+
+        /* Routed traffic keeps out of the switch's load balancer stages,
+         * and forgets the switch's conntrack state on its way to the
+         * router unless stateful ACLs need it, VIPs or not (northd.c
+         * leaves a router's peer out of lb_build_port_lflows()). */
+        const struct uuid *hint = &sp->nb->header_.uuid;
+        ds_clear(&match);
+        ds_put_cstr(&match, "ip && inport == ");
+        lex_put_string(&match, sp->nb->name);
+        lflow_add_port(t, dp, S_IN_PRE_LB, 110, ds_cstr(&match), "next;",
+                       hint);
+        ds_clear(&match);
+        ds_put_cstr(&match, "ip && outport == ");
+        lex_put_string(&match, sp->nb->name);
+        lflow_add_port(t, dp, S_OUT_PRE_LB, 110, ds_cstr(&match),
+                       stateful ? "next;" : "ct_clear; next;", hint);
+    }
+    if (n) {
+        lflow_add(t, dp, S_IN_PRE_LB, 110, "reg0[16] == 1", "next;");
+        lflow_add(t, dp, S_OUT_PRE_LB, 110, "reg0[16] == 1", "next;");
+    }
+    ds_destroy(&match);
+}
+
+/* A switch port wired to router port 'p': ARP/ND for the router's
+ * addresses answered on the switch, and L2 lookup to the router. */
+static void
+build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
+                       const struct lr_port *p)
+{
+    const struct ls_datapath *dp = sp->dp;
+    struct ds qname = DS_EMPTY_INITIALIZER;
+    lex_put_string(&qname, sp->nb->name);
+    const char *name = ds_cstr(&qname);
+    const struct uuid *hint = &sp->nb->header_.uuid;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+
+    for (size_t i = 0; i < p->n_ip4; i++) {
+        const char *ip = p->ip4[i].addr_s;
+        ds_clear(&m);
+        ds_put_format(&m, "arp.tpa == %s && arp.op == 1", ip);
+        ds_clear(&a);
+        ds_put_format(&a, "eth.dst = eth.src; eth.src = %s; arp.op = 2; "
+                      "/* ARP reply */ arp.tha = arp.sha; arp.sha = %s; "
+                      "arp.tpa = arp.spa; arp.spa = %s; outport = inport; "
+                      "flags.loopback = 1; output;", p->mac_s, p->mac_s, ip);
+        LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a), hint);
+        ds_put_format(&m, " && inport == %s", name);
+        lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m), "next;",
+                       hint);
+
+        ds_clear(&m);
+        ds_put_format(&m, "flags[1] == 0 && arp.op == 1 && arp.tpa == %s",
+                      ip);
+        ds_clear(&a);
+        ds_put_format(&a, "clone {outport = %s; output; }; "
+                      "outport = \""MC_FLOOD_L2"\"; output;", name);
+        LR_ADD(t, dp, S_IN_L2_LKUP, 80, ds_cstr(&m), ds_cstr(&a), hint);
+    }
+    for (size_t i = 0; i < p->n_ip6; i++) {
+        const struct lr_net6 *n = &p->ip6[i];
+        ds_clear(&m);
+        ds_put_format(&m, "nd_ns && ip6.dst == {%s, %s} && nd.target == %s",
+                      n->addr_s, n->sn_s, n->addr_s);
+        ds_clear(&a);
+        ds_put_format(&a, "nd_na_router { eth.src = %s; ip6.src = %s; "
+                      "nd.target = %s; nd.tll = %s; outport = inport; "
+                      "flags.loopback = 1; output; };", p->mac_s, n->addr_s,
+                      n->addr_s, p->mac_s);
+        LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a), hint);
+        ds_put_format(&m, " && inport == %s", name);
+        lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m), "next;",
+                       hint);
+
+        ds_clear(&m);
+        ds_put_format(&m, "flags[1] == 0 && nd_ns && nd.target == %s",
+                      n->addr_s);
+        ds_clear(&a);
+        ds_put_format(&a, "clone {outport = %s; output; }; "
+                      "outport = \""MC_FLOOD_L2"\"; output;", name);
+        LR_ADD(t, dp, S_IN_L2_LKUP, 80, ds_cstr(&m), ds_cstr(&a), hint);
+    }
+
+    ds_clear(&m);
+    ds_put_format(&m, "eth.dst == %s", p->mac_s);
+    ds_clear(&a);
+    ds_put_format(&a, "outport = %s; output;", name);
+    LR_ADD(t, dp, S_IN_L2_LKUP, 50, ds_cstr(&m), ds_cstr(&a), hint);
+    ds_destroy(&m);
+    ds_destroy(&a);
+    ds_destroy(&qname);
+}
+
+static bool
+net4_contains(const struct lr_port *p, ovs_be32 ip)
+{
+    for (size_t i = 0; i < p->n_ip4; i++) {
+        if ((ip & be32_prefix_mask(p->ip4[i].plen)) == p->ip4[i].network) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool
+net6_contains(const struct lr_port *p, const struct in6_addr *ip)
+{
+    for (size_t i = 0; i < p->n_ip6; i++) {
+        struct in6_addr mask = ipv6_create_mask(p->ip6[i].plen);
+        struct in6_addr net = ipv6_addr_bitand(ip, &mask);
+        if (ipv6_addr_equals(&net, &p->ip6[i].network)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Static ARP/ND entries on router port 'rp' for the addresses of switch
+ * port 'vp' that are in its networks. */
+static void
+build_arp_resolve_for(struct lflow_table *t, const struct lr_port *rp,
+                      const struct ls_port *vp)
+{
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+    const struct ls_datapath *dp = rp->router->dp;
+    for (size_t i = 0; i < vp->n_addrs; i++) {
+        const struct lsp_addresses *la = &vp->addrs[i];
+        ds_clear(&a);
+        ds_put_format(&a, "eth.dst = "ETH_ADDR_FMT"; next;",
+                      ETH_ADDR_ARGS(la->ea));
+        for (size_t j = 0; j < la->n_ipv4; j++) {
+            if (!net4_contains(rp, la->ipv4[j].addr)) {
+                continue;
+            }
+            ds_clear(&m);
+            ds_put_format(&m, "outport == %s && reg0 == "IP_FMT,
+                          rp->qname, IP_ARGS(la->ipv4[j].addr));
+            LR_ADD(t, dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
+                   ds_cstr(&a), &vp->nb->header_.uuid);
+        }
+        for (size_t j = 0; j < la->n_ipv6; j++) {
+            if (!net6_contains(rp, &la->ipv6[j].addr)) {
+                continue;
+            }
+            char s[INET6_ADDRSTRLEN];
+            ipv6_string_mapped(s, &la->ipv6[j].addr);
+            ds_clear(&m);
+            ds_put_format(&m, "outport == %s && xxreg0 == %s",
+                          rp->qname, s);
+            LR_ADD(t, dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
+                   ds_cstr(&a), &vp->nb->header_.uuid);
+        }
+    }
+    ds_destroy(&m);
+    ds_destroy(&a);
+}
+
+void
+lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
+                     const struct ls_port *sp)
+{
+    if (!m->lr || !m->lr->n_routers) {
+        return;
+    }
+    const struct lr_port *own = lr_model_peer_of(m->lr, sp->nb->name);
+    if (own) {
+        build_peer_port_lflows(t, sp, own);
+        /* The other routers on the switch resolve this one's addresses
+         * without asking (a join switch). */
+        struct ds match = DS_EMPTY_INITIALIZER;
+        struct ds actions = DS_EMPTY_INITIALIZER;
+        ds_put_format(&actions, "eth.dst = %s; next;", own->mac_s);
+        const struct ls_port *q;
+        LIST_FOR_EACH (q, dp_node, &sp->dp->ports) {
+            const struct lr_port *rq = (q == sp ? NULL
+                                        : lr_model_peer_of(m->lr,
+                                                           q->nb->name));
+            if (!rq) {
+                continue;
+            }
+            if (own->n_ip4) {
+                ds_clear(&match);
+                ds_put_format(&match, "outport == %s && reg0 == ",
+                              rq->qname);
+                put_ip4_set(&match, own, false, false);
+                LR_ADD(t, rq->router->dp, S_LR_IN_ARP_RESOLVE, 100,
+                       ds_cstr(&match), ds_cstr(&actions),
+                       &sp->nb->header_.uuid);
+            }
+            ds_clear(&match);
+            ds_put_format(&match, "outport == %s && xxreg0 == ",
+                          rq->qname);
+            put_ip6_set(&match, own, false);
+            LR_ADD(t, rq->router->dp, S_LR_IN_ARP_RESOLVE, 100,
+                   ds_cstr(&match), ds_cstr(&actions),
+                   &sp->nb->header_.uuid);
+        }
+        ds_destroy(&match);
+        ds_destroy(&actions);
+        return;
+    }
+    if (!strcmp(sp->nb->type, "router")) {
+        return;
+    }
+    /* Every router wired to this switch resolves the port's addresses
+     * without asking. */
+    const struct ls_port *q;
+    LIST_FOR_EACH (q, dp_node, &sp->dp->ports) {
+        const struct lr_port *rp = lr_model_peer_of(m->lr, q->nb->name);
+        if (rp) {
+            build_arp_resolve_for(t, rp, sp);
+        }
+    }
+}
