@@ -223,6 +223,7 @@ lb_model_init(struct lb_model *lm)
     memset(lm, 0, sizeof *lm);
     hmap_init(&lm->index);
     hmap_init(&lm->groups);
+    hmap_init(&lm->aggs);
 }
 
 void
@@ -240,6 +241,7 @@ lb_model_destroy(struct lb_model *lm)
     }
     free(lm->lbs);
     bitmap_free(lm->dps_with_vips);
+    lb_aggs_destroy(lm);
 }
 
 /* The model's load balancers by NB row, while it is built. */
@@ -360,6 +362,7 @@ lb_model_build(struct lb_model *lm, struct ls_model *m, struct rdb *nb_db)
         if (lb->n_vips) {
             bitmap_or(lm->dps_with_vips, lb->dps, cap);
         }
+        lb_agg_join(lm, m, lb);
     }
 
     struct lb_group_dps *gd;
@@ -522,14 +525,17 @@ build_vip_flows(struct lflow_table *t, const struct lb *lb,
         return;
     }
 
-    /* Into conntrack: anything to the VIP address. */
-    ds_clear(match);
-    ds_put_format(match, "%s.dst == %s", ipf, vip->ip);
-    lflow_add_dps_hint(t, lb->dps, S_IN_PRE_LB, 100, ds_cstr(match),
-                       REGBIT_CONNTRACK_NAT" = 1; next;", hint);
-
-    if (vip->n_backends) {
-        build_backend_pre_lb_flows(t, lb, vip, match);
+    /* Into conntrack: anything to the VIP address, and the backends'
+     * traffic; usually the shared flows of all the load balancers on the
+     * same switches (lb-sets.c). */
+    if (lb_agg_inline(lb)) {
+        ds_clear(match);
+        ds_put_format(match, "%s.dst == %s", ipf, vip->ip);
+        lflow_add_dps_hint(t, lb->dps, S_IN_PRE_LB, 100, ds_cstr(match),
+                           REGBIT_CONNTRACK_NAT" = 1; next;", hint);
+        if (vip->n_backends) {
+            build_backend_pre_lb_flows(t, lb, vip, match);
+        }
     }
 
     /* Remember the VIP for hairpin detection, then let conntrack NAT. */
@@ -689,6 +695,7 @@ lb_build_lflows(struct lflow_table *t, const struct ls_model *m OVS_UNUSED,
     for (size_t j = 0; j < lm->n_lbs; j++) {
         lb_build_lb_lflows(t, &lm->lbs[j], lm->health, features);
     }
+    lb_aggs_build_lflows(t, lm);
 }
 
 /* On a switch with VIPs: hairpin (the switch's own flows)... */
