@@ -462,7 +462,7 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
         bitmap_free(ch->dps);
     }
     if (ok) {
-        lb_aggs_flush(lm, t);
+        lb_aggs_flush(lm, t, features);
         for (size_t dp = 0; dp < lm->dp_cap; dp++) {
             if (!delta[dp]) {
                 continue;

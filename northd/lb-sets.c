@@ -29,6 +29,7 @@
 #include "hash.h"
 #include "lib/nb-rdb.h"
 #include "northd/datapaths.h"
+#include "northd/features.h"
 #include "northd/groups.h"
 #include "northd/lflow.h"
 #include "northd/pipeline.h"
@@ -50,14 +51,18 @@ enum lb_set_kind {
     LBS_UDP4, LBS_UDP6,
     LBS_SCTP4, LBS_SCTP6,
     LBS_ANY4, LBS_ANY6,             /* ...and of VIPs without one. */
+    LBS_VTCP4, LBS_VTCP6,           /* Addresses of VIPs with a port. */
+    LBS_VUDP4, LBS_VUDP6,
+    LBS_VSCTP4, LBS_VSCTP6,
     N_LBS
 };
 static const char *const kind_suffix[N_LBS] = {
     "vip4", "vip6", "tcp4", "tcp6", "udp4", "udp6", "sctp4", "sctp6",
-    "be4", "be6",
+    "be4", "be6", "vtcp4", "vtcp6", "vudp4", "vudp6", "vsctp4", "vsctp6",
 };
 static const char *const kind_proto[N_LBS] = {
     NULL, NULL, "tcp", "tcp", "udp", "udp", "sctp", "sctp", NULL, NULL,
+    "tcp", "tcp", "udp", "udp", "sctp", "sctp",
 };
 
 struct lb_agg {
@@ -274,6 +279,9 @@ agg_account(struct lb_model *lm, struct lb_agg *agg, const struct lb *lb,
         const struct lb_vip *vip = &lb->vips[i];
         agg_count_addr(lm, agg, LBS_VIP4 + vip->ipv6, vip->ip, delta);
         enum lb_set_kind k = backend_kind(lb, vip);
+        if (vip->port) {
+            agg_count_addr(lm, agg, k - LBS_TCP4 + LBS_VTCP4, vip->ip, delta);
+        }
         for (size_t j = 0; j < vip->n_backends; j++) {
             const struct lb_backend *b = &vip->backends[j];
             agg_count_addr(lm, agg, k, b->ip, delta);
@@ -369,7 +377,8 @@ put_ports(struct ds *out, const struct shash *ports)
  * on the way out.  Each names the kind's address set; the ports are
  * matched as a set of all the kind's backend ports. */
 static void
-agg_build_lflows(struct lflow_table *t, struct lb_agg *agg)
+agg_build_lflows(struct lflow_table *t, struct lb_agg *agg,
+                 const struct ls_features *features)
 {
     if (agg->inline_flows || !agg->n_lbs) {
         return;
@@ -388,6 +397,27 @@ agg_build_lflows(struct lflow_table *t, struct lb_agg *agg)
         const char *icmp = f ? "icmp6" : "icmp4";
         const char *proto = kind_proto[k];
         char *name = set_name(agg, k);
+        if (k >= LBS_VTCP4) {
+            /* Remember the VIP for hairpin detection and affinity, then
+             * let conntrack NAT: the VIP's own flow in stock 23.03 and
+             * for a VIP without a port (northd/lb.c), one for all of them
+             * here, which takes the VIP and port from the packet.  (Also
+             * for another port of a VIP's address, which no VIP matches
+             * in ls_in_lb, ls_in_lb_aff_check or the hairpin flows.) */
+            ds_clear(&match);
+            ds_put_format(&match, REGBIT_CONNTRACK_NAT" == 1 && %s.dst == $%s"
+                          " && %s", ipf, name, proto);
+            struct ds actions = DS_EMPTY_INITIALIZER;
+            ds_put_format(&actions, "%s = %s.dst; "REG_ORIG_TP_DPORT
+                          " = %s.dst; %s;",
+                          f ? REG_ORIG_DIP_IPV6 : REG_ORIG_DIP_IPV4, ipf,
+                          proto, ls_features_ct_lb(features));
+            lflow_add_dps_hint(t, agg->dps, S_IN_PRE_STATEFUL, 120,
+                               ds_cstr(&match), ds_cstr(&actions), NULL);
+            ds_destroy(&actions);
+            free(name);
+            continue;
+        }
         if (k == LBS_VIP4 || k == LBS_VIP6) {
             ds_clear(&match);
             ds_put_format(&match, "%s.dst == $%s", ipf, name);
@@ -429,16 +459,18 @@ agg_build_lflows(struct lflow_table *t, struct lb_agg *agg)
 }
 
 void
-lb_aggs_build_lflows(struct lflow_table *t, struct lb_model *lm)
+lb_aggs_build_lflows(struct lflow_table *t, struct lb_model *lm,
+                     const struct ls_features *features)
 {
     struct lb_agg *agg;
     HMAP_FOR_EACH (agg, node, &lm->aggs) {
-        agg_build_lflows(t, agg);
+        agg_build_lflows(t, agg, features);
     }
 }
 
 void
-lb_aggs_flush(struct lb_model *lm, struct lflow_table *t)
+lb_aggs_flush(struct lb_model *lm, struct lflow_table *t,
+              const struct ls_features *features)
 {
     struct lb_agg *agg;
     HMAP_FOR_EACH_SAFE (agg, node, &lm->aggs) {
@@ -448,7 +480,7 @@ lb_aggs_flush(struct lb_model *lm, struct lflow_table *t)
         COVERAGE_INC(lb_sets_rebuilt);
         lflow_owner_clear(t, &agg->owner);
         if (agg->n_lbs) {
-            agg_build_lflows(t, agg);
+            agg_build_lflows(t, agg, features);
             continue;
         }
         if (agg->claimed && lm->sets) {

@@ -538,21 +538,28 @@ build_vip_flows(struct lflow_table *t, const struct lb *lb,
         }
     }
 
-    /* Remember the VIP for hairpin detection, then let conntrack NAT. */
-    ds_clear(match);
-    ds_put_format(match, REGBIT_CONNTRACK_NAT" == 1 && %s.dst == %s",
-                  ipf, vip->ip);
-    ds_clear(actions);
-    ds_put_format(actions, "%s = %s; ",
-                  vip->ipv6 ? REG_ORIG_DIP_IPV6 : REG_ORIG_DIP_IPV4, vip->ip);
-    if (vip->port) {
-        ds_put_format(match, " && %s.dst == %"PRIu16, lb->proto, vip->port);
-        ds_put_format(actions, REG_ORIG_TP_DPORT" = %"PRIu16"; ", vip->port);
+    /* Remember the VIP for hairpin detection, then let conntrack NAT (for
+     * a VIP with a port, usually a flow shared by the load balancers on
+     * the same switches, lb-sets.c). */
+    if (lb_agg_inline(lb) || !vip->port) {
+        ds_clear(match);
+        ds_put_format(match, REGBIT_CONNTRACK_NAT" == 1 && %s.dst == %s",
+                      ipf, vip->ip);
+        ds_clear(actions);
+        ds_put_format(actions, "%s = %s; ",
+                      vip->ipv6 ? REG_ORIG_DIP_IPV6 : REG_ORIG_DIP_IPV4,
+                      vip->ip);
+        if (vip->port) {
+            ds_put_format(match, " && %s.dst == %"PRIu16, lb->proto,
+                          vip->port);
+            ds_put_format(actions, REG_ORIG_TP_DPORT" = %"PRIu16"; ",
+                          vip->port);
+        }
+        ds_put_cstr(actions, ls_features_ct_lb(features));
+        ds_put_char(actions, ';');
+        lflow_add_dps_hint(t, lb->dps, S_IN_PRE_STATEFUL, 120,
+                           ds_cstr(match), ds_cstr(actions), hint);
     }
-    ds_put_cstr(actions, ls_features_ct_lb(features));
-    ds_put_char(actions, ';');
-    lflow_add_dps_hint(t, lb->dps, S_IN_PRE_STATEFUL, 120, ds_cstr(match),
-                       ds_cstr(actions), hint);
 
     /* New connections to the VIP pick a backend.  The ACL stages' commit
      * bit is left alone, so the stateful stage still records the ACL's
@@ -695,7 +702,7 @@ lb_build_lflows(struct lflow_table *t, const struct ls_model *m OVS_UNUSED,
     for (size_t j = 0; j < lm->n_lbs; j++) {
         lb_build_lb_lflows(t, &lm->lbs[j], lm->health, features);
     }
-    lb_aggs_build_lflows(t, lm);
+    lb_aggs_build_lflows(t, lm, features);
 }
 
 /* On a switch with VIPs: hairpin (the switch's own flows)... */

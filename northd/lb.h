@@ -148,7 +148,8 @@ void lb_sync_sb_dirty(struct lb_model *, struct rdb *sb_db, struct rdb_txn *,
  * which name SB address sets of their VIPs' and backends' addresses
  * (lb-sets.c).  lb_agg_join() adds a load balancer (with its VIPs and
  * switches) to its set's, lb_agg_leave() takes it back (before its VIPs
- * or switches change); lb_aggs_flush() then rebuilds the shared flows
+ * or switches change); the shared flows include the ls_in_pre_stateful
+ * flows of the VIPs with a port; lb_aggs_flush() then rebuilds the shared flows
  * that changed and frees what is empty.  lb_aggs_attach_groups() claims
  * the address sets' names in 'g' (after groups_init()); where one is
  * taken, lb_agg_inline() is true and the load balancer compiles its own
@@ -158,8 +159,10 @@ void lb_agg_join(struct lb_model *, const struct ls_model *, struct lb *);
 void lb_agg_leave(struct lb_model *, struct lb *);
 bool lb_agg_inline(const struct lb *);
 void lb_aggs_attach_groups(struct lb_model *, struct groups *);
-void lb_aggs_build_lflows(struct lflow_table *, struct lb_model *);
-void lb_aggs_flush(struct lb_model *, struct lflow_table *);
+void lb_aggs_build_lflows(struct lflow_table *, struct lb_model *,
+                          const struct ls_features *);
+void lb_aggs_flush(struct lb_model *, struct lflow_table *,
+                   const struct ls_features *);
 void lb_aggs_destroy(struct lb_model *);
 
 /* lb.c's helpers for lb-inc.c. */
