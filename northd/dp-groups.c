@@ -20,7 +20,7 @@ struct dp_group {
     struct uuid sb_uuid;
     unsigned int pass;              /* Inserted in this pass, or 0. */
     size_t n_flows;                 /* Logical flow rows referring to it. */
-    bool pinned;                    /* Something else refers to it. */
+    size_t n_others;                /* Other rows (load balancers). */
 
     /* Proposed moves, between dp_groups_propose_move() and
      * dp_groups_apply_moves(). */
@@ -248,7 +248,7 @@ dp_groups_get_group(struct dp_groups *g, struct rdb_txn *txn,
         /* Collected by the database since: make it again. */
         hmap_remove(&g->by_uuid, &dpg->uuid_node);
         dpg->n_flows = 0;
-        dpg->pinned = false;
+        dpg->n_others = 0;
     } else {
         dpg = xzalloc(sizeof *dpg);
         dpg->bitmap = bitmap_clone(bitmap, m->dp_cap);
@@ -279,11 +279,20 @@ dp_groups_unref_flow(struct dp_group *dpg)
 }
 
 void
-dp_groups_pin(struct dp_groups *g, const struct uuid *uuid)
+dp_groups_ref_other(struct dp_groups *g, const struct uuid *uuid)
 {
     struct dp_group *dpg = dp_groups_find_row(g, uuid);
     if (dpg) {
-        dpg->pinned = true;
+        dpg->n_others++;
+    }
+}
+
+void
+dp_groups_unref_other(struct dp_groups *g, const struct uuid *uuid)
+{
+    struct dp_group *dpg = dp_groups_find_row(g, uuid);
+    if (dpg && dpg->n_others) {
+        dpg->n_others--;
     }
 }
 
@@ -291,9 +300,6 @@ void
 dp_groups_propose_move(struct dp_groups *g, struct dp_group *dpg,
                        const unsigned long *bitmap, size_t n)
 {
-    if (dpg->pinned) {
-        return;
-    }
     if (!dpg->n_to && !dpg->n_away && !dpg->move_conflict) {
         if (g->n_moving >= g->allocated_moving) {
             g->moving = x2nrealloc(g->moving, &g->allocated_moving,
@@ -330,7 +336,7 @@ dp_groups_apply_moves(struct dp_groups *g, struct rdb_txn *txn)
          * group's row exists (it was not just inserted, nor collected);
          * and no other group already has the new set. */
         if (!dpg->move_conflict && dpg->n_to
-            && dpg->n_to + dpg->n_away == dpg->n_flows
+            && dpg->n_to + dpg->n_away == dpg->n_flows + dpg->n_others
             && dpg->pass != g->pass
             && sb_logical_dp_group_get_for_uuid(g->sb, &dpg->sb_uuid)
             && !dp_groups_find(g, dpg->move_to, hash)) {

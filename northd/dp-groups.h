@@ -12,8 +12,10 @@
  * added), the group's row is updated in place instead of a new group being
  * made and every flow rewritten to it: one op instead of hundreds, for the
  * server and for every ovn-controller.  For that the index counts the
- * flows whose row refers to each group; groups anything else refers to
- * (load balancers) never move. */
+ * flows and the other rows (SB Load_Balancers) whose row refers to each
+ * group; the other rows propose their moves too (a switch joining a
+ * Load_Balancer_Group moves its load balancers' rows, and their flows,
+ * with the group). */
 #ifndef NORTHD_DP_GROUPS_H
 #define NORTHD_DP_GROUPS_H 1
 
@@ -69,9 +71,11 @@ struct dp_group *dp_groups_find_row(const struct dp_groups *,
 void dp_groups_ref_flow(struct dp_group *dpg);
 void dp_groups_unref_flow(struct dp_group *dpg);
 
-/* Something other than a logical flow refers to group 'uuid': it keeps its
- * datapaths as long as this index lives. */
-void dp_groups_pin(struct dp_groups *, const struct uuid *);
+/* Rows other than logical flows (SB Load_Balancers) that refer to group
+ * 'uuid': a row that refers to it, or no longer does.  Such a row's
+ * group moves only if the row proposes the same move. */
+void dp_groups_ref_other(struct dp_groups *, const struct uuid *);
+void dp_groups_unref_other(struct dp_groups *, const struct uuid *);
 
 /* Moving flows in place.  For each flow about to be rewritten whose row
  * refers to group 'from', the sync proposes where it goes: to the 'n'

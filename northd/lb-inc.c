@@ -23,6 +23,7 @@
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
+#include "northd/dp-groups.h"
 #include "openvswitch/vlog.h"
 #include "util.h"
 #include "uuid.h"
@@ -487,6 +488,43 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
     return ok;
 }
 
+/* The group SB row 'uuid' of a load balancer refers to, or NULL. */
+static struct dp_group *
+sb_row_group(struct rdb *sb_db, struct dp_groups *dpgs,
+             const struct uuid *uuid)
+{
+    const struct sb_load_balancer *sb
+        = (uuid_is_zero(uuid) ? NULL
+           : sb_load_balancer_get_for_uuid(sb_db, uuid));
+    return (sb && sb->datapath_group
+            ? dp_groups_find_row(dpgs, &sb->datapath_group->header_.uuid)
+            : NULL);
+}
+
+void
+lb_propose_dp_group_moves(struct lb_model *lm, struct rdb *sb_db,
+                          struct dp_groups *dpgs,
+                          const struct uuidset *dirty)
+{
+    const struct uuidset_node *un;
+    UUIDSET_FOR_EACH (un, &lm->sb_dead) {
+        struct dp_group *dpg = sb_row_group(sb_db, dpgs, &un->uuid);
+        if (dpg) {
+            dp_groups_propose_move(dpgs, dpg, NULL, 0);
+        }
+    }
+    UUIDSET_FOR_EACH (un, dirty) {
+        const struct lb_index *li = index_find(lm, &un->uuid);
+        if (li) {
+            const struct lb *lb = &lm->lbs[li->idx];
+            struct dp_group *dpg = sb_row_group(sb_db, dpgs, &lb->sb_uuid);
+            if (dpg) {
+                dp_groups_propose_move(dpgs, dpg, lb->dps, lb->n_dps);
+            }
+        }
+    }
+}
+
 void
 lb_sync_sb_dirty(struct lb_model *lm, struct rdb *sb_db, struct rdb_txn *txn,
                  struct dp_groups *dpgs, struct uuidset *dirty,
@@ -494,6 +532,10 @@ lb_sync_sb_dirty(struct lb_model *lm, struct rdb *sb_db, struct rdb_txn *txn,
 {
     const struct uuidset_node *un;
     UUIDSET_FOR_EACH (un, &lm->sb_dead) {
+        struct dp_group *dpg = sb_row_group(sb_db, dpgs, &un->uuid);
+        if (dpg) {
+            dp_groups_unref_other(dpgs, dp_group_uuid(dpg));
+        }
         rdb_txn_delete(txn, &sb_table_load_balancer, &un->uuid);
     }
     uuidset_clear(&lm->sb_dead);
@@ -506,6 +548,6 @@ lb_sync_sb_dirty(struct lb_model *lm, struct rdb *sb_db, struct rdb_txn *txn,
         const struct sb_load_balancer *sb
             = (uuid_is_zero(&lb->sb_uuid) ? NULL
                : sb_load_balancer_get_for_uuid(sb_db, &lb->sb_uuid));
-        lb_sync_sb_one(lb, sb, txn, dpgs, inserted);
+        lb_sync_sb_one(lb, sb, txn, dpgs, inserted, false);
     }
 }

@@ -5,11 +5,12 @@
  * ovn-kubernetes puts every Service in one group on every node's switch)
  * share an "aggregate": counted sets of their VIP addresses, of their
  * backends' addresses (by protocol and address family, and those of VIPs
- * without a port) and of their backends' ports.  Its pre-LB flows, at most
- * 26 whatever the number of VIPs, name the address sets
+ * without a port) and of their backends' ports.  Its pre-LB flows, and
+ * the ls_in_pre_stateful flows of its VIPs with a port, at most 32
+ * whatever the number of VIPs, name the address sets
  * "_lb_<16 hex digits>_<kind>", which northd writes to the SB (through
  * northd/groups.c, as another module's sets): the hex digits are a hash of
- * the switches' NB UUIDs, so the name is the same after a restart or a
+ * the switches' tunnel keys, so the name is the same after a restart or a
  * full pass.  An endpoint change then changes an address set's row, not
  * a flow, unless a backend port or a whole kind appears or goes.
  *
@@ -93,9 +94,10 @@ set_name(const struct lb_agg *agg, enum lb_set_kind k)
     return xasprintf("%s_%s", agg->prefix, kind_suffix[k]);
 }
 
-/* "_lb_" and 64 bits of a hash of the switches' NB UUIDs that does not
- * depend on their order (nor on their indexes, which a restart may
- * change). */
+/* "_lb_" and 64 bits of a hash of the switches' tunnel keys (unique, and
+ * kept across restarts in the SB; the same NB made in the same order
+ * gives the same) that does not depend on their order nor on their
+ * indexes. */
 static char *
 agg_prefix(const struct ls_model *m, const unsigned long *dps,
            size_t dp_cap)
@@ -103,9 +105,9 @@ agg_prefix(const struct ls_model *m, const unsigned long *dps,
     uint64_t h = 0;
     size_t dp, n = 0;
     BITMAP_FOR_EACH_1 (dp, MIN(dp_cap, m->n_datapaths), dps) {
-        const struct uuid *u = &m->dp_array[dp]->nb->header_.uuid;
-        uint64_t x = ((uint64_t) hash_bytes(u, sizeof *u, 0x2545f491) << 32
-                      | hash_bytes(u, sizeof *u, 0x9e3779b9));
+        uint32_t key = m->dp_array[dp]->tunnel_key;
+        uint64_t x = ((uint64_t) hash_int(key, 0x2545f491) << 32
+                      | hash_int(key, 0x9e3779b9));
         h += x * UINT64_C(0xff51afd7ed558ccd) + x;
         n++;
     }

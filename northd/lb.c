@@ -728,7 +728,7 @@ lb_build_port_lflows(struct lflow_table *t, const struct ls_port *p)
 void
 lb_sync_sb_one(struct lb *lb, const struct sb_load_balancer *sb,
                struct rdb_txn *txn, struct dp_groups *dpgs,
-               struct uuidset *inserted)
+               struct uuidset *inserted, bool full)
 {
     char id[UUID_LEN + 1];
     snprintf(id, sizeof id, UUID_FMT, UUID_ARGS(&lb->nb->header_.uuid));
@@ -736,7 +736,14 @@ lb_sync_sb_one(struct lb *lb, const struct sb_load_balancer *sb,
     /* The group first: it is an op of its own. */
     const struct uuid *group = dp_groups_get(dpgs, txn, lb->dps,
                                              lb->n_dps);
-    dp_groups_pin(dpgs, group);
+    bool moved = !sb || !RDB_ROW_IS(sb->datapath_group, group);
+    if (full || moved) {
+        /* (A full sync's index counts only the rows it writes.) */
+        dp_groups_ref_other(dpgs, group);
+    }
+    if (!full && moved && sb && sb->datapath_group) {
+        dp_groups_unref_other(dpgs, &sb->datapath_group->header_.uuid);
+    }
     if (!sb) {
         struct uuid uuid;
         rdb_uuid_generate(&uuid);
@@ -832,7 +839,8 @@ lb_sync_sb(const struct lb_model *lm, const struct ls_model *m OVS_UNUSED,
         snprintf(id, sizeof id, UUID_FMT, UUID_ARGS(&lb->nb->header_.uuid));
         sb = shash_find_and_delete(&existing, id);
 
-        lb_sync_sb_one(CONST_CAST(struct lb *, lb), sb, txn, dpgs, inserted);
+        lb_sync_sb_one(CONST_CAST(struct lb *, lb), sb, txn, dpgs, inserted,
+                       true);
     }
 
     struct shash_node *node;

@@ -143,6 +143,13 @@ bool lb_model_handle_changes(struct lb_model *, struct ls_model *,
 void lb_sync_sb_dirty(struct lb_model *, struct rdb *sb_db, struct rdb_txn *,
                       struct dp_groups *, struct uuidset *dirty,
                       struct uuidset *inserted);
+/* Before the flows' sync (which moves datapath groups in place,
+ * dp-groups.h): proposes where the SB rows of the load balancers in
+ * 'dirty', and of those gone, move their groups; lb_sync_sb_dirty() then
+ * writes them, after the flows. */
+void lb_propose_dp_group_moves(struct lb_model *, struct rdb *sb_db,
+                               struct dp_groups *,
+                               const struct uuidset *dirty);
 
 /* The load balancers on one set of switches share their pre-LB flows,
  * which name SB address sets of their VIPs' and backends' addresses
@@ -172,7 +179,7 @@ char *lb_parse_vips(struct lb *, const struct nb_load_balancer *,
 void lb_clear_vips(struct lb *);
 void lb_sync_sb_one(struct lb *, const struct sb_load_balancer *,
                     struct rdb_txn *, struct dp_groups *,
-                    struct uuidset *inserted);
+                    struct uuidset *inserted, bool full);
 void lb_index_destroy(struct lb_model *);
 
 #endif /* northd/lb.h */

@@ -1490,11 +1490,14 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
         ls_model_sync_mc_groups(&d->model, sb_db, ctx->sb_txn, node->data);
     }
     dns_sync_sb_dirty(&d->dns, ctx->sb_txn);
-    lb_sync_sb_dirty(&d->lbs, sb_db, ctx->sb_txn, &d->dpgs, &c.lbs,
-                     &d->own_lb_inserts);
+    /* Load balancers' rows after the flows, which move their shared
+     * datapath groups in place (dp-groups.h). */
+    lb_propose_dp_group_moves(&d->lbs, sb_db, &d->dpgs, &c.lbs);
     size_t n_written = lflow_table_sync_dirty(&d->lflows, &d->model,
                                               ctx->sb_txn, &d->dpgs,
                                               ctx->max_flow_inserts);
+    lb_sync_sb_dirty(&d->lbs, sb_db, ctx->sb_txn, &d->dpgs, &c.lbs,
+                     &d->own_lb_inserts);
     groups_sync_sb_dirty(&d->groups, ctx->sb_txn);
     /* FDB rows of ports removed, or that ovn-controller just wrote. */
     fdb_sync_sb(&d->model, sb_db, ctx->sb_txn,
