@@ -10,7 +10,7 @@
  * whatever the number of VIPs, name the address sets
  * "_lb_<16 hex digits>_<kind>", which northd writes to the SB (through
  * northd/groups.c, as another module's sets): the hex digits are a hash of
- * the switches' tunnel keys, so the name is the same after a restart or a
+ * the switches' NB UUIDs, so the name is the same after a restart or a
  * full pass.  An endpoint change then changes an address set's row, not
  * a flow, unless a backend port or a whole kind appears or goes.
  *
@@ -94,10 +94,9 @@ set_name(const struct lb_agg *agg, enum lb_set_kind k)
     return xasprintf("%s_%s", agg->prefix, kind_suffix[k]);
 }
 
-/* "_lb_" and 64 bits of a hash of the switches' tunnel keys (unique, and
- * kept across restarts in the SB; the same NB made in the same order
- * gives the same) that does not depend on their order nor on their
- * indexes. */
+/* "_lb_" and 64 bits of a hash of the switches' NB UUIDs that does not
+ * depend on their order (nor on their indexes or tunnel keys, which a
+ * restart, or another history of the same NB, may choose otherwise). */
 static char *
 agg_prefix(const struct ls_model *m, const unsigned long *dps,
            size_t dp_cap)
@@ -105,9 +104,9 @@ agg_prefix(const struct ls_model *m, const unsigned long *dps,
     uint64_t h = 0;
     size_t dp, n = 0;
     BITMAP_FOR_EACH_1 (dp, MIN(dp_cap, m->n_datapaths), dps) {
-        uint32_t key = m->dp_array[dp]->tunnel_key;
-        uint64_t x = ((uint64_t) hash_int(key, 0x2545f491) << 32
-                      | hash_int(key, 0x9e3779b9));
+        const struct uuid *u = &m->dp_array[dp]->nb->header_.uuid;
+        uint64_t x = ((uint64_t) hash_bytes(u, sizeof *u, 0x2545f491) << 32
+                      | hash_bytes(u, sizeof *u, 0x9e3779b9));
         h += x * UINT64_C(0xff51afd7ed558ccd) + x;
         n++;
     }
