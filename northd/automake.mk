@@ -39,6 +39,7 @@ northd_ovn_northd_SOURCES = \
 	northd/lb-opts.h \
 	northd/lb.c \
 	northd/lb-inc.c \
+	northd/lb-sets.c \
 	northd/lb.h \
 	northd/lb-health.c \
 	northd/lb-health.h \

@@ -85,6 +85,11 @@ struct as_state {
     bool fixed : 1;                 /* northd's own: holds groups
                                      * 'fixed_addr' (unless an NB set has
                                      * the name: 'nb' comes first). */
+    const struct shash *ext;        /* Another module's set (groups_ext_*()
+                                     * in groups.h): the names of this
+                                     * shash, which that module keeps. */
+    bool ext_wanted : 1;            /* Another module wanted the name, which
+                                     * was taken. */
 };
 
 
@@ -101,7 +106,7 @@ groups_row_hash(const void *owner, uint32_t dp)
 static inline bool
 groups_as_exists(const struct as_state *as)
 {
-    return as && (as->nb || as->pg || as->fixed);
+    return as && (as->nb || as->pg || as->fixed || as->ext);
 }
 
 /* In groups.c: the state. */

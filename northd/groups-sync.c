@@ -123,6 +123,7 @@ struct group_want {
     const struct pg_state *pg;
     size_t dp;
     size_t n_ports;                 /* Of 'pg' on 'dp'. */
+    const struct shash *ext;        /* Another module's set: its names. */
 };
 
 /* What the SB row of address set 'as' should hold, into '*w'.  False if
@@ -139,8 +140,10 @@ as_want(const struct groups *g, const struct as_state *as,
                   : NULL),
         .n_addrs = nb ? nb->n_addresses : as->fixed ? 1 : 0,
         .as = as->pg ? as : NULL,
+        .ext = !nb && !as->pg && !as->fixed ? as->ext : NULL,
     };
-    return groups_as_exists(as);
+    /* Another module's set has a row only while it has addresses. */
+    return groups_as_exists(as) && (!w->ext || !shash_is_empty(w->ext));
 }
 
 static size_t
@@ -151,6 +154,8 @@ want_count(const struct group_want *w)
                 : groups_derived_ips(w->g, w->as, NULL, NULL));
     } else if (w->n_addrs) {
         return w->n_addrs;
+    } else if (w->ext) {
+        return shash_count(w->ext);
     } else if (w->pg) {
         return w->n_ports;
     }
@@ -189,6 +194,15 @@ want_array(const struct group_want *w, size_t *n)
     *n = want_count(w);
     if (w->n_addrs) {
         return xmemdup(w->addrs, w->n_addrs * sizeof *w->addrs);
+    }
+    if (w->ext) {
+        const char **v = xmalloc(MAX(*n, 1) * sizeof *v);
+        size_t i = 0;
+        const struct shash_node *node;
+        SHASH_FOR_EACH (node, w->ext) {
+            v[i++] = node->name;
+        }
+        return v;
     }
     const char **v = xmalloc(MAX(*n, 1) * sizeof *v);
     if (*n) {
@@ -1146,7 +1160,7 @@ groups_set_addresses(const struct groups *g, const char *name, size_t *n)
         return NULL;
     }
     const char **v = want_array(&w, n);
-    if (w.as) {
+    if (w.as || w.ext) {
         qsort(v, *n, sizeof *v, compare_strings);
     }
     /* (The replica keeps NB sets sorted.) */

@@ -321,7 +321,8 @@ as_get(struct groups *g, const char *name)
 void
 groups_as_trim(struct groups *g, struct as_state *as)
 {
-    if (!as->nb && !as->pg && !as->fixed && !as->has_row && !as->dirty) {
+    if (!as->nb && !as->pg && !as->fixed && !as->ext && !as->has_row
+        && !as->dirty) {
         if (as->foreign_uuid) {
             groups_forget_foreign_uuid(g, as, 0);
         }
@@ -972,6 +973,47 @@ groups_add_fixed_set(struct groups *g, const char *name, const char *addr)
     g->building = building;
 }
 
+bool
+groups_ext_set_put(struct groups *g, const char *name,
+                   const struct shash *addrs)
+{
+    struct as_state *as = as_get(g, name);
+    if (as->nb || as->pg || as->fixed || (as->ext && as->ext != addrs)) {
+        /* Whoever has it, letting it go is for a full pass to follow. */
+        as->ext_wanted = true;
+        return false;
+    }
+    if (!as->ext) {
+        as->ext = addrs;
+        delta_set_whole(g, as, 0);
+        mark_set_changed(g, as, NULL);
+    }
+    return true;
+}
+
+void
+groups_ext_set_changed(struct groups *g, const char *name, const char *addr,
+                       bool add)
+{
+    struct as_state *as = groups_as_find(g, name, hash_string(name, 0));
+    if (as && as->ext) {
+        delta_record(g, as, 0, addr, add);
+        mark_set_changed(g, as, NULL);
+    }
+}
+
+void
+groups_ext_set_drop(struct groups *g, const char *name)
+{
+    struct as_state *as = groups_as_find(g, name, hash_string(name, 0));
+    if (as && as->ext) {
+        as->ext = NULL;
+        delta_set_whole(g, as, 0);
+        mark_set_changed(g, as, NULL);
+        groups_as_trim(g, as);
+    }
+}
+
 void
 groups_end_pass(struct groups *g)
 {
@@ -1243,6 +1285,7 @@ groups_handle_as(struct groups *g, const struct nb_address_set *row,
         /* Names shared with another set, or with a derived one, are for a
          * full pass to sort out. */
         if (is_derived_name(g, row->name)
+            || (as && (as->ext || as->ext_wanted))
             || (is_new ? groups_as_exists(as) : !as || as->nb != row)) {
             return false;
         }

@@ -125,6 +125,21 @@ void groups_destroy(struct groups *);
 void groups_add_fixed_set(struct groups *, const char *name,
                           const char *addr);
 
+/* Address sets another module makes (northd/lb.c's, of load balancers'
+ * VIPs and backends).  groups_ext_set_put() claims 'name' for the
+ * addresses that are the names of 'addrs', which the caller keeps valid
+ * (until groups_ext_set_drop() or groups_destroy()) and whose every
+ * change it reports with groups_ext_set_changed().  It returns false,
+ * claiming nothing, if an NB set, a port group's or northd's fixed set
+ * has the name.  An NB set that takes or leaves such a name is left to a
+ * full pass (groups_handle_as() returns false). */
+struct shash;
+bool groups_ext_set_put(struct groups *, const char *name,
+                        const struct shash *addrs);
+void groups_ext_set_changed(struct groups *, const char *name,
+                            const char *addr, bool add);
+void groups_ext_set_drop(struct groups *, const char *name);
+
 /* Frees what the pass's changes made obsolete (deleted port groups). */
 void groups_end_pass(struct groups *);
 

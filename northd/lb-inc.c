@@ -433,6 +433,7 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
             struct lb_index *li = index_find(lm, &ch->uuid);
             if (li) {
                 lflow_owner_clear(t, &lm->lbs[li->idx].owner);
+                lb_agg_leave(lm, &lm->lbs[li->idx]);
             }
             if (!ch->nb || !ch->n_dps) {
                 if (li) {
@@ -455,6 +456,7 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
                 memcpy(lb->dps, ch->dps,
                        bitmap_n_bytes(MAX(lm->dp_cap, 1)));
                 lb->n_dps = ch->n_dps;
+                lb_agg_join(lm, m, lb);
                 lb_build_lb_lflows(t, lb, lm->health, features);
                 todo_add(dirty, &ch->uuid);
                 COVERAGE_INC(lb_inc_rebuilt);
@@ -464,6 +466,7 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
         bitmap_free(ch->dps);
     }
     if (ok) {
+        lb_aggs_flush(lm, t, features);
         for (size_t dp = 0; dp < lm->dp_cap; dp++) {
             if (!delta[dp]) {
                 continue;

@@ -224,6 +224,7 @@ lb_model_init(struct lb_model *lm)
     memset(lm, 0, sizeof *lm);
     hmap_init(&lm->index);
     hmap_init(&lm->groups);
+    hmap_init(&lm->aggs);
 }
 
 void
@@ -241,6 +242,7 @@ lb_model_destroy(struct lb_model *lm)
     }
     free(lm->lbs);
     bitmap_free(lm->dps_with_vips);
+    lb_aggs_destroy(lm);
 }
 
 /* The model's load balancers by NB row, while it is built. */
@@ -361,6 +363,7 @@ lb_model_build(struct lb_model *lm, struct ls_model *m, struct rdb *nb_db)
         if (lb->n_vips) {
             bitmap_or(lm->dps_with_vips, lb->dps, cap);
         }
+        lb_agg_join(lm, m, lb);
     }
 
     struct lb_group_dps *gd;
@@ -523,31 +526,41 @@ build_vip_flows(struct lflow_table *t, const struct lb *lb,
         return;
     }
 
-    /* Into conntrack: anything to the VIP address. */
-    ds_clear(match);
-    ds_put_format(match, "%s.dst == %s", ipf, vip->ip);
-    lflow_add_dps_hint(t, lb->dps, S_IN_PRE_LB, 100, ds_cstr(match),
-                       REGBIT_CONNTRACK_NAT" = 1; next;", hint);
-
-    if (vip->n_backends) {
-        build_backend_pre_lb_flows(t, lb, vip, match);
+    /* Into conntrack: anything to the VIP address, and the backends'
+     * traffic; usually the shared flows of all the load balancers on the
+     * same switches (lb-sets.c). */
+    if (lb_agg_inline(lb)) {
+        ds_clear(match);
+        ds_put_format(match, "%s.dst == %s", ipf, vip->ip);
+        lflow_add_dps_hint(t, lb->dps, S_IN_PRE_LB, 100, ds_cstr(match),
+                           REGBIT_CONNTRACK_NAT" = 1; next;", hint);
+        if (vip->n_backends) {
+            build_backend_pre_lb_flows(t, lb, vip, match);
+        }
     }
 
-    /* Remember the VIP for hairpin detection, then let conntrack NAT. */
-    ds_clear(match);
-    ds_put_format(match, REGBIT_CONNTRACK_NAT" == 1 && %s.dst == %s",
-                  ipf, vip->ip);
-    ds_clear(actions);
-    ds_put_format(actions, "%s = %s; ",
-                  vip->ipv6 ? REG_ORIG_DIP_IPV6 : REG_ORIG_DIP_IPV4, vip->ip);
-    if (vip->port) {
-        ds_put_format(match, " && %s.dst == %"PRIu16, lb->proto, vip->port);
-        ds_put_format(actions, REG_ORIG_TP_DPORT" = %"PRIu16"; ", vip->port);
+    /* Remember the VIP for hairpin detection, then let conntrack NAT (for
+     * a VIP with a port, usually a flow shared by the load balancers on
+     * the same switches, lb-sets.c). */
+    if (lb_agg_inline(lb) || !vip->port) {
+        ds_clear(match);
+        ds_put_format(match, REGBIT_CONNTRACK_NAT" == 1 && %s.dst == %s",
+                      ipf, vip->ip);
+        ds_clear(actions);
+        ds_put_format(actions, "%s = %s; ",
+                      vip->ipv6 ? REG_ORIG_DIP_IPV6 : REG_ORIG_DIP_IPV4,
+                      vip->ip);
+        if (vip->port) {
+            ds_put_format(match, " && %s.dst == %"PRIu16, lb->proto,
+                          vip->port);
+            ds_put_format(actions, REG_ORIG_TP_DPORT" = %"PRIu16"; ",
+                          vip->port);
+        }
+        ds_put_cstr(actions, ls_features_ct_lb(features));
+        ds_put_char(actions, ';');
+        lflow_add_dps_hint(t, lb->dps, S_IN_PRE_STATEFUL, 120,
+                           ds_cstr(match), ds_cstr(actions), hint);
     }
-    ds_put_cstr(actions, ls_features_ct_lb(features));
-    ds_put_char(actions, ';');
-    lflow_add_dps_hint(t, lb->dps, S_IN_PRE_STATEFUL, 120, ds_cstr(match),
-                       ds_cstr(actions), hint);
 
     /* New connections to the VIP pick a backend.  The ACL stages' commit
      * bit is left alone, so the stateful stage still records the ACL's
@@ -692,6 +705,7 @@ lb_build_lflows(struct lflow_table *t, const struct ls_model *m OVS_UNUSED,
     for (size_t j = 0; j < lm->n_lbs; j++) {
         lb_build_lb_lflows(t, &lm->lbs[j], lm->health, features);
     }
+    lb_aggs_build_lflows(t, lm, features);
 }
 
 /* On a switch with VIPs: hairpin (the switch's own flows)... */

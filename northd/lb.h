@@ -59,6 +59,8 @@ struct lb {
     struct dp_group *sb_dpg;        /* The group its SB row refers to
                                      * (northd/dp-groups.h), or NULL. */
     bool bad_vip;                   /* A VIP was left out and reported. */
+    struct lb_agg *agg;             /* The load balancers on the same
+                                     * switches (lb-sets.c), or NULL. */
 };
 
 struct lb_model {
@@ -79,6 +81,11 @@ struct lb_model {
     uint32_t *n_vip_lbs;            /* Per datapath, the load balancers
                                      * with VIPs on it ('dp_cap'). */
     struct uuidset sb_dead;         /* SB rows of load balancers gone. */
+
+    /* Their pre-LB flows and address sets (lb-sets.c). */
+    struct hmap aggs;               /* "struct lb_agg"s, by switch set. */
+    struct groups *sets;            /* Where the address sets are, or
+                                     * NULL before lb_aggs_attach_groups(). */
 };
 
 /* Parses the "vips" entry 'key'='value' into 'vip'; returns NULL, or an
@@ -139,6 +146,27 @@ bool lb_model_handle_changes(struct lb_model *, struct ls_model *,
 void lb_sync_sb_dirty(struct lb_model *, struct rdb *sb_db, struct rdb_txn *,
                       struct dp_groups *, struct uuidset *dirty,
                       struct uuidset *inserted);
+
+/* The load balancers on one set of switches share their pre-LB flows,
+ * which name SB address sets of their VIPs' and backends' addresses
+ * (lb-sets.c).  lb_agg_join() adds a load balancer (with its VIPs and
+ * switches) to its set's, lb_agg_leave() takes it back (before its VIPs
+ * or switches change); the shared flows include the ls_in_pre_stateful
+ * flows of the VIPs with a port; lb_aggs_flush() then rebuilds the shared flows
+ * that changed and frees what is empty.  lb_aggs_attach_groups() claims
+ * the address sets' names in 'g' (after groups_init()); where one is
+ * taken, lb_agg_inline() is true and the load balancer compiles its own
+ * pre-LB flows. */
+struct groups;
+void lb_agg_join(struct lb_model *, const struct ls_model *, struct lb *);
+void lb_agg_leave(struct lb_model *, struct lb *);
+bool lb_agg_inline(const struct lb *);
+void lb_aggs_attach_groups(struct lb_model *, struct groups *);
+void lb_aggs_build_lflows(struct lflow_table *, struct lb_model *,
+                          const struct ls_features *);
+void lb_aggs_flush(struct lb_model *, struct lflow_table *,
+                   const struct ls_features *);
+void lb_aggs_destroy(struct lb_model *);
 
 /* Before lb_sync_sb_dirty(): proposes, for each load balancer in 'dirty'
  * whose SB row refers to a group, that the group move to its datapaths

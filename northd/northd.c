@@ -568,6 +568,7 @@ build_inputs(struct northd_data *d, struct rdb *nb_db, struct rdb *sb_db,
     char mac[ETH_ADDR_STRLEN + 1];
     snprintf(mac, sizeof mac, ETH_ADDR_FMT, ETH_ADDR_ARGS(*svc_mac));
     groups_add_fixed_set(&d->groups, "svc_monitor_mac", mac);
+    lb_aggs_attach_groups(&d->lbs, &d->groups);
 }
 
 /* The last: every flow, into a new table of 'n_flows' (a guess) whose row
