@@ -392,7 +392,6 @@ const_width(const struct expr_const *c)
     return MAX(lex_u128_n_bits(c->value), 1);
 }
 
-static void format_field(const struct action_field *, struct ds *);
 static struct action *parse_call(struct parse_ctx *, const struct call_def *,
                                  const struct action_field *dst, size_t pos);
 static struct action *parse_put_opts(struct parse_ctx *,
@@ -833,7 +832,7 @@ check_call_result(struct parse_ctx *ctx, const struct call_def *def,
     case RESULT_BIT:
         if (sym->is_string || dst->n_bits != 1) {
             struct ds name = DS_EMPTY_INITIALIZER;
-            format_field(dst, &name);
+            action_format_field(dst, &name);
             if (sym->is_string) {
                 ds_put_cstr(&name, " (a string field)");
             } else {
@@ -1414,8 +1413,8 @@ actions_validate(const char *s, const struct symtab *symtab)
 
 /* Formatting. */
 
-static void
-format_field(const struct action_field *f, struct ds *s)
+void
+action_format_field(const struct action_field *f, struct ds *s)
 {
     ds_put_cstr(s, f->symbol->name);
     if (f->ofs || f->n_bits != f->symbol->width) {
@@ -1466,21 +1465,21 @@ format_action(const struct action *a, struct ds *s)
         ds_put_cstr(s, "output");
         break;
     case ACTION_ASSIGN:
-        format_field(&a->assign.dst, s);
+        action_format_field(&a->assign.dst, s);
         ds_put_cstr(s, " = ");
         if (a->assign.src_is_field) {
-            format_field(&a->assign.src, s);
+            action_format_field(&a->assign.src, s);
         } else {
             expr_const_format(&a->assign.value, s);
         }
         break;
     case ACTION_EXCHANGE:
-        format_field(&a->assign.dst, s);
+        action_format_field(&a->assign.dst, s);
         ds_put_cstr(s, " <-> ");
-        format_field(&a->assign.src, s);
+        action_format_field(&a->assign.src, s);
         break;
     case ACTION_DECREMENT:
-        format_field(&a->assign.dst, s);
+        action_format_field(&a->assign.dst, s);
         ds_put_cstr(s, "--");
         break;
     case ACTION_SIMPLE:
@@ -1549,7 +1548,7 @@ format_action(const struct action *a, struct ds *s)
         break;
     case ACTION_CALL:
         if (a->call.has_dst) {
-            format_field(&a->call.dst, s);
+            action_format_field(&a->call.dst, s);
             ds_put_cstr(s, " = ");
         }
         ds_put_format(s, "%s(", a->keyword);
@@ -1560,7 +1559,7 @@ format_action(const struct action *a, struct ds *s)
             if (i || a->call.name) {
                 ds_put_cstr(s, ", ");
             }
-            format_field(&a->call.args[i], s);
+            action_format_field(&a->call.args[i], s);
         }
         ds_put_char(s, ')');
         break;
@@ -1573,7 +1572,7 @@ format_action(const struct action *a, struct ds *s)
         ds_put_char(s, ')');
         break;
     case ACTION_PUT_OPTS:
-        format_field(&a->put_opts.dst, s);
+        action_format_field(&a->put_opts.dst, s);
         ds_put_format(s, " = %s(", a->keyword);
         for (size_t i = 0; i < a->put_opts.n_opts; i++) {
             ds_put_format(s, "%s%s = %s", i ? ", " : "",

@@ -179,6 +179,9 @@ void actions_format(const struct ovs_list *actions, struct ds *);
 /* Appends one action, with its ";" (the trace tool prints them one by
  * one). */
 void action_format(const struct action *, struct ds *);
+
+/* Appends 'f' as actions write it: "reg0", "reg0[3]", "reg0[0..15]". */
+void action_format_field(const struct action_field *, struct ds *);
 void actions_destroy(struct ovs_list *actions);
 
 #endif /* lib/actions.h */

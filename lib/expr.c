@@ -10,7 +10,9 @@
 #include "hash.h"
 #include "lib/decimal.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/shash.h"
 #include "openvswitch/util.h"
+#include "svec.h"
 #include "util.h"
 
 /* Nesting limit for predicates and prerequisites being expanded (the
@@ -240,6 +242,33 @@ expr_refs_add_port_group(struct expr_refs *refs, const char *name,
     }
     set->n = n;
     const_set_destroy(shash_replace(&refs->port_groups, name, set));
+}
+
+void
+expr_refs_add_sb_port_groups(struct expr_refs *r,
+                             const struct shash *port_groups,
+                             const char *key)
+{
+    /* Plain names first, so that a datapath's own group replaces one of
+     * the same plain name. */
+    size_t key_len = strlen(key);
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, port_groups) {
+        const struct svec *v = node->data;
+        size_t n_digits = strspn(node->name, "0123456789");
+        if (!n_digits || node->name[n_digits] != '_') {
+            expr_refs_add_port_group(r, node->name,
+                                     (const char *const *) v->names, v->n);
+        }
+    }
+    SHASH_FOR_EACH (node, port_groups) {
+        const struct svec *v = node->data;
+        if (!strncmp(node->name, key, key_len)
+            && node->name[key_len] == '_') {
+            expr_refs_add_port_group(r, node->name + key_len + 1,
+                                     (const char *const *) v->names, v->n);
+        }
+    }
 }
 
 /* Expression nodes. */

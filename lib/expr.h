@@ -87,6 +87,16 @@ void expr_refs_remove_port_group(struct expr_refs *, const char *name);
 void expr_refs_add_port_group(struct expr_refs *, const char *name,
                               const char *const *ports, size_t n);
 
+/* Adds the SB Port_Group rows in 'port_groups' (name -> struct svec * of
+ * port names) as ovn-controller resolves "@NAME" in a flow on the datapath
+ * whose tunnel key is 'key' (decimal text): a row "KEY_NAME" is that
+ * datapath's own group NAME and wins over a plain "NAME"; the rows of
+ * other datapaths ("OTHERKEY_NAME") are left out. */
+struct shash;
+void expr_refs_add_sb_port_groups(struct expr_refs *,
+                                  const struct shash *port_groups,
+                                  const char *key);
+
 enum expr_relop {
     EXPR_R_EQ,
     EXPR_R_NE,

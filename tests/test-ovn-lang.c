@@ -524,25 +524,7 @@ sb_sets_refs(struct sb_sets *sets, const char *key)
         }
         free(error);
     }
-    /* Plain names first, so that a datapath's own group replaces one of
-     * the same plain name. */
-    size_t key_len = strlen(key);
-    SHASH_FOR_EACH (node, &sets->port_groups) {
-        const struct svec *v = node->data;
-        size_t n_digits = strspn(node->name, "0123456789");
-        if (!n_digits || node->name[n_digits] != '_') {
-            expr_refs_add_port_group(r, node->name,
-                                     (const char *const *) v->names, v->n);
-        }
-    }
-    SHASH_FOR_EACH (node, &sets->port_groups) {
-        const struct svec *v = node->data;
-        if (!strncmp(node->name, key, key_len)
-            && node->name[key_len] == '_') {
-            expr_refs_add_port_group(r, node->name + key_len + 1,
-                                     (const char *const *) v->names, v->n);
-        }
-    }
+    expr_refs_add_sb_port_groups(r, &sets->port_groups, key);
     shash_add(&sets->refs, key, r);
     return r;
 }

@@ -722,19 +722,6 @@ field_set(struct pkt *p, const struct action_field *f, ovs_u128 v)
     expr_flow_set(&p->f, f->symbol, f->ofs, f->n_bits, v);
 }
 
-static void
-format_field(const struct action_field *f, struct ds *s)
-{
-    ds_put_cstr(s, f->symbol->name);
-    if (f->ofs || f->n_bits != f->symbol->width) {
-        if (f->n_bits == 1) {
-            ds_put_format(s, "[%d]", f->ofs);
-        } else {
-            ds_put_format(s, "[%d..%d]", f->ofs, f->ofs + f->n_bits - 1);
-        }
-    }
-}
-
 /* An action as stock formats it: log() names its verdict before its
  * severity. */
 static void
@@ -773,7 +760,7 @@ summarize_move(const struct action_field *dst, const struct action_field *src,
         return;
     }
     struct ds s = DS_EMPTY_INITIALIZER;
-    format_field(dst, &s);
+    action_format_field(dst, &s);
     ds_put_cstr(&s, " = ");
     ovs_u128 v = field_get(p, src);
     const char *n = src->symbol->name;
@@ -1180,7 +1167,7 @@ execute_call(struct tracer *t, const struct action *a,
         int res = chk_lb_hairpin(t, p, !strcmp(k, "chk_lb_hairpin"));
         field_set(p, &a->call.dst, u128(res));
         struct ds s = DS_EMPTY_INITIALIZER;
-        format_field(&a->call.dst, &s);
+        action_format_field(&a->call.dst, &s);
         node_append(super, N_MODIFY, "%s = %d", ds_cstr(&s), res);
         ds_destroy(&s);
     } else if (!strcmp(k, "lookup_fdb") || !strcmp(k, "get_fdb")) {

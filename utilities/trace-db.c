@@ -342,23 +342,7 @@ sets_refs(struct sets *sets, int64_t key)
         free(expr_refs_add_addr_set(r, node->name,
                                     (const char *const *) v->names, v->n));
     }
-    size_t key_len = strlen(key_s);
-    SHASH_FOR_EACH (node, &sets->port_groups) {
-        const struct svec *v = node->data;
-        size_t n_digits = strspn(node->name, "0123456789");
-        if (!n_digits || node->name[n_digits] != '_') {
-            expr_refs_add_port_group(r, node->name,
-                                     (const char *const *) v->names, v->n);
-        }
-    }
-    SHASH_FOR_EACH (node, &sets->port_groups) {
-        const struct svec *v = node->data;
-        if (!strncmp(node->name, key_s, key_len)
-            && node->name[key_len] == '_') {
-            expr_refs_add_port_group(r, node->name + key_len + 1,
-                                     (const char *const *) v->names, v->n);
-        }
-    }
+    expr_refs_add_sb_port_groups(r, &sets->port_groups, key_s);
     shash_add(&sets->refs, key_s, r);
     return r;
 }
