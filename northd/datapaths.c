@@ -182,6 +182,19 @@ ls_datapath_nb_uuid(const struct ls_datapath *dp)
 }
 
 struct ls_datapath *
+ls_model_find_any_datapath(const struct ls_model *m,
+                           const struct uuid *nb_uuid)
+{
+    struct ls_datapath *dp = ls_model_find_datapath(m, nb_uuid);
+    for (size_t i = 0; !dp && m->lr && i < m->lr->n_routers; i++) {
+        if (uuid_equals(&m->lr->routers[i].nb->header_.uuid, nb_uuid)) {
+            dp = m->lr->routers[i].dp;
+        }
+    }
+    return dp;
+}
+
+struct ls_datapath *
 ls_model_find_sb_owner(const struct ls_model *m,
                        const struct sb_datapath_binding *sb)
 {
@@ -190,11 +203,8 @@ ls_model_find_sb_owner(const struct ls_model *m,
         return ls_model_find_datapath(m, &u);
     }
     if (m->lr && smap_get_uuid(&sb->external_ids, "logical-router", &u)) {
-        for (size_t i = 0; i < m->lr->n_routers; i++) {
-            if (uuid_equals(&m->lr->routers[i].nb->header_.uuid, &u)) {
-                return m->lr->routers[i].dp;
-            }
-        }
+        struct ls_datapath *dp = ls_model_find_any_datapath(m, &u);
+        return dp && dp->router ? dp : NULL;
     }
     return NULL;
 }

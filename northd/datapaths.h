@@ -217,6 +217,10 @@ struct ls_datapath *ls_model_dp_at(const struct ls_model *, size_t i);
 /* The NB row UUID a datapath stands for (a switch or a router). */
 const struct uuid *ls_datapath_nb_uuid(const struct ls_datapath *);
 
+/* The datapath of the switch or router with NB row 'nb_uuid', or NULL. */
+struct ls_datapath *ls_model_find_any_datapath(const struct ls_model *,
+                                               const struct uuid *nb_uuid);
+
 /* The datapath of 'm' (switch or router) that SB row 'sb' stands for by
  * its external_ids, whichever SB row that datapath uses, or NULL. */
 struct ls_datapath *ls_model_find_sb_owner(

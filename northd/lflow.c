@@ -2517,14 +2517,8 @@ lflow_same_dps(const struct ls_model *ma, const struct lflow *fa,
         if (!dps_contains(fa, da->index)) {
             continue;
         }
-        const struct ls_datapath *db = NULL;
-        for (size_t j = 0; !db && j < ls_model_n_all(mb); j++) {
-            const struct ls_datapath *d = ls_model_dp_at(mb, j);
-            if (uuid_equals(ls_datapath_nb_uuid(d),
-                            ls_datapath_nb_uuid(da))) {
-                db = d;
-            }
-        }
+        const struct ls_datapath *db
+            = ls_model_find_any_datapath(mb, ls_datapath_nb_uuid(da));
         if (!db || !dps_contains(fb, db->index)) {
             return false;
         }
