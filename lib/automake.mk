@@ -5,6 +5,8 @@ lib_libovnls_a_SOURCES = \
 	lib/actions.h \
 	lib/counting-sort.c \
 	lib/counting-sort.h \
+	lib/datum-json.c \
+	lib/datum-json.h \
 	lib/decimal.h \
 	lib/dhcp-opts.c \
 	lib/dhcp-opts.h \

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "lib/actions.h"
+#include "lib/datum-json.h"
 #include "lib/expr.h"
 #include "lib/lex.h"
 #include "lib/symtab.h"
@@ -378,56 +379,11 @@ sb_cell(const struct sb_table *t, size_t row, size_t column)
     return r->array.elems[column];
 }
 
-/* Appends the atoms of OVSDB datum 'd' (an atom, ["set", [...]] or
- * ["uuid", "..."]) to 'out' as strings. */
-static void
-sb_atoms(const struct json *d, struct svec *out)
-{
-    if (d->type == JSON_STRING) {
-        svec_add(out, json_string(d));
-    } else if (d->type == JSON_INTEGER) {
-        svec_add_nocopy(out, xasprintf("%lld", d->integer));
-    } else if (d->type == JSON_ARRAY && d->array.n == 2
-               && d->array.elems[0]->type == JSON_STRING) {
-        const char *kind = json_string(d->array.elems[0]);
-        const struct json *v = d->array.elems[1];
-        if ((!strcmp(kind, "uuid") || !strcmp(kind, "named-uuid"))
-            && v->type == JSON_STRING) {
-            svec_add(out, json_string(v));
-        } else if (!strcmp(kind, "set") && v->type == JSON_ARRAY) {
-            for (size_t i = 0; i < v->array.n; i++) {
-                sb_atoms(v->array.elems[i], out);
-            }
-        }
-    }
-}
-
-/* The value of 'key' in OVSDB map datum 'd', or NULL. */
-static const char *
-sb_map_get(const struct json *d, const char *key)
-{
-    if (d->type != JSON_ARRAY || d->array.n != 2
-        || d->array.elems[1]->type != JSON_ARRAY) {
-        return NULL;
-    }
-    const struct json_array *pairs = &d->array.elems[1]->array;
-    for (size_t i = 0; i < pairs->n; i++) {
-        const struct json *kv = pairs->elems[i];
-        if (kv->type == JSON_ARRAY && kv->array.n == 2
-            && kv->array.elems[0]->type == JSON_STRING
-            && kv->array.elems[1]->type == JSON_STRING
-            && !strcmp(json_string(kv->array.elems[0]), key)) {
-            return json_string(kv->array.elems[1]);
-        }
-    }
-    return NULL;
-}
-
 static char *
 sb_cell_string(const struct sb_table *t, size_t row, size_t column)
 {
     struct svec v = SVEC_EMPTY_INITIALIZER;
-    sb_atoms(sb_cell(t, row, column), &v);
+    datum_json_atoms(sb_cell(t, row, column), &v);
     char *s = xstrdup(v.n ? v.names[0] : "");
     svec_destroy(&v);
     return s;
@@ -483,7 +439,7 @@ sb_sets_load(struct shash *sets, const struct sb_table *t, const char *key,
         char *name = sb_cell_string(t, i, name_col);
         struct svec *values = xmalloc(sizeof *values);
         svec_init(values);
-        sb_atoms(sb_cell(t, i, values_col), values);
+        datum_json_atoms(sb_cell(t, i, values_col), values);
         svec_sort(values);
         shash_add_nocopy(sets, name, values);
     }
@@ -534,7 +490,7 @@ print_flow_failure(const struct sb_table *lf, size_t row, const char *what,
                    const char *text, const char *error)
 {
     const struct json *ids = sb_cell(lf, row, sb_column(lf, "external_ids"));
-    const char *stage = sb_map_get(ids, "stage-name");
+    const char *stage = datum_json_map_get(ids, "stage-name");
     char *uuid = sb_cell_string(lf, row, sb_column(lf, "_uuid"));
     char *pipeline = sb_cell_string(lf, row, sb_column(lf, "pipeline"));
     char *table = sb_cell_string(lf, row, sb_column(lf, "table_id"));
@@ -594,9 +550,9 @@ do_validate_sb(void)
     size_t n_failed = 0;
     for (size_t i = 0; i < lf.rows->n; i++) {
         struct svec dp_uuids = SVEC_EMPTY_INITIALIZER;
-        sb_atoms(sb_cell(&lf, i, dp_col), &dp_uuids);
+        datum_json_atoms(sb_cell(&lf, i, dp_col), &dp_uuids);
         struct svec dpg_uuids = SVEC_EMPTY_INITIALIZER;
-        sb_atoms(sb_cell(&lf, i, dpg_col), &dpg_uuids);
+        datum_json_atoms(sb_cell(&lf, i, dpg_col), &dpg_uuids);
         for (size_t j = 0; j < dpg_uuids.n; j++) {
             const struct svec *members = shash_find_data(&groups,
                                                          dpg_uuids.names[j]);

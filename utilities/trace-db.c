@@ -7,6 +7,7 @@
 
 #include "jsonrpc.h"
 #include "lib/actions.h"
+#include "lib/datum-json.h"
 #include "lib/lex.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/json.h"
@@ -65,54 +66,10 @@ trace_json_int(const struct json *d)
     return 0;
 }
 
-/* Appends the atoms of 'd' (atom, UUID or set) as strings. */
-static void
-json_atoms(const struct json *d, struct svec *out)
-{
-    if (!d) {
-        return;
-    } else if (d->type == JSON_STRING) {
-        svec_add(out, json_string(d));
-    } else if (d->type == JSON_INTEGER) {
-        svec_add_nocopy(out, xasprintf("%lld", d->integer));
-    } else if (d->type == JSON_ARRAY && d->array.n == 2
-               && d->array.elems[0]->type == JSON_STRING) {
-        const char *kind = json_string(d->array.elems[0]);
-        const struct json *v = d->array.elems[1];
-        if (!strcmp(kind, "uuid") && v->type == JSON_STRING) {
-            svec_add(out, json_string(v));
-        } else if (!strcmp(kind, "set") && v->type == JSON_ARRAY) {
-            for (size_t i = 0; i < v->array.n; i++) {
-                json_atoms(v->array.elems[i], out);
-            }
-        }
-    }
-}
-
-const char *
-trace_json_map_get(const struct json *d, const char *key)
-{
-    if (!d || d->type != JSON_ARRAY || d->array.n != 2
-        || d->array.elems[1]->type != JSON_ARRAY) {
-        return NULL;
-    }
-    const struct json_array *pairs = &d->array.elems[1]->array;
-    for (size_t i = 0; i < pairs->n; i++) {
-        const struct json *kv = pairs->elems[i];
-        if (kv->type == JSON_ARRAY && kv->array.n == 2
-            && kv->array.elems[0]->type == JSON_STRING
-            && kv->array.elems[1]->type == JSON_STRING
-            && !strcmp(json_string(kv->array.elems[0]), key)) {
-            return json_string(kv->array.elems[1]);
-        }
-    }
-    return NULL;
-}
-
 static const char *
 map_get_or(const struct json *row, const char *col, const char *key)
 {
-    return trace_json_map_get(trace_row_get(row, col), key);
+    return datum_json_map_get(trace_row_get(row, col), key);
 }
 
 /* Reads every row of each of 'tables' of database 'db' at 'remote'.
@@ -305,7 +262,7 @@ sets_load(struct shash *sets, const struct json *rows, const char *column)
         const struct json *row = rows->array.elems[i];
         struct svec *v = xmalloc(sizeof *v);
         svec_init(v);
-        json_atoms(trace_row_get(row, column), v);
+        datum_json_atoms(trace_row_get(row, column), v);
         if (!shash_add_once(sets, trace_json_str(trace_row_get(row, "name")),
                             v)) {
             svec_destroy(v);
@@ -426,7 +383,7 @@ load_nb(struct trace_db *db, struct json **nb)
         for (size_t i = 0; nb[t] && i < nb[t]->array.n; i++) {
             const struct json *row = nb[t]->array.elems[i];
             struct svec acls = SVEC_EMPTY_INITIALIZER;
-            json_atoms(trace_row_get(row, "acls"), &acls);
+            datum_json_atoms(trace_row_get(row, "acls"), &acls);
             const char *name = trace_json_str(trace_row_get(row, "name"));
             for (size_t j = 0; j < acls.n; j++) {
                 struct ds d = DS_EMPTY_INITIALIZER;
@@ -547,7 +504,7 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
             p->peer = nullable_xstrdup(map_get_or(row, "options", "peer"));
         }
         struct svec ps = SVEC_EMPTY_INITIALIZER;
-        json_atoms(trace_row_get(row, "port_security"), &ps);
+        datum_json_atoms(trace_row_get(row, "port_security"), &ps);
         p->ps = xcalloc(ps.n ? ps.n : 1, sizeof *p->ps);
         for (size_t j = 0; j < ps.n; j++) {
             enum lsp_addr_kind kind;
@@ -580,7 +537,7 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
         mc->name = xstrdup(trace_json_str(trace_row_get(row, "name")));
         mc->key = trace_json_int(trace_row_get(row, "tunnel_key"));
         struct svec ports = SVEC_EMPTY_INITIALIZER;
-        json_atoms(trace_row_get(row, "ports"), &ports);
+        datum_json_atoms(trace_row_get(row, "ports"), &ports);
         mc->ports = xcalloc(ports.n ? ports.n : 1, sizeof *mc->ports);
         for (size_t j = 0; j < ports.n; j++) {
             struct trace_port *p = shash_find_data(&pb_by_uuid,
@@ -605,7 +562,7 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
         const struct json *row = rows[T_DPG]->array.elems[i];
         struct svec *v = xmalloc(sizeof *v);
         svec_init(v);
-        json_atoms(trace_row_get(row, "datapaths"), v);
+        datum_json_atoms(trace_row_get(row, "datapaths"), v);
         shash_add(&groups, trace_json_str(trace_row_get(row, "_uuid")), v);
     }
 
@@ -638,9 +595,9 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
         }
 
         struct svec dps = SVEC_EMPTY_INITIALIZER;
-        json_atoms(trace_row_get(row, "logical_datapath"), &dps);
+        datum_json_atoms(trace_row_get(row, "logical_datapath"), &dps);
         struct svec dpgs = SVEC_EMPTY_INITIALIZER;
-        json_atoms(trace_row_get(row, "logical_dp_group"), &dpgs);
+        datum_json_atoms(trace_row_get(row, "logical_dp_group"), &dpgs);
         for (size_t j = 0; j < dpgs.n; j++) {
             const struct svec *members = shash_find_data(&groups,
                                                          dpgs.names[j]);

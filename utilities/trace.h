@@ -110,6 +110,5 @@ char *trace_db_friendly(const struct trace_db *, const char *text);
 const struct json *trace_row_get(const struct json *row, const char *col);
 const char *trace_json_str(const struct json *datum);
 int64_t trace_json_int(const struct json *datum);
-const char *trace_json_map_get(const struct json *datum, const char *key);
 
 #endif /* utilities/trace.h */
