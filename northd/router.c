@@ -17,6 +17,7 @@
 #include "lib/tnlid.h"
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
+#include "northd/router-ra.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
@@ -192,6 +193,7 @@ fill_net6(struct lr_net6 *n)
 static void
 lr_port_destroy(struct lr_port *p)
 {
+    lr_ra_destroy(p->ra);
     free(p->qname);
     free(p->ip4);
     free(p->ip6);
@@ -342,6 +344,14 @@ assign_lr_port_keys(struct ls_model *m, struct lr_router *r)
     tnlid_set_destroy(&keys);
 }
 
+static int
+compare_ls_ports_by_name(const void *a_, const void *b_)
+{
+    const struct ls_port *const *a = a_;
+    const struct ls_port *const *b = b_;
+    return strcmp((*a)->nb->name, (*b)->nb->name);
+}
+
 void
 lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
 {
@@ -396,15 +406,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
             claimants[n++] = lsp;
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        for (size_t j = i + 1; j < n; j++) {
-            if (strcmp(claimants[j]->nb->name, claimants[i]->nb->name) < 0) {
-                const struct ls_port *tmp = claimants[i];
-                claimants[i] = claimants[j];
-                claimants[j] = tmp;
-            }
-        }
-    }
+    qsort(claimants, n, sizeof *claimants, compare_ls_ports_by_name);
     for (size_t i = 0; i < n; i++) {
         const struct ls_port *sp = claimants[i];
         const char *rp = smap_get(&sp->nb->options, "router-port");
@@ -423,6 +425,14 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         shash_add(&lr->peers, sp->nb->name, p);
     }
     free(claimants);
+
+    /* Router advertisements, on the ports wired to a switch. */
+    for (size_t i = 0; i < lr->n_routers; i++) {
+        const struct lr_router *r = &lr->routers[i];
+        for (size_t j = 0; j < r->n_ports; j++) {
+            r->ports[j]->ra = lr_ra_parse(m, r->ports[j]);
+        }
+    }
 }
 
 void
@@ -513,6 +523,7 @@ sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
     if (p->peer) {
         smap_add(&options, "peer", p->peer);
     }
+    lr_ra_put_pb_options(p, &options);
     if (!pb || !smap_equal(&pb->options, &options)) {
         rdb_txn_set_smap(txn, SB_PORT_BINDING_COL_OPTIONS, &options);
     }
@@ -887,8 +898,9 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
     build_neighbor(t, r, &m);
     build_ip_input(t, r, &m, &a);
 
-    /* Stages of NAT, load balancing and router advertisements, which this
-     * slice does not compile: they pass everything. */
+    /* Stages of NAT and load balancing, which this slice does not
+     * compile, pass everything; the default of the advertisement
+     * stages (lr_ra_build_lflows()). */
     static const enum ls_stage pass[] = {
         S_LR_IN_UNSNAT, S_LR_IN_DEFRAG, S_LR_IN_LB_AFF_CHECK, S_LR_IN_DNAT,
         S_LR_IN_LB_AFF_LEARN, S_LR_IN_ECMP_STATEFUL, S_LR_IN_ND_RA_OPTIONS,
@@ -901,6 +913,7 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
     }
 
     build_routing(t, r, &m, &a);
+    lr_ra_build_lflows(t, r);
 
     /* Next hop's MAC: static entries for the switch ports' addresses
      * (lr_build_port_lflows()), else the MAC bindings ovn-controller

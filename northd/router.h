@@ -25,6 +25,7 @@
 
 struct hmapx;
 struct lflow_table;
+struct lr_ra;
 struct ls_datapath;
 struct ls_model;
 struct ls_port;
@@ -82,6 +83,8 @@ struct lr_port {
     const char *peer;
 
     uint32_t route_table;           /* Of options:route_table; 0: main. */
+    struct lr_ra *ra;               /* Router advertisements (router-ra.h),
+                                     * or NULL. */
 };
 
 /* A static route (router-routes.c). */
