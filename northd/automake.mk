@@ -45,6 +45,8 @@ northd_ovn_northd_SOURCES = \
 	northd/lb-health.h \
 	northd/lflow.c \
 	northd/lflow.h \
+	northd/mac-binding.c \
+	northd/mac-binding.h \
 	northd/mcast.c \
 	northd/mcast.h \
 	northd/meters.c \

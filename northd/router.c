@@ -461,6 +461,12 @@ lr_model_destroy(struct lr_model *lr)
 }
 
 const struct lr_port *
+lr_model_find_port(const struct lr_model *lr, const char *name)
+{
+    return lr ? find_lr_port(lr, name) : NULL;
+}
+
+const struct lr_port *
 lr_model_peer_of(const struct lr_model *lr, const char *lsp_name)
 {
     return lr ? shash_find_data(&lr->peers, lsp_name) : NULL;

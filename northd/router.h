@@ -152,6 +152,10 @@ void lr_router_sb_ids(const struct lr_router *, struct smap *ids);
 void lr_model_keep_pbs(const struct lr_model *, struct hmapx *keep);
 void lr_model_sync_ports(struct ls_model *, struct rdb_txn *);
 
+/* The router port named 'name', or NULL. */
+const struct lr_port *lr_model_find_port(const struct lr_model *,
+                                         const char *name);
+
 /* The router port that switch port 'lsp_name' is wired to, or NULL. */
 const struct lr_port *lr_model_peer_of(const struct lr_model *,
                                        const char *lsp_name);
