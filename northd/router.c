@@ -426,6 +426,35 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
     }
     free(claimants);
 
+    /* Router ports wired to router ports (their NB 'peer'). */
+    for (size_t i = 0; i < lr->n_routers; i++) {
+        const struct lr_router *r = &lr->routers[i];
+        for (size_t j = 0; j < r->n_ports; j++) {
+            struct lr_port *p = r->ports[j];
+            const char *name = p->nb->peer;
+            if (!name || !name[0]) {
+                continue;
+            }
+            const struct lr_port *q = find_lr_port(lr, name);
+            if (!q || q == p) {
+                lr_report(m, "Logical_Router_Port %s ("UUID_FMT"): peer "
+                          "\"%s\" names no other router port: not wired",
+                          p->nb->name, UUID_ARGS(&p->nb->header_.uuid),
+                          name);
+            } else if (p->peer) {
+                /* Stock 23.03 asserts and exits on this one. */
+                lr_report(m, "Logical_Router_Port %s ("UUID_FMT"): both "
+                          "switch port %s and router port %s are its "
+                          "peer: wired to the switch port only",
+                          p->nb->name, UUID_ARGS(&p->nb->header_.uuid),
+                          p->peer, name);
+            } else {
+                p->peer = q->nb->name;
+                p->rpeer = q;
+            }
+        }
+    }
+
     /* Router advertisements, on the ports wired to a switch. */
     for (size_t i = 0; i < lr->n_routers; i++) {
         const struct lr_router *r = &lr->routers[i];
@@ -893,6 +922,39 @@ build_routing(struct lflow_table *t, const struct lr_router *r,
     lflow_add(t, dp, S_LR_IN_POLICY_ECMP, 0, "1", "drop;");
 }
 
+/* A router port 'x' wired to router port 'x->rpeer': the peer's router
+ * reaches 'x''s addresses through the peer. */
+static void
+build_rpeer_arp_resolve(struct lflow_table *t, const struct lr_port *x)
+{
+    const struct lr_port *y = x->rpeer;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+    ds_put_format(&a, "eth.dst = %s; next;", x->mac_s);
+    if (x->n_ip4) {
+        /* (Stock writes no space before "==" here.) */
+        ds_put_format(&m, "outport == %s && reg0== ", y->qname);
+        ds_put_cstr(&m, x->n_ip4 > 1 ? "{" : "");
+        for (size_t i = 0; i < x->n_ip4; i++) {
+            ds_put_format(&m, "%s%s", i ? ", " : "", x->ip4[i].addr_s);
+        }
+        ds_put_cstr(&m, x->n_ip4 > 1 ? "}" : "");
+        LR_ADD(t, y->router->dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
+               ds_cstr(&a), &x->nb->header_.uuid);
+    }
+    ds_clear(&m);
+    ds_put_format(&m, "outport == %s && xxreg0 == ", y->qname);
+    ds_put_cstr(&m, x->n_ip6 > 1 ? "{" : "");
+    for (size_t i = 0; i < x->n_ip6; i++) {
+        ds_put_format(&m, "%s%s", i ? ", " : "", x->ip6[i].addr_s);
+    }
+    ds_put_cstr(&m, x->n_ip6 > 1 ? "}" : "");
+    LR_ADD(t, y->router->dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
+           ds_cstr(&a), &x->nb->header_.uuid);
+    ds_destroy(&m);
+    ds_destroy(&a);
+}
+
 static void
 build_router_lflows(struct lflow_table *t, const struct lr_router *r)
 {
@@ -926,6 +988,11 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
      * learnt, else an ARP request or ND solicitation. */
     lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 500, "ip4.mcast || ip6.mcast",
               "next;");
+    for (size_t i = 0; i < r->n_ports; i++) {
+        if (r->ports[i]->rpeer) {
+            build_rpeer_arp_resolve(t, r->ports[i]);
+        }
+    }
     lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 1, "ip4",
               "get_arp(outport, reg0); next;");
     lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 1, "ip6",

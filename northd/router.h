@@ -78,9 +78,11 @@ struct lr_port {
                                      * address (if any IPv6 network). */
     size_t n_ip6;
 
-    /* The switch port (type "router", options:router-port naming this
-     * port) it is wired to, by name, or NULL. */
+    /* What it is wired to, by name, or NULL: the switch port (type
+     * "router", options:router-port naming this port), or the router
+     * port its NB 'peer' names ('rpeer'). */
     const char *peer;
+    const struct lr_port *rpeer;
 
     uint32_t route_table;           /* Of options:route_table; 0: main. */
     struct lr_ra *ra;               /* Router advertisements (router-ra.h),
