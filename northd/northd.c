@@ -831,6 +831,9 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
                  struct inc_changes *c)
 {
     const struct nb_logical_switch *ls = dp->nb;
+    if (lr_model_switch_routers_only(d->model.lr, dp)) {
+        return false;           /* Its routers' flows depend on its ports. */
+    }
     struct ls_port *p;
     LIST_FOR_EACH_SAFE (p, dp_node, &dp->ports) {
         if (!port_row_listed(ls, p->nb)
