@@ -77,7 +77,8 @@ parse_addr(const char *s, bool allow_plen, bool *v6, unsigned int *plen,
            char canon[INET6_ADDRSTRLEN])
 {
     char *error;
-    if (strchr(s, ':')) {
+    *v6 = strchr(s, ':') != NULL;
+    if (*v6) {
         struct in6_addr ip;
         error = ipv6_parse_cidr(s, &ip, plen);
         if (error) {
@@ -213,7 +214,7 @@ lr_nat_parse(struct ls_model *m, struct lr_router *r)
             sset_add(&ns->snat_ips, nat->ext_s);
         }
 
-        bool lv6;
+        bool lv6 = nat->v6;
         char lcanon[INET6_ADDRSTRLEN];
         if (!nat->snat && !nat->dnat) {
             nat_report(m, "NAT "UUID_FMT" (router %s): unknown type \"%s\"",
@@ -245,6 +246,28 @@ lr_nat_parse(struct ls_model *m, struct lr_router *r)
                            "external_port_range \"%s\": ignored",
                            UUID_ARGS(&nb->header_.uuid), r->nb->name,
                            nb->external_port_range);
+            }
+        }
+        if (nat->snat && nat->dnat
+            && (nb->external_mac || nb->logical_port)) {
+            /* Distributed NAT (a distributed gateway port's) needs both;
+             * here, as on a gateway router, the row is centralized. */
+            struct eth_addr mac;
+            if (nb->external_mac && !eth_addr_from_string(nb->external_mac,
+                                                          &mac)) {
+                nat_report(m, "NAT "UUID_FMT" (router %s): bad external_mac "
+                           "\"%s\": ignored", UUID_ARGS(&nb->header_.uuid),
+                           r->nb->name, nb->external_mac);
+            } else if (!nb->logical_port || !nb->external_mac) {
+                nat_report(m, "NAT "UUID_FMT" (router %s): %s without %s: "
+                           "not distributed", UUID_ARGS(&nb->header_.uuid),
+                           r->nb->name,
+                           nb->external_mac ? "external_mac" : "logical_port",
+                           nb->external_mac ? "logical_port" : "external_mac");
+            } else if (!ls_model_find_port(m, nb->logical_port)) {
+                nat_report(m, "NAT "UUID_FMT" (router %s): logical_port %s "
+                           "is no switch port", UUID_ARGS(&nb->header_.uuid),
+                           r->nb->name, nb->logical_port);
             }
         }
         nat->allowed = nb->allowed_ext_ips ? nb->allowed_ext_ips->name : NULL;
