@@ -43,6 +43,7 @@
 #include "northd/nb-report.h"
 #include "northd/qos.h"
 #include "northd/router.h"
+#include "northd/router-nat.h"
 #include "northd/rbac.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
@@ -1408,6 +1409,11 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     }
     const struct nb_address_set *as;
     NB_ADDRESS_SET_FOR_EACH_TRACKED (as, nb_db) {
+        if (nb_address_set_is_updated(as, NB_ADDRESS_SET_COL_NAME)
+            && lr_nat_uses_address_set(d->model.lr, as)) {
+            *reason = "Address_Set of a NAT";
+            goto fail;
+        }
         if (!groups_handle_as(&d->groups, as, &c.sets_changed)) {
             *reason = "Address_Set";
             goto fail;

@@ -315,6 +315,27 @@ lr_nat_is_snat_ip(const struct lr_router *r, const char *addr)
     return r->nat && sset_contains(&r->nat->snat_ips, addr);
 }
 
+bool
+lr_nat_uses_address_set(const struct lr_model *lr,
+                        const struct nb_address_set *as)
+{
+    for (size_t i = 0; lr && i < lr->n_routers; i++) {
+        const struct lr_nat_set *ns = lr->routers[i].nat;
+        for (size_t j = 0; ns && j < ns->n_nats; j++) {
+            const struct nb_nat *nb = ns->nats[j].nb;
+            if ((nb->allowed_ext_ips
+                 && uuid_equals(&nb->allowed_ext_ips->header_.uuid,
+                                &as->header_.uuid))
+                || (nb->exempted_ext_ips
+                    && uuid_equals(&nb->exempted_ext_ips->header_.uuid,
+                                   &as->header_.uuid))) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 /* ARP/ND. */
 
 void

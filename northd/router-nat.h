@@ -19,6 +19,8 @@
 
 struct ds;
 struct lflow_table;
+struct lr_model;
+struct nb_address_set;
 struct ls_model;
 struct lr_port;
 struct lr_router;
@@ -40,6 +42,11 @@ bool lr_nat_force_snat_router_ip(const struct lr_router *r);
  * external address of one of its "snat" rows: then traffic to it that
  * was not unSNATed is dropped in lr_in_arp_resolve, not lr_in_ip_input. */
 bool lr_nat_is_snat_ip(const struct lr_router *r, const char *addr);
+
+/* Whether a NAT row of the routers of 'lr' names address set 'as' (its
+ * flows name the set: a new name is a full recompute). */
+bool lr_nat_uses_address_set(const struct lr_model *lr,
+                             const struct nb_address_set *as);
 
 /* lr_in_ip_input 90: ARP replies and NAs for the NAT external addresses
  * (every router). */
