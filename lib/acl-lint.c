@@ -377,6 +377,15 @@ u128_dec(ovs_u128 x)
     return x;
 }
 
+/* memcpy() that accepts a null 'src' when 'size' is 0. */
+static void
+copy_vals(ovs_u128 *dst, const ovs_u128 *src, size_t size)
+{
+    if (size) {
+        memcpy(dst, src, size);
+    }
+}
+
 static int
 compare_u128(const void *a, const void *b)
 {
@@ -388,7 +397,9 @@ compare_u128(const void *a, const void *b)
 static size_t
 ivals_normalize(ovs_u128 *v, size_t n)
 {
-    qsort(v, n, 2 * sizeof *v, compare_u128);
+    if (n > 1) {
+        qsort(v, n, 2 * sizeof *v, compare_u128);
+    }
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         ovs_u128 lo = v[2 * i], hi = v[2 * i + 1];
@@ -409,7 +420,9 @@ ivals_normalize(ovs_u128 *v, size_t n)
 static size_t
 ids_normalize(ovs_u128 *v, size_t n)
 {
-    qsort(v, n, sizeof *v, compare_u128);
+    if (n > 1) {
+        qsort(v, n, sizeof *v, compare_u128);
+    }
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (!m || !lex_u128_eq(v[i], v[m - 1])) {
@@ -498,8 +511,8 @@ vset_intersect(const struct vset *a, const struct vset *b)
         if (a->neg && b->neg) {
             /* Every string but those of either. */
             r.neg = true;
-            memcpy(r.v, a->v, a->n * sizeof *r.v);
-            memcpy(r.v + a->n, b->v, b->n * sizeof *r.v);
+            copy_vals(r.v, a->v, a->n * sizeof *r.v);
+            copy_vals(r.v + a->n, b->v, b->n * sizeof *r.v);
             r.n = ids_normalize(r.v, a->n + b->n);
         } else if (a->neg || b->neg) {
             const struct vset *pos = a->neg ? b : a, *neg = a->neg ? a : b;
@@ -546,8 +559,8 @@ vset_union(const struct vset *a, const struct vset *b)
     if (a->is_string) {
         r.v = xmalloc(MAX(a->n + b->n, 1) * sizeof *r.v);
         if (!a->neg && !b->neg) {
-            memcpy(r.v, a->v, a->n * sizeof *r.v);
-            memcpy(r.v + a->n, b->v, b->n * sizeof *r.v);
+            copy_vals(r.v, a->v, a->n * sizeof *r.v);
+            copy_vals(r.v + a->n, b->v, b->n * sizeof *r.v);
             r.n = ids_normalize(r.v, a->n + b->n);
         } else if (a->neg && b->neg) {
             /* All but those excluded by both. */
@@ -569,8 +582,8 @@ vset_union(const struct vset *a, const struct vset *b)
         return r;
     }
     r.v = xmalloc(MAX(2 * (a->n + b->n), 1) * sizeof *r.v);
-    memcpy(r.v, a->v, 2 * a->n * sizeof *r.v);
-    memcpy(r.v + 2 * a->n, b->v, 2 * b->n * sizeof *r.v);
+    copy_vals(r.v, a->v, 2 * a->n * sizeof *r.v);
+    copy_vals(r.v + 2 * a->n, b->v, 2 * b->n * sizeof *r.v);
     r.n = ivals_normalize(r.v, a->n + b->n);
     return r;
 }
@@ -1166,6 +1179,8 @@ struct lint_ctx {
     struct expr_refs refs;      /* Every set and group (all members). */
     struct sset missing;        /* Sets and groups that do not exist. */
 
+    struct acl_lint_owner *switches;    /* The db's, by name. */
+    struct acl_lint_owner *pgs_sorted;  /* The db's, by name. */
     struct lowner *owners;      /* Switches, then port groups. */
     size_t n_owners;
     struct lacl **all;          /* Every ACL. */
@@ -1466,7 +1481,11 @@ shadow_cb(struct lint_ctx *ctx OVS_UNUSED, struct lacl *a, void *aux_)
     struct lacl *b = aux->b;
     if (a == b || !a->tree || a->tier != b->tier
         || a->acl->priority <= b->acl->priority
-        || (aux->best && a->acl->priority <= aux->best->acl->priority)
+        || (aux->best
+            && (a->acl->priority < aux->best->acl->priority
+                || (a->acl->priority == aux->best->acl->priority
+                    && uuid_compare_3way(&a->acl->uuid,
+                                         &aux->best->acl->uuid) > 0)))
         || !sw_subset(b->owner, a->owner)) {
         return;
     }
@@ -1845,7 +1864,10 @@ find_dropped_replies(struct lint_ctx *ctx, struct lacl *x)
     for (int s = 0; s < n_stages && !any; s++) {
         struct reply_aux aux = { .x = x, .r = &r };
         for_each_candidate(ctx, stages[s], &ports, reply_cb, &aux);
-        qsort(aux.drops.v, aux.drops.n, sizeof *aux.drops.v, compare_drops);
+        if (aux.drops.n > 1) {
+            qsort(aux.drops.v, aux.drops.n, sizeof *aux.drops.v,
+                  compare_drops);
+        }
         const struct lacl *found = NULL;
         for (size_t i = 0; !found && i < aux.drops.n; i++) {
             const struct lacl *d = aux.drops.v[i];
@@ -2081,11 +2103,11 @@ init_owner(struct lint_ctx *ctx, struct lowner *o,
             if (!count[ls - 1]++) {
                 o->sw[o->n_sw++] = ls - 1;
             }
-            const char *name = ctx->db->switches[ls - 1].name;
+            const char *name = ctx->switches[ls - 1].name;
             if (count[ls - 1] > max
                 || (count[ls - 1] == max
                     && strcmp(name,
-                              ctx->db->switches[o->busiest].name) < 0)) {
+                              ctx->switches[o->busiest].name) < 0)) {
                 max = count[ls - 1];
                 o->busiest = ls - 1;
             }
@@ -2098,13 +2120,13 @@ init_owner(struct lint_ctx *ctx, struct lowner *o,
     size_t n_ports = 0;
     for (size_t i = 0; i < o->n_sw; i++) {
         ds_put_format(&key, "%"PRIuSIZE",", o->sw[i]);
-        n_ports += ctx->db->switches[o->sw[i]].n_ports;
+        n_ports += ctx->switches[o->sw[i]].n_ports;
     }
     o->sw_key = ds_steal_cstr(&key);
     o->ports = (struct vset) { .is_string = true };
     o->ports.v = xmalloc((n_ports + 1) * sizeof *o->ports.v);
     for (size_t i = 0; i < o->n_sw; i++) {
-        const struct acl_lint_owner *ls = &ctx->db->switches[o->sw[i]];
+        const struct acl_lint_owner *ls = &ctx->switches[o->sw[i]];
         for (size_t j = 0; j < ls->n_ports; j++) {
             o->ports.v[o->ports.n++] = lex_u128_from_u64(
                 intern(&ctx->names, ls->ports[j]));
@@ -2116,6 +2138,13 @@ init_owner(struct lint_ctx *ctx, struct lowner *o,
                                 (o->ports.n + 1) * sizeof *o->ports.v);
     o->ports_empty.v[o->ports_empty.n++] = lex_u128_from_u64(ctx->empty_id);
     o->ports_empty.n = ids_normalize(o->ports_empty.v, o->ports_empty.n);
+}
+
+static int
+compare_owners(const void *a_, const void *b_)
+{
+    const struct acl_lint_owner *a = a_, *b = b_;
+    return strcmp(a->name, b->name);
 }
 
 static void
@@ -2136,14 +2165,26 @@ lint_ctx_init(struct lint_ctx *ctx, const struct acl_lint_db *db,
     expr_refs_init(&ctx->refs);
     sset_init(&ctx->missing);
 
+    /* By name, so that the report does not depend on the order the caller
+     * found the rows in. */
+    ctx->switches = xmemdup(db->switches, MAX(db->n_switches, 1)
+                                          * sizeof *ctx->switches);
+    qsort(ctx->switches, db->n_switches, sizeof *ctx->switches,
+          compare_owners);
+    ctx->pgs_sorted = xmemdup(db->pgs, MAX(db->n_pgs, 1)
+                                       * sizeof *ctx->pgs_sorted);
+    qsort(ctx->pgs_sorted, db->n_pgs, sizeof *ctx->pgs_sorted,
+          compare_owners);
+
     for (size_t i = 0; i < db->n_pgs; i++) {
-        shash_add_once(&ctx->pgs, db->pgs[i].name, &db->pgs[i]);
+        shash_add_once(&ctx->pgs, ctx->pgs_sorted[i].name,
+                       &ctx->pgs_sorted[i]);
     }
     for (size_t i = 0; i < db->n_meters; i++) {
         sset_add(&ctx->meters, db->meters[i]);
     }
     for (size_t i = 0; i < db->n_switches; i++) {
-        const struct acl_lint_owner *ls = &db->switches[i];
+        const struct acl_lint_owner *ls = &ctx->switches[i];
         for (size_t j = 0; j < ls->n_ports; j++) {
             shash_add_once(&ctx->port_ls, ls->ports[j],
                            (void *) (uintptr_t) (i + 1));
@@ -2156,8 +2197,9 @@ lint_ctx_init(struct lint_ctx *ctx, const struct acl_lint_db *db,
     for (size_t i = 0; i < ctx->n_owners; i++) {
         bool is_pg = i >= db->n_switches;
         const struct acl_lint_owner *owner = (is_pg
-                                              ? &db->pgs[i - db->n_switches]
-                                              : &db->switches[i]);
+                                              ? &ctx->pgs_sorted[
+                                                  i - db->n_switches]
+                                              : &ctx->switches[i]);
         init_owner(ctx, &ctx->owners[i], owner, is_pg, i);
         n_acls += owner->n_acls;
     }
@@ -2165,12 +2207,17 @@ lint_ctx_init(struct lint_ctx *ctx, const struct acl_lint_db *db,
     for (size_t i = 0; i < ctx->n_owners; i++) {
         struct lowner *o = &ctx->owners[i];
         o->lacls = xcalloc(MAX(o->o->n_acls, 1), sizeof *o->lacls);
+        size_t first = ctx->n_all;
         for (size_t j = 0; j < o->o->n_acls; j++) {
             struct lacl *a = &o->lacls[j];
             a->acl = &o->o->acls[j];
             a->owner = o;
             prepare_acl(ctx, a);
             ctx->all[ctx->n_all++] = a;
+        }
+        if (ctx->n_all - first > 1) {
+            qsort(&ctx->all[first], ctx->n_all - first, sizeof *ctx->all,
+                  compare_lacls);
         }
     }
 }
@@ -2194,6 +2241,8 @@ lint_ctx_destroy(struct lint_ctx *ctx)
     }
     free(ctx->owners);
     free(ctx->all);
+    free(ctx->switches);
+    free(ctx->pgs_sorted);
     for (int k = 0; k < N_STAGES; k++) {
         for (size_t i = 0; ctx->by_port[k] && i < ctx->n_ids; i++) {
             free(ctx->by_port[k][i].v);
