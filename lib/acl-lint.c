@@ -863,7 +863,7 @@ lnode_from_expr(struct interner *in, const struct expr *e)
                 lnode_destroy(s);
                 continue;
             } else if (s->type == (and ? LN_FALSE : LN_TRUE)) {
-                for (size_t j = i + 1; j < n->n_subs; j++) {
+                for (size_t j = i; j < n->n_subs; j++) {
                     lnode_destroy(n->subs[j]);
                 }
                 n->n_subs = k;
@@ -1059,38 +1059,167 @@ boxes_of(const struct lnode *n, struct boxes *out)
     OVS_NOT_REACHED();
 }
 
-/* Whether every packet in box 'b' matches 'n' (false: not shown). */
+/* The values that bits [ofs, ofs + n_bits) of dimension 'from' (of the
+ * same field, 'set' its values) can take, if they are within 'from''s bits
+ * ('*ok' false if not): for each interval, its values shifted down and
+ * masked when its bits above the range are all the same (then they are an
+ * interval too), every value otherwise.  An over-approximation. */
+static struct vset
+vset_project(const struct vset *set, const struct dim *from, int ofs,
+             int n_bits, bool *ok)
+{
+    struct vset r = { .n_bits = n_bits };
+    *ok = (!set->is_string && from->ofs <= ofs
+           && ofs + n_bits <= from->ofs + from->n_bits);
+    if (!*ok) {
+        return r;
+    }
+    int shift = ofs - from->ofs, top = shift + n_bits;
+    ovs_u128 mask = lex_u128_ones(n_bits);
+    r.v = xmalloc(MAX(2 * set->n, 1) * sizeof *r.v);
+    for (size_t i = 0; i < set->n; i++) {
+        ovs_u128 lo = set->v[2 * i], hi = set->v[2 * i + 1];
+        if (top < 128 && !lex_u128_eq(lex_u128_shr(lo, top),
+                                      lex_u128_shr(hi, top))) {
+            r.v[0] = lex_u128_from_u64(0);
+            r.v[1] = mask;
+            r.n = 1;
+            return r;
+        }
+        r.v[2 * r.n] = lex_u128_and(lex_u128_shr(lo, shift), mask);
+        r.v[2 * r.n + 1] = lex_u128_and(lex_u128_shr(hi, shift), mask);
+        r.n++;
+    }
+    r.n = ivals_normalize(r.v, r.n);
+    return r;
+}
+
+/* The values dimension (symbol, ofs, n_bits) can take when the bits of
+ * 'from' (the top bits of it) are in 'set' and the others are anything;
+ * '*ok' false if 'from' is not the top of it. */
+static struct vset
+vset_lift(const struct vset *set, const struct dim *from, int ofs,
+          int n_bits, bool *ok)
+{
+    struct vset r = { .n_bits = n_bits };
+    *ok = (!set->is_string && ofs <= from->ofs
+           && from->ofs + from->n_bits == ofs + n_bits);
+    if (!*ok) {
+        return r;
+    }
+    int shift = from->ofs - ofs;
+    ovs_u128 low = lex_u128_ones(shift);
+    r.v = xmalloc(MAX(2 * set->n, 1) * sizeof *r.v);
+    for (size_t i = 0; i < set->n; i++) {
+        r.v[2 * i] = lex_u128_shl(set->v[2 * i], shift);
+        r.v[2 * i + 1] = lex_u128_or(lex_u128_shl(set->v[2 * i + 1], shift),
+                                     low);
+    }
+    r.n = set->n;
+    return r;
+}
+
+/* Whether the packets of box 'b' all have dimension 'd' of atom 'n' in its
+ * set, from what 'b' says of that dimension or of others of its field. */
 static bool
-covers(const struct lnode *n, const struct box *b)
+atom_covers(const struct lnode *n, const struct box *b)
+{
+    const struct dim *d = &n->dim;
+    const struct vset *s = box_get(b, d->symbol, d->ofs, d->n_bits);
+    if (s) {
+        return vset_subset(s, &n->set);
+    }
+    if (vset_is_full(&n->set)) {
+        return true;
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        const struct box_entry *e = &b->e[i];
+        if (e->dim.symbol != d->symbol || d->symbol->is_string) {
+            continue;
+        }
+        bool ok;
+        struct vset p = vset_project(&e->set, &e->dim, d->ofs, d->n_bits,
+                                     &ok);
+        if (!ok) {
+            p = vset_lift(&e->set, &e->dim, d->ofs, d->n_bits, &ok);
+        }
+        bool sub = ok && vset_subset(&p, &n->set);
+        vset_destroy(&p);
+        if (sub) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool covers__(const struct lnode *, const struct box *, int *budget);
+
+/* Splits box 'b' along a dimension with several intervals or names (at
+ * most 16), and shows that each part is inside 'n': "tcp.dst == {80, 443}"
+ * is inside "tcp.dst == 80 || tcp.dst == 443", though inside neither. */
+static bool
+covers_split(const struct lnode *n, const struct box *b, int *budget)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        const struct vset *s = &b->e[i].set;
+        if (s->n < 2 || s->n > 16 || (s->is_string && s->neg)) {
+            continue;
+        }
+        struct box part = { .e = xmemdup(b->e, b->n * sizeof *b->e),
+                            .n = b->n };
+        bool all = true;
+        for (size_t j = 0; all && j < s->n; j++) {
+            struct vset one = *s;
+            one.n = 1;
+            one.v = s->is_string ? &s->v[j] : &s->v[2 * j];
+            part.e[i].set = one;
+            all = covers__(n, &part, budget);
+        }
+        free(part.e);
+        return all;
+    }
+    return false;
+}
+
+static bool
+covers__(const struct lnode *n, const struct box *b, int *budget)
 {
     COVERAGE_INC(acl_lint_cover_check);
+    if (--*budget < 0) {
+        return false;
+    }
     switch (n->type) {
     case LN_TRUE:
         return true;
     case LN_FALSE:
     case LN_OPAQUE:
         return false;
-    case LN_ATOM: {
-        const struct vset *s = box_get(b, n->dim.symbol, n->dim.ofs,
-                                       n->dim.n_bits);
-        return s ? vset_subset(s, &n->set) : vset_is_full(&n->set);
-    }
+    case LN_ATOM:
+        return atom_covers(n, b);
     case LN_AND:
         for (size_t i = 0; i < n->n_subs; i++) {
-            if (!covers(n->subs[i], b)) {
+            if (!covers__(n->subs[i], b, budget)) {
                 return false;
             }
         }
         return true;
     case LN_OR:
         for (size_t i = 0; i < n->n_subs; i++) {
-            if (covers(n->subs[i], b)) {
+            if (covers__(n->subs[i], b, budget)) {
                 return true;
             }
         }
-        return false;
+        return covers_split(n, b, budget);
     }
     OVS_NOT_REACHED();
+}
+
+/* Whether every packet in box 'b' matches 'n' (false: not shown). */
+static bool
+covers(const struct lnode *n, const struct box *b)
+{
+    int budget = 10000;
+    return covers__(n, b, &budget);
 }
 
 /* Whether boxes 'a' and 'b' are shown to share no packet: some dimension
@@ -2167,12 +2296,16 @@ lint_ctx_init(struct lint_ctx *ctx, const struct acl_lint_db *db,
 
     /* By name, so that the report does not depend on the order the caller
      * found the rows in. */
-    ctx->switches = xmemdup(db->switches, MAX(db->n_switches, 1)
-                                          * sizeof *ctx->switches);
+    ctx->switches = xcalloc(MAX(db->n_switches, 1), sizeof *ctx->switches);
+    for (size_t i = 0; i < db->n_switches; i++) {
+        ctx->switches[i] = db->switches[i];
+    }
     qsort(ctx->switches, db->n_switches, sizeof *ctx->switches,
           compare_owners);
-    ctx->pgs_sorted = xmemdup(db->pgs, MAX(db->n_pgs, 1)
-                                       * sizeof *ctx->pgs_sorted);
+    ctx->pgs_sorted = xcalloc(MAX(db->n_pgs, 1), sizeof *ctx->pgs_sorted);
+    for (size_t i = 0; i < db->n_pgs; i++) {
+        ctx->pgs_sorted[i] = db->pgs[i];
+    }
     qsort(ctx->pgs_sorted, db->n_pgs, sizeof *ctx->pgs_sorted,
           compare_owners);
 
