@@ -1687,9 +1687,11 @@ boxes_share(const struct lint_ctx *ctx, const struct box *a,
     bool ok = true;
     for (size_t i = 0; ok && i < x.n; i++) {
         const struct dim *d = &x.e[i].dim;
-        /* Conntrack's state bits are not independent; at from-lport,
-         * outport is not set yet. */
+        /* Conntrack's state bits are not independent, nor are a later
+         * fragment and its L4 ports (it has none); at from-lport, outport
+         * is not set yet. */
         if (!strcmp(d->symbol->name, "ct_state")
+            || !strcmp(d->symbol->name, "ip.frag")
             || (k != STAGE_OUT && d->symbol == ctx->outport)) {
             ok = false;
         }
