@@ -1291,9 +1291,9 @@ lvec_add(struct lvec *v, struct lacl *a)
     v->v[v->n++] = a;
 }
 
-/* At most this many pairs of ACLs of one priority are compared for
- * conflicts in one run. */
-#define MAX_CONFLICT_PAIRS 1000000
+/* At most this many pairs of boxes of ACLs of one priority are compared
+ * for conflicts in one run. */
+#define MAX_CONFLICT_PAIRS 4000000
 
 struct lint_ctx {
     const struct acl_lint_db *db;
@@ -1742,8 +1742,7 @@ boxes_share(const struct lint_ctx *ctx, const struct box *a,
 /* Whether some packet matches both 'a' and 'b' (of one stage, applying to
  * the same switches), shown with one. */
 static bool
-acls_share(const struct lint_ctx *ctx, const struct lacl *a,
-           const struct lacl *b)
+acls_share(struct lint_ctx *ctx, const struct lacl *a, const struct lacl *b)
 {
     if (a->boxes.overflow || a->boxes.inexact
         || b->boxes.overflow || b->boxes.inexact) {
@@ -1751,6 +1750,9 @@ acls_share(const struct lint_ctx *ctx, const struct lacl *a,
     }
     for (size_t i = 0; i < a->boxes.n; i++) {
         for (size_t j = 0; j < b->boxes.n; j++) {
+            if (++ctx->n_pairs > MAX_CONFLICT_PAIRS) {
+                return false;
+            }
             if (boxes_share(ctx, &a->boxes.b[i], &b->boxes.b[j], a->stage,
                             a->owner)) {
                 return true;
@@ -1803,7 +1805,6 @@ find_conflicts(struct lint_ctx *ctx)
                     || ctx->n_pairs >= MAX_CONFLICT_PAIRS) {
                     continue;
                 }
-                ctx->n_pairs++;
                 if (acls_share(ctx, a, b)) {
                     conflict_note(a, b);
                     conflict_note(b, a);
