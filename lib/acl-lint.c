@@ -307,15 +307,18 @@ estimate_expr(const struct expr *e)
  * a comparison is "opaque"); for a string field (inport, outport), sorted
  * ids of names or every name but those.
  *
- * To show that every packet match B matches also matches A, B is written as a disjunction of boxes (one set per dimension,
- * any value in the others), each an over-approximation of its term (a
- * dimension's comparisons are intersected exactly; what different
- * dimensions of one field say together, and opaque comparisons, are left
- * out), and each box is shown to be inside A: inside an "&&" if inside
- * each operand, inside an "||" if inside one operand (the comparisons of
- * one dimension among the operands united first), inside a comparison if
- * its dimension's set is a subset of the comparison's.  Every step can only
- * fail to prove, never prove something false.
+ * To show that every packet match B matches also matches A, B is
+ * written as a disjunction of boxes (one set per dimension, any value in
+ * the others), each an over-approximation of its term (a dimension's
+ * comparisons are intersected exactly; what different dimensions of one
+ * field say together, and opaque comparisons, are left out), and each box
+ * is shown to be inside A: inside an "&&" if inside each operand, inside
+ * an "||" if inside one operand (the comparisons of one dimension among
+ * the operands united first) or if each of its parts is, split along one
+ * dimension; inside a comparison if its dimension's set (or what another
+ * dimension of the field says of those bits) is a subset of the
+ * comparison's.  Every step can only fail to prove, never prove something
+ * false.
  * --------------------------------------------------------------------- */
 
 struct dim {
