@@ -386,8 +386,8 @@ size_t
 northd_lint_acls(const struct northd *n, const struct rdb *nb,
                  const char *filter, double threshold, struct ds *out)
 {
-    return acl_lint(nb, n->data.valid ? &n->data.groups : NULL, filter,
-                    threshold, out);
+    return northd_acl_lint(nb, n->data.valid ? &n->data.groups : NULL,
+                           filter, threshold, out);
 }
 
 /* Returns the NB_Global row; if there is none, creates it (it is there on
