@@ -212,6 +212,7 @@ static void
 lr_port_destroy(struct lr_port *p)
 {
     lr_ra_destroy(p->ra);
+    free(p->arp_proxy);
     free(p->qname);
     free(p->ip4);
     free(p->ip6);
@@ -362,6 +363,64 @@ assign_lr_port_keys(struct ls_model *m, struct lr_router *r)
     tnlid_set_destroy(&keys);
 }
 
+/* Switch port 'sp''s options:arp_proxy, read as stock 23.03 reads it:
+ * addresses separated by spaces, up to the first that does not parse;
+ * IPv6 addresses and prefix lengths are read and left out (reported).
+ * Returns the IPv4 addresses, comma-separated, or NULL. */
+static char *
+parse_arp_proxy(struct ls_model *m, const struct ls_port *sp)
+{
+    const char *s = smap_get(&sp->nb->options, "arp_proxy");
+    if (!s) {
+        return NULL;
+    }
+    struct ds out = DS_EMPTY_INITIALIZER;
+    struct ds ignored = DS_EMPTY_INITIALIZER;
+    char *copy = xstrdup(s);
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, " ", &save); tok;
+         tok = strtok_r(NULL, " ", &save)) {
+        ovs_be32 ip, mask;
+        struct in6_addr ip6, mask6;
+        char *error = ip_parse_masked(tok, &ip, &mask);
+        if (!error) {
+            ds_put_format(&out, "%s"IP_FMT, out.length ? "," : "",
+                          IP_ARGS(ip));
+            if (mask != OVS_BE32_MAX) {
+                ds_put_format(&ignored, "%s\"%s\" (only the address is "
+                              "answered for)", ignored.length ? ", " : "",
+                              tok);
+            }
+            continue;
+        }
+        free(error);
+        error = ipv6_parse_masked(tok, &ip6, &mask6);
+        if (!error) {
+            ds_put_format(&ignored, "%s\"%s\" (IPv6: no proxy)",
+                          ignored.length ? ", " : "", tok);
+            continue;
+        }
+        free(error);
+        ds_put_format(&ignored, "%s\"%s\" and what follows (not an "
+                      "address)", ignored.length ? ", " : "", tok);
+        break;
+    }
+    if (ignored.length) {
+        char *msg = xasprintf("Logical_Switch_Port %s: arp_proxy: ignoring "
+                              "%s, as stock 23.03", sp->nb->name,
+                              ds_cstr(&ignored));
+        lr_report(m, "%s", msg);
+        free(msg);
+    }
+    free(copy);
+    ds_destroy(&ignored);
+    if (!out.length) {
+        ds_destroy(&out);
+        return NULL;
+    }
+    return ds_steal_cstr(&out);
+}
+
 static int
 compare_ls_ports_by_name(const void *a_, const void *b_)
 {
@@ -442,6 +501,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         }
         p->peer = sp->nb->name;
         shash_add(&lr->peers, sp->nb->name, p);
+        p->arp_proxy = parse_arp_proxy(m, sp);
     }
     free(claimants);
 
@@ -1333,6 +1393,18 @@ build_peer_port_lflows(struct lflow_table *t, const struct lr_model *lr,
     ds_clear(&a);
     ds_put_format(&a, "outport = %s; output;", name);
     LR_ADD(t, dp, S_IN_L2_LKUP, 50, ds_cstr(&m), ds_cstr(&a), hint);
+
+    /* options:arp_proxy: the router's MAC for those addresses too. */
+    if (p->arp_proxy) {
+        ds_clear(&m);
+        ds_put_format(&m, "arp.op == 1 && arp.tpa == {%s}", p->arp_proxy);
+        ds_clear(&a);
+        ds_put_format(&a, "eth.dst = eth.src; eth.src = %s; arp.op = 2; "
+                      "/* ARP reply */ arp.tha = arp.sha; arp.sha = %s; "
+                      "arp.tpa <-> arp.spa; outport = inport; "
+                      "flags.loopback = 1; output;", p->mac_s, p->mac_s);
+        LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a), hint);
+    }
     ds_destroy(&m);
     ds_destroy(&a);
     ds_destroy(&qname);

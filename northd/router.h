@@ -92,6 +92,9 @@ struct lr_port {
                                      * or NULL. */
     int mtu;                        /* options:gateway_mtu (router-mtu.h),
                                      * or 0. */
+    char *arp_proxy;                /* The IPv4 addresses (comma-separated)
+                                     * its switch port's options:arp_proxy
+                                     * answers for, or NULL. */
 };
 
 /* A static route (router-routes.c). */
