@@ -1658,7 +1658,9 @@ sync_dp_mc_groups(const struct ls_model *m, struct rdb_txn *sb_txn,
         if (p->has_unknown) {
             unknown[n_unknown++] = &p->sb_uuid;
         }
-        if (mcast_port_flood_reports(p)) {
+        if (mcast_port_flood_reports(p)
+            || (!strcmp(p->nb->type, "router")
+                && lr_model_port_relays(m->lr, p->nb->name))) {
             mrouter[n_mrouter++] = &p->sb_uuid;
         }
         if (mcast_port_flood(p)) {
@@ -1750,6 +1752,14 @@ sync_mc_groups(struct rdb *sb_db, struct rdb_txn *sb_txn,
 
     for (size_t i = 0; i < m->n_datapaths; i++) {
         sync_dp_mc_groups(m, sb_txn, m->dp_array[i], &existing);
+    }
+    /* Routers that relay multicast: the groups their switches learnt. */
+    for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+        const struct lr_router *r = &m->lr->routers[i];
+        struct mcast_learnt_set set;
+        lr_mcast_collect(m, r, &set);
+        sync_learnt_groups(sb_txn, r->dp, &set, &existing);
+        mcast_learnt_destroy(&set);
     }
 
     /* Groups nobody asked for (other names, gone datapaths). */

@@ -143,6 +143,8 @@ lr_model_build_dps(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
         struct lr_router *r = &lr->routers[i];
         r->nb = rows[i];
         r->chassis = smap_get(&r->nb->options, "chassis");
+        r->mcast_relay = smap_get_bool(&r->nb->options, "mcast_relay",
+                                       false);
         struct ls_datapath *dp = xzalloc(sizeof *dp);
         dp->router = r;
         dp->index = m->sw_cap + i;
@@ -1000,7 +1002,7 @@ build_ip_input(struct lflow_table *t, const struct lr_router *r,
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 84, "nd_rs || nd_ra", "next;");
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 83, "ip6.mcast_rsvd", "drop;");
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 82, "ip4.mcast || ip6.mcast",
-              "drop;");
+              r->mcast_relay ? "next;" : "drop;");
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 50, "eth.bcast", "drop;");
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 32,
               "ip.ttl == {0, 1} && !ip.later_frag && "
@@ -1182,6 +1184,7 @@ lr_build_lflows(struct lflow_table *t, const struct ls_model *m)
         lflow_owner_clear(t, &r->dp->owner);
         lflow_table_set_owner(t, &r->dp->owner);
         build_router_lflows(t, r);
+        lr_mcast_build_lflows(t, m, r);
     }
     lflow_table_set_owner(t, saved);
 }

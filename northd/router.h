@@ -128,6 +128,7 @@ struct lr_router {
     struct ls_datapath *dp;
     const char *chassis;            /* options:chassis: a gateway router
                                      * bound to that chassis; or NULL. */
+    bool mcast_relay;               /* options:mcast_relay (router-mcast.c). */
     struct lr_nat_set *nat;         /* NAT (router-nat.c). */
     struct lr_port **ports;         /* Valid ports, by name. */
     size_t n_ports;
@@ -198,6 +199,21 @@ void lr_routes_destroy(struct lr_router *);
 void lr_policies_parse(struct ls_model *, struct lr_router *);
 void lr_policies_build_lflows(struct lflow_table *,
                               const struct lr_router *);
+
+/* Multicast relay (router-mcast.c).  A router with options:mcast_relay
+ * routes the IP multicast groups its switches learnt: a Multicast_Group
+ * on its datapath per group, of the router ports toward the switches that
+ * learnt it, and its flows; its switches send IP multicast to it through
+ * _MC_mrouter_flood.  lr_model_port_relays(): whether switch port
+ * 'lsp_name' is wired to such a router; lr_model_dp_relays(): whether a
+ * port of switch 'dp' is. */
+struct mcast_learnt_set;
+bool lr_model_port_relays(const struct lr_model *, const char *lsp_name);
+bool lr_model_dp_relays(const struct lr_model *, const struct ls_datapath *);
+void lr_mcast_collect(const struct ls_model *, const struct lr_router *,
+                      struct mcast_learnt_set *);
+void lr_mcast_build_lflows(struct lflow_table *, const struct ls_model *,
+                           const struct lr_router *);
 
 /* Flows.  lr_build_lflows(): every router's own flows (each router's
  * datapath owns them).  lr_build_switch_lflows(): what switch 'dp' has

@@ -1,0 +1,142 @@
+/* Multicast relay between the switches of a router with
+ * options:mcast_relay=true: see router.h ("Multicast relay") and
+ * docs/mcast.md. */
+#include <config.h>
+
+#include <string.h>
+
+#include "coverage.h"
+#include "lib/nb-rdb.h"
+#include "northd/datapaths.h"
+#include "northd/lflow.h"
+#include "northd/mcast.h"
+#include "northd/router.h"
+#include "openvswitch/dynamic-string.h"
+#include "util.h"
+
+COVERAGE_DEFINE(lr_mcast_relay_group);
+
+bool
+lr_model_port_relays(const struct lr_model *lr, const char *lsp_name)
+{
+    const struct lr_port *p = lr_model_peer_of(lr, lsp_name);
+    return p && p->router->mcast_relay;
+}
+
+bool
+lr_model_dp_relays(const struct lr_model *lr, const struct ls_datapath *dp)
+{
+    if (!lr || !lr->n_routers) {
+        return false;
+    }
+    const struct ls_port *p;
+    LIST_FOR_EACH (p, dp_node, &dp->ports) {
+        if (!strcmp(p->nb->type, "router")
+            && lr_model_port_relays(lr, p->nb->name)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+lr_mcast_collect(const struct ls_model *m, const struct lr_router *r,
+                 struct mcast_learnt_set *set)
+{
+    memset(set, 0, sizeof *set);
+    if (!r->mcast_relay) {
+        return;
+    }
+    size_t cap = 0;
+    size_t *port_caps = NULL;
+    for (size_t i = 0; i < r->n_ports; i++) {
+        const struct lr_port *p = r->ports[i];
+        const struct ls_port *sp = (p->peer && !p->rpeer
+                                    ? ls_model_find_port(m, p->peer) : NULL);
+        if (!sp) {
+            continue;
+        }
+        struct mcast_learnt_set sw;
+        mcast_learnt_collect(m, sp->dp, false, &sw);
+        for (size_t j = 0; j < sw.n; j++) {
+            const struct mcast_learnt *l = &sw.groups[j];
+            size_t k;
+            for (k = 0; k < set->n; k++) {
+                if (!strcmp(set->groups[k].name, l->name)) {
+                    break;
+                }
+            }
+            if (k == set->n) {
+                if (set->n >= cap) {
+                    set->groups = x2nrealloc(set->groups, &cap,
+                                             sizeof *set->groups);
+                    port_caps = xrealloc(port_caps,
+                                         cap * sizeof *port_caps);
+                }
+                set->groups[k] = (struct mcast_learnt) {
+                    .name = l->name, .ipv4 = l->ipv4, .flows = true,
+                };
+                port_caps[k] = 0;
+                set->n++;
+                COVERAGE_INC(lr_mcast_relay_group);
+            }
+            struct mcast_learnt *g = &set->groups[k];
+            if (!g->n_ports || g->ports[g->n_ports - 1] != &p->sb_uuid) {
+                if (g->n_ports >= port_caps[k]) {
+                    g->ports = x2nrealloc(g->ports, &port_caps[k],
+                                          sizeof *g->ports);
+                }
+                g->ports[g->n_ports++] = &p->sb_uuid;
+            }
+        }
+        mcast_learnt_destroy(&sw);
+    }
+    free(port_caps);
+    mcast_learnt_sort(set);
+}
+
+void
+lr_mcast_build_lflows(struct lflow_table *t, const struct ls_model *m,
+                      const struct lr_router *r)
+{
+    if (!r->mcast_relay) {
+        return;
+    }
+    const struct ls_datapath *dp = r->dp;
+    lflow_add(t, dp, S_LR_IN_IP_ROUTING, 10450, "ip4.mcast || ip6.mcast",
+              "drop;");
+    struct ds match = DS_EMPTY_INITIALIZER;
+    struct ds actions = DS_EMPTY_INITIALIZER;
+    for (size_t i = 0; i < r->n_ports; i++) {
+        const struct lr_port *p = r->ports[i];
+        if (!p->enabled) {
+            continue;
+        }
+        ds_clear(&match);
+        ds_put_format(&match, "(ip4.mcast || ip6.mcast) && outport == %s",
+                      p->qname);
+        ds_clear(&actions);
+        ds_put_format(&actions, "eth.src = %s; output;", p->mac_s);
+        lflow_add_hint(t, dp, S_LR_OUT_DELIVERY, 110, ds_cstr(&match),
+                       ds_cstr(&actions), &p->nb->header_.uuid);
+    }
+
+    /* The groups the switches learnt, routed to the ports toward them. */
+    struct mcast_learnt_set set;
+    lr_mcast_collect(m, r, &set);
+    for (size_t i = 0; i < set.n; i++) {
+        const struct mcast_learnt *l = &set.groups[i];
+        const char *ip = l->ipv4 ? "ip4" : "ip6";
+        ds_clear(&match);
+        /* Stock's text, trailing space included. */
+        ds_put_format(&match, "%s && %s.dst == %s ", ip, ip, l->name);
+        ds_clear(&actions);
+        ds_put_format(&actions, "outport = \"%s\"; ip.ttl--; next;",
+                      l->name);
+        lflow_add(t, dp, S_LR_IN_IP_ROUTING, 10500, ds_cstr(&match),
+                  ds_cstr(&actions));
+    }
+    mcast_learnt_destroy(&set);
+    ds_destroy(&match);
+    ds_destroy(&actions);
+}
