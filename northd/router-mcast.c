@@ -12,6 +12,7 @@
 #include "northd/mcast.h"
 #include "northd/router.h"
 #include "openvswitch/dynamic-string.h"
+#include "smap.h"
 #include "util.h"
 
 COVERAGE_DEFINE(lr_mcast_relay_group);
@@ -39,6 +40,23 @@ lr_model_dp_relays(const struct lr_model *lr, const struct ls_datapath *dp)
     return false;
 }
 
+bool
+lr_port_mcast_flood(const struct lr_port *p)
+{
+    return smap_get_bool(&p->nb->options, "mcast_flood", false);
+}
+
+static bool
+router_floods_static(const struct lr_router *r)
+{
+    for (size_t i = 0; i < r->n_ports; i++) {
+        if (lr_port_mcast_flood(r->ports[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void
 lr_mcast_collect(const struct ls_model *m, const struct lr_router *r,
                  struct mcast_learnt_set *set)
@@ -51,7 +69,9 @@ lr_mcast_collect(const struct ls_model *m, const struct lr_router *r,
     size_t *port_caps = NULL;
     for (size_t i = 0; i < r->n_ports; i++) {
         const struct lr_port *p = r->ports[i];
+        /* A port in _MC_static gets every group anyway. */
         const struct ls_port *sp = (p->peer && !p->rpeer
+                                    && !lr_port_mcast_flood(p)
                                     ? ls_model_find_port(m, p->peer) : NULL);
         if (!sp) {
             continue;
@@ -99,16 +119,46 @@ void
 lr_mcast_build_lflows(struct lflow_table *t, const struct ls_model *m,
                       const struct lr_router *r)
 {
+    const struct ls_datapath *dp = r->dp;
+    bool flood_static = router_floods_static(r);
+    if (flood_static) {
+        /* Reports reach the ports that flood, relay or not. */
+        lflow_add(t, dp, S_LR_IN_IP_INPUT, 120, "igmp && ip.ttl == 1",
+                  "next;");
+        lflow_add(t, dp, S_LR_IN_IP_INPUT, 120,
+                  "(mldv1 || mldv2) && ip.ttl == 1", "next;");
+    }
     if (!r->mcast_relay) {
         return;
     }
-    const struct ls_datapath *dp = r->dp;
+    static const char clone_static[]
+        = "clone { outport = \""MC_STATIC"\"; ip.ttl--; next; };";
     lflow_add(t, dp, S_LR_IN_IP_ROUTING, 10450, "ip4.mcast || ip6.mcast",
-              "drop;");
+              flood_static ? clone_static : "drop;");
+    if (flood_static) {
+        lflow_add(t, dp, S_LR_IN_IP_ROUTING, 10460, "igmp",
+                  "clone { outport = \""MC_STATIC"\"; next; };");
+        lflow_add(t, dp, S_LR_IN_IP_ROUTING, 10460, "mldv1 || mldv2",
+                  "clone { outport = \""MC_STATIC"\"; next; };");
+    }
     struct ds match = DS_EMPTY_INITIALIZER;
     struct ds actions = DS_EMPTY_INITIALIZER;
     for (size_t i = 0; i < r->n_ports; i++) {
         const struct lr_port *p = r->ports[i];
+        if (flood_static) {
+            /* The router's own reports are not routed back. */
+            static const char *const reports[] = {
+                "igmp", "(mldv1 || mldv2)",
+            };
+            for (size_t j = 0; j < ARRAY_SIZE(reports); j++) {
+                ds_clear(&match);
+                ds_put_format(&match, "eth.src == %s && %s", p->mac_s,
+                              reports[j]);
+                lflow_add_hint(t, dp, S_LR_IN_IP_ROUTING, 10550,
+                               ds_cstr(&match), "drop;",
+                               &p->nb->header_.uuid);
+            }
+        }
         if (!p->enabled) {
             continue;
         }
@@ -131,6 +181,9 @@ lr_mcast_build_lflows(struct lflow_table *t, const struct ls_model *m,
         /* Stock's text, trailing space included. */
         ds_put_format(&match, "%s && %s.dst == %s ", ip, ip, l->name);
         ds_clear(&actions);
+        if (flood_static) {
+            ds_put_cstr(&actions, clone_static);
+        }
         ds_put_format(&actions, "outport = \"%s\"; ip.ttl--; next;",
                       l->name);
         lflow_add(t, dp, S_LR_IN_IP_ROUTING, 10500, ds_cstr(&match),

@@ -204,10 +204,13 @@ void lr_policies_build_lflows(struct lflow_table *,
  * routes the IP multicast groups its switches learnt: a Multicast_Group
  * on its datapath per group, of the router ports toward the switches that
  * learnt it, and its flows; its switches send IP multicast to it through
- * _MC_mrouter_flood.  lr_model_port_relays(): whether switch port
+ * _MC_mrouter_flood.  Router ports with options:mcast_flood
+ * (lr_port_mcast_flood()) form the router's _MC_static, which gets all
+ * IP multicast and reports.  lr_model_port_relays(): whether switch port
  * 'lsp_name' is wired to such a router; lr_model_dp_relays(): whether a
  * port of switch 'dp' is. */
 struct mcast_learnt_set;
+bool lr_port_mcast_flood(const struct lr_port *);
 bool lr_model_port_relays(const struct lr_model *, const char *lsp_name);
 bool lr_model_dp_relays(const struct lr_model *, const struct ls_datapath *);
 void lr_mcast_collect(const struct ls_model *, const struct lr_router *,
