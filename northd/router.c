@@ -1076,26 +1076,24 @@ build_rpeer_arp_resolve(struct lflow_table *t, const struct lr_port *x)
     struct ds m = DS_EMPTY_INITIALIZER;
     struct ds a = DS_EMPTY_INITIALIZER;
     ds_put_format(&a, "eth.dst = %s; next;", x->mac_s);
-    if (x->n_ip4) {
-        /* (Stock writes no space before "==" here.) */
-        ds_put_format(&m, "outport == %s && reg0== ", y->qname);
-        ds_put_cstr(&m, x->n_ip4 > 1 ? "{" : "");
-        for (size_t i = 0; i < x->n_ip4; i++) {
-            ds_put_format(&m, "%s%s", i ? ", " : "", x->ip4[i].addr_s);
+    for (int v6 = 0; v6 < 2; v6++) {
+        size_t n = v6 ? x->n_ip6 : x->n_ip4;
+        if (!n) {
+            continue;
         }
-        ds_put_cstr(&m, x->n_ip4 > 1 ? "}" : "");
+        ds_clear(&m);
+        /* (Stock writes no space before "==" for IPv4.) */
+        ds_put_format(&m, "outport == %s && %s", y->qname,
+                      v6 ? "xxreg0 == " : "reg0== ");
+        ds_put_cstr(&m, n > 1 ? "{" : "");
+        for (size_t i = 0; i < n; i++) {
+            ds_put_format(&m, "%s%s", i ? ", " : "",
+                          v6 ? x->ip6[i].addr_s : x->ip4[i].addr_s);
+        }
+        ds_put_cstr(&m, n > 1 ? "}" : "");
         LR_ADD(t, y->router->dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
                ds_cstr(&a), &x->nb->header_.uuid);
     }
-    ds_clear(&m);
-    ds_put_format(&m, "outport == %s && xxreg0 == ", y->qname);
-    ds_put_cstr(&m, x->n_ip6 > 1 ? "{" : "");
-    for (size_t i = 0; i < x->n_ip6; i++) {
-        ds_put_format(&m, "%s%s", i ? ", " : "", x->ip6[i].addr_s);
-    }
-    ds_put_cstr(&m, x->n_ip6 > 1 ? "}" : "");
-    LR_ADD(t, y->router->dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
-           ds_cstr(&a), &x->nb->header_.uuid);
     ds_destroy(&m);
     ds_destroy(&a);
 }
