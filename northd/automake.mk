@@ -62,6 +62,7 @@ northd_ovn_northd_SOURCES = \
 	northd/rbac.c \
 	northd/rbac.h \
 	northd/router.c \
+	northd/router-check.c \
 	northd/router-mcast.c \
 	northd/router-mtu.c \
 	northd/router-mtu.h \

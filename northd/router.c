@@ -536,6 +536,8 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         }
     }
 
+    lr_check_model(m);
+
     /* Router advertisements, on the ports wired to a switch. */
     for (size_t i = 0; i < lr->n_routers; i++) {
         const struct lr_router *r = &lr->routers[i];

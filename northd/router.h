@@ -190,6 +190,11 @@ void lr_peer_pb_options(const struct lr_port *p, struct smap *options);
 void lr_peer_pb_nat_addresses(const struct lr_port *p,
                               const struct ls_port *sp, struct svec *out);
 
+/* Reports what router rows that are valid one by one do wrong together
+ * (router-check.c): two router ports claiming one address on a segment,
+ * static routes that add nothing.  Compiled as written all the same. */
+void lr_check_model(struct ls_model *);
+
 /* Static routes and policies (router-routes.c): parsed with the model
  * (bad ones reported and left out), then compiled with the router's
  * flows. */
