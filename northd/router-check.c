@@ -56,10 +56,17 @@ claim(struct ls_model *m, struct shash *claims, const char *segment,
         return;
     }
     if (other != p) {
+        /* Named on the port whose name sorts last, whatever the order the
+         * routers came in. */
+        const struct lr_port *a = other, *b = p;
+        if (strcmp(a->nb->name, b->nb->name) > 0) {
+            a = p;
+            b = other;
+        }
         check_report(m, "Logical_Router_Port %s ("UUID_FMT"): address %s "
                      "on %s is router port %s's too: both answer for it",
-                     p->nb->name, UUID_ARGS(&p->nb->header_.uuid), addr,
-                     segment, other->nb->name);
+                     b->nb->name, UUID_ARGS(&b->nb->header_.uuid), addr,
+                     segment, a->nb->name);
     }
     free(key);
 }
