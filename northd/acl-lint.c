@@ -201,6 +201,9 @@ estimate_expr(const struct expr *e)
         est.flows = e->boolean ? 1 : 0;
         return est;
 
+    case EXPR_T_CONDITION:
+        return est;
+
     case EXPR_T_CMP: {
         const struct expr_cmp *c = &e->cmp;
         int bits = c->symbol->is_string ? 1 : MAX(c->n_bits, 1);

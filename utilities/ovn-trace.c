@@ -68,6 +68,8 @@ struct tracer {
 
     bool notes;                 /* Name the NB objects that decided. */
     int depth;
+    ovs_u128 stack[16];         /* push() and pop(). */
+    size_t n_stack;
 
     /* Base fields used by actions. */
     const struct symtab_symbol *eth_src, *eth_dst, *eth_type, *vlan_tci;
@@ -1206,6 +1208,16 @@ execute_call(struct tracer *t, const struct action *a,
     (void) egress;
 }
 
+/* select(): stock ovn-trace 23.03 takes the first member. */
+static void
+execute_select(struct tracer *t, const struct action *a, struct pkt *p,
+               struct ovs_list *super)
+{
+    (void) t;
+    (void) super;
+    field_set(p, &a->select.dst, u128(a->select.ids[0]));
+}
+
 static void
 note_flow(struct tracer *t, const struct trace_flow *f,
           struct ovs_list *super)
@@ -1402,11 +1414,7 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
             break;
         case ACTION_SIMPLE:
             if (!strcmp(a->keyword, "ct_next")
-                || !strcmp(a->keyword, "ct_dnat")
-                || !strcmp(a->keyword, "ct_snat")
-                || !strcmp(a->keyword, "ct_commit_nat")
-                || !strcmp(a->keyword, "ct_dnat_in_czone")
-                || !strcmp(a->keyword, "ct_snat_in_czone")) {
+                || !strcmp(a->keyword, "ct_commit_nat")) {
                 execute_ct(t, a, dp, p, table, egress, super);
             } else if (!strcmp(a->keyword, "ct_clear")) {
                 set64(p, t->ct_state, 0);
@@ -1426,7 +1434,20 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
         case ACTION_CT_COMMIT:
             break;
         case ACTION_CT_LB:
+        case ACTION_CT_NAT:
             execute_ct(t, a, dp, p, table, egress, super);
+            break;
+        case ACTION_SELECT:
+            execute_select(t, a, p, super);
+            break;
+        case ACTION_STACK:
+            if (!strcmp(a->keyword, "push")) {
+                if (t->n_stack < ARRAY_SIZE(t->stack)) {
+                    t->stack[t->n_stack++] = field_get(p, &a->assign.dst);
+                }
+            } else if (t->n_stack) {
+                field_set(p, &a->assign.dst, t->stack[--t->n_stack]);
+            }
             break;
         case ACTION_NESTED:
             execute_nested(t, a, dp, p, table, egress, super);
