@@ -766,7 +766,9 @@ summarize_move(const struct action_field *dst, const struct action_field *src,
     ds_put_cstr(&s, " = ");
     ovs_u128 v = field_get(p, src);
     const char *n = src->symbol->name;
-    bool whole = !src->ofs && src->n_bits == src->symbol->width;
+    /* A subfield (reg1 is bits of xxreg0) prints in hex, as stock. */
+    bool whole = (!src->ofs && src->n_bits == src->symbol->width
+                  && src->symbol->kind == SYMTAB_FIELD);
     if (src->symbol->is_string) {
         lex_put_string(&s, getstr(p, src->symbol));
     } else if (!whole) {
@@ -832,6 +834,22 @@ execute_output(struct tracer *t, const struct trace_dp *dp, struct pkt *p,
      * cleared. */
     struct pkt q;
     pkt_clone(&q, p);
+    if (port && !strcmp(port->type, "chassisredirect")
+        && port->distributed_port) {
+        /* As stock: the distributed port stands for its chassis-redirect
+         * port (the trace is taken as on the gateway chassis). */
+        const struct trace_port *dport = shash_find_data(
+            &dp->ports, port->distributed_port);
+        if (dport) {
+            node_append(super, N_OUTPUT, "/* Replacing type "
+                        "\"chassisredirect\" outport \"%s\" with "
+                        "distributed port \"%s\". */", port->friendly,
+                        dport->friendly);
+            port = dport;
+            out_name = dport->friendly;
+            expr_flow_set_string(&q.f, t->outport, dport->name);
+        }
+    }
     set64(&q, t->xxreg0, 0);
     set64(&q, t->xxreg1, 0);
     set64(&q, t->xreg4, 0);
@@ -1092,16 +1110,36 @@ execute_ct(struct tracer *t, const struct action *a,
         ds_put_format(&s, "%s%s", k, ds_cstr(&comment));
         ds_destroy(&comment);
     } else {
-        /* ct_dnat, ct_snat, ct_dnat_in_czone, ct_snat_in_czone,
-         * ct_commit_nat without addresses: no un-NAT entry assumed. */
+        /* ct_dnat, ct_snat, ct_dnat_in_czone, ct_snat_in_czone: with an
+         * address, the packet's is changed (not its ports, as stock);
+         * without, no un-NAT entry is assumed. */
         if (!strcmp(k, "ct_commit_nat")) {
             ds_put_cstr(&s, "ct_commit_nat /* assuming no un-nat entry, so "
                         "no change */");
         } else {
             char dir = strstr(k, "dnat") ? 'd' : 's';
-            ds_put_format(&s, "ct_%cnat%s /* assuming no un-%cnat entry, "
-                          "so no change */", dir,
-                          strstr(k, "czone") ? "in_czone" : "", dir);
+            const char *czone = strstr(k, "czone") ? "in_czone" : "";
+            if (dir == 's' && !a->nat.has_ip && dp->has_l3gateway) {
+                /* Stock ovn-trace 23.03 takes a bare ct_snat on a gateway
+                 * router as having no visible effect, and goes no
+                 * further: neither do we. */
+                ds_destroy(&s);
+                pkt_destroy(&q);
+                return;
+            }
+            if (a->nat.has_ip) {
+                const struct symtab_symbol *f
+                    = (a->nat.ipv6 ? (dir == 'd' ? t->ip6_dst : t->ip6_src)
+                       : (dir == 'd' ? t->ip4_dst : t->ip4_src));
+                ds_put_format(&s, "ct_%cnat%s(%s=", dir, czone, f->name);
+                lex_token_format_value(a->nat.ipv6 ? LEX_F_IPV6
+                                       : LEX_F_IPV4, a->nat.ip, &s);
+                ds_put_char(&s, ')');
+                set(&q, f, a->nat.ip);
+            } else {
+                ds_put_format(&s, "ct_%cnat%s /* assuming no un-%cnat "
+                              "entry, so no change */", dir, czone, dir);
+            }
         }
         if (!(get64(&q, t->ct_state) & 0x20)) {
             set64(&q, t->ct_state,
@@ -1203,8 +1241,58 @@ execute_call(struct tracer *t, const struct action *a,
         } else {
             field_set(p, &a->call.dst, u128(fdb ? fdb->port_key : 0));
         }
+    } else if (!strcmp(k, "get_arp") || !strcmp(k, "get_nd")
+               || !strncmp(k, "lookup_arp", 10)
+               || !strncmp(k, "lookup_nd", 9)) {
+        /* Against SB MAC_Binding, as stock does (not Static_MAC_Binding:
+         * stock resolves those with flows). */
+        bool v6 = !strcmp(k, "get_nd") || !strncmp(k, "lookup_nd", 9);
+        bool is_get = !strncmp(k, "get_", 4);
+        bool with_mac = !is_get && a->call.n_args == 3;
+        const char *port = getstr(p, a->call.args[0].symbol);
+        ovs_u128 ip = field_get(p, &a->call.args[1]);
+        struct eth_addr mac = (with_mac
+                               ? to_eth(field_get(p, &a->call.args[2]))
+                               : eth_addr_zero);
+        const struct trace_mac_binding *mb = NULL;
+        for (size_t i = 0; i < t->db->n_mac_bindings; i++) {
+            const struct trace_mac_binding *b = &t->db->mac_bindings[i];
+            if (b->ipv6 == v6 && lex_u128_eq(b->ip, ip)
+                && !strcmp(b->port, port)
+                && (!with_mac || eth_addr_equals(b->mac, mac))) {
+                mb = b;
+                break;
+            }
+        }
+        if (is_get) {
+            struct eth_addr dst = mb ? mb->mac : eth_addr_zero;
+            if (mb) {
+                node_append(super, N_ACTION, "/* MAC binding to "ETH_ADDR_FMT
+                            ". */", ETH_ADDR_ARGS(dst));
+            } else {
+                node_append(super, N_ACTION, "/* No MAC binding. */");
+            }
+            set(p, t->eth_dst, from_eth(dst));
+            node_append(super, N_MODIFY, "eth.dst = "ETH_ADDR_FMT,
+                        ETH_ADDR_ARGS(dst));
+        } else {
+            if (mb) {
+                struct eth_addr dst = to_eth(get(p, t->eth_dst));
+                node_append(super, N_ACTION, "/* MAC binding to "ETH_ADDR_FMT
+                            " found. */", ETH_ADDR_ARGS(dst));
+            } else {
+                node_append(super, N_ACTION, "/* lookup failed - No MAC "
+                            "binding. */");
+            }
+            field_set(p, &a->call.dst, u128(mb != NULL));
+        }
+    } else if (a->call.has_dst) {
+        /* check_pkt_larger (the packet has no length here), chk_ecmp_nh,
+         * chk_ecmp_nh_mac, ...: 0, as stock. */
+        field_set(p, &a->call.dst, u128(0));
     }
-    /* put_fdb, handle_svc_check, bind_vport: nothing to trace. */
+    /* put_fdb, put_arp, put_nd, handle_svc_check, bind_vport,
+     * handle_bfd_msg: nothing to trace. */
     (void) egress;
 }
 
