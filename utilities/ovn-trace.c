@@ -61,6 +61,7 @@ struct tracer {
     uint8_t *ct_states;         /* --ct, in order. */
     size_t n_ct_states, ct_idx;
 
+    int select_id;              /* --select-id, or -1. */
     bool lb_dst_set;            /* --lb-dst. */
     bool lb_dst_v6;
     ovs_u128 lb_dst_ip;
@@ -731,6 +732,18 @@ format_action(const struct action *a, struct ds *s)
 {
     static const char *const verdicts[] = { "allow", "drop", "reject" };
 
+    if (a->type == ACTION_SELECT) {
+        /* Stock writes each member's weight, 100 where none is given. */
+        action_format_field(&a->select.dst, s);
+        ds_put_cstr(s, " = select(");
+        for (size_t i = 0; i < a->select.n; i++) {
+            ds_put_format(s, "%s%"PRIu16"=%"PRIu16, i ? ", " : "",
+                          a->select.ids[i],
+                          a->select.weights[i] ? a->select.weights[i] : 100);
+        }
+        ds_put_cstr(s, ");");
+        return;
+    }
     if (a->type != ACTION_LOG) {
         action_format(a, s);
         return;
@@ -1296,14 +1309,35 @@ execute_call(struct tracer *t, const struct action *a,
     (void) egress;
 }
 
-/* select(): stock ovn-trace 23.03 takes the first member. */
+/* select(): the member --select-id names; otherwise stock picks one at
+ * random, and we take the first.  Either way the next table follows. */
 static void
-execute_select(struct tracer *t, const struct action *a, struct pkt *p,
-               struct ovs_list *super)
+execute_select(struct tracer *t, const struct action *a,
+               const struct trace_dp *dp, struct pkt *p, int table,
+               bool egress, struct ovs_list *super)
 {
-    (void) t;
-    (void) super;
-    field_set(p, &a->select.dst, u128(a->select.ids[0]));
+    uint16_t id = a->select.ids[0];
+    bool chosen = false;
+    for (size_t i = 0; t->select_id >= 0 && i < a->select.n; i++) {
+        if (a->select.ids[i] == t->select_id) {
+            id = t->select_id;
+            chosen = true;
+            break;
+        }
+    }
+    struct pkt q;
+    pkt_clone(&q, p);
+    field_set(&q, &a->select.dst, u128(id));
+    struct ds s = DS_EMPTY_INITIALIZER;
+    ds_put_cstr(&s, "select: ");
+    action_format_field(&a->select.dst, &s);
+    ds_put_format(&s, " = %"PRIu16"%s", id,
+                  chosen ? "" : " /* Randomly selected. Use --select-id "
+                                "to specify. */");
+    struct node *n = node_append(super, N_TRANSFORMATION, "%s", ds_cstr(&s));
+    ds_destroy(&s);
+    trace_table(t, dp, &q, table + 1, egress, &n->subs);
+    pkt_destroy(&q);
 }
 
 static void
@@ -1526,7 +1560,7 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
             execute_ct(t, a, dp, p, table, egress, super);
             break;
         case ACTION_SELECT:
-            execute_select(t, a, p, super);
+            execute_select(t, a, dp, p, table, egress, super);
             break;
         case ACTION_STACK:
             if (!strcmp(a->keyword, "push")) {
@@ -1802,6 +1836,7 @@ usage(void)
            "  --ct=STATE              conntrack state for the next ct "
            "action (repeatable)\n"
            "  --lb-dst=IP[:PORT]      load balancer backend to choose\n"
+           "  --select-id=ID          the member select() chooses\n"
            "  -h, --help              display this help message\n"
            "  -V, --version           display version information\n",
            program_name, program_name);
@@ -1821,6 +1856,7 @@ parse_options(int argc, char *argv[], struct options *o)
         OPT_JSON,
         OPT_CT,
         OPT_LB_DST,
+        OPT_SELECT_ID,
         OPT_FRIENDLY_NAMES,
         OPT_NO_FRIENDLY_NAMES,
         OPT_NO_NOTES,
@@ -1839,6 +1875,7 @@ parse_options(int argc, char *argv[], struct options *o)
         {"json", no_argument, NULL, OPT_JSON},
         {"ct", required_argument, NULL, OPT_CT},
         {"lb-dst", required_argument, NULL, OPT_LB_DST},
+        {"select-id", required_argument, NULL, OPT_SELECT_ID},
         {"friendly-names", no_argument, NULL, OPT_FRIENDLY_NAMES},
         {"no-friendly-names", no_argument, NULL, OPT_NO_FRIENDLY_NAMES},
         {"no-notes", no_argument, NULL, OPT_NO_NOTES},
@@ -1898,6 +1935,15 @@ parse_options(int argc, char *argv[], struct options *o)
             }
             t->lb_dst_set = true;
             break;
+        case OPT_SELECT_ID: {
+            char *end;
+            long id = strtol(optarg, &end, 10);
+            if (!optarg[0] || *end || id < 0 || id > 65535) {
+                ovs_fatal(0, "%s: bad select id", optarg);
+            }
+            t->select_id = id;
+            break;
+        }
         case OPT_FRIENDLY_NAMES:
             o->friendly_names = true;
             break;
@@ -1965,7 +2011,8 @@ tracer_init_symbols(struct tracer *t, const struct symtab *st)
 int
 main(int argc, char *argv[])
 {
-    struct options o = { .friendly_names = true, .notes = true };
+    struct options o = { .friendly_names = true, .notes = true,
+                         .tracer = { .select_id = -1 } };
 
     set_program_name(argv[0]);
     fatal_ignore_sigpipe();
