@@ -72,6 +72,11 @@ struct tracer {
     ovs_u128 stack[16];         /* push() and pop(). */
     size_t n_stack;
 
+    /* A sequence of packets (--then): their conntrack table. */
+    bool conntrack;
+    struct ct_conn *conns;
+    size_t n_conns;
+
     /* Base fields used by actions. */
     const struct symtab_symbol *eth_src, *eth_dst, *eth_type, *vlan_tci;
     const struct symtab_symbol *ip4_src, *ip4_dst, *ip6_src, *ip6_dst;
@@ -87,6 +92,19 @@ struct tracer {
     const struct symtab_symbol *ct_state, *ct_mark, *ct_label, *pkt_mark;
     const struct symtab_symbol *inport, *outport, *flags;
     const struct symtab_symbol *xxreg0, *xxreg1, *xreg4;
+};
+
+/* A connection committed by a packet of a sequence (--then): its zone
+ * (a switch's port, or a router) and original direction, and what
+ * ct_commit { } stored in it. */
+struct ct_conn {
+    int64_t zone;
+    bool ipv6;
+    ovs_u128 src, dst;
+    uint8_t proto;
+    uint16_t sport, dport;
+    uint32_t mark;
+    ovs_u128 label;
 };
 
 /* A packet: its fields, and the conntrack original destination that a
@@ -507,14 +525,133 @@ trace_parse_ct_state(const char *s_, uint8_t *state)
     return NULL;
 }
 
-static uint8_t
-next_ct_state(struct tracer *t, struct ds *comment)
+/* Conntrack emulation for sequences of packets. */
+
+static int64_t
+ct_zone(const struct tracer *t, const struct trace_dp *dp,
+        const struct pkt *p, bool egress)
 {
+    /* A switch tracks connections per logical port (the inport's zone in
+     * the ingress pipeline, the outport's in the egress one), a router
+     * once for the router. */
+    int64_t zone = dp->key << 16;
+    if (!dp->is_router) {
+        const struct trace_port *port = shash_find_data(
+            &dp->ports, getstr(p, egress ? t->outport : t->inport));
+        zone |= port ? port->key & 0xffff : 0;
+    }
+    return zone;
+}
+
+static void
+ct_tuple(const struct tracer *t, const struct pkt *p, struct ct_conn *c)
+{
+    c->ipv6 = is_ip6(t, p);
+    c->src = get(p, c->ipv6 ? t->ip6_src : t->ip4_src);
+    c->dst = get(p, c->ipv6 ? t->ip6_dst : t->ip4_dst);
+    c->proto = get64(p, t->ip_proto);
+    bool ports = c->proto == 6 || c->proto == 17 || c->proto == 132;
+    c->sport = ports ? tp_get(t, p, true) : 0;
+    c->dport = ports ? tp_get(t, p, false) : 0;
+}
+
+/* The connection 'p' belongs to in its zone, or NULL; '*reply' says
+ * whether 'p' goes in its reply direction. */
+static struct ct_conn *
+ct_find(const struct tracer *t, const struct trace_dp *dp,
+        const struct pkt *p, bool egress, bool *reply)
+{
+    if (!is_ip4(t, p) && !is_ip6(t, p)) {
+        return NULL;
+    }
+    struct ct_conn k;
+    ct_tuple(t, p, &k);
+    int64_t zone = ct_zone(t, dp, p, egress);
+    for (size_t i = 0; i < t->n_conns; i++) {
+        struct ct_conn *c = &t->conns[i];
+        if (c->zone != zone || c->ipv6 != k.ipv6 || c->proto != k.proto) {
+            continue;
+        }
+        if (lex_u128_eq(c->src, k.src) && lex_u128_eq(c->dst, k.dst)
+            && c->sport == k.sport && c->dport == k.dport) {
+            *reply = false;
+            return c;
+        }
+        if (lex_u128_eq(c->src, k.dst) && lex_u128_eq(c->dst, k.src)
+            && c->sport == k.dport && c->dport == k.sport) {
+            *reply = true;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+/* The state a conntrack action gives the packet: the next --ct, or
+ * est|trk by default, as stock; in a sequence (--then), what the
+ * conntrack table says, loading the connection's ct_mark and ct_label
+ * into 'q'. */
+static uint8_t
+next_ct_state(struct tracer *t, const struct trace_dp *dp, struct pkt *q,
+              bool egress, struct ds *comment)
+{
+    if (t->conntrack) {
+        bool reply = false;
+        const struct ct_conn *c = ct_find(t, dp, q, egress, &reply);
+        set64(q, t->ct_mark, c ? c->mark : 0);
+        set(q, t->ct_label, c ? c->label : u128(0));
+        if (!c) {
+            ds_put_cstr(comment, " /* conntrack: no connection */");
+            return (1u << 0) | (1u << 5);               /* new|trk */
+        }
+        ds_put_format(comment, " /* conntrack: %s of a committed "
+                      "connection */", reply ? "reply" : "original direction");
+        return (1u << 1) | (1u << 5) | (reply ? 1u << 3 : 0);
+    }
     if (t->ct_idx < t->n_ct_states) {
         return t->ct_states[t->ct_idx++];
     }
     ds_put_cstr(comment, " /* default (use --ct to customize) */");
     return (1u << 1) | (1u << 5);       /* est|trk */
+}
+
+static void trace_actions(struct tracer *, const struct ovs_list *actions,
+                          const struct trace_dp *, struct pkt *, int table,
+                          bool egress, struct ovs_list *super);
+
+/* ct_commit in a sequence: the packet's connection is committed in its
+ * zone (or updated), with the ct_mark and ct_label the nested actions
+ * set. */
+static void
+ct_commit(struct tracer *t, const struct action *a,
+          const struct trace_dp *dp, const struct pkt *p, int table,
+          bool egress, struct ovs_list *super)
+{
+    if (!is_ip4(t, p) && !is_ip6(t, p)) {
+        return;
+    }
+    struct pkt q;
+    pkt_clone(&q, p);
+    struct ovs_list scratch = OVS_LIST_INITIALIZER(&scratch);
+    if (!ovs_list_is_empty(&a->nested)) {
+        trace_actions(t, &a->nested, dp, &q, table, egress, &scratch);
+    }
+    node_list_destroy(&scratch);
+
+    bool reply;
+    struct ct_conn *c = ct_find(t, dp, p, egress, &reply);
+    bool new = !c;
+    if (new) {
+        t->conns = xrealloc(t->conns, (t->n_conns + 1) * sizeof *t->conns);
+        c = &t->conns[t->n_conns++];
+        ct_tuple(t, p, c);
+        c->zone = ct_zone(t, dp, p, egress);
+    }
+    c->mark = get64(&q, t->ct_mark);
+    c->label = get(&q, t->ct_label);
+    node_append(super, N_ACTION, "/* conntrack: %s connection, ct_mark "
+                "0x%"PRIx32" */", new ? "committed a new" : "updated the",
+                c->mark);
+    pkt_destroy(&q);
 }
 
 /* Parses a load balancer backend or --lb-dst: "IP", "IP:PORT",
@@ -1043,7 +1180,7 @@ execute_ct(struct tracer *t, const struct action *a,
     pkt_clone(&q, p);
     if (!strcmp(k, "ct_next")) {
         struct ds comment = DS_EMPTY_INITIALIZER;
-        uint8_t state = next_ct_state(t, &comment);
+        uint8_t state = next_ct_state(t, dp, &q, egress, &comment);
         ds_put_cstr(&s, "ct_next(ct_state=");
         format_ct_state(state, &s);
         ds_put_format(&s, "%s)", ds_cstr(&comment));
@@ -1118,7 +1255,8 @@ execute_ct(struct tracer *t, const struct action *a,
                 }
             }
             set64(&q, t->ct_state,
-                  get64(&q, t->ct_state) | next_ct_state(t, &comment));
+                  get64(&q, t->ct_state) | next_ct_state(t, dp, &q, egress,
+                                                         &comment));
         }
         ds_put_format(&s, "%s%s", k, ds_cstr(&comment));
         ds_destroy(&comment);
@@ -1156,7 +1294,8 @@ execute_ct(struct tracer *t, const struct action *a,
         }
         if (!(get64(&q, t->ct_state) & 0x20)) {
             set64(&q, t->ct_state,
-                  get64(&q, t->ct_state) | next_ct_state(t, &s));
+                  get64(&q, t->ct_state) | next_ct_state(t, dp, &q, egress,
+                                                         &s));
         }
     }
     struct node *n = node_append(super, N_TRANSFORMATION, "%s", ds_cstr(&s));
@@ -1554,6 +1693,9 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
             /* Others: no visible effect here. */
             break;
         case ACTION_CT_COMMIT:
+            if (t->conntrack) {
+                ct_commit(t, a, dp, p, table, egress, super);
+            }
             break;
         case ACTION_CT_LB:
         case ACTION_CT_NAT:
@@ -1798,6 +1940,30 @@ collect_verdict(const struct ovs_list *nodes, struct json *outputs,
     }
 }
 
+/* The datapaths the packet entered, and the NAT it went through. */
+static void
+collect_path(const struct ovs_list *nodes, struct json *hops,
+             struct json *nat)
+{
+    const struct node *n;
+    LIST_FOR_EACH (n, list_node, nodes) {
+        if (n->type == N_PIPELINE && !strncmp(n->name, "ingress(dp=\"", 12)) {
+            char *dp = xstrdup(n->name + 12);
+            char *end = strchr(dp, '"');
+            if (end) {
+                *end = '\0';
+            }
+            json_array_add(hops, json_string_create_nocopy(dp));
+        } else if (n->type == N_TRANSFORMATION
+                   && (!strncmp(n->name, "ct_snat", 7)
+                       || !strncmp(n->name, "ct_dnat", 7))
+                   && strstr(n->name, "=")) {
+            json_array_add(nat, json_string_create(n->name));
+        }
+        collect_path(&n->subs, hops, nat);
+    }
+}
+
 /* Command line. */
 
 struct options {
@@ -2008,42 +2174,22 @@ tracer_init_symbols(struct tracer *t, const struct symtab *st)
 #undef SYM
 }
 
-int
-main(int argc, char *argv[])
+/* Traces one packet 'flow_s' (on 'dp_s', or its inport's datapath),
+ * appending the text output to 'output' or, with --json, the packet's
+ * object to 'json_packets'.  Returns the exit status. */
+static int
+trace_packet(struct options *o, struct trace_db *db, const char *dp_s,
+             const char *flow_s, struct ds *output,
+             struct json *json_packets)
 {
-    struct options o = { .friendly_names = true, .notes = true,
-                         .tracer = { .select_id = -1 } };
-
-    set_program_name(argv[0]);
-    fatal_ignore_sigpipe();
-    vlog_set_levels_from_string_assert("reconnect:warn");
-    parse_options(argc, argv, &o);
-    argc -= optind;
-    argv += optind;
-    if (argc != 1 && argc != 2) {
-        ovs_fatal(0, "one or two non-option arguments are required "
-                  "(use --help for help)");
-    }
-    const char *dp_s = argc > 1 ? argv[0] : NULL;
-    const char *flow_s = argv[argc - 1];
-
-    struct trace_db db;
-    char *error = trace_db_load(&db, o.db, o.nb_db, o.friendly_names);
-    if (error) {
-        ovs_fatal(0, "%s", error);
-    }
-    struct tracer *t = &o.tracer;
-    t->db = &db;
-    t->notes = o.notes;
-    tracer_init_symbols(t, &db.symtab);
-
+    struct tracer *t = &o->tracer;
     struct pkt p = { .has_ct_orig = false };
     expr_flow_init(&p.f);
-    error = expr_flow_parse(&p.f, flow_s, &db.symtab);
+    char *error = expr_flow_parse(&p.f, flow_s, &db->symtab);
     int status = 0;
     struct trace_dp *dp = NULL;
     if (error) {
-        printf("error parsing flow: %s\n", error);
+        ds_put_format(output, "error parsing flow: %s\n", error);
         free(error);
         status = 1;
         goto out;
@@ -2054,32 +2200,32 @@ main(int argc, char *argv[])
         expr_flow_set_string(&p.f, t->outport, "none");
     }
     if (dp_s) {
-        dp = trace_db_find_dp(&db, dp_s);
+        dp = trace_db_find_dp(db, dp_s);
         if (!dp) {
-            printf("unknown datapath \"%s\"\n", dp_s);
+            ds_put_format(output, "unknown datapath \"%s\"\n", dp_s);
             status = 1;
             goto out;
         }
     } else {
-        const struct trace_port *port = shash_find_data(&db.ports, in);
+        const struct trace_port *port = shash_find_data(&db->ports, in);
         if (!in[0]) {
-            printf("error parsing flow: flow does not specify an inport\n");
+            ds_put_cstr(output, "error parsing flow: flow does not specify "
+                        "an inport\n");
             status = 1;
             goto out;
         } else if (!port) {
-            printf("unknown port \"%s\"\n", in);
+            ds_put_format(output, "unknown port \"%s\"\n", in);
             status = 1;
             goto out;
         }
         dp = port->dp;
     }
     if (!in[0] || !shash_find(&dp->ports, in)) {
-        printf("microflow does not specify ingress port\n");
+        ds_put_cstr(output, "microflow does not specify ingress port\n");
         status = 1;
         goto out;
     }
 
-    struct ds output = DS_EMPTY_INITIALIZER;
     struct flow of;
     to_ovs_flow(t, dp, &p, &of);
     char *flow_text = flow_to_string(&of, NULL);
@@ -2091,12 +2237,15 @@ main(int argc, char *argv[])
                                        port_friendly(dp, in));
     trace_table(t, dp, &p, 0, false, &ingress->subs);
 
-    if (o.json) {
+    if (o->json) {
         struct json *top = json_object_create();
         struct json *outputs = json_array_create_empty();
         struct json *generated = json_array_create_empty();
         struct json *decisions = json_array_create_empty();
+        struct json *hops = json_array_create_empty();
+        struct json *nat = json_array_create_empty();
         collect_verdict(&root, outputs, generated, decisions);
+        collect_path(&root, hops, nat);
         json_object_put_string(top, "format", "ovn-trace-lsn/1");
         json_object_put_string(top, "datapath", dp->friendly);
         json_object_put_string(top, "microflow", flow_s);
@@ -2106,47 +2255,144 @@ main(int argc, char *argv[])
         json_object_put(top, "outputs", outputs);
         json_object_put(top, "generated", generated);
         json_object_put(top, "decisions", decisions);
+        json_object_put(top, "datapaths", hops);
+        json_object_put(top, "nat", nat);
         json_object_put(top, "trace", nodes_to_json(&root));
-        char *s = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
-        puts(s);
-        free(s);
-        json_destroy(top);
+        json_array_add(json_packets, top);
     } else {
-        ds_put_format(&output, "# %s\n", flow_text);
-        bool multiple = o.detailed + o.summary + o.minimal > 1;
-        if (o.detailed) {
+        ds_put_format(output, "# %s\n", flow_text);
+        bool multiple = o->detailed + o->summary + o->minimal > 1;
+        if (o->detailed) {
             if (multiple) {
-                ds_put_cstr(&output, "# Detailed trace.\n");
+                ds_put_cstr(output, "# Detailed trace.\n");
             }
-            print_details(&output, &root, 0);
+            print_details(output, &root, 0);
         }
-        if (o.summary) {
+        if (o->summary) {
             if (multiple) {
-                ds_put_cstr(&output, "# Summary trace.\n");
+                ds_put_cstr(output, "# Summary trace.\n");
             }
             struct ovs_list clone = OVS_LIST_INITIALIZER(&clone);
             node_list_clone(&root, &clone);
             prune(&clone, (1u << N_MODIFY) | (1u << N_TABLE));
-            print_summary(&output, &clone, 0);
+            print_summary(output, &clone, 0);
             node_list_destroy(&clone);
         }
-        if (o.minimal) {
+        if (o->minimal) {
             if (multiple) {
-                ds_put_cstr(&output, "# Minimal trace.\n");
+                ds_put_cstr(output, "# Minimal trace.\n");
             }
             prune(&root, (1u << N_ACTION) | (1u << N_PIPELINE)
                   | (1u << N_TABLE) | (1u << N_OUTPUT));
-            print_summary(&output, &root, 0);
+            print_summary(output, &root, 0);
         }
-        fputs(ds_cstr(&output), stdout);
     }
     free(flow_text);
-    ds_destroy(&output);
     node_list_destroy(&root);
 
 out:
     pkt_destroy(&p);
+    return status;
+}
+
+int
+main(int argc, char *argv[])
+{
+    struct options o = { .friendly_names = true, .notes = true,
+                         .tracer = { .select_id = -1 } };
+
+    set_program_name(argv[0]);
+    fatal_ignore_sigpipe();
+    vlog_set_levels_from_string_assert("reconnect:warn");
+
+    /* "--then [DATAPATH] MICROFLOW" after the first packet: a sequence of
+     * packets that share a conntrack table (docs/trace.md).  The options
+     * come before the first "--then". */
+    int first_then = argc;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--then")) {
+            first_then = i;
+            break;
+        }
+    }
+    parse_options(first_then, argv, &o);
+    int n_args = first_then - optind;
+    char **args = argv + optind;
+    if (n_args != 1 && n_args != 2) {
+        ovs_fatal(0, "one or two non-option arguments are required "
+                  "(use --help for help)");
+    }
+
+    /* The packets: (datapath or NULL, microflow). */
+    size_t n_packets = 0;
+    const char **dps = xmalloc(argc * sizeof *dps);
+    const char **flows = xmalloc(argc * sizeof *flows);
+    dps[n_packets] = n_args > 1 ? args[0] : NULL;
+    flows[n_packets++] = args[n_args - 1];
+    for (int i = first_then; i < argc; ) {
+        int j = i + 1;
+        while (j < argc && strcmp(argv[j], "--then")) {
+            j++;
+        }
+        int n = j - i - 1;
+        if (n != 1 && n != 2) {
+            ovs_fatal(0, "--then takes [DATAPATH] MICROFLOW");
+        }
+        dps[n_packets] = n > 1 ? argv[i + 1] : dps[n_packets - 1];
+        flows[n_packets++] = argv[j - 1];
+        i = j;
+    }
+    struct tracer *t = &o.tracer;
+    if (n_packets > 1) {
+        if (t->n_ct_states) {
+            ovs_fatal(0, "--ct cannot be combined with --then: each "
+                      "packet's conntrack state comes from the packets "
+                      "before it");
+        }
+        t->conntrack = true;
+    }
+
+    struct trace_db db;
+    char *error = trace_db_load(&db, o.db, o.nb_db, o.friendly_names);
+    if (error) {
+        ovs_fatal(0, "%s", error);
+    }
+    t->db = &db;
+    t->notes = o.notes;
+    tracer_init_symbols(t, &db.symtab);
+
+    int status = 0;
+    struct json *packets = json_array_create_empty();
+    for (size_t i = 0; i < n_packets; i++) {
+        struct ds output = DS_EMPTY_INITIALIZER;
+        if (n_packets > 1 && !o.json) {
+            ds_put_format(&output, "# Packet %"PRIuSIZE" of %"PRIuSIZE
+                          ".\n", i + 1, n_packets);
+        }
+        status |= trace_packet(&o, &db, dps[i], flows[i], &output,
+                               packets);
+        fputs(ds_cstr(&output), stdout);
+        ds_destroy(&output);
+    }
+    if (o.json) {
+        struct json *top;
+        if (n_packets == 1 && json_array(packets)->n == 1) {
+            top = json_clone(json_array(packets)->elems[0]);
+        } else {
+            top = json_object_create();
+            json_object_put_string(top, "format", "ovn-trace-lsn/1");
+            json_object_put(top, "packets", json_clone(packets));
+        }
+        char *s = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
+        puts(s);
+        free(s);
+        json_destroy(top);
+    }
+    json_destroy(packets);
+    free(dps);
+    free(flows);
     free(t->ct_states);
+    free(t->conns);
     trace_db_destroy(&db);
     return status;
 }

@@ -457,6 +457,7 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
         const char *nb = map_get_or(row, "external_ids", "logical-switch");
         if (!nb) {
             nb = map_get_or(row, "external_ids", "logical-router");
+            dp->is_router = nb != NULL;
         }
         if (!nb || !uuid_from_string(&dp->nb_uuid, nb)) {
             dp->nb_uuid = dp->uuid;

@@ -77,6 +77,7 @@ struct trace_dp {
     size_t n_fdbs;
     bool has_l3gateway;         /* A gateway router: has a port of type
                                  * "l3gateway". */
+    bool is_router;             /* external_ids:logical-router. */
 };
 
 /* A row of SB MAC_Binding, what get_arp() and the others look up. */
