@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1964,11 +1965,99 @@ collect_path(const struct ovs_list *nodes, struct json *hops,
     }
 }
 
+/* The conntrack table of a sequence, as JSON: --ct-save writes it and
+ * --ct-load reads it back, so that a sequence can go on in a later call
+ * (after the SB changed, e.g. an ACL was added). */
+static void
+put_u128(struct json *o, const char *name, ovs_u128 v)
+{
+    json_object_put_format(o, name, "0x%016"PRIx64"%016"PRIx64, v.u64.hi,
+                           v.u64.lo);
+}
+
+static ovs_u128
+get_u128(const struct json *o, const char *name)
+{
+    const struct json *v = trace_row_get(o, name);
+    ovs_u128 r = u128(0);
+    const char *s = v && v->type == JSON_STRING ? json_string(v) : "";
+    if (!strncmp(s, "0x", 2) && strlen(s) == 34) {
+        char hi[17];
+        memcpy(hi, s + 2, 16);
+        hi[16] = '\0';
+        r.u64.hi = strtoull(hi, NULL, 16);
+        r.u64.lo = strtoull(s + 18, NULL, 16);
+    }
+    return r;
+}
+
+static void
+ct_save(const struct tracer *t, const char *file_name)
+{
+    struct json *array = json_array_create_empty();
+    for (size_t i = 0; i < t->n_conns; i++) {
+        const struct ct_conn *c = &t->conns[i];
+        struct json *o = json_object_create();
+        json_object_put(o, "zone", json_integer_create(c->zone));
+        json_object_put(o, "ipv6", json_boolean_create(c->ipv6));
+        put_u128(o, "src", c->src);
+        put_u128(o, "dst", c->dst);
+        json_object_put(o, "proto", json_integer_create(c->proto));
+        json_object_put(o, "sport", json_integer_create(c->sport));
+        json_object_put(o, "dport", json_integer_create(c->dport));
+        json_object_put(o, "mark", json_integer_create(c->mark));
+        put_u128(o, "label", c->label);
+        json_array_add(array, o);
+    }
+    struct json *top = json_object_create();
+    json_object_put_string(top, "format", "ovn-trace-lsn-conntrack/1");
+    json_object_put(top, "connections", array);
+    char *s = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
+    FILE *f = fopen(file_name, "w");
+    if (!f || fputs(s, f) < 0 || fputc('\n', f) == EOF || fclose(f)) {
+        ovs_fatal(errno, "%s: could not write the conntrack table",
+                  file_name);
+    }
+    free(s);
+    json_destroy(top);
+}
+
+static void
+ct_load(struct tracer *t, const char *file_name)
+{
+    struct json *top = json_from_file(file_name);
+    if (top->type == JSON_STRING) {
+        ovs_fatal(0, "%s: %s", file_name, json_string(top));
+    }
+    const struct json *conns = trace_row_get(top, "connections");
+    if (!conns || conns->type != JSON_ARRAY) {
+        ovs_fatal(0, "%s: not a conntrack table (--ct-save writes one)",
+                  file_name);
+    }
+    for (size_t i = 0; i < conns->array.n; i++) {
+        const struct json *o = conns->array.elems[i];
+        t->conns = xrealloc(t->conns, (t->n_conns + 1) * sizeof *t->conns);
+        struct ct_conn *c = &t->conns[t->n_conns++];
+        const struct json *v6 = trace_row_get(o, "ipv6");
+        c->zone = trace_json_int(trace_row_get(o, "zone"));
+        c->ipv6 = v6 && v6->type == JSON_TRUE;
+        c->src = get_u128(o, "src");
+        c->dst = get_u128(o, "dst");
+        c->proto = trace_json_int(trace_row_get(o, "proto"));
+        c->sport = trace_json_int(trace_row_get(o, "sport"));
+        c->dport = trace_json_int(trace_row_get(o, "dport"));
+        c->mark = trace_json_int(trace_row_get(o, "mark"));
+        c->label = get_u128(o, "label");
+    }
+    json_destroy(top);
+}
+
 /* Command line. */
 
 struct options {
     const char *db;
     const char *nb_db;
+    const char *ct_load, *ct_save;      /* --ct-load, --ct-save. */
     bool detailed, summary, minimal, json;
     bool friendly_names;
     bool notes;
@@ -2003,6 +2092,10 @@ usage(void)
            "action (repeatable)\n"
            "  --lb-dst=IP[:PORT]      load balancer backend to choose\n"
            "  --select-id=ID          the member select() chooses\n"
+           "  --then [DP] MICROFLOW   then trace this packet, sharing "
+           "conntrack\n"
+           "  --ct-load=FILE          start from this conntrack table\n"
+           "  --ct-save=FILE          save the conntrack table to FILE\n"
            "  -h, --help              display this help message\n"
            "  -V, --version           display version information\n",
            program_name, program_name);
@@ -2023,6 +2116,8 @@ parse_options(int argc, char *argv[], struct options *o)
         OPT_CT,
         OPT_LB_DST,
         OPT_SELECT_ID,
+        OPT_CT_LOAD,
+        OPT_CT_SAVE,
         OPT_FRIENDLY_NAMES,
         OPT_NO_FRIENDLY_NAMES,
         OPT_NO_NOTES,
@@ -2042,6 +2137,8 @@ parse_options(int argc, char *argv[], struct options *o)
         {"ct", required_argument, NULL, OPT_CT},
         {"lb-dst", required_argument, NULL, OPT_LB_DST},
         {"select-id", required_argument, NULL, OPT_SELECT_ID},
+        {"ct-load", required_argument, NULL, OPT_CT_LOAD},
+        {"ct-save", required_argument, NULL, OPT_CT_SAVE},
         {"friendly-names", no_argument, NULL, OPT_FRIENDLY_NAMES},
         {"no-friendly-names", no_argument, NULL, OPT_NO_FRIENDLY_NAMES},
         {"no-notes", no_argument, NULL, OPT_NO_NOTES},
@@ -2110,6 +2207,12 @@ parse_options(int argc, char *argv[], struct options *o)
             t->select_id = id;
             break;
         }
+        case OPT_CT_LOAD:
+            o->ct_load = optarg;
+            break;
+        case OPT_CT_SAVE:
+            o->ct_save = optarg;
+            break;
         case OPT_FRIENDLY_NAMES:
             o->friendly_names = true;
             break;
@@ -2343,13 +2446,16 @@ main(int argc, char *argv[])
         i = j;
     }
     struct tracer *t = &o.tracer;
-    if (n_packets > 1) {
+    if (n_packets > 1 || o.ct_load || o.ct_save) {
         if (t->n_ct_states) {
-            ovs_fatal(0, "--ct cannot be combined with --then: each "
-                      "packet's conntrack state comes from the packets "
-                      "before it");
+            ovs_fatal(0, "--ct cannot be combined with --then, --ct-load or "
+                      "--ct-save: each packet's conntrack state comes from "
+                      "the packets before it");
         }
         t->conntrack = true;
+    }
+    if (o.ct_load) {
+        ct_load(t, o.ct_load);
     }
 
     struct trace_db db;
@@ -2389,6 +2495,9 @@ main(int argc, char *argv[])
         json_destroy(top);
     }
     json_destroy(packets);
+    if (o.ct_save) {
+        ct_save(t, o.ct_save);
+    }
     free(dps);
     free(flows);
     free(t->ct_states);
