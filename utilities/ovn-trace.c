@@ -1736,8 +1736,15 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
             execute_call(t, a, dp, p, egress, super);
             break;
         case ACTION_PUT_OPTS: {
-            node_append(super, N_ERROR, "/* We assume that this packet is "
-                        "DHCPDISCOVER or DHCPREQUEST. */");
+            /* Stock ovn-trace 23.03 aborts on put_nd_ra_opts() (an
+             * assertion); we take the packet as a router solicitation
+             * that ovn-controller answers. */
+            node_append(super, N_ERROR, "%s",
+                        !strcmp(a->keyword, "put_nd_ra_opts")
+                        ? "/* We assume that this packet is a router "
+                          "solicitation. */"
+                        : "/* We assume that this packet is "
+                          "DHCPDISCOVER or DHCPREQUEST. */");
             struct ds o = DS_EMPTY_INITIALIZER;
             for (size_t i = 0; i < a->put_opts.n_opts; i++) {
                 ds_put_format(&o, "%s%s = %s", i ? ", " : "",
@@ -1747,6 +1754,9 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
             node_append(super, N_MODIFY, "%s(%s)", a->keyword, ds_cstr(&o));
             ds_destroy(&o);
             field_set(p, &a->put_opts.dst, u128(1));
+            if (!strcmp(a->keyword, "put_nd_ra_opts")) {
+                set64(p, t->icmp6_type, 134);   /* Now an advertisement. */
+            }
             break;
         }
         case ACTION_SET_METER:
