@@ -1513,7 +1513,8 @@ note_flow(struct tracer *t, const struct trace_flow *f,
             ds_put_format(&s, "/* %s %s", o->table, uuid);
             static const char *const cols[] = {
                 "name", "priority", "tier", "direction", "action", "match",
-                "protocol",
+                "protocol", "type", "external_ip", "logical_ip",
+                "ip_prefix", "nexthop",
             };
             for (size_t i = 0; i < ARRAY_SIZE(cols); i++) {
                 const struct json *v = trace_row_get(o->row, cols[i]);

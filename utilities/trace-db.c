@@ -372,10 +372,13 @@ static void
 load_nb(struct trace_db *db, struct json **nb)
 {
     /* nb[0] ACL, nb[1] Port_Group, nb[2] Logical_Switch,
-     * nb[3] Load_Balancer, nb[4] Logical_Switch_Port. */
+     * nb[3] Load_Balancer, nb[4] Logical_Switch_Port, nb[5]
+     * Logical_Router, nb[6] Logical_Router_Port, nb[7] NAT, nb[8]
+     * Logical_Router_Static_Route, nb[9] Logical_Router_Policy. */
     static const char *const names[] = {
         "ACL", "Port_Group", "Logical_Switch", "Load_Balancer",
-        "Logical_Switch_Port",
+        "Logical_Switch_Port", "Logical_Router", "Logical_Router_Port",
+        "NAT", "Logical_Router_Static_Route", "Logical_Router_Policy",
     };
     /* Owners of ACLs: ACL UUID -> description. */
     struct shash owners = SHASH_INITIALIZER(&owners);
@@ -392,6 +395,26 @@ load_nb(struct trace_db *db, struct json **nb)
                 free(shash_replace(&owners, acls.names[j], ds_steal_cstr(&d)));
             }
             svec_destroy(&acls);
+        }
+    }
+    /* Owners of a router's NAT rules, routes and policies. */
+    for (size_t i = 0; nb[5] && i < nb[5]->array.n; i++) {
+        const struct json *row = nb[5]->array.elems[i];
+        const char *name = trace_json_str(trace_row_get(row, "name"));
+        static const char *const cols[] = {
+            "nat", "static_routes", "policies",
+        };
+        for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
+            struct svec rows = SVEC_EMPTY_INITIALIZER;
+            datum_json_atoms(trace_row_get(row, cols[c]), &rows);
+            for (size_t j = 0; j < rows.n; j++) {
+                struct ds d = DS_EMPTY_INITIALIZER;
+                ds_put_cstr(&d, "router ");
+                lex_put_string(&d, name);
+                free(shash_replace(&owners, rows.names[j],
+                                   ds_steal_cstr(&d)));
+            }
+            svec_destroy(&rows);
         }
     }
     for (int t = 0; t < ARRAY_SIZE(names); t++) {
@@ -733,7 +756,8 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
     if (nb_remote) {
         static const char *const nb_tables[] = {
             "ACL", "Port_Group", "Logical_Switch", "Load_Balancer",
-            "Logical_Switch_Port",
+            "Logical_Switch_Port", "Logical_Router", "Logical_Router_Port",
+            "NAT", "Logical_Router_Static_Route", "Logical_Router_Policy",
         };
         struct json *nb[ARRAY_SIZE(nb_tables)];
         error = fetch_tables(nb_remote, "OVN_Northbound", nb_tables,
