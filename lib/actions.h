@@ -47,10 +47,11 @@
  * where BIT is a writable 1-bit field or subfield (e.g. reg0[15]), PORT a
  * string field (inport, outport), MAC a 48-bit field or subfield (eth.src,
  * xreg0[0..47]), IP4 and IP6 a 32-bit and a 128-bit field or subfield
- * (reg0, ip4.dst; xxreg0, ip6.src), LENGTH a decimal below 2**31, and DST a writable string field or 32-bit field (outport,
- * reg1).  Arguments are fields, never constants, but for the DHCP
- * options, whose names and values ovn-controller 23.03 knows from the SB
- * DHCP_Options and DHCPv6_Options tables (lib/dhcp-opts.h): each VALUE is
+ * (reg0, ip4.dst; xxreg0, ip6.src), LENGTH a decimal below 2**31, and
+ * DST a writable string field or 32-bit field (outport, reg1).
+ * Arguments are fields, never constants, but for the DHCP options, whose
+ * names and values ovn-controller 23.03 knows from the SB DHCP_Options and
+ * DHCPv6_Options tables (lib/dhcp-opts.h): each VALUE is
  * a constant or a set of them in braces, of the kind the option takes.
  *
  * Inside ct_commit { }, only ct_mark and ct_label (and their subfields)
