@@ -45,6 +45,8 @@ northd_ovn_northd_SOURCES = \
 	northd/lb-health.h \
 	northd/lflow.c \
 	northd/lflow.h \
+	northd/mac-binding.c \
+	northd/mac-binding.h \
 	northd/mcast.c \
 	northd/mcast.h \
 	northd/meters.c \
@@ -60,6 +62,14 @@ northd_ovn_northd_SOURCES = \
 	northd/rbac.c \
 	northd/rbac.h \
 	northd/router.c \
+	northd/router-check.c \
+	northd/router-mcast.c \
+	northd/router-mtu.c \
+	northd/router-mtu.h \
+	northd/router-nat.c \
+	northd/router-nat.h \
+	northd/router-ra.c \
+	northd/router-ra.h \
 	northd/router-routes.c \
 	northd/router.h
 nodist_northd_ovn_northd_SOURCES = northd/sb-schema.c

@@ -26,6 +26,7 @@
 #include "packets.h"
 #include "smap.h"
 #include "sset.h"
+#include "svec.h"
 #include "util.h"
 #include "uuid.h"
 
@@ -1324,15 +1325,20 @@ ls_datapath_vlan_passthru(const struct ls_datapath *dp)
  * on a switch that has it, as stock writes them, and what ovn-controller
  * wrote there and northd must keep. */
 static void
-port_binding_options(const struct ls_port *p,
+port_binding_options(const struct ls_model *m, const struct ls_port *p,
                      const struct sb_port_binding *pb, struct smap *options)
 {
     if (!strcmp(p->nb->type, "router")) {
-        /* Only its peer, as stock writes it. */
+        /* Only its peer (and a gateway router's chassis), as stock writes
+         * it. */
         smap_init(options);
         const char *peer = smap_get(&p->nb->options, "router-port");
         if (peer) {
             smap_add(options, "peer", peer);
+        }
+        const struct lr_port *rp = lr_model_peer_of(m->lr, p->nb->name);
+        if (rp) {
+            lr_peer_pb_options(rp, options);
         }
         return;
     }
@@ -1393,14 +1399,19 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
         rdb_txn_set_integer(sb_txn, SB_PORT_BINDING_COL_TUNNEL_KEY,
                             p->tunnel_key);
     }
-    /* A switch's router port is one end of a patch (stock's SB type). */
-    const char *type = (!strcmp(p->nb->type, "router") ? "patch"
+    /* A switch's router port is one end of a patch (stock's SB type), or
+     * of a gateway router's "l3gateway" port. */
+    const struct lr_port *rp = (!strcmp(p->nb->type, "router")
+                                ? lr_model_peer_of(m->lr, p->nb->name)
+                                : NULL);
+    const char *type = (rp ? lr_peer_pb_type(rp)
+                        : !strcmp(p->nb->type, "router") ? "patch"
                         : p->nb->type);
     if (!pb || strcmp(pb->type, type)) {
         rdb_txn_set_string(sb_txn, SB_PORT_BINDING_COL_TYPE, type);
     }
     struct smap options;
-    port_binding_options(p, pb, &options);
+    port_binding_options(m, p, pb, &options);
     if (!pb || !smap_equal(&pb->options, &options)) {
         rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_OPTIONS, &options);
     }
@@ -1413,6 +1424,17 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
                             (const char **) p->nb->addresses,
                             p->nb->n_addresses);
     }
+    struct svec nat = SVEC_EMPTY_INITIALIZER;
+    if (rp) {
+        lr_peer_pb_nat_addresses(rp, p, &nat);
+    }
+    if (pb ? !strings_equal(nat.names, nat.n, pb->nat_addresses,
+                            pb->n_nat_addresses)
+           : nat.n > 0) {
+        rdb_txn_set_strings(sb_txn, SB_PORT_BINDING_COL_NAT_ADDRESSES,
+                            (const char **) nat.names, nat.n);
+    }
+    svec_destroy(&nat);
     if (!pb || !strings_equal(p->nb->port_security, p->nb->n_port_security,
                               pb->port_security, pb->n_port_security)) {
         rdb_txn_set_strings(sb_txn, SB_PORT_BINDING_COL_PORT_SECURITY,
@@ -1636,7 +1658,9 @@ sync_dp_mc_groups(const struct ls_model *m, struct rdb_txn *sb_txn,
         if (p->has_unknown) {
             unknown[n_unknown++] = &p->sb_uuid;
         }
-        if (mcast_port_flood_reports(p)) {
+        if (mcast_port_flood_reports(p)
+            || (!strcmp(p->nb->type, "router")
+                && lr_model_port_relays(m->lr, p->nb->name))) {
             mrouter[n_mrouter++] = &p->sb_uuid;
         }
         if (mcast_port_flood(p)) {
@@ -1728,6 +1752,30 @@ sync_mc_groups(struct rdb *sb_db, struct rdb_txn *sb_txn,
 
     for (size_t i = 0; i < m->n_datapaths; i++) {
         sync_dp_mc_groups(m, sb_txn, m->dp_array[i], &existing);
+    }
+    /* Routers: _MC_static (ports with options:mcast_flood), and if they
+     * relay multicast, the groups their switches learnt. */
+    for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+        const struct lr_router *r = &m->lr->routers[i];
+        const struct uuid **statik = xmalloc(MAX(r->n_ports, 1)
+                                             * sizeof *statik);
+        size_t n_static = 0;
+        for (size_t j = 0; j < r->n_ports; j++) {
+            if (lr_port_mcast_flood(r->ports[j])) {
+                statik[n_static++] = &r->ports[j]->sb_uuid;
+            }
+        }
+        char *key = xasprintf(UUID_FMT"/%s", UUID_ARGS(&r->dp->sb_uuid),
+                              MC_STATIC);
+        sync_mc_group(sb_txn, r->dp, shash_find_and_delete(&existing, key),
+                      MC_STATIC, MC_STATIC_KEY, statik, n_static);
+        free(key);
+        free(statik);
+
+        struct mcast_learnt_set set;
+        lr_mcast_collect(m, r, &set);
+        sync_learnt_groups(sb_txn, r->dp, &set, &existing);
+        mcast_learnt_destroy(&set);
     }
 
     /* Groups nobody asked for (other names, gone datapaths). */

@@ -38,11 +38,13 @@
 #include "northd/lb.h"
 #include "northd/lb-health.h"
 #include "northd/lflow.h"
+#include "northd/mac-binding.h"
 #include "northd/mcast.h"
 #include "northd/meters.h"
 #include "northd/nb-report.h"
 #include "northd/qos.h"
 #include "northd/router.h"
+#include "northd/router-nat.h"
 #include "northd/rbac.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
@@ -167,6 +169,9 @@ struct northd {
     /* The options northd sets itself (northd/global-opts.h): kept across
      * full passes, so that a chosen svc_monitor_mac stays the same. */
     struct global_opts global_opts;
+
+    /* MAC_Binding aging's schedule (mac-binding.h). */
+    struct mb_aging mb_aging;
 };
 /* The UUID of the SB_Global row: the one the SB has, or the one northd
  * is about to insert it under.  It keys the UUIDs of the Logical_Flow rows
@@ -220,6 +225,7 @@ northd_create(void)
     sset_init(&n->reported_problems);
     n->nb_report = nb_report_create(&nb_rdb_map);
     global_opts_init(&n->global_opts);
+    mb_aging_init(&n->mb_aging);
     return n;
 }
 
@@ -282,6 +288,9 @@ northd_format_stats(const struct northd *n, struct ds *out)
     ds_put_format(out, "logical flows not yet written: %"PRIuSIZE"\n",
                   stats->n_unwritten);
     acls_format_stats(n->data.valid ? n->data.acls : NULL, out);
+    if (n->mb_aging.n_aged || n->mb_aging.n_orphans) {
+        mb_aging_format(&n->mb_aging, out);
+    }
     if (n->check.enabled || n->check.n_checks) {
         ds_put_format(out, "incremental checks: %llu\n", n->check.n_checks);
         ds_put_format(out, "incremental checks failed: %llu\n",
@@ -377,8 +386,8 @@ size_t
 northd_lint_acls(const struct northd *n, const struct rdb *nb,
                  const char *filter, double threshold, struct ds *out)
 {
-    return acl_lint(nb, n->data.valid ? &n->data.groups : NULL, filter,
-                    threshold, out);
+    return northd_acl_lint(nb, n->data.valid ? &n->data.groups : NULL,
+                           filter, threshold, out);
 }
 
 /* Returns the NB_Global row; if there is none, creates it (it is there on
@@ -663,6 +672,7 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
     build_model(d, ctx->nb, ctx->sb, nb, &ipam_carry, &n->reported_problems);
     ipam_carry_destroy(&ipam_carry);
     ls_model_sync_sb(&d->model, ctx->sb, ctx->sb_txn);
+    mb_sync_static(&d->model, ctx->nb, ctx->sb, ctx->sb_txn);
     mcast_sync_sb(ctx->sb, ctx->sb_txn, d->model.dp_array,
                   d->model.n_datapaths);
     mcast_purge_igmp_groups(ctx->sb, ctx->sb_txn);
@@ -831,6 +841,9 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
                  struct inc_changes *c)
 {
     const struct nb_logical_switch *ls = dp->nb;
+    if (lr_model_switch_routers_only(d->model.lr, dp)) {
+        return false;           /* Its routers' flows depend on its ports. */
+    }
     struct ls_port *p;
     LIST_FOR_EACH_SAFE (p, dp_node, &dp->ports) {
         if (!port_row_listed(ls, p->nb)
@@ -1049,6 +1062,10 @@ inc_igmp_groups(struct northd_data *d, struct rdb *sb_db,
                 continue;
             }
             *reason = "an SB IGMP_Group of no switch";
+            return false;
+        }
+        if (lr_model_dp_relays(d->model.lr, dp)) {
+            *reason = "an SB IGMP_Group on a switch of a multicast relay";
             return false;
         }
         COVERAGE_INC(northd_igmp_group_followed);
@@ -1405,6 +1422,11 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     }
     const struct nb_address_set *as;
     NB_ADDRESS_SET_FOR_EACH_TRACKED (as, nb_db) {
+        if (nb_address_set_is_updated(as, NB_ADDRESS_SET_COL_NAME)
+            && lr_nat_uses_address_set(d->model.lr, as)) {
+            *reason = "Address_Set of a NAT";
+            goto fail;
+        }
         if (!groups_handle_as(&d->groups, as, &c.sets_changed)) {
             *reason = "Address_Set";
             goto fail;
@@ -1709,6 +1731,11 @@ northd_run(struct northd *n, struct northd_ctx *ctx, bool force_full)
         full_recompute(n, ctx, nb);
     }
 
+    if (full || mb_aging_due(&n->mb_aging)) {
+        mb_aging_run(&n->mb_aging, &data->model, ctx->sb, ctx->sb_txn,
+                     &data->nb_options, full);
+    }
+
     /* nb_cfg is passed on only with the last of the flows. */
     size_t n_unwritten = lflow_table_n_unwritten(&data->lflows);
     ctx->flows_pending = n_unwritten > 0;
@@ -1739,6 +1766,18 @@ northd_run(struct northd *n, struct northd_ctx *ctx, bool force_full)
             check_incremental(n, ctx, nb);
         }
     }
+}
+
+bool
+northd_timer_due(const struct northd *n)
+{
+    return mb_aging_due(&n->mb_aging);
+}
+
+void
+northd_timer_wait(const struct northd *n)
+{
+    mb_aging_wait(&n->mb_aging);
 }
 
 void

@@ -17,9 +17,13 @@
 #include "lib/tnlid.h"
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
+#include "northd/router-mtu.h"
+#include "northd/router-ra.h"
+#include "northd/router-nat.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
+#include "svec.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(router);
@@ -45,6 +49,9 @@ lr_report(struct ls_model *m, const char *format, ...)
 }
 
 /* Model. */
+
+static bool switch_routers_only(const struct lr_model *,
+                                const struct ls_datapath *);
 
 static int
 compare_routers(const void *a_, const void *b_)
@@ -79,6 +86,16 @@ lr_router_sb_ids(const struct lr_router *r, struct smap *ids)
     if (name2 && name2[0]) {
         smap_add(ids, "name2", name2);
     }
+    /* Read by ovn-controller. */
+    if (!smap_get_bool(&r->nb->options, "always_learn_from_arp_request",
+                       true)) {
+        smap_add(ids, "always_learn_from_arp_request", "false");
+    }
+    int zone;
+    const char *zone_s = smap_get(&r->nb->options, "snat-ct-zone");
+    if (zone_s && str_to_int(zone_s, 10, &zone) && zone >= 0) {
+        smap_add_format(ids, "snat-ct-zone", "%d", zone);
+    }
 }
 
 void
@@ -88,6 +105,7 @@ lr_model_build_dps(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
     hmap_init(&lr->ports);
     shash_init(&lr->peers);
     sset_init(&lr->claims);
+    hmapx_init(&lr->routers_only);
     m->lr = lr;
 
     size_t n = 0;
@@ -124,6 +142,9 @@ lr_model_build_dps(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
     for (size_t i = 0; i < n; i++) {
         struct lr_router *r = &lr->routers[i];
         r->nb = rows[i];
+        r->chassis = smap_get(&r->nb->options, "chassis");
+        r->mcast_relay = smap_get_bool(&r->nb->options, "mcast_relay",
+                                       false);
         struct ls_datapath *dp = xzalloc(sizeof *dp);
         dp->router = r;
         dp->index = m->sw_cap + i;
@@ -192,6 +213,8 @@ fill_net6(struct lr_net6 *n)
 static void
 lr_port_destroy(struct lr_port *p)
 {
+    lr_ra_destroy(p->ra);
+    free(p->arp_proxy);
     free(p->qname);
     free(p->ip4);
     free(p->ip6);
@@ -342,6 +365,72 @@ assign_lr_port_keys(struct ls_model *m, struct lr_router *r)
     tnlid_set_destroy(&keys);
 }
 
+/* Switch port 'sp''s options:arp_proxy, read as stock 23.03 reads it:
+ * addresses separated by spaces, up to the first that does not parse;
+ * IPv6 addresses and prefix lengths are read and left out (reported).
+ * Returns the IPv4 addresses, comma-separated, or NULL. */
+static char *
+parse_arp_proxy(struct ls_model *m, const struct ls_port *sp)
+{
+    const char *s = smap_get(&sp->nb->options, "arp_proxy");
+    if (!s) {
+        return NULL;
+    }
+    struct ds out = DS_EMPTY_INITIALIZER;
+    struct ds ignored = DS_EMPTY_INITIALIZER;
+    char *copy = xstrdup(s);
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, " ", &save); tok;
+         tok = strtok_r(NULL, " ", &save)) {
+        ovs_be32 ip, mask;
+        struct in6_addr ip6, mask6;
+        char *error = ip_parse_masked(tok, &ip, &mask);
+        if (!error) {
+            ds_put_format(&out, "%s"IP_FMT, out.length ? "," : "",
+                          IP_ARGS(ip));
+            if (mask != OVS_BE32_MAX) {
+                ds_put_format(&ignored, "%s\"%s\" (only the address is "
+                              "answered for)", ignored.length ? ", " : "",
+                              tok);
+            }
+            continue;
+        }
+        free(error);
+        error = ipv6_parse_masked(tok, &ip6, &mask6);
+        if (!error) {
+            ds_put_format(&ignored, "%s\"%s\" (IPv6: no proxy)",
+                          ignored.length ? ", " : "", tok);
+            continue;
+        }
+        free(error);
+        ds_put_format(&ignored, "%s\"%s\" and what follows (not an "
+                      "address)", ignored.length ? ", " : "", tok);
+        break;
+    }
+    if (ignored.length) {
+        char *msg = xasprintf("Logical_Switch_Port %s: arp_proxy: ignoring "
+                              "%s, as stock 23.03", sp->nb->name,
+                              ds_cstr(&ignored));
+        lr_report(m, "%s", msg);
+        free(msg);
+    }
+    free(copy);
+    ds_destroy(&ignored);
+    if (!out.length) {
+        ds_destroy(&out);
+        return NULL;
+    }
+    return ds_steal_cstr(&out);
+}
+
+static int
+compare_ls_ports_by_name(const void *a_, const void *b_)
+{
+    const struct ls_port *const *a = a_;
+    const struct ls_port *const *b = b_;
+    return strcmp((*a)->nb->name, (*b)->nb->name);
+}
+
 void
 lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
 {
@@ -382,6 +471,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         assign_lr_port_keys(m, r);
         lr_routes_parse(m, r);
         lr_policies_parse(m, r);
+        lr_nat_parse(m, r);
     }
 
     /* Peers: switch ports of type "router" naming a router port.  Ports
@@ -396,15 +486,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
             claimants[n++] = lsp;
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        for (size_t j = i + 1; j < n; j++) {
-            if (strcmp(claimants[j]->nb->name, claimants[i]->nb->name) < 0) {
-                const struct ls_port *tmp = claimants[i];
-                claimants[i] = claimants[j];
-                claimants[j] = tmp;
-            }
-        }
-    }
+    qsort(claimants, n, sizeof *claimants, compare_ls_ports_by_name);
     for (size_t i = 0; i < n; i++) {
         const struct ls_port *sp = claimants[i];
         const char *rp = smap_get(&sp->nb->options, "router-port");
@@ -421,8 +503,56 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         }
         p->peer = sp->nb->name;
         shash_add(&lr->peers, sp->nb->name, p);
+        p->arp_proxy = parse_arp_proxy(m, sp);
     }
     free(claimants);
+
+    /* Router ports wired to router ports (their NB 'peer'). */
+    for (size_t i = 0; i < lr->n_routers; i++) {
+        const struct lr_router *r = &lr->routers[i];
+        for (size_t j = 0; j < r->n_ports; j++) {
+            struct lr_port *p = r->ports[j];
+            const char *name = p->nb->peer;
+            if (!name || !name[0]) {
+                continue;
+            }
+            const struct lr_port *q = find_lr_port(lr, name);
+            if (!q || q == p) {
+                lr_report(m, "Logical_Router_Port %s ("UUID_FMT"): peer "
+                          "\"%s\" names no other router port: not wired",
+                          p->nb->name, UUID_ARGS(&p->nb->header_.uuid),
+                          name);
+            } else if (p->peer) {
+                /* Stock 23.03 asserts and exits on this one. */
+                lr_report(m, "Logical_Router_Port %s ("UUID_FMT"): both "
+                          "switch port %s and router port %s are its "
+                          "peer: wired to the switch port only",
+                          p->nb->name, UUID_ARGS(&p->nb->header_.uuid),
+                          p->peer, name);
+            } else {
+                p->peer = q->nb->name;
+                p->rpeer = q;
+            }
+        }
+    }
+
+    lr_check_model(m);
+
+    /* Router advertisements, on the ports wired to a switch. */
+    for (size_t i = 0; i < lr->n_routers; i++) {
+        const struct lr_router *r = &lr->routers[i];
+        for (size_t j = 0; j < r->n_ports; j++) {
+            r->ports[j]->ra = lr_ra_parse(m, r->ports[j]);
+            r->ports[j]->mtu = lr_mtu_parse(m, r->ports[j]);
+        }
+    }
+
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        struct ls_datapath *dp = m->dp_array[i];
+        if (dp && switch_routers_only(lr, dp)) {
+            hmapx_add(&lr->routers_only, dp);
+        }
+    }
 }
 
 void
@@ -438,6 +568,7 @@ lr_model_destroy(struct lr_model *lr)
         free(r->dp);
         free(r->ports);
         lr_routes_destroy(r);
+        lr_nat_destroy(r);
     }
     free(lr->routers);
     struct lr_port *p;
@@ -447,7 +578,14 @@ lr_model_destroy(struct lr_model *lr)
     hmap_destroy(&lr->ports);
     shash_destroy(&lr->peers);
     sset_destroy(&lr->claims);
+    hmapx_destroy(&lr->routers_only);
     free(lr);
+}
+
+const struct lr_port *
+lr_model_find_port(const struct lr_model *lr, const char *name)
+{
+    return lr ? find_lr_port(lr, name) : NULL;
 }
 
 const struct lr_port *
@@ -506,13 +644,17 @@ sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
         rdb_txn_set_integer(txn, SB_PORT_BINDING_COL_TUNNEL_KEY,
                             p->tunnel_key);
     }
-    if (!pb || strcmp(pb->type, "patch")) {
-        rdb_txn_set_string(txn, SB_PORT_BINDING_COL_TYPE, "patch");
+    /* A gateway router's ports are bound to its chassis. */
+    const char *type = p->router->chassis ? "l3gateway" : "patch";
+    if (!pb || strcmp(pb->type, type)) {
+        rdb_txn_set_string(txn, SB_PORT_BINDING_COL_TYPE, type);
     }
     struct smap options = SMAP_INITIALIZER(&options);
     if (p->peer) {
         smap_add(&options, "peer", p->peer);
     }
+    lr_ra_put_pb_options(p, &options);
+    lr_peer_pb_options(p, &options);
     if (!pb || !smap_equal(&pb->options, &options)) {
         rdb_txn_set_smap(txn, SB_PORT_BINDING_COL_OPTIONS, &options);
     }
@@ -596,16 +738,15 @@ build_admission(struct lflow_table *t, const struct lr_router *r,
         if (!p->enabled) {
             continue;
         }
-        const struct uuid *hint = &p->nb->header_.uuid;
         ds_clear(a);
         ds_put_format(a, "xreg0[0..47] = %s; next;", p->mac_s);
         ds_clear(m);
         ds_put_format(m, "eth.dst == %s && inport == %s", p->mac_s,
                       p->qname);
-        LR_ADD(t, dp, S_LR_IN_ADMISSION, 50, ds_cstr(m), ds_cstr(a), hint);
+        lr_mtu_admission(t, p, ds_cstr(m), ds_cstr(a));
         ds_clear(m);
         ds_put_format(m, "eth.mcast && inport == %s", p->qname);
-        LR_ADD(t, dp, S_LR_IN_ADMISSION, 50, ds_cstr(m), ds_cstr(a), hint);
+        lr_mtu_admission(t, p, ds_cstr(m), ds_cstr(a));
     }
 }
 
@@ -614,14 +755,31 @@ build_neighbor(struct lflow_table *t, const struct lr_router *r,
                struct ds *m)
 {
     const struct ls_datapath *dp = r->dp;
+    /* always_learn_from_arp_request=false: a request learns the sender's
+     * binding only if it is for the router, or the binding is known
+     * ('reg9[3]'). */
+    bool always = smap_get_bool(&r->nb->options,
+                                "always_learn_from_arp_request", true);
     static const char lookup_arp[]
         = "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); next;";
     lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, "arp.op == 2",
-              lookup_arp);
+              always ? lookup_arp
+              : "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
+                "reg9[3] = 1; next;");
     lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, "nd_na",
-              "reg9[2] = lookup_nd(inport, nd.target, nd.tll); next;");
+              always ? "reg9[2] = lookup_nd(inport, nd.target, nd.tll); next;"
+              : "reg9[2] = lookup_nd(inport, nd.target, nd.tll); "
+                "reg9[3] = 1; next;");
     lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, "nd_ns",
-              "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); next;");
+              always ? "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); next;"
+              : "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); "
+                "reg9[3] = lookup_nd_ip(inport, ip6.src); next;");
+    if (!always) {
+        lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 110,
+                  "nd_na && ip6.src == fe80::/10 && ip6.dst == ff00::/8",
+                  "reg9[2] = lookup_nd(inport, ip6.src, nd.tll); "
+                  "reg9[3] = lookup_nd_ip(inport, ip6.src); next;");
+    }
     lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 0, "1", "reg9[2] = 1; next;");
     for (size_t i = 0; i < r->n_ports; i++) {
         const struct lr_port *p = r->ports[i];
@@ -630,11 +788,25 @@ build_neighbor(struct lflow_table *t, const struct lr_router *r,
             ds_put_format(m, "inport == %s && arp.spa == %s && "
                           "arp.op == 1", p->qname, p->ip4[j].net_s);
             LR_ADD(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, ds_cstr(m),
-                   lookup_arp, &p->nb->header_.uuid);
+                   always ? lookup_arp
+                   : "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
+                     "reg9[3] = lookup_arp_ip(inport, arp.spa); next;",
+                   &p->nb->header_.uuid);
+            if (!always) {
+                ds_clear(m);
+                ds_put_format(m, "inport == %s && arp.spa == %s && "
+                              "arp.tpa == %s && arp.op == 1", p->qname,
+                              p->ip4[j].net_s, p->ip4[j].addr_s);
+                LR_ADD(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 110, ds_cstr(m),
+                       "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
+                       "reg9[3] = 1; next;", &p->nb->header_.uuid);
+            }
         }
     }
 
-    lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 100, "reg9[2] == 1", "next;");
+    lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 100,
+              always ? "reg9[2] == 1" : "reg9[2] == 1 || reg9[3] == 0",
+              "next;");
     lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 95, "nd_na && nd.tll == 0",
               "put_nd(inport, nd.target, eth.src); next;");
     lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 95,
@@ -646,6 +818,32 @@ build_neighbor(struct lflow_table *t, const struct lr_router *r,
     lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 90, "nd_ns",
               "put_nd(inport, ip6.src, nd.sll); next;");
     lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 0, "1", "drop;");
+}
+
+/* "ip4.dst == {A, ...}" and "ip6.dst == {...}" → drop, for the addresses
+ * of 'p' that are ('snat') or are not SNAT addresses. */
+static void
+put_own_drop(struct lflow_table *t, const struct lr_port *p,
+             enum ls_stage stage, uint16_t prio, bool snat, struct ds *m)
+{
+    const struct lr_router *r = p->router;
+    for (int v6 = 0; v6 < 2; v6++) {
+        size_t n = v6 ? p->n_ip6 : p->n_ip4;
+        ds_clear(m);
+        ds_put_format(m, "ip%c.dst == {", v6 ? '6' : '4');
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const char *addr = v6 ? p->ip6[i].addr_s : p->ip4[i].addr_s;
+            if (lr_nat_is_snat_ip(r, addr) == snat) {
+                ds_put_format(m, "%s%s", k++ ? ", " : "", addr);
+            }
+        }
+        ds_put_char(m, '}');
+        if (k) {
+            LR_ADD(t, r->dp, stage, prio, ds_cstr(m), "drop;",
+                   &p->nb->header_.uuid);
+        }
+    }
 }
 
 /* lr_in_ip_input for one port: its addresses. */
@@ -715,8 +913,8 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
            "flags.loopback = 1; next; ", hint);
 
     /* Other traffic to the router: TCP reset, SCTP abort, port or protocol
-     * unreachable. */
-    for (int v6 = 0; v6 < 2; v6++) {
+     * unreachable (not on a gateway router, as stock). */
+    for (int v6 = 0; v6 < 2 && !p->router->chassis; v6++) {
         size_t n = v6 ? p->n_ip6 : p->n_ip4;
         const char *ip = v6 ? "ip6" : "ip4";
         for (size_t i = 0; i < n; i++) {
@@ -758,17 +956,11 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
         }
     }
 
-    /* What is left for the router itself is dropped. */
-    if (p->n_ip4) {
-        ds_clear(m);
-        ds_put_cstr(m, "ip4.dst == ");
-        put_ip4_set(m, p, true, false);
-        LR_ADD(t, dp, S_LR_IN_IP_INPUT, 60, ds_cstr(m), "drop;", hint);
+    /* What is left for the router itself is dropped, but for SNAT
+     * addresses (lr_in_arp_resolve drops what was not unSNATed). */
+    if (!lr_nat_force_snat_router_ip(p->router)) {
+        put_own_drop(t, p, S_LR_IN_IP_INPUT, 60, false, m);
     }
-    ds_clear(m);
-    ds_put_cstr(m, "ip6.dst == ");
-    put_ip6_set(m, p, true);
-    LR_ADD(t, dp, S_LR_IN_IP_INPUT, 60, ds_cstr(m), "drop;", hint);
 
     /* TTL expiry: ICMP time exceeded from the port's address. */
     for (size_t i = 0; i < p->n_ip4; i++) {
@@ -802,6 +994,7 @@ static void
 build_ip_input(struct lflow_table *t, const struct lr_router *r,
                struct ds *m, struct ds *a)
 {
+    lr_nat_build_arp_nd(t, r, m);
     const struct ls_datapath *dp = r->dp;
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 100,
               "ip4.src_mcast ||ip4.src == 255.255.255.255 || "
@@ -811,7 +1004,7 @@ build_ip_input(struct lflow_table *t, const struct lr_router *r,
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 84, "nd_rs || nd_ra", "next;");
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 83, "ip6.mcast_rsvd", "drop;");
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 82, "ip4.mcast || ip6.mcast",
-              "drop;");
+              r->mcast_relay ? "next;" : "drop;");
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 50, "eth.bcast", "drop;");
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 32,
               "ip.ttl == {0, 1} && !ip.later_frag && "
@@ -876,6 +1069,37 @@ build_routing(struct lflow_table *t, const struct lr_router *r,
     lflow_add(t, dp, S_LR_IN_POLICY_ECMP, 0, "1", "drop;");
 }
 
+/* A router port 'x' wired to router port 'x->rpeer': the peer's router
+ * reaches 'x''s addresses through the peer. */
+static void
+build_rpeer_arp_resolve(struct lflow_table *t, const struct lr_port *x)
+{
+    const struct lr_port *y = x->rpeer;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+    ds_put_format(&a, "eth.dst = %s; next;", x->mac_s);
+    for (int v6 = 0; v6 < 2; v6++) {
+        size_t n = v6 ? x->n_ip6 : x->n_ip4;
+        if (!n) {
+            continue;
+        }
+        ds_clear(&m);
+        /* (Stock writes no space before "==" for IPv4.) */
+        ds_put_format(&m, "outport == %s && %s", y->qname,
+                      v6 ? "xxreg0 == " : "reg0== ");
+        ds_put_cstr(&m, n > 1 ? "{" : "");
+        for (size_t i = 0; i < n; i++) {
+            ds_put_format(&m, "%s%s", i ? ", " : "",
+                          v6 ? x->ip6[i].addr_s : x->ip4[i].addr_s);
+        }
+        ds_put_cstr(&m, n > 1 ? "}" : "");
+        LR_ADD(t, y->router->dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
+               ds_cstr(&a), &x->nb->header_.uuid);
+    }
+    ds_destroy(&m);
+    ds_destroy(&a);
+}
+
 static void
 build_router_lflows(struct lflow_table *t, const struct lr_router *r)
 {
@@ -887,31 +1111,41 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
     build_neighbor(t, r, &m);
     build_ip_input(t, r, &m, &a);
 
-    /* Stages of NAT, load balancing and router advertisements, which this
-     * slice does not compile: they pass everything. */
+    /* Stages of NAT and load balancing, which this slice does not
+     * compile, pass everything; the default of the advertisement
+     * stages (lr_ra_build_lflows()). */
     static const enum ls_stage pass[] = {
-        S_LR_IN_UNSNAT, S_LR_IN_DEFRAG, S_LR_IN_LB_AFF_CHECK, S_LR_IN_DNAT,
-        S_LR_IN_LB_AFF_LEARN, S_LR_IN_ECMP_STATEFUL, S_LR_IN_ND_RA_OPTIONS,
-        S_LR_IN_ND_RA_RESPONSE, S_LR_IN_CHK_PKT_LEN, S_LR_IN_LARGER_PKTS,
-        S_LR_IN_GW_REDIRECT, S_LR_OUT_UNDNAT, S_LR_OUT_POST_UNDNAT,
-        S_LR_OUT_SNAT, S_LR_OUT_POST_SNAT, S_LR_OUT_EGR_LOOP,
+        S_LR_IN_LB_AFF_CHECK, S_LR_IN_LB_AFF_LEARN, S_LR_IN_ECMP_STATEFUL,
+        S_LR_IN_ND_RA_OPTIONS, S_LR_IN_ND_RA_RESPONSE, S_LR_IN_CHK_PKT_LEN,
+        S_LR_IN_LARGER_PKTS, S_LR_IN_GW_REDIRECT,
     };
     for (size_t i = 0; i < ARRAY_SIZE(pass); i++) {
         lflow_add(t, dp, pass[i], 0, "1", "next;");
     }
+    lr_nat_build_lflows(t, r);
 
     build_routing(t, r, &m, &a);
+    lr_ra_build_lflows(t, r);
+    lr_mtu_build_lflows(t, r);
 
     /* Next hop's MAC: static entries for the switch ports' addresses
      * (lr_build_port_lflows()), else the MAC bindings ovn-controller
      * learnt, else an ARP request or ND solicitation. */
     lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 500, "ip4.mcast || ip6.mcast",
               "next;");
+    for (size_t i = 0; i < r->n_ports; i++) {
+        if (r->ports[i]->rpeer) {
+            build_rpeer_arp_resolve(t, r->ports[i]);
+        }
+    }
     lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 1, "ip4",
               "get_arp(outport, reg0); next;");
     lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 1, "ip6",
               "get_nd(outport, xxreg0); next;");
     lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 0, "1", "drop;");
+    for (size_t i = 0; i < r->n_ports; i++) {
+        put_own_drop(t, r->ports[i], S_LR_IN_ARP_RESOLVE, 2, true, &m);
+    }
 
     lflow_add(t, dp, S_LR_IN_ARP_REQUEST, 100,
               "eth.dst == 00:00:00:00:00:00 && ip4",
@@ -922,7 +1156,6 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
               "nd_ns { nd.target = xxreg0; output; };");
     lflow_add(t, dp, S_LR_IN_ARP_REQUEST, 0, "1", "output;");
 
-    lflow_add(t, dp, S_LR_OUT_CHK_DNAT_LOCAL, 0, "1", "reg9[4] = 0; next;");
     lflow_add(t, dp, S_LR_OUT_SNAT, 120, "nd_ns", "next;");
     lflow_add(t, dp, S_LR_OUT_DELIVERY, 0, "1", "drop;");
     for (size_t i = 0; i < r->n_ports; i++) {
@@ -951,11 +1184,38 @@ lr_build_lflows(struct lflow_table *t, const struct ls_model *m)
         lflow_owner_clear(t, &r->dp->owner);
         lflow_table_set_owner(t, &r->dp->owner);
         build_router_lflows(t, r);
+        lr_mcast_build_lflows(t, m, r);
     }
     lflow_table_set_owner(t, saved);
 }
 
 /* The switch side. */
+
+/* Whether every port of switch 'dp' (as its NB row lists them) is wired to
+ * a router, e.g. ovn-kubernetes' join switch: then ARP requests and NS for
+ * a router's addresses go to that router alone, not flooded, and the
+ * routers' own requests have no flow of their own, as stock. */
+static bool
+switch_routers_only(const struct lr_model *lr, const struct ls_datapath *dp)
+{
+    if (!lr || !dp->nb || !dp->nb->n_ports) {
+        return false;
+    }
+    for (size_t i = 0; i < dp->nb->n_ports; i++) {
+        if (!shash_find(&lr->peers, dp->nb->ports[i]->name)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
+lr_model_switch_routers_only(const struct lr_model *lr,
+                             const struct ls_datapath *dp)
+{
+    return lr && (hmapx_contains(&lr->routers_only, dp)
+                  || switch_routers_only(lr, dp));
+}
 
 void
 lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
@@ -966,6 +1226,7 @@ lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
     }
     struct ds match = DS_EMPTY_INITIALIZER;
     size_t n = 0;
+    bool routers_only = switch_routers_only(m->lr, dp);
     const struct ls_port *sp;
     LIST_FOR_EACH (sp, dp_node, &dp->ports) {
         const struct lr_port *p = lr_model_peer_of(m->lr, sp->nb->name);
@@ -974,11 +1235,13 @@ lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
         }
         n++;
         /* Requests a router sends go to every port but the routers. */
-        ds_clear(&match);
-        ds_put_format(&match, "eth.src == {%s} && (arp.op == 1 || "
-                      "rarp.op == 3 || nd_ns)", p->mac_s);
-        lflow_add(t, dp, S_IN_L2_LKUP, 75, ds_cstr(&match),
-                  "outport = \""MC_FLOOD_L2"\"; output;");
+        if (!routers_only) {
+            ds_clear(&match);
+            ds_put_format(&match, "eth.src == {%s} && (arp.op == 1 || "
+                          "rarp.op == 3 || nd_ns)", p->mac_s);
+            lflow_add(t, dp, S_IN_L2_LKUP, 75, ds_cstr(&match),
+                      "outport = \""MC_FLOOD_L2"\"; output;");
+        }
 
         /* Routed traffic keeps out of the switch's load balancer stages,
          * and forgets the switch's conntrack state on its way to the
@@ -1003,12 +1266,71 @@ lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
     ds_destroy(&match);
 }
 
+/* ARP requests and NS for a router's address: to the router port (and
+ * flooded, 'flood'). */
+static void
+put_req_actions(struct ds *a, const char *name, bool flood)
+{
+    ds_clear(a);
+    if (flood) {
+        ds_put_format(a, "clone {outport = %s; output; }; "
+                      "outport = \""MC_FLOOD_L2"\"; output;", name);
+    } else {
+        ds_put_format(a, "outport = %s; output;", name);
+    }
+}
+
+struct nat_req_aux {
+    struct lflow_table *t;
+    const struct ls_port *sp;
+    const struct lr_port *p;
+    const char *name;
+    struct ds *m;
+    struct ds *a;
+    bool flood;
+};
+
+/* ls_in_l2_lkup 80 for a DNAT address 'addr' of the router of aux->p,
+ * unless it is one of the port's own (which has the flow already). */
+static void
+nat_req_flow(const char *addr, bool v6, void *aux_)
+{
+    struct nat_req_aux *aux = aux_;
+    const struct lr_port *p = aux->p;
+    size_t n = v6 ? p->n_ip6 : p->n_ip4;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(addr, v6 ? p->ip6[i].addr_s : p->ip4[i].addr_s)) {
+            return;
+        }
+    }
+    ds_clear(aux->m);
+    if (v6) {
+        ds_put_format(aux->m, "flags[1] == 0 && nd_ns && nd.target == %s",
+                      addr);
+    } else {
+        ds_put_format(aux->m, "flags[1] == 0 && arp.op == 1 && "
+                      "arp.tpa == %s", addr);
+    }
+    put_req_actions(aux->a, aux->name, aux->flood);
+    LR_ADD(aux->t, aux->sp->dp, S_IN_L2_LKUP, 80, ds_cstr(aux->m),
+           ds_cstr(aux->a), &aux->sp->nb->header_.uuid);
+}
+
 /* A switch port wired to router port 'p': ARP/ND for the router's
  * addresses answered on the switch, and L2 lookup to the router. */
 static void
-build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
-                       const struct lr_port *p)
+build_peer_port_lflows(struct lflow_table *t, const struct lr_model *lr,
+                       const struct ls_port *sp, const struct lr_port *p)
 {
+    /* The switch answers for the router's addresses if the port's
+     * addresses say "router" (not for a MAC alone). */
+    bool answer = false;
+    for (size_t i = 0; i < sp->nb->n_addresses; i++) {
+        if (!strcmp(sp->nb->addresses[i], "router")) {
+            answer = true;
+        }
+    }
+    bool flood = !switch_routers_only(lr, sp->dp);
     const struct ls_datapath *dp = sp->dp;
     struct ds qname = DS_EMPTY_INITIALIZER;
     lex_put_string(&qname, sp->nb->name);
@@ -1026,17 +1348,18 @@ build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
                       "/* ARP reply */ arp.tha = arp.sha; arp.sha = %s; "
                       "arp.tpa = arp.spa; arp.spa = %s; outport = inport; "
                       "flags.loopback = 1; output;", p->mac_s, p->mac_s, ip);
-        LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a), hint);
-        ds_put_format(&m, " && inport == %s", name);
-        lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m), "next;",
-                       hint);
+        if (answer) {
+            LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a),
+                   hint);
+            ds_put_format(&m, " && inport == %s", name);
+            lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m),
+                           "next;", hint);
+        }
 
         ds_clear(&m);
         ds_put_format(&m, "flags[1] == 0 && arp.op == 1 && arp.tpa == %s",
                       ip);
-        ds_clear(&a);
-        ds_put_format(&a, "clone {outport = %s; output; }; "
-                      "outport = \""MC_FLOOD_L2"\"; output;", name);
+        put_req_actions(&a, name, flood);
         LR_ADD(t, dp, S_IN_L2_LKUP, 80, ds_cstr(&m), ds_cstr(&a), hint);
     }
     for (size_t i = 0; i < p->n_ip6; i++) {
@@ -1049,25 +1372,42 @@ build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
                       "nd.target = %s; nd.tll = %s; outport = inport; "
                       "flags.loopback = 1; output; };", p->mac_s, n->addr_s,
                       n->addr_s, p->mac_s);
-        LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a), hint);
-        ds_put_format(&m, " && inport == %s", name);
-        lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m), "next;",
-                       hint);
+        if (answer) {
+            LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a),
+                   hint);
+            ds_put_format(&m, " && inport == %s", name);
+            lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m),
+                           "next;", hint);
+        }
 
         ds_clear(&m);
         ds_put_format(&m, "flags[1] == 0 && nd_ns && nd.target == %s",
                       n->addr_s);
-        ds_clear(&a);
-        ds_put_format(&a, "clone {outport = %s; output; }; "
-                      "outport = \""MC_FLOOD_L2"\"; output;", name);
+        put_req_actions(&a, name, flood);
         LR_ADD(t, dp, S_IN_L2_LKUP, 80, ds_cstr(&m), ds_cstr(&a), hint);
     }
+
+    /* Requests for the router's DNAT addresses, too. */
+    struct nat_req_aux aux = { t, sp, p, name, &m, &a, flood };
+    lr_nat_for_each_dnat_ip(p->router, nat_req_flow, &aux);
 
     ds_clear(&m);
     ds_put_format(&m, "eth.dst == %s", p->mac_s);
     ds_clear(&a);
     ds_put_format(&a, "outport = %s; output;", name);
     LR_ADD(t, dp, S_IN_L2_LKUP, 50, ds_cstr(&m), ds_cstr(&a), hint);
+
+    /* options:arp_proxy: the router's MAC for those addresses too. */
+    if (p->arp_proxy) {
+        ds_clear(&m);
+        ds_put_format(&m, "arp.op == 1 && arp.tpa == {%s}", p->arp_proxy);
+        ds_clear(&a);
+        ds_put_format(&a, "eth.dst = eth.src; eth.src = %s; arp.op = 2; "
+                      "/* ARP reply */ arp.tha = arp.sha; arp.sha = %s; "
+                      "arp.tpa <-> arp.spa; outport = inport; "
+                      "flags.loopback = 1; output;", p->mac_s, p->mac_s);
+        LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a), hint);
+    }
     ds_destroy(&m);
     ds_destroy(&a);
     ds_destroy(&qname);
@@ -1147,7 +1487,7 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
     }
     const struct lr_port *own = lr_model_peer_of(m->lr, sp->nb->name);
     if (own) {
-        build_peer_port_lflows(t, sp, own);
+        build_peer_port_lflows(t, m->lr, sp, own);
         /* The other routers on the switch resolve this one's addresses
          * without asking (a join switch). */
         struct ds match = DS_EMPTY_INITIALIZER;
@@ -1158,7 +1498,10 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
             const struct lr_port *rq = (q == sp ? NULL
                                         : lr_model_peer_of(m->lr,
                                                            q->nb->name));
-            if (!rq) {
+            /* A router with dynamic_neigh_routers learns its neighbour
+             * routers' MACs. */
+            if (!rq || smap_get_bool(&rq->router->nb->options,
+                                     "dynamic_neigh_routers", false)) {
                 continue;
             }
             if (own->n_ip4) {
@@ -1194,4 +1537,35 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
             build_arp_resolve_for(t, rp, sp);
         }
     }
+}
+
+/* The switch side's Port_Binding. */
+
+const char *
+lr_peer_pb_type(const struct lr_port *p)
+{
+    return p->router->chassis ? "l3gateway" : "patch";
+}
+
+void
+lr_peer_pb_options(const struct lr_port *p, struct smap *options)
+{
+    if (p->router->chassis) {
+        smap_replace(options, "l3gateway-chassis", p->router->chassis);
+    }
+}
+
+void
+lr_peer_pb_nat_addresses(const struct lr_port *p, const struct ls_port *sp,
+                         struct svec *out)
+{
+    bool localnet = false;
+    const struct ls_port *q;
+    LIST_FOR_EACH (q, dp_node, &sp->dp->ports) {
+        if (!strcmp(q->nb->type, "localnet")) {
+            localnet = true;
+            break;
+        }
+    }
+    lr_nat_addresses(p, &sp->nb->options, localnet, out);
 }

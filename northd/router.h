@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <netinet/in.h>
+#include "hmapx.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/types.h"
@@ -25,6 +26,8 @@
 
 struct hmapx;
 struct lflow_table;
+struct lr_ra;
+struct lr_nat_set;
 struct ls_datapath;
 struct ls_model;
 struct ls_port;
@@ -35,6 +38,7 @@ struct rdb;
 struct rdb_txn;
 struct sb_port_binding;
 struct smap;
+struct svec;
 
 /* An IPv4 network of a router port ("10.0.0.1/24"). */
 struct lr_net4 {
@@ -77,11 +81,20 @@ struct lr_port {
                                      * address (if any IPv6 network). */
     size_t n_ip6;
 
-    /* The switch port (type "router", options:router-port naming this
-     * port) it is wired to, by name, or NULL. */
+    /* What it is wired to, by name, or NULL: the switch port (type
+     * "router", options:router-port naming this port), or the router
+     * port its NB 'peer' names ('rpeer'). */
     const char *peer;
+    const struct lr_port *rpeer;
 
     uint32_t route_table;           /* Of options:route_table; 0: main. */
+    struct lr_ra *ra;               /* Router advertisements (router-ra.h),
+                                     * or NULL. */
+    int mtu;                        /* options:gateway_mtu (router-mtu.h),
+                                     * or 0. */
+    char *arp_proxy;                /* The IPv4 addresses (comma-separated)
+                                     * its switch port's options:arp_proxy
+                                     * answers for, or NULL. */
 };
 
 /* A static route (router-routes.c). */
@@ -113,6 +126,10 @@ struct lr_policy {
 struct lr_router {
     const struct nb_logical_router *nb;
     struct ls_datapath *dp;
+    const char *chassis;            /* options:chassis: a gateway router
+                                     * bound to that chassis; or NULL. */
+    bool mcast_relay;               /* options:mcast_relay (router-mcast.c). */
+    struct lr_nat_set *nat;         /* NAT (router-nat.c). */
     struct lr_port **ports;         /* Valid ports, by name. */
     size_t n_ports;
     struct lr_route *routes;        /* Valid static routes, by table,
@@ -130,6 +147,8 @@ struct lr_model {
     struct sset claims;             /* Names of the switch ports of type
                                      * "router" whose router-port names a
                                      * router port. */
+    struct hmapx routers_only;      /* Switches whose ports are all wired
+                                     * to routers (at the last full pass). */
 };
 
 /* Called by ls_model_build(): the routers' datapaths, after the switches'
@@ -149,11 +168,32 @@ void lr_router_sb_ids(const struct lr_router *, struct smap *ids);
 void lr_model_keep_pbs(const struct lr_model *, struct hmapx *keep);
 void lr_model_sync_ports(struct ls_model *, struct rdb_txn *);
 
+/* The router port named 'name', or NULL. */
+const struct lr_port *lr_model_find_port(const struct lr_model *,
+                                         const char *name);
+
 /* The router port that switch port 'lsp_name' is wired to, or NULL. */
 const struct lr_port *lr_model_peer_of(const struct lr_model *,
                                        const char *lsp_name);
 bool lr_model_lsp_touches(const struct lr_model *,
                           const struct nb_logical_switch_port *);
+/* Whether switch 'dp' has only router ports, at the last full pass or as
+ * its NB row has it now: then a change of its ports is a full recompute
+ * (the routers' flows on it depend on it). */
+bool lr_model_switch_routers_only(const struct lr_model *,
+                                  const struct ls_datapath *dp);
+
+/* The Port_Binding of switch port 'sp' wired to router port 'p': its type,
+ * the options it gets besides "peer", and its nat_addresses (sorted). */
+const char *lr_peer_pb_type(const struct lr_port *p);
+void lr_peer_pb_options(const struct lr_port *p, struct smap *options);
+void lr_peer_pb_nat_addresses(const struct lr_port *p,
+                              const struct ls_port *sp, struct svec *out);
+
+/* Reports what router rows that are valid one by one do wrong together
+ * (router-check.c): two router ports claiming one address on a segment,
+ * static routes that add nothing.  Compiled as written all the same. */
+void lr_check_model(struct ls_model *);
 
 /* Static routes and policies (router-routes.c): parsed with the model
  * (bad ones reported and left out), then compiled with the router's
@@ -164,6 +204,24 @@ void lr_routes_destroy(struct lr_router *);
 void lr_policies_parse(struct ls_model *, struct lr_router *);
 void lr_policies_build_lflows(struct lflow_table *,
                               const struct lr_router *);
+
+/* Multicast relay (router-mcast.c).  A router with options:mcast_relay
+ * routes the IP multicast groups its switches learnt: a Multicast_Group
+ * on its datapath per group, of the router ports toward the switches that
+ * learnt it, and its flows; its switches send IP multicast to it through
+ * _MC_mrouter_flood.  Router ports with options:mcast_flood
+ * (lr_port_mcast_flood()) form the router's _MC_static, which gets all
+ * IP multicast and reports.  lr_model_port_relays(): whether switch port
+ * 'lsp_name' is wired to such a router; lr_model_dp_relays(): whether a
+ * port of switch 'dp' is. */
+struct mcast_learnt_set;
+bool lr_port_mcast_flood(const struct lr_port *);
+bool lr_model_port_relays(const struct lr_model *, const char *lsp_name);
+bool lr_model_dp_relays(const struct lr_model *, const struct ls_datapath *);
+void lr_mcast_collect(const struct ls_model *, const struct lr_router *,
+                      struct mcast_learnt_set *);
+void lr_mcast_build_lflows(struct lflow_table *, const struct ls_model *,
+                           const struct lr_router *);
 
 /* Flows.  lr_build_lflows(): every router's own flows (each router's
  * datapath owns them).  lr_build_switch_lflows(): what switch 'dp' has
