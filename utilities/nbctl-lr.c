@@ -1,0 +1,625 @@
+/* ovn-nbctl: logical router and logical router port commands.
+ *
+ * These commands monitor the router tables in full (they are not
+ * condition-capable): routers and their ports are few next to switch
+ * ports and ACLs. */
+#include <config.h>
+
+#include "utilities/nbctl.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/shash.h"
+#include "ovsdb-data.h"
+#include "ovsdb-idl.h"
+#include "packets.h"
+#include "smap.h"
+#include "svec.h"
+#include "util.h"
+#include "uuid.h"
+
+/* ------------------------------------------------------------------------
+ * Lookups.
+ * --------------------------------------------------------------------- */
+
+static const struct nbrec_logical_router *
+lr_by_name_or_uuid(struct ctl_context *ctx, const char *id, bool must_exist)
+{
+    const struct nbrec_logical_router *lr = NULL;
+    struct uuid uuid;
+    bool is_uuid = uuid_from_string(&uuid, id);
+
+    if (is_uuid) {
+        lr = nbrec_logical_router_get_for_uuid(ctx->idl, &uuid);
+    }
+    if (!lr) {
+        const struct nbrec_logical_router *iter;
+        NBREC_LOGICAL_ROUTER_FOR_EACH (iter, ctx->idl) {
+            if (!strcmp(iter->name, id)) {
+                if (lr) {
+                    ctl_error(ctx, "Multiple logical routers named '%s'.  "
+                              "Use a UUID.", id);
+                    return NULL;
+                }
+                lr = iter;
+            }
+        }
+    }
+    if (!lr && must_exist) {
+        ctl_error(ctx, "%s: router %s not found", id,
+                  is_uuid ? "UUID" : "name");
+    }
+    return lr;
+}
+
+static const struct nbrec_logical_router_port *
+lrp_by_name_or_uuid(struct ctl_context *ctx, const char *id, bool must_exist)
+{
+    const struct nbrec_logical_router_port *lrp = NULL;
+    struct uuid uuid;
+    bool is_uuid = uuid_from_string(&uuid, id);
+
+    if (is_uuid) {
+        lrp = nbrec_logical_router_port_get_for_uuid(ctx->idl, &uuid);
+    }
+    if (!lrp) {
+        const struct nbrec_logical_router_port *iter;
+        NBREC_LOGICAL_ROUTER_PORT_FOR_EACH (iter, ctx->idl) {
+            if (!strcmp(iter->name, id)) {
+                lrp = iter;
+                break;
+            }
+        }
+    }
+    if (!lrp && must_exist) {
+        ctl_error(ctx, "%s: port %s not found", id,
+                  is_uuid ? "UUID" : "name");
+    }
+    return lrp;
+}
+
+/* The router holding 'lrp', or NULL (with an error) if none does. */
+static const struct nbrec_logical_router *
+lrp_to_lr(struct ctl_context *ctx,
+          const struct nbrec_logical_router_port *lrp)
+{
+    const struct nbrec_logical_router *lr;
+    NBREC_LOGICAL_ROUTER_FOR_EACH (lr, ctx->idl) {
+        for (size_t i = 0; i < lr->n_ports; i++) {
+            if (lr->ports[i] == lrp) {
+                return lr;
+            }
+        }
+    }
+    ctl_error(ctx, "logical port %s is not part of any logical router",
+              lrp->name);
+    return NULL;
+}
+
+static void
+pre_lr(struct ctl_context *ctx)
+{
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_col_ports);
+}
+
+static void
+pre_lrp(struct ctl_context *ctx)
+{
+    pre_lr(ctx);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_port_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_port_col_mac);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_port_col_networks);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_port_col_peer);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_port_col_enabled);
+    ovsdb_idl_add_column(ctx->idl,
+                         &nbrec_logical_router_port_col_gateway_chassis);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_gateway_chassis_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_gateway_chassis_col_chassis_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_gateway_chassis_col_priority);
+}
+
+/* Prints "UUID (NAME)" for each "NAME\tUUID" in 'lines', sorted by name
+ * then UUID, and destroys 'lines'. */
+static void
+print_uuid_name_lines(struct ds *out, struct svec *lines)
+{
+    svec_sort(lines);
+    for (size_t i = 0; i < lines->n; i++) {
+        char *tab = strrchr(lines->names[i], '\t');
+        *tab = '\0';
+        ds_put_format(out, "%s (%s)\n", tab + 1, lines->names[i]);
+    }
+    svec_destroy(lines);
+}
+
+/* ------------------------------------------------------------------------
+ * Logical routers.
+ * --------------------------------------------------------------------- */
+
+static void
+cmd_lr_add(struct ctl_context *ctx)
+{
+    const char *name = ctx->argc == 2 ? ctx->argv[1] : NULL;
+    bool may_exist = shash_find(&ctx->options, "--may-exist") != NULL;
+    bool add_duplicate = shash_find(&ctx->options, "--add-duplicate") != NULL;
+
+    if (may_exist && add_duplicate) {
+        ctl_error(ctx, "--may-exist and --add-duplicate may not be used "
+                  "together");
+        return;
+    }
+    if (name) {
+        if (!add_duplicate) {
+            const struct nbrec_logical_router *lr;
+            NBREC_LOGICAL_ROUTER_FOR_EACH (lr, ctx->idl) {
+                if (!strcmp(lr->name, name)) {
+                    if (!may_exist) {
+                        ctl_error(ctx, "%s: a router with this name "
+                                  "already exists", name);
+                    }
+                    return;
+                }
+            }
+        }
+    } else if (may_exist) {
+        ctl_error(ctx, "--may-exist requires specifying a name");
+        return;
+    } else if (add_duplicate) {
+        ctl_error(ctx, "--add-duplicate requires specifying a name");
+        return;
+    }
+
+    struct nbrec_logical_router *lr = nbrec_logical_router_insert(ctx->txn);
+    if (name) {
+        nbrec_logical_router_set_name(lr, name);
+    }
+}
+
+static void
+cmd_lr_del(struct ctl_context *ctx)
+{
+    bool must_exist = !shash_find(&ctx->options, "--if-exists");
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], must_exist);
+    if (lr) {
+        /* Ports, routes, policies and NAT rules are not root rows: the
+         * server collects them. */
+        nbrec_logical_router_delete(lr);
+    }
+}
+
+static void
+cmd_lr_list(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router *lr;
+    struct svec lines = SVEC_EMPTY_INITIALIZER;
+
+    NBREC_LOGICAL_ROUTER_FOR_EACH (lr, ctx->idl) {
+        svec_add_nocopy(&lines, xasprintf("%s\t"UUID_FMT, lr->name,
+                                          UUID_ARGS(&lr->header_.uuid)));
+    }
+    print_uuid_name_lines(&ctx->output, &lines);
+}
+
+/* ------------------------------------------------------------------------
+ * Logical router ports.
+ * --------------------------------------------------------------------- */
+
+/* A router port network, "IP/PLEN" (or just "IP", a host route), parsed
+ * for comparison. */
+struct lrp_network {
+    bool is_v6;
+    struct in6_addr ip;         /* IPv4 as an IPv4-mapped address. */
+    unsigned int plen;
+};
+
+/* Parses 's' strictly: the address must be a dotted quad or an IPv6
+ * address (inet_pton(), so that "10.0.0.300" is not read as 10.0.0.44 as
+ * OVS's scanners do), the prefix length decimal and in range. */
+static bool
+parse_lrp_network(const char *s, struct lrp_network *net)
+{
+    const char *slash = strchr(s, '/');
+    char *addr = xmemdup0(s, slash ? slash - s : strlen(s));
+    bool ok = true;
+
+    memset(net, 0, sizeof *net);
+    ovs_be32 ip4;
+    if (inet_pton(AF_INET, addr, &ip4) == 1) {
+        net->is_v6 = false;
+        net->ip = in6_addr_mapped_ipv4(ip4);
+        net->plen = 32;
+    } else if (inet_pton(AF_INET6, addr, &net->ip) == 1) {
+        net->is_v6 = true;
+        net->plen = 128;
+    } else {
+        ok = false;
+    }
+    free(addr);
+
+    if (ok && slash) {
+        const char *p = slash + 1;
+        unsigned int max = net->plen;
+        unsigned long int plen = 0;
+        if (!*p || strlen(p) > 3) {
+            return false;
+        }
+        for (; *p; p++) {
+            if (*p < '0' || *p > '9') {
+                return false;
+            }
+            plen = plen * 10 + (*p - '0');
+        }
+        if (plen > max) {
+            return false;
+        }
+        net->plen = plen;
+    }
+    return ok;
+}
+
+static int
+compare_lrp_networks(const void *a_, const void *b_)
+{
+    const struct lrp_network *a = a_, *b = b_;
+    int cmp = memcmp(&a->ip, &b->ip, sizeof a->ip);
+    return cmp ? cmp : (a->plen > b->plen) - (a->plen < b->plen);
+}
+
+/* Parses each of 'n' networks into a sorted array, or returns NULL after
+ * reporting the first bad one for port 'lrp_name'. */
+static struct lrp_network *
+parse_lrp_networks(struct ctl_context *ctx, const char *lrp_name,
+                   char **networks, size_t n)
+{
+    struct lrp_network *nets = xmalloc(MAX(n, 1) * sizeof *nets);
+    for (size_t i = 0; i < n; i++) {
+        if (!parse_lrp_network(networks[i], &nets[i])) {
+            ctl_error(ctx, "%s: invalid network address: %s", lrp_name,
+                      networks[i]);
+            free(nets);
+            return NULL;
+        }
+    }
+    qsort(nets, n, sizeof *nets, compare_lrp_networks);
+    return nets;
+}
+
+static void
+pre_lrp_add(struct ctl_context *ctx)
+{
+    pre_lrp(ctx);
+    /* COLUMN=VALUE settings may name any column. */
+    for (size_t i = 0; i < NBREC_LOGICAL_ROUTER_PORT_N_COLUMNS; i++) {
+        ovsdb_idl_add_column(ctx->idl,
+                             &nbrec_logical_router_port_columns[i]);
+    }
+}
+
+static void
+cmd_lrp_add(struct ctl_context *ctx)
+{
+    bool may_exist = shash_find(&ctx->options, "--may-exist") != NULL;
+    const char *lrp_name = ctx->argv[2];
+    const char *mac = ctx->argv[3];
+
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr) {
+        return;
+    }
+
+    /* NETWORK... up to the first argument with "=", then settings. */
+    char **networks = &ctx->argv[4];
+    size_t n_networks = 0;
+    while (4 + n_networks < ctx->argc
+           && !strchr(ctx->argv[4 + n_networks], '=')) {
+        n_networks++;
+    }
+    char **settings = &ctx->argv[4 + n_networks];
+    size_t n_settings = ctx->argc - 4 - n_networks;
+    if (!n_networks) {
+        ctl_error(ctx, "%s: router port requires specifying a network",
+                  lrp_name);
+        return;
+    }
+
+    struct eth_addr ea;
+    if (!eth_addr_from_string(mac, &ea)) {
+        ctl_error(ctx, "%s: invalid mac address %s", lrp_name, mac);
+        return;
+    }
+    /* Stricter than OVN, which leaves a multicast MAC to northd. */
+    if (eth_addr_is_multicast(ea)) {
+        ctl_error(ctx, "%s: invalid mac address %s (multicast)", lrp_name,
+                  mac);
+        return;
+    }
+
+    struct lrp_network *nets = parse_lrp_networks(ctx, lrp_name, networks,
+                                                  n_networks);
+    if (!nets) {
+        return;
+    }
+
+    const char *peer = NULL;
+    for (size_t i = 0; i < n_settings; i++) {
+        if (!strncmp(settings[i], "peer=", 5)) {
+            peer = settings[i] + 5;
+        }
+    }
+
+    const struct nbrec_logical_router_port *lrp
+        = lrp_by_name_or_uuid(ctx, lrp_name, false);
+    if (lrp) {
+        if (!may_exist) {
+            ctl_error(ctx, "%s: a port with this name already exists",
+                      lrp_name);
+            goto out;
+        }
+        const struct nbrec_logical_router *lr2 = lrp_to_lr(ctx, lrp);
+        if (!lr2) {
+            goto out;
+        }
+        if (lr2 != lr) {
+            ctl_error(ctx, "%s: port already exists but in router %s",
+                      lrp_name, lr2->name);
+            goto out;
+        }
+        struct eth_addr old_ea;
+        if (!eth_addr_from_string(lrp->mac, &old_ea)
+            || !eth_addr_equals(ea, old_ea)) {
+            ctl_error(ctx, "%s: port already exists with mac %s", lrp_name,
+                      lrp->mac);
+            goto out;
+        }
+        bool same = lrp->n_networks == n_networks;
+        if (same) {
+            struct lrp_network *old = xmalloc(n_networks * sizeof *old);
+            for (size_t i = 0; same && i < n_networks; i++) {
+                same = parse_lrp_network(lrp->networks[i], &old[i]);
+            }
+            if (same) {
+                qsort(old, n_networks, sizeof *old, compare_lrp_networks);
+                same = !memcmp(old, nets, n_networks * sizeof *old);
+            }
+            free(old);
+        }
+        if (!same) {
+            ctl_error(ctx, "%s: port already exists with different network",
+                      lrp_name);
+            goto out;
+        }
+        if ((peer != NULL) != (lrp->peer != NULL)
+            || (peer && strcmp(peer, lrp->peer))) {
+            ctl_error(ctx, "%s: port already exists with mismatching peer",
+                      lrp_name);
+            goto out;
+        }
+        goto out;
+    }
+
+    struct nbrec_logical_router_port *new
+        = nbrec_logical_router_port_insert(ctx->txn);
+    nbrec_logical_router_port_set_name(new, lrp_name);
+    nbrec_logical_router_port_set_mac(new, mac);
+    nbrec_logical_router_port_set_networks(new, (const char **) networks,
+                                           n_networks);
+    for (size_t i = 0; i < n_settings; i++) {
+        char *error = ctl_set_column("Logical_Router_Port", &new->header_,
+                                     settings[i], ctx->symtab);
+        if (error) {
+            ctx->error = error;
+            goto out;
+        }
+    }
+    nbctl_ref_update(&lr->header_, &nbrec_logical_router_col_ports,
+                     &new->header_, true);
+
+out:
+    free(nets);
+}
+
+static void
+cmd_lrp_del(struct ctl_context *ctx)
+{
+    bool must_exist = !shash_find(&ctx->options, "--if-exists");
+    const struct nbrec_logical_router_port *lrp
+        = lrp_by_name_or_uuid(ctx, ctx->argv[1], must_exist);
+    if (!lrp) {
+        return;
+    }
+    const struct nbrec_logical_router *lr = lrp_to_lr(ctx, lrp);
+    if (lr) {
+        nbctl_ref_update(&lr->header_, &nbrec_logical_router_col_ports,
+                         &lrp->header_, false);
+        nbrec_logical_router_port_delete(lrp);
+    }
+}
+
+static void
+cmd_lrp_list(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr) {
+        return;
+    }
+    struct svec lines = SVEC_EMPTY_INITIALIZER;
+    for (size_t i = 0; i < lr->n_ports; i++) {
+        const struct nbrec_logical_router_port *lrp = lr->ports[i];
+        svec_add_nocopy(&lines, xasprintf("%s\t"UUID_FMT, lrp->name,
+                                          UUID_ARGS(&lrp->header_.uuid)));
+    }
+    print_uuid_name_lines(&ctx->output, &lines);
+}
+
+static void
+cmd_lrp_set_enabled(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router_port *lrp
+        = lrp_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lrp) {
+        return;
+    }
+    const char *state = ctx->argv[2];
+    bool enabled;
+    if (!strcasecmp(state, "enabled")) {
+        enabled = true;
+    } else if (!strcasecmp(state, "disabled")) {
+        enabled = false;
+    } else {
+        ctl_error(ctx, "%s: state must be \"enabled\" or \"disabled\"",
+                  state);
+        return;
+    }
+    nbrec_logical_router_port_set_enabled(lrp, &enabled, 1);
+}
+
+static void
+cmd_lrp_get_enabled(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router_port *lrp
+        = lrp_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (lrp) {
+        ds_put_format(&ctx->output, "%s\n",
+                      !lrp->enabled || *lrp->enabled ? "enabled"
+                                                     : "disabled");
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Gateway chassis of a router port.
+ * --------------------------------------------------------------------- */
+
+static void
+cmd_lrp_set_gateway_chassis(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router_port *lrp
+        = lrp_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lrp) {
+        return;
+    }
+    const char *chassis = ctx->argv[2];
+    int64_t priority = 0;
+    if (ctx->argc == 4) {
+        const char *s = ctx->argv[3];
+        char *end;
+        errno = 0;
+        long long int p = strtoll(s, &end, 10);
+        if (!*s || *end || errno || p < 0 || p > 32767) {
+            ctl_error(ctx, "%s: priority must in range 0...32767", s);
+            return;
+        }
+        priority = p;
+    }
+
+    char *gc_name = xasprintf("%s-%s", lrp->name, chassis);
+    for (size_t i = 0; i < lrp->n_gateway_chassis; i++) {
+        const struct nbrec_gateway_chassis *gc = lrp->gateway_chassis[i];
+        if (!strcmp(gc->name, gc_name)) {
+            nbrec_gateway_chassis_set_priority(gc, priority);
+            free(gc_name);
+            return;
+        }
+    }
+    struct nbrec_gateway_chassis *gc = nbrec_gateway_chassis_insert(ctx->txn);
+    nbrec_gateway_chassis_set_name(gc, gc_name);
+    nbrec_gateway_chassis_set_chassis_name(gc, chassis);
+    nbrec_gateway_chassis_set_priority(gc, priority);
+    nbctl_ref_update(&lrp->header_,
+                     &nbrec_logical_router_port_col_gateway_chassis,
+                     &gc->header_, true);
+    free(gc_name);
+}
+
+static void
+cmd_lrp_del_gateway_chassis(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router_port *lrp
+        = lrp_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lrp) {
+        return;
+    }
+    const char *chassis = ctx->argv[2];
+    for (size_t i = 0; i < lrp->n_gateway_chassis; i++) {
+        const struct nbrec_gateway_chassis *gc = lrp->gateway_chassis[i];
+        if (!strcmp(gc->chassis_name, chassis)) {
+            nbctl_ref_update(&lrp->header_,
+                             &nbrec_logical_router_port_col_gateway_chassis,
+                             &gc->header_, false);
+            nbrec_gateway_chassis_delete(gc);
+            return;
+        }
+    }
+    ctl_error(ctx, "chassis %s is not added to logical port %s", chassis,
+              ctx->argv[1]);
+}
+
+static int
+compare_gc(const void *a_, const void *b_)
+{
+    const struct nbrec_gateway_chassis *const *a = a_;
+    const struct nbrec_gateway_chassis *const *b = b_;
+    if ((*a)->priority != (*b)->priority) {
+        return (*a)->priority > (*b)->priority ? -1 : 1;
+    }
+    return strcmp((*a)->name, (*b)->name);
+}
+
+static void
+cmd_lrp_get_gateway_chassis(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router_port *lrp
+        = lrp_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lrp) {
+        return;
+    }
+    size_t n = lrp->n_gateway_chassis;
+    if (!n) {
+        return;
+    }
+    const struct nbrec_gateway_chassis **gcs
+        = xmemdup(lrp->gateway_chassis, n * sizeof *gcs);
+    qsort(gcs, n, sizeof *gcs, compare_gc);
+    for (size_t i = 0; i < n; i++) {
+        ds_put_format(&ctx->output, "%s %5"PRId64"\n", gcs[i]->name,
+                      gcs[i]->priority);
+    }
+    free(gcs);
+}
+
+const struct ctl_command_syntax nbctl_lr_commands[] = {
+    { "lr-add", 0, 1, "[ROUTER]", pre_lr, cmd_lr_add, NULL,
+      "--may-exist,--add-duplicate", RW },
+    { "lr-del", 1, 1, "ROUTER", pre_lr, cmd_lr_del, NULL, "--if-exists",
+      RW },
+    { "lr-list", 0, 0, "", pre_lr, cmd_lr_list, NULL, "", RO },
+
+    { "lrp-add", 4, INT_MAX,
+      "ROUTER PORT MAC NETWORK... [COLUMN[:KEY]=VALUE]...",
+      pre_lrp_add, cmd_lrp_add, NULL, "--may-exist", RW },
+    { "lrp-del", 1, 1, "PORT", pre_lrp, cmd_lrp_del, NULL, "--if-exists",
+      RW },
+    { "lrp-list", 1, 1, "ROUTER", pre_lrp, cmd_lrp_list, NULL, "", RO },
+    { "lrp-set-enabled", 2, 2, "PORT STATE", pre_lrp, cmd_lrp_set_enabled,
+      NULL, "", RW },
+    { "lrp-get-enabled", 1, 1, "PORT", pre_lrp, cmd_lrp_get_enabled, NULL,
+      "", RO },
+    { "lrp-set-gateway-chassis", 2, 3, "PORT CHASSIS [PRIORITY]", pre_lrp,
+      cmd_lrp_set_gateway_chassis, NULL, "", RW },
+    { "lrp-del-gateway-chassis", 2, 2, "PORT CHASSIS", pre_lrp,
+      cmd_lrp_del_gateway_chassis, NULL, "", RW },
+    { "lrp-get-gateway-chassis", 1, 1, "PORT", pre_lrp,
+      cmd_lrp_get_gateway_chassis, NULL, "", RO },
+
+    { NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, RO },
+};
