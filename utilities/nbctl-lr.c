@@ -597,6 +597,421 @@ cmd_lrp_get_gateway_chassis(struct ctl_context *ctx)
     free(gcs);
 }
 
+/* ------------------------------------------------------------------------
+ * Static routes.
+ * --------------------------------------------------------------------- */
+
+static void
+pre_lr_route(struct ctl_context *ctx)
+{
+    pre_lrp(ctx);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_col_static_routes);
+    for (size_t i = 0; i < NBREC_LOGICAL_ROUTER_STATIC_ROUTE_N_COLUMNS; i++) {
+        ovsdb_idl_add_column(ctx->idl,
+                             &nbrec_logical_router_static_route_columns[i]);
+    }
+}
+
+/* Formats 'net' as OVN stores a route prefix: the network address, masked,
+ * then "/PLEN" unless the prefix is a single host. */
+static char *
+format_prefix(const struct lrp_network *net)
+{
+    char buf[INET6_ADDRSTRLEN];
+    if (!net->is_v6) {
+        ovs_be32 ip = in6_addr_get_mapped_ipv4(&net->ip)
+                      & be32_prefix_mask(net->plen);
+        return net->plen == 32 ? xasprintf(IP_FMT, IP_ARGS(ip))
+               : xasprintf(IP_FMT"/%u", IP_ARGS(ip), net->plen);
+    }
+    struct in6_addr mask = ipv6_create_mask(net->plen);
+    struct in6_addr ip = ipv6_addr_bitand(&net->ip, &mask);
+    inet_ntop(AF_INET6, &ip, buf, sizeof buf);
+    return net->plen == 128 ? xstrdup(buf)
+           : xasprintf("%s/%u", buf, net->plen);
+}
+
+/* Parses route prefix 's' into 'net' (masked) and its stored form, or
+ * returns NULL. */
+static char *
+parse_route_prefix(const char *s, struct lrp_network *net)
+{
+    if (!parse_lrp_network(s, net)) {
+        return NULL;
+    }
+    char *norm = format_prefix(net);
+    /* Keep 'net' masked, so that prefixes compare as networks. */
+    ovs_assert(parse_lrp_network(norm, net));
+    return norm;
+}
+
+/* Parses next hop 's' (an address of the family 'v6' says, or either if
+ * 'any_family'), returning its normalized form or NULL. */
+static char *
+parse_nexthop(const char *s, bool v6, bool any_family)
+{
+    char buf[INET6_ADDRSTRLEN];
+    ovs_be32 ip4;
+    struct in6_addr ip6;
+    if ((any_family || !v6) && inet_pton(AF_INET, s, &ip4) == 1) {
+        return xasprintf(IP_FMT, IP_ARGS(ip4));
+    }
+    if ((any_family || v6) && inet_pton(AF_INET6, s, &ip6) == 1) {
+        inet_ntop(AF_INET6, &ip6, buf, sizeof buf);
+        return xstrdup(buf);
+    }
+    return NULL;
+}
+
+static bool
+parse_route_policy(struct ctl_context *ctx, const char **policy)
+{
+    const char *p = shash_find_data(&ctx->options, "--policy");
+    *policy = NULL;
+    if (p) {
+        if (strcmp(p, "dst-ip") && strcmp(p, "src-ip")) {
+            ctl_error(ctx, "bad policy: %s", p);
+            return false;
+        }
+        *policy = p;
+    }
+    return true;
+}
+
+static const char *
+route_policy(const struct nbrec_logical_router_static_route *r)
+{
+    return r->policy && !strcmp(r->policy, "src-ip") ? "src-ip" : "dst-ip";
+}
+
+/* True if 'r' routes exactly prefix 'norm' (a stored form). */
+static bool
+route_prefix_equals(const struct nbrec_logical_router_static_route *r,
+                    const char *norm)
+{
+    struct lrp_network net;
+    char *rn = parse_route_prefix(r->ip_prefix, &net);
+    bool eq = rn && !strcmp(rn, norm);
+    free(rn);
+    return eq;
+}
+
+static void
+cmd_lr_route_add(struct ctl_context *ctx)
+{
+    bool may_exist = shash_find(&ctx->options, "--may-exist") != NULL;
+    bool ecmp_symmetric = shash_find(&ctx->options,
+                                     "--ecmp-symmetric-reply") != NULL;
+    bool ecmp = ecmp_symmetric
+                || shash_find(&ctx->options, "--ecmp") != NULL;
+    const char *route_table = shash_find_data(&ctx->options,
+                                              "--route-table");
+    const char *policy;
+    char *prefix = NULL, *nexthop = NULL;
+
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr || !parse_route_policy(ctx, &policy)) {
+        return;
+    }
+    if (!route_table) {
+        route_table = "";
+    }
+
+    struct lrp_network net;
+    prefix = parse_route_prefix(ctx->argv[2], &net);
+    if (!prefix) {
+        ctl_error(ctx, "bad prefix argument: %s", ctx->argv[2]);
+        return;
+    }
+    bool discard = !strcmp(ctx->argv[3], "discard");
+    if (discard) {
+        nexthop = xstrdup("discard");
+    } else {
+        nexthop = parse_nexthop(ctx->argv[3], net.is_v6, false);
+        if (!nexthop) {
+            ctl_error(ctx, "bad %s nexthop argument: %s",
+                      net.is_v6 ? "IPv6" : "IPv4", ctx->argv[3]);
+            goto out;
+        }
+    }
+    const char *output_port = ctx->argc == 5 ? ctx->argv[4] : NULL;
+    if (output_port) {
+        if (discard) {
+            ctl_error(ctx, "outport is not valid for discard routes.");
+            goto out;
+        }
+        if (!lrp_by_name_or_uuid(ctx, output_port, true)) {
+            goto out;
+        }
+    }
+
+    const char *pol = policy ? policy : "dst-ip";
+    for (size_t i = 0; i < lr->n_static_routes; i++) {
+        const struct nbrec_logical_router_static_route *r
+            = lr->static_routes[i];
+        if (strcmp(r->route_table, route_table)
+            || strcmp(route_policy(r), pol)
+            || !route_prefix_equals(r, prefix)) {
+            continue;
+        }
+        if (ecmp) {
+            if (!strcmp(r->nexthop, nexthop)) {
+                if (!may_exist) {
+                    ctl_error(ctx, "duplicate nexthop for the same ECMP "
+                              "route");
+                }
+                goto out;
+            }
+            continue;
+        }
+        if (!may_exist) {
+            ctl_error(ctx, "duplicate prefix: %s (policy: %s). Use option "
+                      "--ecmp to allow this for ECMP routing.", prefix, pol);
+            goto out;
+        }
+        /* --may-exist: the route takes the new next hop (and port). */
+        nbrec_logical_router_static_route_set_nexthop(r, nexthop);
+        if (output_port) {
+            nbrec_logical_router_static_route_set_output_port(r,
+                                                              output_port);
+        }
+        if (policy) {
+            nbrec_logical_router_static_route_set_policy(r, policy);
+        }
+        if (ecmp_symmetric) {
+            nbrec_logical_router_static_route_update_options_setkey(
+                r, "ecmp_symmetric_reply", "true");
+        }
+        goto out;
+    }
+
+    struct nbrec_logical_router_static_route *r
+        = nbrec_logical_router_static_route_insert(ctx->txn);
+    nbrec_logical_router_static_route_set_ip_prefix(r, prefix);
+    nbrec_logical_router_static_route_set_nexthop(r, nexthop);
+    if (policy) {
+        nbrec_logical_router_static_route_set_policy(r, policy);
+    }
+    if (output_port) {
+        nbrec_logical_router_static_route_set_output_port(r, output_port);
+    }
+    if (route_table[0]) {
+        nbrec_logical_router_static_route_set_route_table(r, route_table);
+    }
+    if (ecmp_symmetric) {
+        const struct smap options
+            = SMAP_CONST1(&options, "ecmp_symmetric_reply", "true");
+        nbrec_logical_router_static_route_set_options(r, &options);
+    }
+    nbctl_ref_update(&lr->header_, &nbrec_logical_router_col_static_routes,
+                     &r->header_, true);
+
+out:
+    free(prefix);
+    free(nexthop);
+}
+
+static void
+cmd_lr_route_del(struct ctl_context *ctx)
+{
+    bool if_exists = shash_find(&ctx->options, "--if-exists") != NULL;
+    const char *route_table = shash_find_data(&ctx->options,
+                                              "--route-table");
+    const char *policy;
+    char *prefix = NULL, *nexthop = NULL;
+
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr || !parse_route_policy(ctx, &policy)) {
+        return;
+    }
+    if (!route_table) {
+        route_table = "";
+    }
+
+    if (ctx->argc == 2 && !policy) {
+        /* As OVN: every route of the router, whatever its table. */
+        nbrec_logical_router_verify_static_routes(lr);
+        nbrec_logical_router_set_static_routes(lr, NULL, 0);
+        return;
+    }
+
+    if (ctx->argc >= 3) {
+        struct lrp_network net;
+        prefix = parse_route_prefix(ctx->argv[2], &net);
+        if (!prefix) {
+            ctl_error(ctx, "bad prefix argument: %s", ctx->argv[2]);
+            return;
+        }
+    }
+    if (ctx->argc >= 4) {
+        nexthop = (!strcmp(ctx->argv[3], "discard")
+                   ? xstrdup("discard")
+                   : parse_nexthop(ctx->argv[3], false, true));
+        if (!nexthop) {
+            ctl_error(ctx, "bad nexthop argument: %s", ctx->argv[3]);
+            goto out;
+        }
+    }
+    const char *output_port = ctx->argc == 5 ? ctx->argv[4] : NULL;
+
+    /* Updating the column reparses 'lr', so collect the routes first. */
+    size_t n_deleted = 0;
+    const struct nbrec_logical_router_static_route **doomed
+        = xmalloc(MAX(lr->n_static_routes, 1) * sizeof *doomed);
+    for (size_t i = 0; i < lr->n_static_routes; i++) {
+        const struct nbrec_logical_router_static_route *r
+            = lr->static_routes[i];
+        if (strcmp(r->route_table, route_table)
+            || (policy && strcmp(route_policy(r), policy))
+            || (prefix && !route_prefix_equals(r, prefix))
+            || (nexthop && strcmp(r->nexthop, nexthop))
+            || (output_port && (!r->output_port
+                                || strcmp(r->output_port, output_port)))) {
+            continue;
+        }
+        doomed[n_deleted++] = r;
+    }
+    for (size_t i = 0; i < n_deleted; i++) {
+        nbctl_ref_update(&lr->header_,
+                         &nbrec_logical_router_col_static_routes,
+                         &doomed[i]->header_, false);
+    }
+    free(doomed);
+    if (!n_deleted && !if_exists) {
+        ctl_error(ctx, "no matching route: policy '%s', prefix '%s', "
+                  "nexthop '%s', output_port '%s'.",
+                  policy ? policy : "any", prefix ? prefix : "(null)",
+                  nexthop ? nexthop : "any",
+                  output_port ? output_port : "any");
+    }
+
+out:
+    free(prefix);
+    free(nexthop);
+}
+
+struct route_line {
+    const struct nbrec_logical_router_static_route *route;
+    struct lrp_network net;
+};
+
+static int
+compare_route_lines(const void *a_, const void *b_)
+{
+    const struct route_line *a = a_, *b = b_;
+    int cmp = strcmp(a->route->route_table, b->route->route_table);
+    if (cmp) {
+        return cmp;
+    }
+    if (a->net.plen != b->net.plen) {
+        return a->net.plen > b->net.plen ? -1 : 1;
+    }
+    cmp = strcmp(route_policy(a->route), route_policy(b->route));
+    if (cmp) {
+        return cmp;
+    }
+    cmp = memcmp(&a->net.ip, &b->net.ip, sizeof a->net.ip);
+    if (cmp) {
+        return cmp;
+    }
+    cmp = strcmp(a->route->nexthop, b->route->nexthop);
+    if (cmp) {
+        return cmp;
+    }
+    const char *pa = a->route->output_port, *pb = b->route->output_port;
+    return !pa ? (pb ? -1 : 0) : !pb ? 1 : strcmp(pa, pb);
+}
+
+/* Prints the routes of one address family, table by table ("" first,
+ * shown as "<main>"). */
+static void
+print_routes(struct ds *s, const char *title, struct route_line *lines,
+             size_t n)
+{
+    if (!n) {
+        return;
+    }
+    if (s->length) {
+        ds_put_char(s, '\n');
+    }
+    ds_put_format(s, "%s\n", title);
+    qsort(lines, n, sizeof *lines, compare_route_lines);
+    for (size_t i = 0; i < n; i++) {
+        const struct nbrec_logical_router_static_route *r = lines[i].route;
+        if (!i || strcmp(lines[i - 1].route->route_table, r->route_table)) {
+            if (i) {
+                ds_put_char(s, '\n');
+            }
+            ds_put_format(s, "Route Table %s:\n",
+                          r->route_table[0] ? r->route_table : "<main>");
+        }
+        ds_put_format(s, "%25s %25s %s", r->ip_prefix, r->nexthop,
+                      route_policy(r));
+        if (r->output_port) {
+            ds_put_format(s, " %s", r->output_port);
+        }
+        if (smap_get_bool(&r->options, "ecmp_symmetric_reply", false)) {
+            ds_put_cstr(s, " ecmp-symmetric-reply");
+        } else {
+            for (size_t j = 0; j < n; j++) {
+                const struct nbrec_logical_router_static_route *o
+                    = lines[j].route;
+                if (j != i && !strcmp(o->route_table, r->route_table)
+                    && !strcmp(route_policy(o), route_policy(r))
+                    && !compare_lrp_networks(&lines[j].net, &lines[i].net)) {
+                    ds_put_cstr(s, " ecmp");
+                    break;
+                }
+            }
+        }
+        if (r->bfd) {
+            ds_put_cstr(s, " bfd");
+        }
+        ds_put_char(s, '\n');
+    }
+}
+
+static void
+cmd_lr_route_list(struct ctl_context *ctx)
+{
+    const char *route_table = shash_find_data(&ctx->options,
+                                              "--route-table");
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr) {
+        return;
+    }
+
+    size_t n = lr->n_static_routes;
+    struct route_line *v4 = xmalloc(MAX(n, 1) * sizeof *v4);
+    struct route_line *v6 = xmalloc(MAX(n, 1) * sizeof *v6);
+    size_t n4 = 0, n6 = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct nbrec_logical_router_static_route *r
+            = lr->static_routes[i];
+        struct lrp_network net;
+        char *norm;
+        if (route_table && strcmp(r->route_table, route_table)) {
+            continue;
+        }
+        norm = parse_route_prefix(r->ip_prefix, &net);
+        if (!norm) {
+            /* Written by another client; northd ignores it too. */
+            continue;
+        }
+        free(norm);
+        struct route_line *l = net.is_v6 ? &v6[n6++] : &v4[n4++];
+        l->route = r;
+        l->net = net;
+    }
+    print_routes(&ctx->output, "IPv4 Routes", v4, n4);
+    print_routes(&ctx->output, "IPv6 Routes", v6, n6);
+    free(v4);
+    free(v6);
+}
+
 const struct ctl_command_syntax nbctl_lr_commands[] = {
     { "lr-add", 0, 1, "[ROUTER]", pre_lr, cmd_lr_add, NULL,
       "--may-exist,--add-duplicate", RW },
@@ -620,6 +1035,17 @@ const struct ctl_command_syntax nbctl_lr_commands[] = {
       cmd_lrp_del_gateway_chassis, NULL, "", RW },
     { "lrp-get-gateway-chassis", 1, 1, "PORT", pre_lrp,
       cmd_lrp_get_gateway_chassis, NULL, "", RO },
+
+
+    { "lr-route-add", 3, 4, "ROUTER PREFIX NEXTHOP [PORT]", pre_lr_route,
+      cmd_lr_route_add, NULL,
+      "--may-exist,--ecmp,--ecmp-symmetric-reply,--policy=,--route-table=",
+      RW },
+    { "lr-route-del", 1, 4, "ROUTER [PREFIX [NEXTHOP [PORT]]]",
+      pre_lr_route, cmd_lr_route_del, NULL,
+      "--if-exists,--policy=,--route-table=", RW },
+    { "lr-route-list", 1, 1, "ROUTER", pre_lr_route, cmd_lr_route_list,
+      NULL, "--route-table=", RO },
 
     { NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, RO },
 };

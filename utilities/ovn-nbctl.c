@@ -912,6 +912,16 @@ Logical router port commands:\n\
   lrp-get-enabled PORT      get administrative state PORT\n\
                             ('enabled' or 'disabled')\n\
 \n\
+Route commands:\n\
+  [--policy=POLICY] [--ecmp] [--ecmp-symmetric-reply] [--route-table=TABLE]\n\
+  lr-route-add ROUTER PREFIX NEXTHOP [PORT]\n\
+                            add a route to ROUTER\n\
+  [--policy=POLICY] [--route-table=TABLE]\n\
+  lr-route-del ROUTER [PREFIX [NEXTHOP [PORT]]]\n\
+                            remove routes from ROUTER\n\
+  [--route-table=TABLE] lr-route-list ROUTER\n\
+                            print routes for ROUTER\n\
+\n\
 LB commands:\n\
   [--may-exist] [--add-duplicate]\n\
   lb-add LB VIP[:PORT] IP[:PORT]... [PROTOCOL]\n\
