@@ -1012,6 +1012,233 @@ cmd_lr_route_list(struct ctl_context *ctx)
     free(v6);
 }
 
+/* ------------------------------------------------------------------------
+ * Routing policies.
+ * --------------------------------------------------------------------- */
+
+static void
+pre_lr_policy(struct ctl_context *ctx)
+{
+    pre_lr(ctx);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_col_policies);
+    for (size_t i = 0; i < NBREC_LOGICAL_ROUTER_POLICY_N_COLUMNS; i++) {
+        ovsdb_idl_add_column(ctx->idl,
+                             &nbrec_logical_router_policy_columns[i]);
+    }
+}
+
+static bool
+parse_policy_priority(struct ctl_context *ctx, const char *s,
+                      int64_t *priority)
+{
+    char *end;
+    errno = 0;
+    long long int p = strtoll(s, &end, 10);
+    if (!*s || *end || errno || p < 0 || p > 32767) {
+        ctl_error(ctx, "%s: priority must in range 0...32767", s);
+        return false;
+    }
+    *priority = p;
+    return true;
+}
+
+static void
+cmd_lr_policy_add(struct ctl_context *ctx)
+{
+    bool may_exist = shash_find(&ctx->options, "--may-exist") != NULL;
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    int64_t priority;
+    if (!lr || !parse_policy_priority(ctx, ctx->argv[2], &priority)) {
+        return;
+    }
+    const char *match = ctx->argv[3];
+    const char *action = ctx->argv[4];
+    bool reroute = !strcmp(action, "reroute");
+    if (!reroute && strcmp(action, "allow") && strcmp(action, "drop")) {
+        ctl_error(ctx, "%s: action must be one of \"allow\", \"drop\", "
+                  "and \"reroute\"", action);
+        return;
+    }
+
+    int next = 5;
+    struct svec nexthops = SVEC_EMPTY_INITIALIZER;
+    struct smap options = SMAP_INITIALIZER(&options);
+    if (reroute) {
+        if (ctx->argc < 6) {
+            ctl_error(ctx, "Nexthop is required when action is reroute.");
+            return;
+        }
+        const char *arg = ctx->argv[next++];
+        char *copy = xstrdup(arg), *save = NULL;
+        int family = 0;
+        for (char *tok = strtok_r(copy, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save)) {
+            char *nh = parse_nexthop(tok, false, true);
+            if (!nh) {
+                ctl_error(ctx, "bad next hop argument: %s", tok);
+                goto out_free_copy;
+            }
+            int f = strchr(nh, ':') ? AF_INET6 : AF_INET;
+            if (family && f != family) {
+                free(nh);
+                ctl_error(ctx, "bad next hops argument, not in the same "
+                          "addr family : %s", arg);
+                goto out_free_copy;
+            }
+            family = f;
+            svec_add_nocopy(&nexthops, nh);
+        }
+        if (!nexthops.n) {
+            ctl_error(ctx, "bad next hop argument: %s", arg);
+        }
+out_free_copy:
+        free(copy);
+        if (ctx->error) {
+            goto out;
+        }
+    }
+    for (; next < ctx->argc; next++) {
+        const char *arg = ctx->argv[next];
+        const char *eq = strchr(arg, '=');
+        if (!eq) {
+            ctl_error(ctx, "No value specified for the option : %s", arg);
+            goto out;
+        }
+        char *key = xmemdup0(arg, eq - arg);
+        smap_replace(&options, key, eq + 1);
+        free(key);
+    }
+
+    for (size_t i = 0; i < lr->n_policies; i++) {
+        const struct nbrec_logical_router_policy *p = lr->policies[i];
+        if (p->priority == priority && !strcmp(p->match, match)) {
+            if (!may_exist) {
+                ctl_error(ctx, "Same routing policy already existed on the "
+                          "logical router %s.", ctx->argv[1]);
+            }
+            goto out;
+        }
+    }
+
+    struct nbrec_logical_router_policy *p
+        = nbrec_logical_router_policy_insert(ctx->txn);
+    nbrec_logical_router_policy_set_priority(p, priority);
+    nbrec_logical_router_policy_set_match(p, match);
+    nbrec_logical_router_policy_set_action(p, action);
+    if (nexthops.n) {
+        nbrec_logical_router_policy_set_nexthops(
+            p, (const char **) nexthops.names, nexthops.n);
+    }
+    if (!smap_is_empty(&options)) {
+        nbrec_logical_router_policy_set_options(p, &options);
+    }
+    nbctl_ref_update(&lr->header_, &nbrec_logical_router_col_policies,
+                     &p->header_, true);
+
+out:
+    svec_destroy(&nexthops);
+    smap_destroy(&options);
+}
+
+static void
+cmd_lr_policy_del(struct ctl_context *ctx)
+{
+    bool if_exists = shash_find(&ctx->options, "--if-exists") != NULL;
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr) {
+        return;
+    }
+    if (ctx->argc == 2) {
+        nbrec_logical_router_verify_policies(lr);
+        nbrec_logical_router_set_policies(lr, NULL, 0);
+        return;
+    }
+
+    const struct nbrec_logical_router_policy **doomed
+        = xmalloc(MAX(lr->n_policies, 1) * sizeof *doomed);
+    size_t n_doomed = 0;
+    struct uuid uuid;
+    int64_t priority;
+    if (uuid_from_string(&uuid, ctx->argv[2])) {
+        for (size_t i = 0; i < lr->n_policies; i++) {
+            if (uuid_equals(&lr->policies[i]->header_.uuid, &uuid)) {
+                doomed[n_doomed++] = lr->policies[i];
+            }
+        }
+        if (!n_doomed && !if_exists && ctx->argc == 3) {
+            ctl_error(ctx, "Logical router policy uuid is not found.");
+        }
+    } else if (parse_policy_priority(ctx, ctx->argv[2], &priority)) {
+        const char *match = ctx->argc == 4 ? ctx->argv[3] : NULL;
+        for (size_t i = 0; i < lr->n_policies; i++) {
+            const struct nbrec_logical_router_policy *p = lr->policies[i];
+            if (p->priority == priority
+                && (!match || !strcmp(p->match, match))) {
+                doomed[n_doomed++] = p;
+            }
+        }
+    }
+    /* Updating the column reparses 'lr', so the policies were collected
+     * first. */
+    for (size_t i = 0; i < n_doomed; i++) {
+        nbctl_ref_update(&lr->header_, &nbrec_logical_router_col_policies,
+                         &doomed[i]->header_, false);
+    }
+    free(doomed);
+}
+
+static int
+compare_policies(const void *a_, const void *b_)
+{
+    const struct nbrec_logical_router_policy *const *a = a_;
+    const struct nbrec_logical_router_policy *const *b = b_;
+    if ((*a)->priority != (*b)->priority) {
+        return (*a)->priority > (*b)->priority ? -1 : 1;
+    }
+    return strcmp((*a)->match, (*b)->match);
+}
+
+static void
+cmd_lr_policy_list(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr || !lr->n_policies) {
+        return;
+    }
+    size_t n = lr->n_policies;
+    const struct nbrec_logical_router_policy **ps
+        = xmemdup(lr->policies, n * sizeof *ps);
+    qsort(ps, n, sizeof *ps, compare_policies);
+
+    struct ds *s = &ctx->output;
+    ds_put_cstr(s, "Routing Policies\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct nbrec_logical_router_policy *p = ps[i];
+        ds_put_format(s, "%10"PRId64" %50s %15s", p->priority, p->match,
+                      p->action);
+        for (size_t j = 0; j < p->n_nexthops; j++) {
+            ds_put_format(s, j ? ", %s" : " %25s", p->nexthops[j]);
+        }
+        if (!p->n_nexthops && p->nexthop) {
+            ds_put_format(s, " %25s", p->nexthop);
+        }
+        if (!smap_is_empty(&p->options)) {
+            const struct smap_node **nodes = smap_sort(&p->options);
+            ds_put_format(s, "%15s", "");
+            for (size_t j = 0; j < smap_count(&p->options); j++) {
+                ds_put_format(s, "%s%s=%s", j ? "," : "", nodes[j]->key,
+                              nodes[j]->value);
+            }
+            free(nodes);
+        }
+        ds_put_char(s, '\n');
+    }
+    free(ps);
+}
+
 const struct ctl_command_syntax nbctl_lr_commands[] = {
     { "lr-add", 0, 1, "[ROUTER]", pre_lr, cmd_lr_add, NULL,
       "--may-exist,--add-duplicate", RW },
@@ -1046,6 +1273,14 @@ const struct ctl_command_syntax nbctl_lr_commands[] = {
       "--if-exists,--policy=,--route-table=", RW },
     { "lr-route-list", 1, 1, "ROUTER", pre_lr_route, cmd_lr_route_list,
       NULL, "--route-table=", RO },
+
+    { "lr-policy-add", 4, INT_MAX,
+      "ROUTER PRIORITY MATCH ACTION [NEXTHOP] [OPTIONS]...", pre_lr_policy,
+      cmd_lr_policy_add, NULL, "--may-exist", RW },
+    { "lr-policy-del", 1, 3, "ROUTER [{PRIORITY | UUID} [MATCH]]",
+      pre_lr_policy, cmd_lr_policy_del, NULL, "--if-exists", RW },
+    { "lr-policy-list", 1, 1, "ROUTER", pre_lr_policy, cmd_lr_policy_list,
+      NULL, "", RO },
 
     { NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, RO },
 };

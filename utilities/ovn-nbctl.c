@@ -922,6 +922,14 @@ Route commands:\n\
   [--route-table=TABLE] lr-route-list ROUTER\n\
                             print routes for ROUTER\n\
 \n\
+Policy commands:\n\
+  [--may-exist] lr-policy-add ROUTER PRIORITY MATCH ACTION [NEXTHOP]\n\
+  [OPTIONS KEY=VALUE ...]\n\
+                            add a policy to router\n\
+  [--if-exists] lr-policy-del ROUTER [{PRIORITY | UUID} [MATCH]]\n\
+                            remove policies from ROUTER\n\
+  lr-policy-list ROUTER     print policies for ROUTER\n\
+\n\
 LB commands:\n\
   [--may-exist] [--add-duplicate]\n\
   lb-add LB VIP[:PORT] IP[:PORT]... [PROTOCOL]\n\
