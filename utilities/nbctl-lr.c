@@ -297,10 +297,21 @@ static void
 pre_lrp_add(struct ctl_context *ctx)
 {
     pre_lrp(ctx);
-    /* COLUMN=VALUE settings may name any column. */
-    for (size_t i = 0; i < NBREC_LOGICAL_ROUTER_PORT_N_COLUMNS; i++) {
-        ovsdb_idl_add_column(ctx->idl,
-                             &nbrec_logical_router_port_columns[i]);
+    /* The columns COLUMN[:KEY]=VALUE settings name (only those: a column
+     * the server's schema lacks would draw a warning). */
+    for (size_t i = 4; i < ctx->argc; i++) {
+        const char *arg = ctx->argv[i];
+        size_t len = strcspn(arg, ":=");
+        if (!arg[len] || !strchr(arg, '=')) {
+            continue;
+        }
+        for (size_t j = 0; j < NBREC_LOGICAL_ROUTER_PORT_N_COLUMNS; j++) {
+            const struct ovsdb_idl_column *c
+                = &nbrec_logical_router_port_columns[j];
+            if (strlen(c->name) == len && !strncmp(c->name, arg, len)) {
+                ovsdb_idl_add_column(ctx->idl, c);
+            }
+        }
     }
 }
 
@@ -606,9 +617,17 @@ pre_lr_route(struct ctl_context *ctx)
 {
     pre_lrp(ctx);
     ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_col_static_routes);
-    for (size_t i = 0; i < NBREC_LOGICAL_ROUTER_STATIC_ROUTE_N_COLUMNS; i++) {
-        ovsdb_idl_add_column(ctx->idl,
-                             &nbrec_logical_router_static_route_columns[i]);
+    const struct ovsdb_idl_column *cols[] = {
+        &nbrec_logical_router_static_route_col_ip_prefix,
+        &nbrec_logical_router_static_route_col_nexthop,
+        &nbrec_logical_router_static_route_col_policy,
+        &nbrec_logical_router_static_route_col_output_port,
+        &nbrec_logical_router_static_route_col_route_table,
+        &nbrec_logical_router_static_route_col_options,
+        &nbrec_logical_router_static_route_col_bfd,
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cols); i++) {
+        ovsdb_idl_add_column(ctx->idl, cols[i]);
     }
 }
 
@@ -1021,9 +1040,16 @@ pre_lr_policy(struct ctl_context *ctx)
 {
     pre_lr(ctx);
     ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_col_policies);
-    for (size_t i = 0; i < NBREC_LOGICAL_ROUTER_POLICY_N_COLUMNS; i++) {
-        ovsdb_idl_add_column(ctx->idl,
-                             &nbrec_logical_router_policy_columns[i]);
+    const struct ovsdb_idl_column *cols[] = {
+        &nbrec_logical_router_policy_col_priority,
+        &nbrec_logical_router_policy_col_match,
+        &nbrec_logical_router_policy_col_action,
+        &nbrec_logical_router_policy_col_nexthop,
+        &nbrec_logical_router_policy_col_nexthops,
+        &nbrec_logical_router_policy_col_options,
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cols); i++) {
+        ovsdb_idl_add_column(ctx->idl, cols[i]);
     }
 }
 
