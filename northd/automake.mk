@@ -62,6 +62,8 @@ northd_ovn_northd_SOURCES = \
 	northd/rbac.c \
 	northd/rbac.h \
 	northd/router.c \
+	northd/router-lb.c \
+	northd/router-lb.h \
 	northd/router-nat.c \
 	northd/router-nat.h \
 	northd/router-ra.c \

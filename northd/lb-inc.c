@@ -24,6 +24,7 @@
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
+#include "northd/router-lb.h"
 #include "openvswitch/vlog.h"
 #include "util.h"
 #include "uuid.h"
@@ -345,6 +346,26 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
     if (uuidset_is_empty(&todo)) {
         uuidset_destroy(&todo);
         return true;
+    }
+
+    /* A load balancer on a router, at the last full pass or now: the
+     * router's flows and its VIP address sets are a full pass's
+     * (northd/router-lb.h). */
+    struct uuidset on_routers = UUIDSET_INITIALIZER(&on_routers);
+    lr_lb_on_routers(m, nb_db, &on_routers);
+    bool router_lb = false;
+    const struct uuidset_node *rn;
+    UUIDSET_FOR_EACH (rn, &todo) {
+        if (uuidset_contains(&on_routers, &rn->uuid)) {
+            router_lb = true;
+            break;
+        }
+    }
+    uuidset_destroy(&on_routers);
+    if (router_lb) {
+        *reason = "a Load_Balancer on a router";
+        uuidset_destroy(&todo);
+        return false;
     }
 
     /* What each becomes, and whether a switch changes class, before
