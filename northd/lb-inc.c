@@ -309,6 +309,29 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
         }
     }
 
+    /* So far, the load balancers whose row or group changed: if one is on a
+     * router, at the last full pass or now, the router's flows and its VIP
+     * address sets are a full pass's (northd/router-lb.h).  (Those that
+     * follow only because a switch changed do not concern routers.) */
+    struct uuidset on_routers = UUIDSET_INITIALIZER(&on_routers);
+    if (!uuidset_is_empty(&todo)) {
+        lr_lb_on_routers(m, nb_db, &on_routers);
+    }
+    bool router_lb = false;
+    const struct uuidset_node *rn;
+    UUIDSET_FOR_EACH (rn, &todo) {
+        if (uuidset_contains(&on_routers, &rn->uuid)) {
+            router_lb = true;
+            break;
+        }
+    }
+    uuidset_destroy(&on_routers);
+    if (router_lb) {
+        *reason = "a Load_Balancer on a router";
+        uuidset_destroy(&todo);
+        return false;
+    }
+
     /* ...or are attached to or detached from a switch. */
     const struct nb_logical_switch *ls;
     NB_LOGICAL_SWITCH_FOR_EACH_TRACKED (ls, nb_db) {
@@ -346,26 +369,6 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
     if (uuidset_is_empty(&todo)) {
         uuidset_destroy(&todo);
         return true;
-    }
-
-    /* A load balancer on a router, at the last full pass or now: the
-     * router's flows and its VIP address sets are a full pass's
-     * (northd/router-lb.h). */
-    struct uuidset on_routers = UUIDSET_INITIALIZER(&on_routers);
-    lr_lb_on_routers(m, nb_db, &on_routers);
-    bool router_lb = false;
-    const struct uuidset_node *rn;
-    UUIDSET_FOR_EACH (rn, &todo) {
-        if (uuidset_contains(&on_routers, &rn->uuid)) {
-            router_lb = true;
-            break;
-        }
-    }
-    uuidset_destroy(&on_routers);
-    if (router_lb) {
-        *reason = "a Load_Balancer on a router";
-        uuidset_destroy(&todo);
-        return false;
     }
 
     /* What each becomes, and whether a switch changes class, before
