@@ -64,6 +64,8 @@ northd_ovn_northd_SOURCES = \
 	northd/router.c \
 	northd/router-lb.c \
 	northd/router-lb.h \
+	northd/router-mtu.c \
+	northd/router-mtu.h \
 	northd/router-nat.c \
 	northd/router-nat.h \
 	northd/router-ra.c \

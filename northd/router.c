@@ -17,6 +17,7 @@
 #include "lib/tnlid.h"
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
+#include "northd/router-mtu.h"
 #include "northd/router-ra.h"
 #include "northd/router-lb.h"
 #include "northd/router-nat.h"
@@ -480,6 +481,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         const struct lr_router *r = &lr->routers[i];
         for (size_t j = 0; j < r->n_ports; j++) {
             r->ports[j]->ra = lr_ra_parse(m, r->ports[j]);
+            r->ports[j]->mtu = lr_mtu_parse(m, r->ports[j]);
         }
     }
 
@@ -675,16 +677,15 @@ build_admission(struct lflow_table *t, const struct lr_router *r,
         if (!p->enabled) {
             continue;
         }
-        const struct uuid *hint = &p->nb->header_.uuid;
         ds_clear(a);
         ds_put_format(a, "xreg0[0..47] = %s; next;", p->mac_s);
         ds_clear(m);
         ds_put_format(m, "eth.dst == %s && inport == %s", p->mac_s,
                       p->qname);
-        LR_ADD(t, dp, S_LR_IN_ADMISSION, 50, ds_cstr(m), ds_cstr(a), hint);
+        lr_mtu_admission(t, p, ds_cstr(m), ds_cstr(a));
         ds_clear(m);
         ds_put_format(m, "eth.mcast && inport == %s", p->qname);
-        LR_ADD(t, dp, S_LR_IN_ADMISSION, 50, ds_cstr(m), ds_cstr(a), hint);
+        lr_mtu_admission(t, p, ds_cstr(m), ds_cstr(a));
     }
 }
 
@@ -1067,6 +1068,7 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
 
     build_routing(t, r, &m, &a);
     lr_ra_build_lflows(t, r);
+    lr_mtu_build_lflows(t, r);
 
     /* Next hop's MAC: static entries for the switch ports' addresses
      * (lr_build_port_lflows()), else the MAC bindings ovn-controller

@@ -91,6 +91,8 @@ struct lr_port {
     uint32_t route_table;           /* Of options:route_table; 0: main. */
     struct lr_ra *ra;               /* Router advertisements (router-ra.h),
                                      * or NULL. */
+    int mtu;                        /* options:gateway_mtu (router-mtu.h),
+                                     * or 0. */
 };
 
 /* A static route (router-routes.c). */
