@@ -18,6 +18,7 @@
 #include "openvswitch/vlog.h"
 #include "packets.h"
 #include "smap.h"
+#include "sset.h"
 #include "util.h"
 #include "uuidset.h"
 
@@ -582,6 +583,29 @@ lr_lb_for_each_reachable_vip(const struct lr_port *p,
             }
         }
     }
+}
+
+bool
+lr_lb_put_vips(const struct lr_router *r, struct ds *s)
+{
+    const struct lr_lb_set *ls = r->lb;
+    if (!ls || !ls->n_vips) {
+        return false;
+    }
+    struct sset seen = SSET_INITIALIZER(&seen);
+    for (int v6 = 0; v6 < 2; v6++) {
+        for (size_t i = 0; i < ls->n_lbs; i++) {
+            const struct lr_lb *lb = &ls->lbs[i];
+            for (size_t j = 0; j < lb->n_vips; j++) {
+                const struct lb_vip *vip = &lb->vips[j];
+                if (vip->ipv6 == v6 && sset_add(&seen, vip->ip)) {
+                    ds_put_format(s, " %s", vip->ip);
+                }
+            }
+        }
+    }
+    sset_destroy(&seen);
+    return true;
 }
 
 void

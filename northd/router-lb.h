@@ -48,6 +48,12 @@ void lr_lb_for_each_reachable_vip(const struct lr_port *p,
                                              void *aux),
                                   void *aux);
 
+/* Appends " VIP" to 's' for each VIP of 'r''s load balancers, the IPv4
+ * ones then the IPv6 ones, each once, for a Port_Binding's nat_addresses
+ * (nat-addresses=router), as stock; returns whether there was one. */
+struct ds;
+bool lr_lb_put_vips(const struct lr_router *r, struct ds *s);
+
 /* Adds to 'out' the UUIDs of the load balancers on routers: at the last
  * full pass (model 'm') and as 'nb_db' has them now (directly or through
  * a group).  A change to one of them is a full recompute. */
