@@ -36,6 +36,9 @@ struct lr_lb {
     bool skip_snat;                 /* options:skip_snat. */
     bool reject;                    /* options:reject. */
     bool event;                     /* options:event (and no reject). */
+    bool is_template;               /* options:template: VIPs, ports and
+                                     * backends may be "^NAME"s, which
+                                     * ovn-controller expands. */
     uint16_t affinity_timeout;      /* Seconds, or 0. */
     enum { RESP_REACHABLE, RESP_ALL, RESP_NONE } responder;
 };
@@ -104,6 +107,79 @@ port_reaches(const struct lr_port *p, const struct lb_vip *vip)
     return false;
 }
 
+/* A template VIP "V", "V:P" or "[V6]:P" ('v6': address-family=ipv6),
+ * each part an address (a port) or a "^NAME", and its backends as they
+ * are (ovn-controller expands them).  Returns NULL or an error. */
+static char *
+parse_template_vip(const char *key, const char *value, bool v6,
+                   struct lb_vip *vip)
+{
+    memset(vip, 0, sizeof *vip);
+    char *ip, *port = NULL;
+    char *copy = xstrdup(key);
+    if (copy[0] == '[') {
+        char *end = strchr(copy, ']');
+        if (!end || (end[1] && end[1] != ':')) {
+            free(copy);
+            return xstrdup("bad VIP");
+        }
+        *end = '\0';
+        ip = copy + 1;
+        port = end[1] ? end + 2 : NULL;
+    } else {
+        ip = copy;
+        char *colon = strrchr(copy, ':');
+        if (colon && !v6) {
+            *colon = '\0';
+            port = colon + 1;
+        }
+    }
+    char *error = NULL;
+    if (ip[0] == '^') {
+        if (!ip[1]) {
+            error = xstrdup("bad VIP variable");
+        }
+    } else if (v6) {
+        struct in6_addr a;
+        if (!ipv6_parse(ip, &a)) {
+            error = xstrdup("not an IPv6 address");
+        }
+    } else {
+        ovs_be32 a;
+        if (!ip_parse(ip, &a)) {
+            error = xstrdup("not an IPv4 address");
+        }
+    }
+    if (!error && port) {
+        if (port[0] == '^') {
+            if (port[1]) {
+                vip->tmpl_port = xstrdup(port);
+            } else {
+                error = xstrdup("bad port variable");
+            }
+        } else {
+            unsigned int n;
+            int len = 0;
+            if (ovs_scan(port, "%u%n", &n, &len) && !port[len]
+                && n >= 1 && n <= 65535) {
+                vip->port = n;
+            } else {
+                error = xstrdup("bad port");
+            }
+        }
+    }
+    if (error) {
+        free(vip->tmpl_port);
+        vip->tmpl_port = NULL;
+    } else {
+        vip->ipv6 = v6;
+        vip->ip = xstrdup(ip);
+        vip->backends_str = xstrdup(value);
+    }
+    free(copy);
+    return error;
+}
+
 static void
 parse_lb(struct ls_model *m, const struct lr_router *r, struct lr_lb *lb,
          const struct nb_load_balancer *nb)
@@ -123,11 +199,20 @@ parse_lb(struct ls_model *m, const struct lr_router *r, struct lr_lb *lb,
     unsigned long long int t = smap_get_ullong(&nb->options,
                                                "affinity_timeout", 0);
     lb->affinity_timeout = MIN(t, 65535);
-    if (smap_get_bool(&nb->options, "template", false)) {
-        lb_report(m, "Load_Balancer %s ("UUID_FMT") on router %s: template "
-                  "load balancers are not compiled on routers", nb->name,
-                  UUID_ARGS(&nb->header_.uuid), r->nb->name);
-        return;
+    lb->is_template = smap_get_bool(&nb->options, "template", false);
+    bool tmpl_v6 = false;
+    if (lb->is_template) {
+        /* The neighbours of a template VIP are not answered by default. */
+        lb->responder = resp && !strcmp(resp, "all") ? RESP_ALL : RESP_NONE;
+        const char *af = smap_get(&nb->options, "address-family");
+        tmpl_v6 = af && !strcmp(af, "ipv6");
+        if (lb->affinity_timeout) {
+            lb_report(m, "Load_Balancer %s ("UUID_FMT") on router %s: "
+                      "affinity_timeout is not compiled for a template "
+                      "load balancer", nb->name,
+                      UUID_ARGS(&nb->header_.uuid), r->nb->name);
+            lb->affinity_timeout = 0;
+        }
     }
     if (nb->n_health_check) {
         lb_report(m, "Load_Balancer %s ("UUID_FMT") on router %s: health "
@@ -138,7 +223,10 @@ parse_lb(struct ls_model *m, const struct lr_router *r, struct lr_lb *lb,
     struct smap_node *node;
     SMAP_FOR_EACH (node, &nb->vips) {
         struct lb_vip vip;
-        char *error = lb_vip_parse(node->key, node->value, &vip);
+        char *error = (lb->is_template
+                       ? parse_template_vip(node->key, node->value, tmpl_v6,
+                                            &vip)
+                       : lb_vip_parse(node->key, node->value, &vip));
         if (error) {
             lb_report(m, "Load_Balancer %s ("UUID_FMT") on router %s: "
                       "ignoring VIP \"%s\": %s", nb->name,
@@ -204,7 +292,8 @@ lr_lb_parse(struct ls_model *m, struct lr_router *r)
         COVERAGE_INC(lr_lb_built);
         for (size_t j = 0; j < lb->n_vips; j++) {
             const struct lb_vip *vip = &lb->vips[j];
-            bool answer = lb->responder == RESP_ALL;
+            bool answer = (lb->responder == RESP_ALL
+                           && vip->ip[0] != '^');
             for (size_t q = 0; !answer && lb->responder == RESP_REACHABLE
                                && q < r->n_ports; q++) {
                 answer = port_reaches(r->ports[q], vip);
@@ -360,7 +449,10 @@ put_vip_match(struct ds *m, const struct lr_lb *lb, const struct lb_vip *vip)
 {
     const char *fam = vip->ipv6 ? "ip6" : "ip4";
     ds_put_format(m, "%s && %s.dst == %s", fam, fam, vip->ip);
-    if (vip->port) {
+    if (vip->tmpl_port) {
+        ds_put_format(m, " && %s && %s.dst == %s", lb->proto, lb->proto,
+                      vip->tmpl_port);
+    } else if (vip->port) {
         ds_put_format(m, " && %s && %s.dst == %"PRIu16, lb->proto, lb->proto,
                       vip->port);
     }
@@ -397,7 +489,7 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
     ds_put_format(m, "ip && %s.dst == %s", fam, vip->ip);
     lflow_add_hint(t, dp, S_LR_IN_DEFRAG, 100, ds_cstr(m), "ct_dnat;", hint);
 
-    if (r->chassis && is_nat_ip(r, vip)) {
+    if (r->chassis && !lb->is_template && is_nat_ip(r, vip)) {
         /* Connections to the VIP are not unSNATed. */
         ds_clear(m);
         put_vip_match(m, lb, vip);
@@ -405,12 +497,13 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
                        hint);
     }
 
-    uint16_t prio = vip->port ? 120 : 110;
+    bool has_port = vip->port || vip->tmpl_port;
+    uint16_t prio = has_port ? 120 : 110;
     ds_clear(m);
     ds_put_cstr(m, "ct.new && !ct.rel && ");
     put_vip_match(m, lb, vip);
     ds_clear(a);
-    if (!vip->n_backends) {
+    if (!vip->backends_str[0]) {
         if (ls->force_snat && !lb->skip_snat) {
             ds_put_cstr(a, "flags.force_snat_for_lb = 1; ");
         } else if (lb->skip_snat) {
@@ -425,17 +518,20 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
         }
         lflow_add_hint(t, dp, S_LR_IN_DNAT, prio, ds_cstr(m), ds_cstr(a),
                        hint);
-        if (lb->event && vip->port) {
+        if (lb->event && has_port) {
+            char *port = (vip->tmpl_port ? xstrdup(vip->tmpl_port)
+                          : xasprintf("%"PRIu16, vip->port));
             ds_clear(m);
-            ds_put_format(m, "%s.dst == %s && %s && %s.dst == %"PRIu16, fam,
-                          vip->ip, lb->proto, lb->proto, vip->port);
+            ds_put_format(m, "%s.dst == %s && %s && %s.dst == %s", fam,
+                          vip->ip, lb->proto, lb->proto, port);
             ds_clear(a);
             ds_put_format(a, "trigger_event(event = \"empty_lb_backends\", "
-                          "vip = \"%s%s%s:%"PRIu16"\", protocol = \"%s\", "
+                          "vip = \"%s%s%s:%s\", protocol = \"%s\", "
                           "load_balancer = \""UUID_FMT"\");",
                           vip->ipv6 ? "[" : "", vip->ip,
-                          vip->ipv6 ? "]" : "", vip->port, lb->proto,
+                          vip->ipv6 ? "]" : "", port, lb->proto,
                           UUID_ARGS(&lb->nb->header_.uuid));
+            free(port);
             lflow_add_hint(t, dp, S_LR_IN_DNAT, 130, ds_cstr(m),
                            ds_cstr(a), hint);
         }
@@ -577,7 +673,7 @@ lr_lb_for_each_reachable_vip(const struct lr_port *p,
     const struct lr_lb_set *ls = p->router->lb;
     for (size_t i = 0; ls && i < ls->n_lbs; i++) {
         const struct lr_lb *lb = &ls->lbs[i];
-        for (size_t j = 0; j < lb->n_vips; j++) {
+        for (size_t j = 0; !lb->is_template && j < lb->n_vips; j++) {
             if (port_reaches(p, &lb->vips[j])) {
                 cb(lb->vips[j].ip, lb->vips[j].ipv6, aux);
             }
@@ -593,15 +689,24 @@ lr_lb_put_vips(const struct lr_router *r, struct ds *s)
         return false;
     }
     struct sset seen = SSET_INITIALIZER(&seen);
-    for (int v6 = 0; v6 < 2; v6++) {
+    /* The IPv4 VIPs, the IPv6 VIPs, then those of template load balancers
+     * (variables included, as stock writes them). */
+    for (int pass = 0; pass < 3; pass++) {
         for (size_t i = 0; i < ls->n_lbs; i++) {
             const struct lr_lb *lb = &ls->lbs[i];
+            if (lb->is_template != (pass == 2)) {
+                continue;
+            }
             for (size_t j = 0; j < lb->n_vips; j++) {
                 const struct lb_vip *vip = &lb->vips[j];
-                if (vip->ipv6 == v6 && sset_add(&seen, vip->ip)) {
+                if ((pass == 2 || vip->ipv6 == pass)
+                    && sset_add(&seen, vip->ip)) {
                     ds_put_format(s, " %s", vip->ip);
                 }
             }
+        }
+        if (pass == 1) {
+            sset_clear(&seen);
         }
     }
     sset_destroy(&seen);
