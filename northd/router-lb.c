@@ -189,7 +189,9 @@ parse_lb(struct ls_model *m, const struct lr_router *r, struct lr_lb *lb,
     lb->proto = nb->protocol && nb->protocol[0] ? nb->protocol : "tcp";
     lb->skip_snat = smap_get_bool(&nb->options, "skip_snat", false);
     lb->reject = smap_get_bool(&nb->options, "reject", false);
-    lb->event = !lb->reject && smap_get_bool(&nb->options, "event", false);
+    lb->event = !lb->reject && (m->controller_event
+                                || smap_get_bool(&nb->options, "event",
+                                                 false));
     const char *resp = smap_get(&nb->options, "neighbor_responder");
     lb->responder = (!resp || strcmp(resp, "all") ? RESP_REACHABLE
                      : RESP_ALL);
