@@ -282,6 +282,19 @@ lr_lb_parse(struct ls_model *m, struct lr_router *r)
     }
     qsort(rows, k, sizeof *rows, compare_lbs);
 
+    if (!r->chassis) {
+        for (size_t i = 0; i < nb->n_ports; i++) {
+            const struct nb_logical_router_port *lrp = nb->ports[i];
+            if (lrp->n_gateway_chassis || lrp->ha_chassis_group) {
+                lb_report(m, "Logical_Router %s: load balancers on a router "
+                          "with a distributed gateway port (%s) are "
+                          "compiled as on a plain router (not bound to the "
+                          "gateway chassis)", nb->name, lrp->name);
+                break;
+            }
+        }
+    }
+
     const char *force = smap_get(&nb->options, "lb_force_snat_ip");
     ls->force_snat = force && force[0]
                      && (strcmp(force, "router_ip") || r->chassis);
