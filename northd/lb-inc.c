@@ -309,28 +309,30 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
         }
     }
 
-    /* So far, the load balancers whose row or group changed: if one is on a
-     * router, at the last full pass or now, the router's flows and its VIP
-     * address sets are a full pass's (northd/router-lb.h).  (Those that
-     * follow only because a switch changed do not concern routers.) */
+    /* So far, the load balancers whose row or group changed: those on a
+     * router, at the last full pass or now, are the routers' too
+     * (northd/router-lb.h): a change of their backends is followed there,
+     * anything else is a full recompute.  (Those that follow only because
+     * a switch changed do not concern routers.) */
     struct uuidset on_routers = UUIDSET_INITIALIZER(&on_routers);
     if (!uuidset_is_empty(&todo)) {
         lr_lb_on_routers(m, nb_db, &on_routers);
     }
-    bool router_lb = false;
+    struct uuidset router_lbs = UUIDSET_INITIALIZER(&router_lbs);
     const struct uuidset_node *rn;
     UUIDSET_FOR_EACH (rn, &todo) {
         if (uuidset_contains(&on_routers, &rn->uuid)) {
-            router_lb = true;
-            break;
+            uuidset_insert(&router_lbs, &rn->uuid);
         }
     }
     uuidset_destroy(&on_routers);
-    if (router_lb) {
-        *reason = "a Load_Balancer on a router";
+    if (!uuidset_is_empty(&router_lbs)
+        && !lr_lb_handle_changes(m, nb_db, t, &router_lbs, reason)) {
+        uuidset_destroy(&router_lbs);
         uuidset_destroy(&todo);
         return false;
     }
+    uuidset_destroy(&router_lbs);
 
     /* ...or are attached to or detached from a switch. */
     const struct nb_logical_switch *ls;

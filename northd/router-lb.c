@@ -26,6 +26,7 @@ VLOG_DEFINE_THIS_MODULE(router_lb);
 
 COVERAGE_DEFINE(lr_lb_built);
 COVERAGE_DEFINE(lr_lb_bad_row);
+COVERAGE_DEFINE(lr_lb_incremental);
 
 /* One load balancer of a router. */
 struct lr_lb {
@@ -54,6 +55,8 @@ struct lr_lb_set {
     char *set4, *set6;              /* Their SB address sets' names. */
     bool claimed4, claimed6;        /* groups.c writes them. */
     struct uuidset uuids;           /* NB UUIDs of the load balancers. */
+    struct lflow_owner owner;       /* The flows of their VIPs, which
+                                     * lr_lb_handle_changes() rebuilds. */
 };
 
 static void OVS_PRINTF_FORMAT(2, 3)
@@ -180,9 +183,12 @@ parse_template_vip(const char *key, const char *value, bool v6,
     return error;
 }
 
-static void
-parse_lb(struct ls_model *m, const struct lr_router *r, struct lr_lb *lb,
-         const struct nb_load_balancer *nb)
+/* Parses 'nb' into 'lb'.  With 'report', reports what it leaves out
+ * through 'm', otherwise returns false at the first thing it would report
+ * (an incremental pass leaves reports to a full one). */
+static bool
+parse_lb(struct ls_model *m, bool report, const struct lr_router *r,
+         struct lr_lb *lb, const struct nb_load_balancer *nb)
 {
     memset(lb, 0, sizeof *lb);
     lb->nb = nb;
@@ -209,6 +215,9 @@ parse_lb(struct ls_model *m, const struct lr_router *r, struct lr_lb *lb,
         const char *af = smap_get(&nb->options, "address-family");
         tmpl_v6 = af && !strcmp(af, "ipv6");
         if (lb->affinity_timeout) {
+            if (!report) {
+                return false;
+            }
             lb_report(m, "Load_Balancer %s ("UUID_FMT") on router %s: "
                       "affinity_timeout is not compiled for a template "
                       "load balancer", nb->name,
@@ -217,6 +226,9 @@ parse_lb(struct ls_model *m, const struct lr_router *r, struct lr_lb *lb,
         }
     }
     if (nb->n_health_check) {
+        if (!report) {
+            return false;
+        }
         lb_report(m, "Load_Balancer %s ("UUID_FMT") on router %s: health "
                   "checks are not applied on routers (every backend is "
                   "used)", nb->name, UUID_ARGS(&nb->header_.uuid),
@@ -229,6 +241,10 @@ parse_lb(struct ls_model *m, const struct lr_router *r, struct lr_lb *lb,
                        ? parse_template_vip(node->key, node->value, tmpl_v6,
                                             &vip)
                        : lb_vip_parse(node->key, node->value, &vip));
+        if (error && !report) {
+            free(error);
+            return false;
+        }
         if (error) {
             lb_report(m, "Load_Balancer %s ("UUID_FMT") on router %s: "
                       "ignoring VIP \"%s\": %s", nb->name,
@@ -239,6 +255,43 @@ parse_lb(struct ls_model *m, const struct lr_router *r, struct lr_lb *lb,
         }
         lb->vips = xrealloc(lb->vips, (lb->n_vips + 1) * sizeof *lb->vips);
         lb->vips[lb->n_vips++] = vip;
+    }
+    return true;
+}
+
+static void
+lr_lb_clear(struct lr_lb *lb)
+{
+    for (size_t j = 0; j < lb->n_vips; j++) {
+        lb_vip_destroy(&lb->vips[j]);
+    }
+    free(lb->vips);
+    lb->vips = NULL;
+    lb->n_vips = 0;
+}
+
+/* The VIPs 'r' answers ARP/ND for, into 'vips4' and 'vips6' (empty), and
+ * 'n_vips'. */
+static void
+compute_vips(struct lr_router *r, struct shash *vips4, struct shash *vips6)
+{
+    struct lr_lb_set *ls = r->lb;
+    ls->n_vips = 0;
+    for (size_t i = 0; i < ls->n_lbs; i++) {
+        const struct lr_lb *lb = &ls->lbs[i];
+        ls->n_vips += lb->n_vips;
+        for (size_t j = 0; j < lb->n_vips; j++) {
+            const struct lb_vip *vip = &lb->vips[j];
+            bool answer = (lb->responder == RESP_ALL
+                           && vip->ip[0] != '^');
+            for (size_t q = 0; !answer && lb->responder == RESP_REACHABLE
+                               && q < r->n_ports; q++) {
+                answer = port_reaches(r->ports[q], vip);
+            }
+            if (answer) {
+                shash_replace(vip->ipv6 ? vips6 : vips4, vip->ip, NULL);
+            }
+        }
     }
 }
 
@@ -258,6 +311,7 @@ lr_lb_parse(struct ls_model *m, struct lr_router *r)
     shash_init(&ls->vips4);
     shash_init(&ls->vips6);
     uuidset_init(&ls->uuids);
+    lflow_owner_init(&ls->owner);
     r->lb = ls;
 
     /* Each load balancer once, whether directly or through groups. */
@@ -301,24 +355,10 @@ lr_lb_parse(struct ls_model *m, struct lr_router *r)
 
     ls->lbs = xcalloc(k, sizeof *ls->lbs);
     for (size_t i = 0; i < k; i++) {
-        struct lr_lb *lb = &ls->lbs[ls->n_lbs++];
-        parse_lb(m, r, lb, rows[i]);
-        ls->n_vips += lb->n_vips;
+        parse_lb(m, true, r, &ls->lbs[ls->n_lbs++], rows[i]);
         COVERAGE_INC(lr_lb_built);
-        for (size_t j = 0; j < lb->n_vips; j++) {
-            const struct lb_vip *vip = &lb->vips[j];
-            bool answer = (lb->responder == RESP_ALL
-                           && vip->ip[0] != '^');
-            for (size_t q = 0; !answer && lb->responder == RESP_REACHABLE
-                               && q < r->n_ports; q++) {
-                answer = port_reaches(r->ports[q], vip);
-            }
-            if (answer) {
-                shash_replace(vip->ipv6 ? &ls->vips6 : &ls->vips4, vip->ip,
-                              NULL);
-            }
-        }
     }
+    compute_vips(r, &ls->vips4, &ls->vips6);
     free(rows);
 }
 
@@ -330,13 +370,10 @@ lr_lb_destroy(struct lr_router *r)
         return;
     }
     for (size_t i = 0; i < ls->n_lbs; i++) {
-        struct lr_lb *lb = &ls->lbs[i];
-        for (size_t j = 0; j < lb->n_vips; j++) {
-            lb_vip_destroy(&lb->vips[j]);
-        }
-        free(lb->vips);
+        lr_lb_clear(&ls->lbs[i]);
     }
     free(ls->lbs);
+    lflow_owner_destroy(&ls->owner);
     shash_destroy(&ls->vips4);
     shash_destroy(&ls->vips6);
     free(ls->set4);
@@ -621,6 +658,28 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
     ds_destroy(&b);
 }
 
+/* The flows of each VIP, for the load balancers' own owner (replacing
+ * what it had). */
+static void
+build_vips(struct lflow_table *t, const struct lr_router *r)
+{
+    struct lr_lb_set *ls = r->lb;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+    struct lflow_owner *saved = t->owner;
+    lflow_owner_clear(t, &ls->owner);
+    lflow_table_set_owner(t, &ls->owner);
+    for (size_t i = 0; i < ls->n_lbs; i++) {
+        const struct lr_lb *lb = &ls->lbs[i];
+        for (size_t j = 0; j < lb->n_vips; j++) {
+            build_vip(t, r, lb, &lb->vips[j], &m, &a);
+        }
+    }
+    lflow_table_set_owner(t, saved);
+    ds_destroy(&m);
+    ds_destroy(&a);
+}
+
 void
 lr_lb_build_lflows(struct lflow_table *t, const struct lr_router *r)
 {
@@ -633,12 +692,7 @@ lr_lb_build_lflows(struct lflow_table *t, const struct lr_router *r)
     struct ds a = DS_EMPTY_INITIALIZER;
 
     build_responders(t, r, &m);
-    for (size_t i = 0; i < ls->n_lbs; i++) {
-        const struct lr_lb *lb = &ls->lbs[i];
-        for (size_t j = 0; j < lb->n_vips; j++) {
-            build_vip(t, r, lb, &lb->vips[j], &m, &a);
-        }
-    }
+    build_vips(t, r);
 
     /* Established and related connections: the SNAT decision their first
      * packet took, kept in ct_mark. */
@@ -725,6 +779,110 @@ lr_lb_put_vips(const struct lr_router *r, struct ds *s)
         }
     }
     sset_destroy(&seen);
+    return true;
+}
+
+/* The addresses a router's VIPs show elsewhere: its ARP/ND address sets,
+ * nat_addresses and the switches' requests (all VIP addresses). */
+static char *
+vip_signature(const struct lr_router *r, const struct shash *vips4,
+              const struct shash *vips6)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    lr_lb_put_vips(r, &s);
+    ds_put_cstr(&s, " |");
+    const struct shash *sets[] = { vips4, vips6 };
+    for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
+        const struct shash_node **nodes = shash_sort(sets[i]);
+        for (size_t j = 0; j < shash_count(sets[i]); j++) {
+            ds_put_format(&s, " %s", nodes[j]->name);
+        }
+        free(nodes);
+        ds_put_cstr(&s, " |");
+    }
+    return ds_steal_cstr(&s);
+}
+
+bool
+lr_lb_handle_changes(struct ls_model *m, struct rdb *nb_db,
+                     struct lflow_table *t, const struct uuidset *changed,
+                     const char **reason)
+{
+    /* A group on a router that gained or lost a member: a full pass. */
+    const struct nb_load_balancer_group *g;
+    NB_LOAD_BALANCER_GROUP_FOR_EACH_TRACKED (g, nb_db) {
+        for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+            const struct nb_logical_router *nb = m->lr->routers[i].nb;
+            for (size_t j = 0; j < nb->n_load_balancer_group; j++) {
+                if (uuid_equals(&nb->load_balancer_group[j]->header_.uuid,
+                                &g->header_.uuid)) {
+                    *reason = "a Load_Balancer_Group on a router";
+                    return false;
+                }
+            }
+        }
+    }
+
+    /* Only VIPs and backends changed (a load balancer still on the
+     * routers it was on: a router's own change is a full pass). */
+    const struct uuidset_node *un;
+    UUIDSET_FOR_EACH (un, changed) {
+        const struct nb_load_balancer *nb
+            = nb_load_balancer_get_for_uuid(nb_db, &un->uuid);
+        uint64_t other = ~((UINT64_C(1) << NB_LOAD_BALANCER_COL_VIPS)
+                           | (UINT64_C(1) << NB_LOAD_BALANCER_COL_NAME));
+        if (!nb || nb_load_balancer_is_deleted(nb)
+            || rdb_row_is_new(&nb->header_)
+            || rdb_row_updated_columns(&nb->header_) & other) {
+            *reason = "a Load_Balancer on a router";
+            return false;
+        }
+    }
+
+    for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+        struct lr_router *r = &m->lr->routers[i];
+        struct lr_lb_set *ls = r->lb;
+        bool touched = false;
+        UUIDSET_FOR_EACH (un, changed) {
+            if (ls && uuidset_contains(&ls->uuids, &un->uuid)) {
+                touched = true;
+                break;
+            }
+        }
+        if (!touched) {
+            continue;
+        }
+        char *before = vip_signature(r, &ls->vips4, &ls->vips6);
+        bool ok = true;
+        for (size_t j = 0; ok && j < ls->n_lbs; j++) {
+            struct lr_lb *lb = &ls->lbs[j];
+            if (uuidset_contains(changed, &lb->nb->header_.uuid)) {
+                const struct nb_load_balancer *nb = lb->nb;
+                lr_lb_clear(lb);
+                ok = parse_lb(m, false, r, lb, nb);
+            }
+        }
+        if (ok) {
+            /* The address sets keep theirs: they are the same. */
+            struct shash vips4 = SHASH_INITIALIZER(&vips4);
+            struct shash vips6 = SHASH_INITIALIZER(&vips6);
+            compute_vips(r, &vips4, &vips6);
+            char *after = vip_signature(r, &vips4, &vips6);
+            ok = !strcmp(before, after);
+            free(after);
+            shash_destroy(&vips4);
+            shash_destroy(&vips6);
+        }
+        free(before);
+        if (!ok) {
+            /* A VIP to report, or VIP addresses that other flows, the
+             * address sets or nat_addresses show. */
+            *reason = "a Load_Balancer on a router (its VIPs)";
+            return false;
+        }
+        COVERAGE_INC(lr_lb_incremental);
+        build_vips(t, r);
+    }
     return true;
 }
 

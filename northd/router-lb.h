@@ -54,6 +54,18 @@ void lr_lb_for_each_reachable_vip(const struct lr_port *p,
 struct ds;
 bool lr_lb_put_vips(const struct lr_router *r, struct ds *s);
 
+/* Follows a change to the load balancers 'changed' (NB UUIDs), which are
+ * on routers: if only their VIPs' backends or ports changed (the VIP
+ * addresses that other flows, the address sets and nat_addresses show
+ * are the same), rebuilds their VIPs' flows in 't' and returns true;
+ * otherwise returns false with '*reason', for a full recompute (then 'm''s
+ * routers may be half updated: the recompute rebuilds them). */
+struct lflow_table;
+bool lr_lb_handle_changes(struct ls_model *m, struct rdb *nb_db,
+                          struct lflow_table *t,
+                          const struct uuidset *changed,
+                          const char **reason);
+
 /* Adds to 'out' the UUIDs of the load balancers on routers: at the last
  * full pass (model 'm') and as 'nb_db' has them now (directly or through
  * a group).  A change to one of them is a full recompute. */
