@@ -64,6 +64,8 @@ northd_ovn_northd_SOURCES = \
 	northd/router.c \
 	northd/router-lb.c \
 	northd/router-lb.h \
+	northd/router-check.c \
+	northd/router-mcast.c \
 	northd/router-mtu.c \
 	northd/router-mtu.h \
 	northd/router-nat.c \
