@@ -62,6 +62,8 @@ northd_ovn_northd_SOURCES = \
 	northd/rbac.c \
 	northd/rbac.h \
 	northd/router.c \
+	northd/router-lb.c \
+	northd/router-lb.h \
 	northd/router-check.c \
 	northd/router-mcast.c \
 	northd/router-mtu.c \

@@ -859,6 +859,8 @@ ls_model_build(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
     const struct nb_nb_global *nbg = nb_nb_global_first(nb_db);
     m->check_lsp_up = nbg && !smap_get_bool(&nbg->options,
                                             "ignore_lsp_down", true);
+    m->controller_event = nbg && smap_get_bool(&nbg->options,
+                                               "controller_event", false);
     m->sb_db = sb_db;
     m->chassis_indexed = false;
     m->igmp_indexed = false;

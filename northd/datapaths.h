@@ -160,6 +160,8 @@ struct ls_model {
      * after going away), and ls_model_build() leaves its own problems
      * here for the next one. */
     struct sset *reported;
+    bool controller_event;          /* NB_Global options:controller_event
+                                     * (router load balancers). */
     bool quiet;                     /* Logs no problem: incremental passes
                                      * that meet one give up and leave the
                                      * reporting to the full pass that

@@ -24,6 +24,7 @@
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
+#include "northd/router-lb.h"
 #include "openvswitch/vlog.h"
 #include "util.h"
 #include "uuid.h"
@@ -307,6 +308,31 @@ lb_model_handle_changes(struct lb_model *lm, struct ls_model *m,
             hmap_insert(&lm->groups, &gs->node, uuid_hash(&gs->uuid));
         }
     }
+
+    /* So far, the load balancers whose row or group changed: those on a
+     * router, at the last full pass or now, are the routers' too
+     * (northd/router-lb.h): a change of their backends is followed there,
+     * anything else is a full recompute.  (Those that follow only because
+     * a switch changed do not concern routers.) */
+    struct uuidset on_routers = UUIDSET_INITIALIZER(&on_routers);
+    if (!uuidset_is_empty(&todo)) {
+        lr_lb_on_routers(m, nb_db, &on_routers);
+    }
+    struct uuidset router_lbs = UUIDSET_INITIALIZER(&router_lbs);
+    const struct uuidset_node *rn;
+    UUIDSET_FOR_EACH (rn, &todo) {
+        if (uuidset_contains(&on_routers, &rn->uuid)) {
+            uuidset_insert(&router_lbs, &rn->uuid);
+        }
+    }
+    uuidset_destroy(&on_routers);
+    if (!uuidset_is_empty(&router_lbs)
+        && !lr_lb_handle_changes(m, nb_db, t, &router_lbs, reason)) {
+        uuidset_destroy(&router_lbs);
+        uuidset_destroy(&todo);
+        return false;
+    }
+    uuidset_destroy(&router_lbs);
 
     /* ...or are attached to or detached from a switch. */
     const struct nb_logical_switch *ls;

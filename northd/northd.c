@@ -44,6 +44,7 @@
 #include "northd/nb-report.h"
 #include "northd/qos.h"
 #include "northd/router.h"
+#include "northd/router-lb.h"
 #include "northd/router-nat.h"
 #include "northd/rbac.h"
 #include "openvswitch/dynamic-string.h"
@@ -578,6 +579,7 @@ build_inputs(struct northd_data *d, struct rdb *nb_db, struct rdb *sb_db,
     snprintf(mac, sizeof mac, ETH_ADDR_FMT, ETH_ADDR_ARGS(*svc_mac));
     groups_add_fixed_set(&d->groups, "svc_monitor_mac", mac);
     lb_aggs_attach_groups(&d->lbs, &d->groups);
+    lr_lb_attach_groups(&d->model, &d->groups);
 }
 
 /* The last: every flow, into a new table of 'n_flows' (a guess) whose row

@@ -12,6 +12,7 @@
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
 #include "northd/router.h"
+#include "northd/router-lb.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "packets.h"
@@ -611,6 +612,11 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
                 ds_put_format(&s, " %s", nat->ext_s);
                 any = true;
             }
+        }
+        if (!smap_get_bool(lsp_options, "exclude-lb-vips-from-garp",
+                           false)) {
+            /* And its load balancers' VIPs (router-lb.c). */
+            any = lr_lb_put_vips(r, &s) || any;
         }
         if (any) {
             svec_add(out, ds_cstr(&s));

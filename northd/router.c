@@ -19,6 +19,7 @@
 #include "northd/lflow.h"
 #include "northd/router-mtu.h"
 #include "northd/router-ra.h"
+#include "northd/router-lb.h"
 #include "northd/router-nat.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
@@ -472,6 +473,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         lr_routes_parse(m, r);
         lr_policies_parse(m, r);
         lr_nat_parse(m, r);
+        lr_lb_parse(m, r);
     }
 
     /* Peers: switch ports of type "router" naming a router port.  Ports
@@ -569,6 +571,7 @@ lr_model_destroy(struct lr_model *lr)
         free(r->ports);
         lr_routes_destroy(r);
         lr_nat_destroy(r);
+        lr_lb_destroy(r);
     }
     free(lr->routers);
     struct lr_port *p;
@@ -1123,6 +1126,7 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
         lflow_add(t, dp, pass[i], 0, "1", "next;");
     }
     lr_nat_build_lflows(t, r);
+    lr_lb_build_lflows(t, r);
 
     build_routing(t, r, &m, &a);
     lr_ra_build_lflows(t, r);
@@ -1390,6 +1394,7 @@ build_peer_port_lflows(struct lflow_table *t, const struct lr_model *lr,
     /* Requests for the router's DNAT addresses, too. */
     struct nat_req_aux aux = { t, sp, p, name, &m, &a, flood };
     lr_nat_for_each_dnat_ip(p->router, nat_req_flow, &aux);
+    lr_lb_for_each_reachable_vip(p, nat_req_flow, &aux);
 
     ds_clear(&m);
     ds_put_format(&m, "eth.dst == %s", p->mac_s);

@@ -27,6 +27,7 @@
 struct hmapx;
 struct lflow_table;
 struct lr_ra;
+struct lr_lb_set;
 struct lr_nat_set;
 struct ls_datapath;
 struct ls_model;
@@ -130,6 +131,8 @@ struct lr_router {
                                      * bound to that chassis; or NULL. */
     bool mcast_relay;               /* options:mcast_relay (router-mcast.c). */
     struct lr_nat_set *nat;         /* NAT (router-nat.c). */
+    struct lr_lb_set *lb;           /* Load balancers (router-lb.c), or
+                                     * NULL. */
     struct lr_port **ports;         /* Valid ports, by name. */
     size_t n_ports;
     struct lr_route *routes;        /* Valid static routes, by table,

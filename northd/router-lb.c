@@ -1,0 +1,922 @@
+/* Load balancers on logical routers: parsing a router's load balancers and
+ * their flows.  See router-lb.h and docs/routers.md. */
+#include <config.h>
+#include "northd/router-lb.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "lib/nb-rdb.h"
+#include "northd/datapaths.h"
+#include "northd/groups.h"
+#include "northd/lb.h"
+#include "northd/lflow.h"
+#include "northd/router.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/shash.h"
+#include "openvswitch/vlog.h"
+#include "packets.h"
+#include "smap.h"
+#include "sset.h"
+#include "util.h"
+#include "uuidset.h"
+
+VLOG_DEFINE_THIS_MODULE(router_lb);
+
+COVERAGE_DEFINE(lr_lb_built);
+COVERAGE_DEFINE(lr_lb_bad_row);
+COVERAGE_DEFINE(lr_lb_incremental);
+
+/* One load balancer of a router. */
+struct lr_lb {
+    const struct nb_load_balancer *nb;
+    const char *proto;              /* "tcp", "udp" or "sctp". */
+    struct lb_vip *vips;
+    size_t n_vips;
+    bool skip_snat;                 /* options:skip_snat. */
+    bool reject;                    /* options:reject. */
+    bool event;                     /* options:event (and no reject). */
+    bool is_template;               /* options:template: VIPs, ports and
+                                     * backends may be "^NAME"s, which
+                                     * ovn-controller expands. */
+    uint16_t affinity_timeout;      /* Seconds, or 0. */
+    enum { RESP_REACHABLE, RESP_ALL, RESP_NONE } responder;
+};
+
+/* A router's load balancers (lr_router 'lb'). */
+struct lr_lb_set {
+    struct lr_lb *lbs;              /* By NB UUID. */
+    size_t n_lbs;
+    size_t n_vips;                  /* Over all of them. */
+    bool force_snat;                /* options:lb_force_snat_ip. */
+    struct shash vips4, vips6;      /* The VIPs the router answers ARP/ND
+                                     * for (names only). */
+    char *set4, *set6;              /* Their SB address sets' names. */
+    bool claimed4, claimed6;        /* groups.c writes them. */
+    struct uuidset uuids;           /* NB UUIDs of the load balancers. */
+    struct lflow_owner owner;       /* The flows of their VIPs, which
+                                     * lr_lb_handle_changes() rebuilds. */
+};
+
+static void OVS_PRINTF_FORMAT(2, 3)
+lb_report(struct ls_model *m, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *msg = xvasprintf(format, args);
+    va_end(args);
+    COVERAGE_INC(lr_lb_bad_row);
+    ls_model_report_bad_row(m, msg);
+    free(msg);
+}
+
+static int
+compare_lbs(const void *a_, const void *b_)
+{
+    const struct nb_load_balancer *const *a = a_;
+    const struct nb_load_balancer *const *b = b_;
+    return uuid_compare_3way(&(*a)->header_.uuid, &(*b)->header_.uuid);
+}
+
+/* Whether 'vip' is in one of 'p''s networks. */
+static bool
+port_reaches(const struct lr_port *p, const struct lb_vip *vip)
+{
+    if (!vip->ipv6) {
+        ovs_be32 ip;
+        if (!ip_parse(vip->ip, &ip)) {
+            return false;
+        }
+        for (size_t i = 0; i < p->n_ip4; i++) {
+            if ((ip & be32_prefix_mask(p->ip4[i].plen))
+                == p->ip4[i].network) {
+                return true;
+            }
+        }
+        return false;
+    }
+    struct in6_addr ip;
+    if (!ipv6_parse(vip->ip, &ip)) {
+        return false;
+    }
+    for (size_t i = 0; i < p->n_ip6; i++) {
+        struct in6_addr mask = ipv6_create_mask(p->ip6[i].plen);
+        struct in6_addr net = ipv6_addr_bitand(&ip, &mask);
+        if (ipv6_addr_equals(&net, &p->ip6[i].network)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A template VIP "V", "V:P" or "[V6]:P" ('v6': address-family=ipv6),
+ * each part an address (a port) or a "^NAME", and its backends as they
+ * are (ovn-controller expands them).  Returns NULL or an error. */
+static char *
+parse_template_vip(const char *key, const char *value, bool v6,
+                   struct lb_vip *vip)
+{
+    memset(vip, 0, sizeof *vip);
+    char *ip, *port = NULL;
+    char *copy = xstrdup(key);
+    if (copy[0] == '[') {
+        char *end = strchr(copy, ']');
+        if (!end || (end[1] && end[1] != ':')) {
+            free(copy);
+            return xstrdup("bad VIP");
+        }
+        *end = '\0';
+        ip = copy + 1;
+        port = end[1] ? end + 2 : NULL;
+    } else {
+        ip = copy;
+        char *colon = strrchr(copy, ':');
+        if (colon && !v6) {
+            *colon = '\0';
+            port = colon + 1;
+        }
+    }
+    char *error = NULL;
+    if (ip[0] == '^') {
+        if (!ip[1]) {
+            error = xstrdup("bad VIP variable");
+        }
+    } else if (v6) {
+        struct in6_addr a;
+        if (!ipv6_parse(ip, &a)) {
+            error = xstrdup("not an IPv6 address");
+        }
+    } else {
+        ovs_be32 a;
+        if (!ip_parse(ip, &a)) {
+            error = xstrdup("not an IPv4 address");
+        }
+    }
+    if (!error && port) {
+        if (port[0] == '^') {
+            if (port[1]) {
+                vip->tmpl_port = xstrdup(port);
+            } else {
+                error = xstrdup("bad port variable");
+            }
+        } else {
+            unsigned int n;
+            int len = 0;
+            if (ovs_scan(port, "%u%n", &n, &len) && !port[len]
+                && n >= 1 && n <= 65535) {
+                vip->port = n;
+            } else {
+                error = xstrdup("bad port");
+            }
+        }
+    }
+    if (error) {
+        free(vip->tmpl_port);
+        vip->tmpl_port = NULL;
+    } else {
+        vip->ipv6 = v6;
+        vip->ip = xstrdup(ip);
+        vip->backends_str = xstrdup(value);
+    }
+    free(copy);
+    return error;
+}
+
+/* Parses 'nb' into 'lb'.  With 'report', reports what it leaves out
+ * through 'm', otherwise returns false at the first thing it would report
+ * (an incremental pass leaves reports to a full one). */
+static bool
+parse_lb(struct ls_model *m, bool report, const struct lr_router *r,
+         struct lr_lb *lb, const struct nb_load_balancer *nb)
+{
+    memset(lb, 0, sizeof *lb);
+    lb->nb = nb;
+    lb->proto = nb->protocol && nb->protocol[0] ? nb->protocol : "tcp";
+    lb->skip_snat = smap_get_bool(&nb->options, "skip_snat", false);
+    lb->reject = smap_get_bool(&nb->options, "reject", false);
+    lb->event = !lb->reject && (m->controller_event
+                                || smap_get_bool(&nb->options, "event",
+                                                 false));
+    const char *resp = smap_get(&nb->options, "neighbor_responder");
+    lb->responder = (!resp || strcmp(resp, "all") ? RESP_REACHABLE
+                     : RESP_ALL);
+    if (resp && !strcmp(resp, "none")) {
+        lb->responder = RESP_NONE;
+    }
+    unsigned long long int t = smap_get_ullong(&nb->options,
+                                               "affinity_timeout", 0);
+    lb->affinity_timeout = MIN(t, 65535);
+    lb->is_template = smap_get_bool(&nb->options, "template", false);
+    bool tmpl_v6 = false;
+    if (lb->is_template) {
+        /* The neighbours of a template VIP are not answered by default. */
+        lb->responder = resp && !strcmp(resp, "all") ? RESP_ALL : RESP_NONE;
+        const char *af = smap_get(&nb->options, "address-family");
+        tmpl_v6 = af && !strcmp(af, "ipv6");
+        if (lb->affinity_timeout) {
+            if (!report) {
+                return false;
+            }
+            lb_report(m, "Load_Balancer %s ("UUID_FMT") on router %s: "
+                      "affinity_timeout is not compiled for a template "
+                      "load balancer", nb->name,
+                      UUID_ARGS(&nb->header_.uuid), r->nb->name);
+            lb->affinity_timeout = 0;
+        }
+    }
+    if (nb->n_health_check) {
+        if (!report) {
+            return false;
+        }
+        lb_report(m, "Load_Balancer %s ("UUID_FMT") on router %s: health "
+                  "checks are not applied on routers (every backend is "
+                  "used)", nb->name, UUID_ARGS(&nb->header_.uuid),
+                  r->nb->name);
+    }
+    struct smap_node *node;
+    SMAP_FOR_EACH (node, &nb->vips) {
+        struct lb_vip vip;
+        char *error = (lb->is_template
+                       ? parse_template_vip(node->key, node->value, tmpl_v6,
+                                            &vip)
+                       : lb_vip_parse(node->key, node->value, &vip));
+        if (error && !report) {
+            free(error);
+            return false;
+        }
+        if (error) {
+            lb_report(m, "Load_Balancer %s ("UUID_FMT") on router %s: "
+                      "ignoring VIP \"%s\": %s", nb->name,
+                      UUID_ARGS(&nb->header_.uuid), r->nb->name, node->key,
+                      error);
+            free(error);
+            continue;
+        }
+        lb->vips = xrealloc(lb->vips, (lb->n_vips + 1) * sizeof *lb->vips);
+        lb->vips[lb->n_vips++] = vip;
+    }
+    return true;
+}
+
+static void
+lr_lb_clear(struct lr_lb *lb)
+{
+    for (size_t j = 0; j < lb->n_vips; j++) {
+        lb_vip_destroy(&lb->vips[j]);
+    }
+    free(lb->vips);
+    lb->vips = NULL;
+    lb->n_vips = 0;
+}
+
+/* The VIPs 'r' answers ARP/ND for, into 'vips4' and 'vips6' (empty), and
+ * 'n_vips'. */
+static void
+compute_vips(struct lr_router *r, struct shash *vips4, struct shash *vips6)
+{
+    struct lr_lb_set *ls = r->lb;
+    ls->n_vips = 0;
+    for (size_t i = 0; i < ls->n_lbs; i++) {
+        const struct lr_lb *lb = &ls->lbs[i];
+        ls->n_vips += lb->n_vips;
+        for (size_t j = 0; j < lb->n_vips; j++) {
+            const struct lb_vip *vip = &lb->vips[j];
+            bool answer = (lb->responder == RESP_ALL
+                           && vip->ip[0] != '^');
+            for (size_t q = 0; !answer && lb->responder == RESP_REACHABLE
+                               && q < r->n_ports; q++) {
+                answer = port_reaches(r->ports[q], vip);
+            }
+            if (answer) {
+                shash_replace(vip->ipv6 ? vips6 : vips4, vip->ip, NULL);
+            }
+        }
+    }
+}
+
+void
+lr_lb_parse(struct ls_model *m, struct lr_router *r)
+{
+    const struct nb_logical_router *nb = r->nb;
+    size_t n = nb->n_load_balancer;
+    for (size_t i = 0; i < nb->n_load_balancer_group; i++) {
+        n += nb->load_balancer_group[i]->n_load_balancer;
+    }
+    if (!n) {
+        return;
+    }
+
+    struct lr_lb_set *ls = xzalloc(sizeof *ls);
+    shash_init(&ls->vips4);
+    shash_init(&ls->vips6);
+    uuidset_init(&ls->uuids);
+    lflow_owner_init(&ls->owner);
+    r->lb = ls;
+
+    /* Each load balancer once, whether directly or through groups. */
+    const struct nb_load_balancer **rows = xmalloc(n * sizeof *rows);
+    size_t k = 0;
+    for (size_t i = 0; i < nb->n_load_balancer; i++) {
+        const struct nb_load_balancer *lb = nb->load_balancer[i];
+        if (!uuidset_contains(&ls->uuids, &lb->header_.uuid)) {
+            uuidset_insert(&ls->uuids, &lb->header_.uuid);
+            rows[k++] = lb;
+        }
+    }
+    for (size_t i = 0; i < nb->n_load_balancer_group; i++) {
+        const struct nb_load_balancer_group *g = nb->load_balancer_group[i];
+        for (size_t j = 0; j < g->n_load_balancer; j++) {
+            const struct nb_load_balancer *lb = g->load_balancer[j];
+            if (!uuidset_contains(&ls->uuids, &lb->header_.uuid)) {
+                uuidset_insert(&ls->uuids, &lb->header_.uuid);
+                rows[k++] = lb;
+            }
+        }
+    }
+    qsort(rows, k, sizeof *rows, compare_lbs);
+
+    if (!r->chassis) {
+        for (size_t i = 0; i < nb->n_ports; i++) {
+            const struct nb_logical_router_port *lrp = nb->ports[i];
+            if (lrp->n_gateway_chassis || lrp->ha_chassis_group) {
+                lb_report(m, "Logical_Router %s: load balancers on a router "
+                          "with a distributed gateway port (%s) are "
+                          "compiled as on a plain router (not bound to the "
+                          "gateway chassis)", nb->name, lrp->name);
+                break;
+            }
+        }
+    }
+
+    const char *force = smap_get(&nb->options, "lb_force_snat_ip");
+    ls->force_snat = force && force[0]
+                     && (strcmp(force, "router_ip") || r->chassis);
+
+    ls->lbs = xcalloc(k, sizeof *ls->lbs);
+    for (size_t i = 0; i < k; i++) {
+        parse_lb(m, true, r, &ls->lbs[ls->n_lbs++], rows[i]);
+        COVERAGE_INC(lr_lb_built);
+    }
+    compute_vips(r, &ls->vips4, &ls->vips6);
+    free(rows);
+}
+
+void
+lr_lb_destroy(struct lr_router *r)
+{
+    struct lr_lb_set *ls = r->lb;
+    if (!ls) {
+        return;
+    }
+    for (size_t i = 0; i < ls->n_lbs; i++) {
+        lr_lb_clear(&ls->lbs[i]);
+    }
+    free(ls->lbs);
+    lflow_owner_destroy(&ls->owner);
+    shash_destroy(&ls->vips4);
+    shash_destroy(&ls->vips6);
+    free(ls->set4);
+    free(ls->set6);
+    uuidset_destroy(&ls->uuids);
+    free(ls);
+    r->lb = NULL;
+}
+
+bool
+lr_lb_has_vips(const struct lr_router *r)
+{
+    return r->lb && r->lb->n_vips;
+}
+
+static bool
+claim_set(struct groups *g, const struct lr_router *r, const char *name,
+          const struct shash *addrs)
+{
+    if (groups_ext_set_put(g, name, addrs)) {
+        return true;
+    }
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+    VLOG_WARN_RL(&rl, "address set %s, which northd would write for the "
+                 "VIPs of the load balancers of router %s, already exists: "
+                 "its ARP/ND responders name the VIPs instead", name,
+                 r->nb->name);
+    return false;
+}
+
+void
+lr_lb_attach_groups(struct ls_model *m, struct groups *g)
+{
+    for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+        struct lr_router *r = &m->lr->routers[i];
+        struct lr_lb_set *ls = r->lb;
+        if (!ls) {
+            continue;
+        }
+        uint32_t key = r->dp->tunnel_key;
+        if (!shash_is_empty(&ls->vips4)) {
+            ls->set4 = xasprintf("_rtr_lb_%"PRIu32"_ip4", key);
+            ls->claimed4 = claim_set(g, r, ls->set4, &ls->vips4);
+        }
+        if (!shash_is_empty(&ls->vips6)) {
+            ls->set6 = xasprintf("_rtr_lb_%"PRIu32"_ip6", key);
+            ls->claimed6 = claim_set(g, r, ls->set6, &ls->vips6);
+        }
+    }
+}
+
+/* "$NAME", or the addresses "{A, B}" if the set could not be claimed. */
+static void
+put_vip_set(struct ds *s, const char *name, bool claimed,
+            const struct shash *addrs)
+{
+    if (claimed) {
+        ds_put_format(s, "$%s", name);
+        return;
+    }
+    const struct shash_node **nodes = shash_sort(addrs);
+    ds_put_char(s, '{');
+    for (size_t i = 0; i < shash_count(addrs); i++) {
+        ds_put_format(s, "%s%s", i ? ", " : "", nodes[i]->name);
+    }
+    ds_put_char(s, '}');
+    free(nodes);
+}
+
+/* ARP replies and NAs for the VIPs, on every port of the family. */
+static void
+build_responders(struct lflow_table *t, const struct lr_router *r,
+                 struct ds *m)
+{
+    const struct lr_lb_set *ls = r->lb;
+    for (size_t i = 0; i < r->n_ports; i++) {
+        const struct lr_port *p = r->ports[i];
+        const struct uuid *hint = &p->nb->header_.uuid;
+        if (p->n_ip4 && ls->set4) {
+            ds_clear(m);
+            ds_put_format(m, "inport == %s && arp.op == 1 && arp.tpa == ",
+                          p->qname);
+            put_vip_set(m, ls->set4, ls->claimed4, &ls->vips4);
+            lflow_add_hint(t, r->dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
+                           "eth.dst = eth.src; eth.src = xreg0[0..47]; "
+                           "arp.op = 2; /* ARP reply */ arp.tha = arp.sha; "
+                           "arp.sha = xreg0[0..47]; arp.tpa <-> arp.spa; "
+                           "outport = inport; flags.loopback = 1; output;",
+                           hint);
+        }
+        if (p->n_ip6 && ls->set6) {
+            ds_clear(m);
+            ds_put_format(m, "inport == %s && nd_ns && nd.target == ",
+                          p->qname);
+            put_vip_set(m, ls->set6, ls->claimed6, &ls->vips6);
+            lflow_add_hint(t, r->dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
+                           "nd_na { eth.src = xreg0[0..47]; "
+                           "ip6.src = nd.target; nd.tll = xreg0[0..47]; "
+                           "outport = inport; flags.loopback = 1; "
+                           "output; };", hint);
+        }
+    }
+}
+
+/* Whether 'ip' is the external address of one of 'r''s NAT rows. */
+static bool
+is_nat_ip(const struct lr_router *r, const struct lb_vip *vip)
+{
+    for (size_t i = 0; i < r->nb->n_nat; i++) {
+        const char *ext = r->nb->nat[i]->external_ip;
+        struct in6_addr a, b;
+        if (!vip->ipv6
+            ? !strcmp(ext, vip->ip)
+            : (ipv6_parse(ext, &a) && ipv6_parse(vip->ip, &b)
+               && ipv6_addr_equals(&a, &b))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* "ip4 && ip4.dst == VIP[ && tcp && tcp.dst == PORT]". */
+static void
+put_vip_match(struct ds *m, const struct lr_lb *lb, const struct lb_vip *vip)
+{
+    const char *fam = vip->ipv6 ? "ip6" : "ip4";
+    ds_put_format(m, "%s && %s.dst == %s", fam, fam, vip->ip);
+    if (vip->tmpl_port) {
+        ds_put_format(m, " && %s && %s.dst == %s", lb->proto, lb->proto,
+                      vip->tmpl_port);
+    } else if (vip->port) {
+        ds_put_format(m, " && %s && %s.dst == %"PRIu16, lb->proto, lb->proto,
+                      vip->port);
+    }
+}
+
+/* The SNAT flag and the ct_lb_mark of 'backends'. */
+static void
+put_lb_action(struct ds *a, const struct lr_lb_set *ls, const struct lr_lb *lb,
+              const char *backends)
+{
+    const char *flag = (lb->skip_snat ? "skip_snat"
+                        : ls->force_snat ? "force_snat" : NULL);
+    if (flag) {
+        ds_put_format(a, "flags.%s_for_lb = 1; ", flag);
+    }
+    ds_put_format(a, "ct_lb_mark(backends=%s", backends);
+    if (flag) {
+        ds_put_format(a, "; %s", flag);
+    }
+    ds_put_cstr(a, ");");
+}
+
+static void
+build_vip(struct lflow_table *t, const struct lr_router *r,
+          const struct lr_lb *lb, const struct lb_vip *vip, struct ds *m,
+          struct ds *a)
+{
+    const struct lr_lb_set *ls = r->lb;
+    const struct ls_datapath *dp = r->dp;
+    const struct uuid *hint = &lb->nb->header_.uuid;
+    const char *fam = vip->ipv6 ? "ip6" : "ip4";
+
+    ds_clear(m);
+    ds_put_format(m, "ip && %s.dst == %s", fam, vip->ip);
+    lflow_add_hint(t, dp, S_LR_IN_DEFRAG, 100, ds_cstr(m), "ct_dnat;", hint);
+
+    if (r->chassis && !lb->is_template && is_nat_ip(r, vip)) {
+        /* Connections to the VIP are not unSNATed. */
+        ds_clear(m);
+        put_vip_match(m, lb, vip);
+        lflow_add_hint(t, dp, S_LR_IN_UNSNAT, 120, ds_cstr(m), "next;",
+                       hint);
+    }
+
+    bool has_port = vip->port || vip->tmpl_port;
+    uint16_t prio = has_port ? 120 : 110;
+    ds_clear(m);
+    ds_put_cstr(m, "ct.new && !ct.rel && ");
+    put_vip_match(m, lb, vip);
+    ds_clear(a);
+    if (!vip->backends_str[0]) {
+        if (ls->force_snat && !lb->skip_snat) {
+            ds_put_cstr(a, "flags.force_snat_for_lb = 1; ");
+        } else if (lb->skip_snat) {
+            ds_put_cstr(a, "flags.skip_snat_for_lb = 1; ");
+        }
+        if (lb->reject) {
+            ds_put_format(a, "reg0 = 0; reject { outport <-> inport; "
+                          "next(pipeline=egress,table=%d);};",
+                          ls_stage_table(S_LR_OUT_SNAT));
+        } else {
+            ds_put_cstr(a, "drop;");
+        }
+        lflow_add_hint(t, dp, S_LR_IN_DNAT, prio, ds_cstr(m), ds_cstr(a),
+                       hint);
+        if (lb->event && has_port) {
+            char *port = (vip->tmpl_port ? xstrdup(vip->tmpl_port)
+                          : xasprintf("%"PRIu16, vip->port));
+            ds_clear(m);
+            ds_put_format(m, "%s.dst == %s && %s && %s.dst == %s", fam,
+                          vip->ip, lb->proto, lb->proto, port);
+            ds_clear(a);
+            ds_put_format(a, "trigger_event(event = \"empty_lb_backends\", "
+                          "vip = \"%s%s%s:%s\", protocol = \"%s\", "
+                          "load_balancer = \""UUID_FMT"\");",
+                          vip->ipv6 ? "[" : "", vip->ip,
+                          vip->ipv6 ? "]" : "", port, lb->proto,
+                          UUID_ARGS(&lb->nb->header_.uuid));
+            free(port);
+            lflow_add_hint(t, dp, S_LR_IN_DNAT, 130, ds_cstr(m),
+                           ds_cstr(a), hint);
+        }
+        return;
+    }
+    put_lb_action(a, ls, lb, vip->backends_str);
+    lflow_add_hint(t, dp, S_LR_IN_DNAT, prio, ds_cstr(m), ds_cstr(a), hint);
+
+    if (!lb->affinity_timeout) {
+        return;
+    }
+    /* Affinity: the VIP in reg0/xxreg0 and its port in reg9[16..31];
+     * chk_lb_aff() finds the backend (reg4/xxreg1, reg8[0..15]). */
+    const char *vreg = vip->ipv6 ? "xxreg0" : "reg0";
+    const char *breg = vip->ipv6 ? "xxreg1" : "reg4";
+    ds_clear(a);
+    ds_put_format(a, "%s = %s.dst; ", vreg, fam);
+    if (vip->port) {
+        ds_put_format(a, "reg9[16..31] = %s.dst; ", lb->proto);
+    }
+    ds_put_cstr(a, "reg9[6] = chk_lb_aff(); next;");
+    lflow_add_hint(t, dp, S_LR_IN_LB_AFF_CHECK, 100, ds_cstr(m), ds_cstr(a),
+                   hint);
+
+    struct ds b = DS_EMPTY_INITIALIZER;
+    for (size_t i = 0; i < vip->n_backends; i++) {
+        const struct lb_backend *be = &vip->backends[i];
+        ds_clear(&b);
+        if (be->port) {
+            ds_put_format(&b, vip->ipv6 ? "[%s]:%"PRIu16 : "%s:%"PRIu16,
+                          be->ip, be->port);
+        } else {
+            ds_put_cstr(&b, be->ip);
+        }
+
+        ds_clear(m);
+        ds_put_format(m, "reg9[6] == 1 && ct.new && %s && %s == %s", fam,
+                      breg, be->ip);
+        if (be->port) {
+            ds_put_format(m, " && reg8[0..15] == %"PRIu16, be->port);
+        }
+        ds_clear(a);
+        ds_put_format(a, "%s = %s; ", vreg, vip->ip);
+        put_lb_action(a, ls, lb, ds_cstr(&b));
+        lflow_add_hint(t, dp, S_LR_IN_DNAT, 150, ds_cstr(m), ds_cstr(a),
+                       hint);
+
+        ds_clear(m);
+        ds_put_format(m, "reg9[6] == 0 && ct.new && %s && %s == %s", fam,
+                      vreg, vip->ip);
+        if (vip->port) {
+            ds_put_format(m, " && reg9[16..31] == %"PRIu16, vip->port);
+        }
+        ds_put_format(m, " && %s.dst == %s", fam, be->ip);
+        if (be->port) {
+            ds_put_format(m, " && %s.dst == %"PRIu16, lb->proto, be->port);
+        }
+        ds_clear(a);
+        ds_put_cstr(a, "commit_lb_aff(vip = \"");
+        if (vip->port) {
+            ds_put_format(a, vip->ipv6 ? "[%s]:%"PRIu16 : "%s:%"PRIu16,
+                          vip->ip, vip->port);
+        } else {
+            ds_put_cstr(a, vip->ip);
+        }
+        ds_put_format(a, "\", backend = \"%s\", proto = %s, timeout = %"
+                      PRIu16"); /* drop */", ds_cstr(&b), lb->proto,
+                      lb->affinity_timeout);
+        lflow_add_hint(t, dp, S_LR_IN_LB_AFF_LEARN, 100, ds_cstr(m),
+                       ds_cstr(a), hint);
+    }
+    ds_destroy(&b);
+}
+
+/* The flows of each VIP, for the load balancers' own owner (replacing
+ * what it had). */
+static void
+build_vips(struct lflow_table *t, const struct lr_router *r)
+{
+    struct lr_lb_set *ls = r->lb;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+    struct lflow_owner *saved = t->owner;
+    lflow_owner_clear(t, &ls->owner);
+    lflow_table_set_owner(t, &ls->owner);
+    for (size_t i = 0; i < ls->n_lbs; i++) {
+        const struct lr_lb *lb = &ls->lbs[i];
+        for (size_t j = 0; j < lb->n_vips; j++) {
+            build_vip(t, r, lb, &lb->vips[j], &m, &a);
+        }
+    }
+    lflow_table_set_owner(t, saved);
+    ds_destroy(&m);
+    ds_destroy(&a);
+}
+
+void
+lr_lb_build_lflows(struct lflow_table *t, const struct lr_router *r)
+{
+    const struct lr_lb_set *ls = r->lb;
+    if (!ls || !ls->n_vips) {
+        return;
+    }
+    const struct ls_datapath *dp = r->dp;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+
+    build_responders(t, r, &m);
+    build_vips(t, r);
+
+    /* Established and related connections: the SNAT decision their first
+     * packet took, kept in ct_mark. */
+    static const char *const flags[] = { "force_snat", "skip_snat" };
+    for (size_t i = 0; i < ARRAY_SIZE(flags); i++) {
+        ds_clear(&m);
+        ds_put_format(&m, "ct.est && !ct.rel && !ct.new && ct_mark.natted "
+                      "&& ct_mark.%s == 1", flags[i]);
+        ds_clear(&a);
+        ds_put_format(&a, "flags.%s_for_lb = 1; next;", flags[i]);
+        lflow_add(t, dp, S_LR_IN_DNAT, 70, ds_cstr(&m), ds_cstr(&a));
+        ds_clear(&m);
+        ds_put_format(&m, "ct.rel && !ct.est && !ct.new && ct_mark.%s == 1",
+                      flags[i]);
+        ds_clear(&a);
+        ds_put_format(&a, "flags.%s_for_lb = 1; ct_commit_nat;", flags[i]);
+        lflow_add(t, dp, S_LR_IN_DNAT, 70, ds_cstr(&m), ds_cstr(&a));
+    }
+    lflow_add(t, dp, S_LR_IN_DNAT, 50,
+              "ct.est && !ct.rel && !ct.new && ct_mark.natted", "next;");
+    lflow_add(t, dp, S_LR_IN_DNAT, 50, "ct.rel && !ct.est && !ct.new",
+              "ct_commit_nat;");
+
+    if (r->chassis) {
+        lflow_add(t, dp, S_LR_OUT_SNAT, 120,
+                  "flags.skip_snat_for_lb == 1 && ip", "next;");
+        if (!r->nb->n_nat) {
+            /* The same as router-nat.c's for a router with NAT rows. */
+            lflow_add(t, dp, S_LR_OUT_UNDNAT, 100, "nd || nd_rs || nd_ra",
+                      "next;");
+            lflow_add(t, dp, S_LR_OUT_UNDNAT, 50, "ip",
+                      "flags.loopback = 1; ct_dnat;");
+            lflow_add(t, dp, S_LR_OUT_POST_UNDNAT, 50, "ip && ct.new",
+                      "ct_commit { } ; next; ");
+        }
+    }
+    ds_destroy(&m);
+    ds_destroy(&a);
+}
+
+void
+lr_lb_for_each_reachable_vip(const struct lr_port *p,
+                             void (*cb)(const char *addr, bool v6,
+                                        void *aux),
+                             void *aux)
+{
+    const struct lr_lb_set *ls = p->router->lb;
+    for (size_t i = 0; ls && i < ls->n_lbs; i++) {
+        const struct lr_lb *lb = &ls->lbs[i];
+        for (size_t j = 0; !lb->is_template && j < lb->n_vips; j++) {
+            if (port_reaches(p, &lb->vips[j])) {
+                cb(lb->vips[j].ip, lb->vips[j].ipv6, aux);
+            }
+        }
+    }
+}
+
+bool
+lr_lb_put_vips(const struct lr_router *r, struct ds *s)
+{
+    const struct lr_lb_set *ls = r->lb;
+    if (!ls || !ls->n_vips) {
+        return false;
+    }
+    struct sset seen = SSET_INITIALIZER(&seen);
+    /* The IPv4 VIPs, the IPv6 VIPs, then those of template load balancers
+     * (variables included, as stock writes them). */
+    for (int pass = 0; pass < 3; pass++) {
+        for (size_t i = 0; i < ls->n_lbs; i++) {
+            const struct lr_lb *lb = &ls->lbs[i];
+            if (lb->is_template != (pass == 2)) {
+                continue;
+            }
+            for (size_t j = 0; j < lb->n_vips; j++) {
+                const struct lb_vip *vip = &lb->vips[j];
+                if ((pass == 2 || vip->ipv6 == pass)
+                    && sset_add(&seen, vip->ip)) {
+                    ds_put_format(s, " %s", vip->ip);
+                }
+            }
+        }
+        if (pass == 1) {
+            sset_clear(&seen);
+        }
+    }
+    sset_destroy(&seen);
+    return true;
+}
+
+/* The addresses a router's VIPs show elsewhere: its ARP/ND address sets,
+ * nat_addresses and the switches' requests (all VIP addresses). */
+static char *
+vip_signature(const struct lr_router *r, const struct shash *vips4,
+              const struct shash *vips6)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    lr_lb_put_vips(r, &s);
+    ds_put_cstr(&s, " |");
+    const struct shash *sets[] = { vips4, vips6 };
+    for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
+        const struct shash_node **nodes = shash_sort(sets[i]);
+        for (size_t j = 0; j < shash_count(sets[i]); j++) {
+            ds_put_format(&s, " %s", nodes[j]->name);
+        }
+        free(nodes);
+        ds_put_cstr(&s, " |");
+    }
+    return ds_steal_cstr(&s);
+}
+
+bool
+lr_lb_handle_changes(struct ls_model *m, struct rdb *nb_db,
+                     struct lflow_table *t, const struct uuidset *changed,
+                     const char **reason)
+{
+    /* A group on a router that gained or lost a member: a full pass. */
+    const struct nb_load_balancer_group *g;
+    NB_LOAD_BALANCER_GROUP_FOR_EACH_TRACKED (g, nb_db) {
+        for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+            const struct nb_logical_router *nb = m->lr->routers[i].nb;
+            for (size_t j = 0; j < nb->n_load_balancer_group; j++) {
+                if (uuid_equals(&nb->load_balancer_group[j]->header_.uuid,
+                                &g->header_.uuid)) {
+                    *reason = "a Load_Balancer_Group on a router";
+                    return false;
+                }
+            }
+        }
+    }
+
+    /* Only VIPs and backends changed (a load balancer still on the
+     * routers it was on: a router's own change is a full pass). */
+    const struct uuidset_node *un;
+    UUIDSET_FOR_EACH (un, changed) {
+        const struct nb_load_balancer *nb
+            = nb_load_balancer_get_for_uuid(nb_db, &un->uuid);
+        uint64_t other = ~((UINT64_C(1) << NB_LOAD_BALANCER_COL_VIPS)
+                           | (UINT64_C(1) << NB_LOAD_BALANCER_COL_NAME));
+        if (!nb || nb_load_balancer_is_deleted(nb)
+            || rdb_row_is_new(&nb->header_)
+            || rdb_row_updated_columns(&nb->header_) & other) {
+            *reason = "a Load_Balancer on a router";
+            return false;
+        }
+    }
+
+    for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+        struct lr_router *r = &m->lr->routers[i];
+        struct lr_lb_set *ls = r->lb;
+        bool touched = false;
+        UUIDSET_FOR_EACH (un, changed) {
+            if (ls && uuidset_contains(&ls->uuids, &un->uuid)) {
+                touched = true;
+                break;
+            }
+        }
+        if (!touched) {
+            continue;
+        }
+        char *before = vip_signature(r, &ls->vips4, &ls->vips6);
+        bool ok = true;
+        for (size_t j = 0; ok && j < ls->n_lbs; j++) {
+            struct lr_lb *lb = &ls->lbs[j];
+            if (uuidset_contains(changed, &lb->nb->header_.uuid)) {
+                const struct nb_load_balancer *nb = lb->nb;
+                lr_lb_clear(lb);
+                ok = parse_lb(m, false, r, lb, nb);
+            }
+        }
+        if (ok) {
+            /* The address sets keep theirs: they are the same. */
+            struct shash vips4 = SHASH_INITIALIZER(&vips4);
+            struct shash vips6 = SHASH_INITIALIZER(&vips6);
+            compute_vips(r, &vips4, &vips6);
+            char *after = vip_signature(r, &vips4, &vips6);
+            ok = !strcmp(before, after);
+            free(after);
+            shash_destroy(&vips4);
+            shash_destroy(&vips6);
+        }
+        free(before);
+        if (!ok) {
+            /* A VIP to report, or VIP addresses that other flows, the
+             * address sets or nat_addresses show. */
+            *reason = "a Load_Balancer on a router (its VIPs)";
+            return false;
+        }
+        COVERAGE_INC(lr_lb_incremental);
+        build_vips(t, r);
+    }
+    return true;
+}
+
+void
+lr_lb_on_routers(const struct ls_model *m, struct rdb *nb_db,
+                 struct uuidset *out)
+{
+    for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+        const struct lr_lb_set *ls = m->lr->routers[i].lb;
+        if (!ls) {
+            continue;
+        }
+        const struct uuidset_node *un;
+        UUIDSET_FOR_EACH (un, &ls->uuids) {
+            uuidset_insert(out, &un->uuid);
+        }
+    }
+    struct uuidset groups = UUIDSET_INITIALIZER(&groups);
+    const struct nb_logical_router *nb;
+    NB_LOGICAL_ROUTER_FOR_EACH (nb, nb_db) {
+        for (size_t i = 0; i < nb->n_load_balancer; i++) {
+            uuidset_insert(out, &nb->load_balancer[i]->header_.uuid);
+        }
+        for (size_t i = 0; i < nb->n_load_balancer_group; i++) {
+            const struct nb_load_balancer_group *g
+                = nb->load_balancer_group[i];
+            if (uuidset_contains(&groups, &g->header_.uuid)) {
+                continue;
+            }
+            uuidset_insert(&groups, &g->header_.uuid);
+            for (size_t j = 0; j < g->n_load_balancer; j++) {
+                uuidset_insert(out, &g->load_balancer[j]->header_.uuid);
+            }
+        }
+    }
+    uuidset_destroy(&groups);
+}
