@@ -60,6 +60,8 @@ northd_ovn_northd_SOURCES = \
 	northd/rbac.c \
 	northd/rbac.h \
 	northd/router.c \
+	northd/router-gw.c \
+	northd/router-gw.h \
 	northd/router-routes.c \
 	northd/router.h
 nodist_northd_ovn_northd_SOURCES = northd/sb-schema.c

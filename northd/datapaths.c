@@ -20,6 +20,7 @@
 #include "northd/ipam.h"
 #include "northd/mcast.h"
 #include "northd/router.h"
+#include "northd/router-gw.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
@@ -1456,6 +1457,16 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
            : group != NULL) {
         rdb_txn_set_ref(sb_txn, SB_PORT_BINDING_COL_HA_CHASSIS_GROUP, group);
     }
+
+    /* GARPs for a router port's addresses (northd/router-gw.h). */
+    char *garp = lr_gw_port_garp(m, p);
+    if (pb ? !strings_equal(&garp, garp ? 1 : 0, pb->nat_addresses,
+                            pb->n_nat_addresses)
+           : garp != NULL) {
+        rdb_txn_set_strings(sb_txn, SB_PORT_BINDING_COL_NAT_ADDRESSES,
+                            (const char **) &garp, garp ? 1 : 0);
+    }
+    free(garp);
 
     sync_pb_external_ids(sb_txn, p, pb);
 }

@@ -43,6 +43,7 @@
 #include "northd/nb-report.h"
 #include "northd/qos.h"
 #include "northd/router.h"
+#include "northd/router-gw.h"
 #include "northd/rbac.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
@@ -1099,8 +1100,15 @@ inc_dhcp_options(struct northd_data *d, struct rdb *nb_db,
  * that goes, or a chassis change while there are groups.  (Syncing them
  * visits every port: not for every port added.) */
 static bool
-ha_groups_affected(const struct inc_changes *c, struct rdb *sb_db)
+ha_groups_affected(const struct inc_changes *c, struct rdb *sb_db,
+                   const struct ls_model *m)
 {
+    /* Distributed gateway ports' groups refer to the chassis that bind
+     * ports near their routers (northd/router-gw.h). */
+    if ((!hmapx_is_empty(&c->up_changed) || !uuidset_is_empty(&c->dead_pbs))
+        && lr_gw_has_ref_groups(m)) {
+        return true;
+    }
     struct hmapx_node *node;
     HMAPX_FOR_EACH (node, &c->ports) {
         const struct ls_port *p = node->data;
@@ -1499,7 +1507,7 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     }
     /* External ports' HA chassis groups follow ports and chassis (a full
      * pass follows their NB rows). */
-    if (ha_groups_affected(&c, sb_db)) {
+    if (ha_groups_affected(&c, sb_db, &d->model)) {
         ha_groups_sync(&d->model, sb_db, ctx->sb_txn);
     }
     HMAPX_FOR_EACH (node, &c.ports) {

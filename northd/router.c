@@ -17,6 +17,7 @@
 #include "lib/tnlid.h"
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
+#include "northd/router-gw.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
@@ -192,6 +193,7 @@ fill_net6(struct lr_net6 *n)
 static void
 lr_port_destroy(struct lr_port *p)
 {
+    lr_gw_port_destroy(p);
     free(p->qname);
     free(p->ip4);
     free(p->ip6);
@@ -288,6 +290,12 @@ find_lr_port(const struct lr_model *lr, const char *name)
         }
     }
     return NULL;
+}
+
+struct lr_port *
+lr_model_find_port(const struct lr_model *lr, const char *name)
+{
+    return find_lr_port(lr, name);
 }
 
 static uint32_t
@@ -423,6 +431,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         shash_add(&lr->peers, sp->nb->name, p);
     }
     free(claimants);
+    lr_gw_build(m, sb_ports);
 }
 
 void
@@ -466,6 +475,10 @@ lr_model_lsp_touches(const struct lr_model *lr,
     if (sset_contains(&lr->claims, nbp->name)) {
         return true;
     }
+    if (lr->n_dgps && (!strcmp(nbp->type, "localnet")
+                       || !strcmp(nbp->type, "vtep"))) {
+        return true;            /* Distributed gateway ports' flows. */
+    }
     const char *rp = smap_get(&nbp->options, "router-port");
     return !strcmp(nbp->type, "router") && rp && find_lr_port(lr, rp);
 }
@@ -481,6 +494,7 @@ lr_model_keep_pbs(const struct lr_model *lr, struct hmapx *keep)
             hmapx_add(keep, (void *) p->sb);
         }
     }
+    lr_gw_keep_pbs(lr, keep);
 }
 
 static void
@@ -513,6 +527,9 @@ sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
     if (p->peer) {
         smap_add(&options, "peer", p->peer);
     }
+    if (p->dgp && p->peer) {
+        smap_add(&options, "chassis-redirect-port", p->dgp->cr_name);
+    }
     if (!pb || !smap_equal(&pb->options, &options)) {
         rdb_txn_set_smap(txn, SB_PORT_BINDING_COL_OPTIONS, &options);
     }
@@ -542,6 +559,7 @@ lr_model_sync_ports(struct ls_model *m, struct rdb_txn *txn)
     HMAP_FOR_EACH (p, name_node, &m->lr->ports) {
         sync_lr_port(txn, p);
     }
+    lr_gw_sync_ports(m, txn);
 }
 
 /* Flows. */
@@ -602,6 +620,10 @@ build_admission(struct lflow_table *t, const struct lr_router *r,
         ds_clear(m);
         ds_put_format(m, "eth.dst == %s && inport == %s", p->mac_s,
                       p->qname);
+        if (p->dgp) {
+            ds_put_format(m, " && is_chassis_resident(%s)",
+                          p->dgp->cr_qname);
+        }
         LR_ADD(t, dp, S_LR_IN_ADMISSION, 50, ds_cstr(m), ds_cstr(a), hint);
         ds_clear(m);
         ds_put_format(m, "eth.mcast && inport == %s", p->qname);
@@ -629,6 +651,10 @@ build_neighbor(struct lflow_table *t, const struct lr_router *r,
             ds_clear(m);
             ds_put_format(m, "inport == %s && arp.spa == %s && "
                           "arp.op == 1", p->qname, p->ip4[j].net_s);
+            if (p->dgp) {
+                ds_put_format(m, " && is_chassis_resident(%s)",
+                              p->dgp->cr_qname);
+            }
             LR_ADD(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, ds_cstr(m),
                    lookup_arp, &p->nb->header_.uuid);
         }
@@ -678,6 +704,9 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
         ds_clear(m);
         ds_put_format(m, "inport == %s && arp.op == 1 && arp.tpa == %s "
                       "&& arp.spa == %s", name, n->addr_s, n->net_s);
+        if (p->ln_resident) {
+            ds_put_format(m, " && is_chassis_resident(%s)", p->ln_resident);
+        }
         LR_ADD(t, dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
                "eth.dst = eth.src; eth.src = xreg0[0..47]; arp.op = 2; "
                "/* ARP reply */ arp.tha = arp.sha; arp.sha = xreg0[0..47]; "
@@ -690,6 +719,10 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
         ds_put_format(m, "inport == %s && ip6.dst == {%s, %s} && nd_ns "
                       "&& nd.target == %s", name, n->addr_s, n->sn_s,
                       n->addr_s);
+        if (p->dgp) {
+            ds_put_format(m, " && is_chassis_resident(%s)",
+                          p->dgp->cr_qname);
+        }
         LR_ADD(t, dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
                "nd_na_router { eth.src = xreg0[0..47]; ip6.src = nd.target; "
                "nd.tll = xreg0[0..47]; outport = inport; "
@@ -715,8 +748,9 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
            "flags.loopback = 1; next; ", hint);
 
     /* Other traffic to the router: TCP reset, SCTP abort, port or protocol
-     * unreachable. */
-    for (int v6 = 0; v6 < 2; v6++) {
+     * unreachable; not on a router with distributed gateway ports, as
+     * stock. */
+    for (int v6 = 0; v6 < 2 && !p->router->n_dgps; v6++) {
         size_t n = v6 ? p->n_ip6 : p->n_ip4;
         const char *ip = v6 ? "ip6" : "ip4";
         for (size_t i = 0; i < n; i++) {
@@ -776,11 +810,19 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
         ds_put_format(m, "inport == %s && ip4 && ip.ttl == {0, 1} && "
                       "!ip.later_frag", name);
         ds_clear(a);
-        ds_put_format(a, "icmp4 {eth.dst <-> eth.src; icmp4.type = 11; "
-                      "/* Time exceeded */ icmp4.code = 0; /* TTL exceeded "
-                      "in transit */ ip4.dst = ip4.src; ip4.src = %s ; "
-                      "ip.ttl = 254; outport = %s; flags.loopback = 1; "
-                      "output; };", p->ip4[i].addr_s, name);
+        ds_put_cstr(a, "icmp4 {eth.dst <-> eth.src; icmp4.type = 11; "
+                    "/* Time exceeded */ icmp4.code = 0; /* TTL exceeded "
+                    "in transit */ ");
+        /* A distributed gateway port answers from the address the packet
+         * was sent to, as stock. */
+        if (p->dgp) {
+            ds_put_cstr(a, "ip4.dst <-> ip4.src ; ");
+        } else {
+            ds_put_format(a, "ip4.dst = ip4.src; ip4.src = %s ; ",
+                          p->ip4[i].addr_s);
+        }
+        ds_put_format(a, "ip.ttl = 254; outport = %s; flags.loopback = 1; "
+                      "output; };", name);
         LR_ADD(t, dp, S_LR_IN_IP_INPUT, 31, ds_cstr(m), ds_cstr(a), hint);
     }
     for (size_t i = 0; i + 1 < p->n_ip6; i++) {
@@ -789,11 +831,16 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
         ds_put_format(m, "inport == %s && ip6 && ip6.src == %s && "
                       "ip.ttl == {0, 1} && !ip.later_frag", name, n->net_s);
         ds_clear(a);
-        ds_put_format(a, "icmp6 {eth.dst <-> eth.src; ip6.dst = ip6.src; "
-                      "ip6.src = %s ; ip.ttl = 254; icmp6.type = 3; /* Time "
-                      "exceeded */ icmp6.code = 0; /* TTL exceeded in "
-                      "transit */ outport = %s; flags.loopback = 1; "
-                      "output; };", n->addr_s, name);
+        ds_put_cstr(a, "icmp6 {eth.dst <-> eth.src; ");
+        if (p->dgp) {
+            ds_put_cstr(a, "ip6.dst <-> ip6.src ; ");
+        } else {
+            ds_put_format(a, "ip6.dst = ip6.src; ip6.src = %s ; ",
+                          n->addr_s);
+        }
+        ds_put_format(a, "ip.ttl = 254; icmp6.type = 3; /* Time exceeded */ "
+                      "icmp6.code = 0; /* TTL exceeded in transit */ "
+                      "outport = %s; flags.loopback = 1; output; };", name);
         LR_ADD(t, dp, S_LR_IN_IP_INPUT, 31, ds_cstr(m), ds_cstr(a), hint);
     }
 }
@@ -901,6 +948,7 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
     }
 
     build_routing(t, r, &m, &a);
+    lr_gw_build_lflows(t, r);
 
     /* Next hop's MAC: static entries for the switch ports' addresses
      * (lr_build_port_lflows()), else the MAC bindings ovn-controller
@@ -1065,6 +1113,9 @@ build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
 
     ds_clear(&m);
     ds_put_format(&m, "eth.dst == %s", p->mac_s);
+    if (p->ln_resident) {
+        ds_put_format(&m, " && is_chassis_resident(%s)", p->ln_resident);
+    }
     ds_clear(&a);
     ds_put_format(&a, "outport = %s; output;", name);
     LR_ADD(t, dp, S_IN_L2_LKUP, 50, ds_cstr(&m), ds_cstr(&a), hint);

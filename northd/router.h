@@ -82,6 +82,10 @@ struct lr_port {
     const char *peer;
 
     uint32_t route_table;           /* Of options:route_table; 0: main. */
+
+    /* A distributed gateway port (router-gw.h), or NULL. */
+    struct lr_dgp *dgp;
+    const char *ln_resident;        /* lr_gw_ln_resident(). */
 };
 
 /* A static route (router-routes.c). */
@@ -120,6 +124,9 @@ struct lr_router {
     size_t n_routes;
     struct lr_policy *policies;     /* Valid policies, by priority. */
     size_t n_policies;
+    struct lr_port *dgp0;           /* The first of its distributed gateway
+                                     * ports in NB order, or NULL. */
+    size_t n_dgps;
 };
 
 struct lr_model {
@@ -129,7 +136,10 @@ struct lr_model {
     struct shash peers;             /* Switch port name -> lr_port. */
     struct sset claims;             /* Names of the switch ports of type
                                      * "router" whose router-port names a
-                                     * router port. */
+                                     * router port; with distributed
+                                     * gateway ports, also the localnet and
+                                     * vtep ports (router-gw.h). */
+    size_t n_dgps;                  /* Distributed gateway ports. */
 };
 
 /* Called by ls_model_build(): the routers' datapaths, after the switches'
@@ -148,6 +158,9 @@ void lr_router_sb_ids(const struct lr_router *, struct smap *ids);
  * router ports' bindings. */
 void lr_model_keep_pbs(const struct lr_model *, struct hmapx *keep);
 void lr_model_sync_ports(struct ls_model *, struct rdb_txn *);
+
+/* The router port named 'name', or NULL. */
+struct lr_port *lr_model_find_port(const struct lr_model *, const char *name);
 
 /* The router port that switch port 'lsp_name' is wired to, or NULL. */
 const struct lr_port *lr_model_peer_of(const struct lr_model *,
