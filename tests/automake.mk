@@ -29,6 +29,7 @@ TESTSUITE_AT = \
 	tests/qos.at \
 	tests/neutron.at \
 	tests/routers.at \
+	tests/router-gw.at \
 	tests/dhcp.at \
 	tests/ports.at \
 	tests/trace.at \
