@@ -45,6 +45,8 @@ northd_ovn_northd_SOURCES = \
 	northd/lb-health.h \
 	northd/lflow.c \
 	northd/lflow.h \
+	northd/mac-binding.c \
+	northd/mac-binding.h \
 	northd/mcast.c \
 	northd/mcast.h \
 	northd/meters.c \
@@ -62,6 +64,8 @@ northd_ovn_northd_SOURCES = \
 	northd/router.c \
 	northd/router-gw.c \
 	northd/router-gw.h \
+	northd/router-ra.c \
+	northd/router-ra.h \
 	northd/router-routes.c \
 	northd/router.h
 nodist_northd_ovn_northd_SOURCES = northd/sb-schema.c

@@ -38,6 +38,7 @@
 #include "northd/lb.h"
 #include "northd/lb-health.h"
 #include "northd/lflow.h"
+#include "northd/mac-binding.h"
 #include "northd/mcast.h"
 #include "northd/meters.h"
 #include "northd/nb-report.h"
@@ -168,6 +169,9 @@ struct northd {
     /* The options northd sets itself (northd/global-opts.h): kept across
      * full passes, so that a chosen svc_monitor_mac stays the same. */
     struct global_opts global_opts;
+
+    /* MAC_Binding aging's schedule (mac-binding.h). */
+    struct mb_aging mb_aging;
 };
 /* The UUID of the SB_Global row: the one the SB has, or the one northd
  * is about to insert it under.  It keys the UUIDs of the Logical_Flow rows
@@ -221,6 +225,7 @@ northd_create(void)
     sset_init(&n->reported_problems);
     n->nb_report = nb_report_create(&nb_rdb_map);
     global_opts_init(&n->global_opts);
+    mb_aging_init(&n->mb_aging);
     return n;
 }
 
@@ -283,6 +288,9 @@ northd_format_stats(const struct northd *n, struct ds *out)
     ds_put_format(out, "logical flows not yet written: %"PRIuSIZE"\n",
                   stats->n_unwritten);
     acls_format_stats(n->data.valid ? n->data.acls : NULL, out);
+    if (n->mb_aging.n_aged || n->mb_aging.n_orphans) {
+        mb_aging_format(&n->mb_aging, out);
+    }
     if (n->check.enabled || n->check.n_checks) {
         ds_put_format(out, "incremental checks: %llu\n", n->check.n_checks);
         ds_put_format(out, "incremental checks failed: %llu\n",
@@ -664,6 +672,7 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
     build_model(d, ctx->nb, ctx->sb, nb, &ipam_carry, &n->reported_problems);
     ipam_carry_destroy(&ipam_carry);
     ls_model_sync_sb(&d->model, ctx->sb, ctx->sb_txn);
+    mb_sync_static(&d->model, ctx->nb, ctx->sb, ctx->sb_txn);
     mcast_sync_sb(ctx->sb, ctx->sb_txn, d->model.dp_array,
                   d->model.n_datapaths);
     mcast_purge_igmp_groups(ctx->sb, ctx->sb_txn);
@@ -1717,6 +1726,11 @@ northd_run(struct northd *n, struct northd_ctx *ctx, bool force_full)
         full_recompute(n, ctx, nb);
     }
 
+    if (full || mb_aging_due(&n->mb_aging)) {
+        mb_aging_run(&n->mb_aging, &data->model, ctx->sb, ctx->sb_txn,
+                     &data->nb_options, full);
+    }
+
     /* nb_cfg is passed on only with the last of the flows. */
     size_t n_unwritten = lflow_table_n_unwritten(&data->lflows);
     ctx->flows_pending = n_unwritten > 0;
@@ -1747,6 +1761,18 @@ northd_run(struct northd *n, struct northd_ctx *ctx, bool force_full)
             check_incremental(n, ctx, nb);
         }
     }
+}
+
+bool
+northd_timer_due(const struct northd *n)
+{
+    return mb_aging_due(&n->mb_aging);
+}
+
+void
+northd_timer_wait(const struct northd *n)
+{
+    mb_aging_wait(&n->mb_aging);
 }
 
 void

@@ -51,6 +51,12 @@ void northd_destroy(struct northd *);
  * it is written while it is sent). */
 void northd_run(struct northd *, struct northd_ctx *, bool force_full);
 
+/* Whether a timer of northd's (MAC_Binding aging, mac-binding.h) calls
+ * for a pass now; northd_timer_wait() wakes the poll loop when one
+ * will. */
+bool northd_timer_due(const struct northd *);
+void northd_timer_wait(const struct northd *);
+
 /* Forgets everything kept, e.g. on losing the SB lock: the next pass is a
  * full recompute. */
 void northd_invalidate(struct northd *);

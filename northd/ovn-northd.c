@@ -555,7 +555,8 @@ pass_wanted(const struct northd_state *state, const struct rdb *nb,
             || rdb_get_reset_seqno(nb) != state->nb_reset
             || rdb_get_reset_seqno(sb) != state->sb_reset
             || rdb_get_seqno(nb) != state->nb_seqno
-            || rdb_get_seqno(sb) != state->sb_seqno);
+            || rdb_get_seqno(sb) != state->sb_seqno
+            || northd_timer_due(state->northd));
 }
 
 /* --compile: whether northd is done, i.e. active on both replicas, with a
@@ -854,6 +855,7 @@ main(int argc, char *argv[])
             } else if (state.force_run || state.flows_pending) {
                 poll_immediate_wake();
             }
+            northd_timer_wait(state.northd);
         }
         if (compile) {
             compile_wait(compile);

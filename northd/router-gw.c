@@ -148,8 +148,13 @@ lr_gw_build(struct ls_model *m, const struct shash *sb_ports)
         struct lr_router *r = &lr->routers[i];
         /* In NB order, for 'dgp0'. */
         for (size_t j = 0; j < r->nb->n_ports; j++) {
-            struct lr_port *p = lr_model_find_port(lr, r->nb->ports[j]->name);
-            if (!p || p->router != r || p->dgp) {
+            struct lr_port *p = NULL;
+            for (size_t k = 0; k < r->n_ports && !p; k++) {
+                if (r->ports[k]->nb == r->nb->ports[j]) {
+                    p = r->ports[k];
+                }
+            }
+            if (!p || p->dgp) {
                 continue;
             }
             parse_dgp(m, p, sb_ports);

@@ -18,6 +18,7 @@
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
 #include "northd/router-gw.h"
+#include "northd/router-ra.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
@@ -194,6 +195,7 @@ static void
 lr_port_destroy(struct lr_port *p)
 {
     lr_gw_port_destroy(p);
+    lr_ra_destroy(p->ra);
     free(p->qname);
     free(p->ip4);
     free(p->ip6);
@@ -292,12 +294,6 @@ find_lr_port(const struct lr_model *lr, const char *name)
     return NULL;
 }
 
-struct lr_port *
-lr_model_find_port(const struct lr_model *lr, const char *name)
-{
-    return find_lr_port(lr, name);
-}
-
 static uint32_t
 requested_port_key(struct ls_model *m, const struct lr_port *p)
 {
@@ -348,6 +344,14 @@ assign_lr_port_keys(struct ls_model *m, struct lr_router *r)
         }
     }
     tnlid_set_destroy(&keys);
+}
+
+static int
+compare_ls_ports_by_name(const void *a_, const void *b_)
+{
+    const struct ls_port *const *a = a_;
+    const struct ls_port *const *b = b_;
+    return strcmp((*a)->nb->name, (*b)->nb->name);
 }
 
 void
@@ -404,15 +408,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
             claimants[n++] = lsp;
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        for (size_t j = i + 1; j < n; j++) {
-            if (strcmp(claimants[j]->nb->name, claimants[i]->nb->name) < 0) {
-                const struct ls_port *tmp = claimants[i];
-                claimants[i] = claimants[j];
-                claimants[j] = tmp;
-            }
-        }
-    }
+    qsort(claimants, n, sizeof *claimants, compare_ls_ports_by_name);
     for (size_t i = 0; i < n; i++) {
         const struct ls_port *sp = claimants[i];
         const char *rp = smap_get(&sp->nb->options, "router-port");
@@ -431,6 +427,44 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         shash_add(&lr->peers, sp->nb->name, p);
     }
     free(claimants);
+
+    /* Router ports wired to router ports (their NB 'peer'). */
+    for (size_t i = 0; i < lr->n_routers; i++) {
+        const struct lr_router *r = &lr->routers[i];
+        for (size_t j = 0; j < r->n_ports; j++) {
+            struct lr_port *p = r->ports[j];
+            const char *name = p->nb->peer;
+            if (!name || !name[0]) {
+                continue;
+            }
+            const struct lr_port *q = find_lr_port(lr, name);
+            if (!q || q == p) {
+                lr_report(m, "Logical_Router_Port %s ("UUID_FMT"): peer "
+                          "\"%s\" names no other router port: not wired",
+                          p->nb->name, UUID_ARGS(&p->nb->header_.uuid),
+                          name);
+            } else if (p->peer) {
+                /* Stock 23.03 asserts and exits on this one. */
+                lr_report(m, "Logical_Router_Port %s ("UUID_FMT"): both "
+                          "switch port %s and router port %s are its "
+                          "peer: wired to the switch port only",
+                          p->nb->name, UUID_ARGS(&p->nb->header_.uuid),
+                          p->peer, name);
+            } else {
+                p->peer = q->nb->name;
+                p->rpeer = q;
+            }
+        }
+    }
+
+    /* Router advertisements, on the ports wired to a switch. */
+    for (size_t i = 0; i < lr->n_routers; i++) {
+        const struct lr_router *r = &lr->routers[i];
+        for (size_t j = 0; j < r->n_ports; j++) {
+            r->ports[j]->ra = lr_ra_parse(m, r->ports[j]);
+        }
+    }
+
     lr_gw_build(m, sb_ports);
 }
 
@@ -457,6 +491,12 @@ lr_model_destroy(struct lr_model *lr)
     shash_destroy(&lr->peers);
     sset_destroy(&lr->claims);
     free(lr);
+}
+
+const struct lr_port *
+lr_model_find_port(const struct lr_model *lr, const char *name)
+{
+    return lr ? find_lr_port(lr, name) : NULL;
 }
 
 const struct lr_port *
@@ -530,6 +570,7 @@ sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
     if (p->dgp && p->peer) {
         smap_add(&options, "chassis-redirect-port", p->dgp->cr_name);
     }
+    lr_ra_put_pb_options(p, &options);
     if (!pb || !smap_equal(&pb->options, &options)) {
         rdb_txn_set_smap(txn, SB_PORT_BINDING_COL_OPTIONS, &options);
     }
@@ -923,6 +964,39 @@ build_routing(struct lflow_table *t, const struct lr_router *r,
     lflow_add(t, dp, S_LR_IN_POLICY_ECMP, 0, "1", "drop;");
 }
 
+/* A router port 'x' wired to router port 'x->rpeer': the peer's router
+ * reaches 'x''s addresses through the peer. */
+static void
+build_rpeer_arp_resolve(struct lflow_table *t, const struct lr_port *x)
+{
+    const struct lr_port *y = x->rpeer;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+    ds_put_format(&a, "eth.dst = %s; next;", x->mac_s);
+    if (x->n_ip4) {
+        /* (Stock writes no space before "==" here.) */
+        ds_put_format(&m, "outport == %s && reg0== ", y->qname);
+        ds_put_cstr(&m, x->n_ip4 > 1 ? "{" : "");
+        for (size_t i = 0; i < x->n_ip4; i++) {
+            ds_put_format(&m, "%s%s", i ? ", " : "", x->ip4[i].addr_s);
+        }
+        ds_put_cstr(&m, x->n_ip4 > 1 ? "}" : "");
+        LR_ADD(t, y->router->dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
+               ds_cstr(&a), &x->nb->header_.uuid);
+    }
+    ds_clear(&m);
+    ds_put_format(&m, "outport == %s && xxreg0 == ", y->qname);
+    ds_put_cstr(&m, x->n_ip6 > 1 ? "{" : "");
+    for (size_t i = 0; i < x->n_ip6; i++) {
+        ds_put_format(&m, "%s%s", i ? ", " : "", x->ip6[i].addr_s);
+    }
+    ds_put_cstr(&m, x->n_ip6 > 1 ? "}" : "");
+    LR_ADD(t, y->router->dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
+           ds_cstr(&a), &x->nb->header_.uuid);
+    ds_destroy(&m);
+    ds_destroy(&a);
+}
+
 static void
 build_router_lflows(struct lflow_table *t, const struct lr_router *r)
 {
@@ -934,8 +1008,9 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
     build_neighbor(t, r, &m);
     build_ip_input(t, r, &m, &a);
 
-    /* Stages of NAT, load balancing and router advertisements, which this
-     * slice does not compile: they pass everything. */
+    /* Stages of NAT and load balancing, which this slice does not
+     * compile, pass everything; the default of the advertisement
+     * stages (lr_ra_build_lflows()). */
     static const enum ls_stage pass[] = {
         S_LR_IN_UNSNAT, S_LR_IN_DEFRAG, S_LR_IN_LB_AFF_CHECK, S_LR_IN_DNAT,
         S_LR_IN_LB_AFF_LEARN, S_LR_IN_ECMP_STATEFUL, S_LR_IN_ND_RA_OPTIONS,
@@ -949,12 +1024,18 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
 
     build_routing(t, r, &m, &a);
     lr_gw_build_lflows(t, r);
+    lr_ra_build_lflows(t, r);
 
     /* Next hop's MAC: static entries for the switch ports' addresses
      * (lr_build_port_lflows()), else the MAC bindings ovn-controller
      * learnt, else an ARP request or ND solicitation. */
     lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 500, "ip4.mcast || ip6.mcast",
               "next;");
+    for (size_t i = 0; i < r->n_ports; i++) {
+        if (r->ports[i]->rpeer) {
+            build_rpeer_arp_resolve(t, r->ports[i]);
+        }
+    }
     lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 1, "ip4",
               "get_arp(outport, reg0); next;");
     lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 1, "ip6",

@@ -25,6 +25,7 @@
 
 struct hmapx;
 struct lflow_table;
+struct lr_ra;
 struct ls_datapath;
 struct ls_model;
 struct ls_port;
@@ -77,11 +78,15 @@ struct lr_port {
                                      * address (if any IPv6 network). */
     size_t n_ip6;
 
-    /* The switch port (type "router", options:router-port naming this
-     * port) it is wired to, by name, or NULL. */
+    /* What it is wired to, by name, or NULL: the switch port (type
+     * "router", options:router-port naming this port), or the router
+     * port its NB 'peer' names ('rpeer'). */
     const char *peer;
+    const struct lr_port *rpeer;
 
     uint32_t route_table;           /* Of options:route_table; 0: main. */
+    struct lr_ra *ra;               /* Router advertisements (router-ra.h),
+                                     * or NULL. */
 
     /* A distributed gateway port (router-gw.h), or NULL. */
     struct lr_dgp *dgp;
@@ -160,7 +165,8 @@ void lr_model_keep_pbs(const struct lr_model *, struct hmapx *keep);
 void lr_model_sync_ports(struct ls_model *, struct rdb_txn *);
 
 /* The router port named 'name', or NULL. */
-struct lr_port *lr_model_find_port(const struct lr_model *, const char *name);
+const struct lr_port *lr_model_find_port(const struct lr_model *,
+                                         const char *name);
 
 /* The router port that switch port 'lsp_name' is wired to, or NULL. */
 const struct lr_port *lr_model_peer_of(const struct lr_model *,

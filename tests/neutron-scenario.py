@@ -16,6 +16,12 @@ REMOTE is the NB (e.g. unix:nb.sock).  STEP is one of:
            a port is added to the DNS records, a security group rule is
            added
   delete   a VM port and the second network go, as Neutron deletes them
+  router   a router between the two tenant networks as Neutron's L3
+           plugin writes it: router interfaces (a router port and a switch
+           port of type router each, the second network's with an IPv6
+           SLAAC subnet and its router advertisements), an extra route
+  router-update
+           an extra route added, one removed; the second interface goes
 
 Names and UUIDs in external_ids are fixed, so that the same steps on two
 NBs (ours and the stock northd's) can be compared row by row.
@@ -35,6 +41,9 @@ SUBNET2 = "66666666-6666-6666-6666-666666666666"
 PROJECT = "77777777777777777777777777777777"
 PG = "pg_" + SG.replace("-", "_")
 PG_DROP = "neutron_pg_drop"
+ROUTER = "88888888-8888-8888-8888-888888888888"
+RP1 = "99999999-0000-0000-0000-000000000001"
+RP2 = "99999999-0000-0000-0000-000000000002"
 
 
 def ls_name(net):
@@ -211,13 +220,67 @@ def delete(api):
         txn.add(api.dhcp_options_del(find_dhcp(api, SUBNET2)))
 
 
+def router_interface(txn, api, net, port_id, mac, networks, ra=None):
+    lrp = "lrp-" + port_id
+    columns = {"external_ids": {
+        "neutron:network_name": ls_name(net),
+        "neutron:revision_number": "1",
+        "neutron:router_name": ROUTER,
+        "neutron:subnet_ids": port_id[:8]}}
+    if ra:
+        columns["ipv6_ra_configs"] = ra
+    txn.add(api.lrp_add("neutron-" + ROUTER, lrp, mac, networks,
+                        **columns))
+    txn.add(api.lsp_add(
+        ls_name(net), port_id, type="router", addresses=["router"],
+        options={"router-port": lrp},
+        external_ids={
+            "neutron:device_id": ROUTER,
+            "neutron:device_owner": "network:router_interface",
+            "neutron:network_name": ls_name(net),
+            "neutron:project_id": PROJECT,
+            "neutron:revision_number": "2"}))
+
+
+def router(api):
+    with api.transaction(check_error=True) as txn:
+        txn.add(api.lr_add("neutron-" + ROUTER, external_ids={
+            "neutron:router_name": "r1",
+            "neutron:revision_number": "1",
+            "neutron:availability_zone_hints": ""},
+            options={"always_learn_from_arp_request": "false",
+                     "dynamic_neigh_routers": "true",
+                     "mac_binding_age_threshold": "0"}))
+    with api.transaction(check_error=True) as txn:
+        router_interface(txn, api, NET1, RP1, "fa:16:3e:00:01:01",
+                         ["10.0.1.1/24"])
+        router_interface(txn, api, NET2, RP2, "fa:16:3e:00:02:01",
+                         ["10.0.2.1/24", "fd00:2::1/64"],
+                         ra={"address_mode": "slaac", "mtu": "1442",
+                             "send_periodic": "true",
+                             "max_interval": "600", "min_interval": "200"})
+        txn.add(api.lr_route_add("neutron-" + ROUTER, "192.168.50.0/24",
+                                 "10.0.1.6"))
+
+
+def router_update(api):
+    with api.transaction(check_error=True) as txn:
+        txn.add(api.lr_route_add("neutron-" + ROUTER, "192.168.60.0/24",
+                                 "10.0.1.7"))
+        txn.add(api.lr_route_del("neutron-" + ROUTER, "192.168.50.0/24"))
+    with api.transaction(check_error=True) as txn:
+        txn.add(api.lsp_del(RP2))
+        txn.add(api.lrp_del("lrp-" + RP2))
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[2] not in ("create", "update",
-                                                  "delete"):
+    steps = {"create": create, "update": update, "delete": delete,
+             "router": router, "router-update": router_update}
+    if len(sys.argv) != 3 or sys.argv[2] not in steps:
         sys.stderr.write(__doc__)
         sys.exit(2)
     api = api_for(sys.argv[1])
-    globals()[sys.argv[2]](api)
+    steps[sys.argv[2]](api)
 
 
 if __name__ == "__main__":
