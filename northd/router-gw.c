@@ -399,9 +399,12 @@ lr_gw_collect_groups(const struct ls_model *m, struct shash *wanted)
     const struct lr_port *p;
     HMAP_FOR_EACH (p, name_node, &m->lr->ports) {
         const struct ls_datapath *sw = peer_switch(m, p);
-        if (sw) {
+        const struct ls_datapath *other = (sw ? sw
+                                           : p->rpeer ? p->rpeer->router->dp
+                                           : NULL);
+        if (other) {
             size_t a = uf_find(parent, p->router->dp->index);
-            size_t b = uf_find(parent, sw->index);
+            size_t b = uf_find(parent, other->index);
             parent[a] = b;
         }
     }
