@@ -104,7 +104,7 @@ def sb():
             "mac": oset("00:00:00:00:00:01 10.0.0.1", "unknown"),
             "port_security": oset("00:00:00:00:00:01 10.0.0.1"),
             "up": True, "external_ids": omap({"name": "web"}),
-            "nat_addresses": oset("not replicated")}),
+            "virtual_parent": "not replicated"}),
         insert("Port_Binding", "pb2", {
             "logical_port": "c1", "datapath": ref("dp1"), "tunnel_key": 2,
             "type": "", "parent_port": "p1", "tag": 42, "up": False}),
