@@ -1,6 +1,8 @@
 # lib/: code shared by northd and the utilities.
 noinst_LIBRARIES += lib/libovnls.a
 lib_libovnls_a_SOURCES = \
+	lib/acl-lint.c \
+	lib/acl-lint.h \
 	lib/actions.c \
 	lib/actions.h \
 	lib/counting-sort.c \

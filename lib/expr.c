@@ -1866,14 +1866,17 @@ expr_normalize(struct expr *e)
             }
         }
         if (absorbed) {
+            /* Its key stays until the end: a later operand may be
+             * absorbed by this one (which implies what absorbed it). */
             expr_destroy(items[i].e);
-            free(items[i].key);
             items[i].e = NULL;
         }
     }
     for (size_t i = 0; i < kept; i++) {
         if (items[i].e) {
             items[kept2++] = items[i];
+        } else {
+            free(items[i].key);
         }
     }
     kept = kept2;

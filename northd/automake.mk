@@ -64,6 +64,8 @@ northd_ovn_northd_SOURCES = \
 	northd/router.c \
 	northd/router-gw.c \
 	northd/router-gw.h \
+	northd/router-nat.c \
+	northd/router-nat.h \
 	northd/router-ra.c \
 	northd/router-ra.h \
 	northd/router-routes.c \

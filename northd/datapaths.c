@@ -20,13 +20,13 @@
 #include "northd/ipam.h"
 #include "northd/mcast.h"
 #include "northd/router.h"
-#include "northd/router-gw.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
 #include "packets.h"
 #include "smap.h"
 #include "sset.h"
+#include "svec.h"
 #include "util.h"
 #include "uuid.h"
 
@@ -1325,15 +1325,20 @@ ls_datapath_vlan_passthru(const struct ls_datapath *dp)
  * on a switch that has it, as stock writes them, and what ovn-controller
  * wrote there and northd must keep. */
 static void
-port_binding_options(const struct ls_port *p,
+port_binding_options(const struct ls_model *m, const struct ls_port *p,
                      const struct sb_port_binding *pb, struct smap *options)
 {
     if (!strcmp(p->nb->type, "router")) {
-        /* Only its peer, as stock writes it. */
+        /* Only its peer (and a gateway router's chassis), as stock writes
+         * it. */
         smap_init(options);
         const char *peer = smap_get(&p->nb->options, "router-port");
         if (peer) {
             smap_add(options, "peer", peer);
+        }
+        const struct lr_port *rp = lr_model_peer_of(m->lr, p->nb->name);
+        if (rp) {
+            lr_peer_pb_options(rp, options);
         }
         return;
     }
@@ -1394,14 +1399,19 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
         rdb_txn_set_integer(sb_txn, SB_PORT_BINDING_COL_TUNNEL_KEY,
                             p->tunnel_key);
     }
-    /* A switch's router port is one end of a patch (stock's SB type). */
-    const char *type = (!strcmp(p->nb->type, "router") ? "patch"
+    /* A switch's router port is one end of a patch (stock's SB type), or
+     * of a gateway router's "l3gateway" port. */
+    const struct lr_port *rp = (!strcmp(p->nb->type, "router")
+                                ? lr_model_peer_of(m->lr, p->nb->name)
+                                : NULL);
+    const char *type = (rp ? lr_peer_pb_type(rp)
+                        : !strcmp(p->nb->type, "router") ? "patch"
                         : p->nb->type);
     if (!pb || strcmp(pb->type, type)) {
         rdb_txn_set_string(sb_txn, SB_PORT_BINDING_COL_TYPE, type);
     }
     struct smap options;
-    port_binding_options(p, pb, &options);
+    port_binding_options(m, p, pb, &options);
     if (!pb || !smap_equal(&pb->options, &options)) {
         rdb_txn_set_smap(sb_txn, SB_PORT_BINDING_COL_OPTIONS, &options);
     }
@@ -1414,6 +1424,17 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
                             (const char **) p->nb->addresses,
                             p->nb->n_addresses);
     }
+    struct svec nat = SVEC_EMPTY_INITIALIZER;
+    if (rp) {
+        lr_peer_pb_nat_addresses(rp, p, &nat);
+    }
+    if (pb ? !strings_equal(nat.names, nat.n, pb->nat_addresses,
+                            pb->n_nat_addresses)
+           : nat.n > 0) {
+        rdb_txn_set_strings(sb_txn, SB_PORT_BINDING_COL_NAT_ADDRESSES,
+                            (const char **) nat.names, nat.n);
+    }
+    svec_destroy(&nat);
     if (!pb || !strings_equal(p->nb->port_security, p->nb->n_port_security,
                               pb->port_security, pb->n_port_security)) {
         rdb_txn_set_strings(sb_txn, SB_PORT_BINDING_COL_PORT_SECURITY,
@@ -1457,16 +1478,6 @@ sync_port_binding(struct ls_model *m, struct rdb_txn *sb_txn,
            : group != NULL) {
         rdb_txn_set_ref(sb_txn, SB_PORT_BINDING_COL_HA_CHASSIS_GROUP, group);
     }
-
-    /* GARPs for a router port's addresses (northd/router-gw.h). */
-    char *garp = lr_gw_port_garp(m, p);
-    if (pb ? !strings_equal(&garp, garp ? 1 : 0, pb->nat_addresses,
-                            pb->n_nat_addresses)
-           : garp != NULL) {
-        rdb_txn_set_strings(sb_txn, SB_PORT_BINDING_COL_NAT_ADDRESSES,
-                            (const char **) &garp, garp ? 1 : 0);
-    }
-    free(garp);
 
     sync_pb_external_ids(sb_txn, p, pb);
 }

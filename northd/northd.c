@@ -45,6 +45,7 @@
 #include "northd/qos.h"
 #include "northd/router.h"
 #include "northd/router-gw.h"
+#include "northd/router-nat.h"
 #include "northd/rbac.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
@@ -386,8 +387,8 @@ size_t
 northd_lint_acls(const struct northd *n, const struct rdb *nb,
                  const char *filter, double threshold, struct ds *out)
 {
-    return acl_lint(nb, n->data.valid ? &n->data.groups : NULL, filter,
-                    threshold, out);
+    return northd_acl_lint(nb, n->data.valid ? &n->data.groups : NULL,
+                           filter, threshold, out);
 }
 
 /* Returns the NB_Global row; if there is none, creates it (it is there on
@@ -841,6 +842,9 @@ inc_switch_ports(struct northd_data *d, struct ls_datapath *dp,
                  struct inc_changes *c)
 {
     const struct nb_logical_switch *ls = dp->nb;
+    if (lr_model_switch_routers_only(d->model.lr, dp)) {
+        return false;           /* Its routers' flows depend on its ports. */
+    }
     struct ls_port *p;
     LIST_FOR_EACH_SAFE (p, dp_node, &dp->ports) {
         if (!port_row_listed(ls, p->nb)
@@ -1422,6 +1426,11 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     }
     const struct nb_address_set *as;
     NB_ADDRESS_SET_FOR_EACH_TRACKED (as, nb_db) {
+        if (nb_address_set_is_updated(as, NB_ADDRESS_SET_COL_NAME)
+            && lr_nat_uses_address_set(d->model.lr, as)) {
+            *reason = "Address_Set of a NAT";
+            goto fail;
+        }
         if (!groups_handle_as(&d->groups, as, &c.sets_changed)) {
             *reason = "Address_Set";
             goto fail;

@@ -21,6 +21,7 @@
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
+#include "svec.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(router_gw);
@@ -229,21 +230,18 @@ lr_gw_ln_resident(const struct lr_port *p)
 
 /* SB. */
 
-char *
-lr_gw_port_garp(const struct ls_model *m, const struct ls_port *sp)
+void
+lr_gw_port_garp(const struct lr_port *rp, struct svec *out)
 {
-    const struct lr_port *rp = lr_model_peer_of(m->lr, sp->nb->name);
-    if (!rp || !rp->router->n_dgps) {
-        return NULL;
+    if (!rp->router->n_dgps) {
+        return;
     }
     const struct lr_dgp *d = rp->dgp;
     if (!d) {
-        if (!smap_get_bool(&rp->nb->options, "reside-on-redirect-chassis",
-                           false)) {
-            return NULL;
-        }
-        if (rp->router->n_dgps > 1) {
-            return NULL;        /* Reported by lr_gw_build(). */
+        if (rp->router->n_dgps > 1
+            || !smap_get_bool(&rp->nb->options, "reside-on-redirect-chassis",
+                              false)) {
+            return;             /* (Reported by lr_gw_build().) */
         }
         d = rp->router->dgp0->dgp;
     }
@@ -253,7 +251,8 @@ lr_gw_port_garp(const struct ls_model *m, const struct ls_port *sp)
         ds_put_format(&s, " %s", rp->ip4[i].addr_s);
     }
     ds_put_format(&s, " is_chassis_resident(%s)", d->cr_qname);
-    return ds_steal_cstr(&s);
+    svec_add_nocopy(out, ds_steal_cstr(&s));
+    svec_sort_unique(out);
 }
 
 void

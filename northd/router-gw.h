@@ -33,6 +33,7 @@ struct nb_logical_router_port;
 struct rdb_txn;
 struct sb_port_binding;
 struct shash;
+struct svec;
 
 struct lr_dgp {
     char *cr_name;                  /* "cr-PORT". */
@@ -62,12 +63,12 @@ const char *lr_gw_ln_resident(const struct lr_port *);
 
 /* SB. */
 
-/* The Port_Binding nat_addresses entry of switch port 'sp' (freed by the
- * caller), or NULL: for the peer of a distributed gateway port, or of a
- * port with reside-on-redirect-chassis on a router with one, "MAC IPV4...
- * is_chassis_resident(CR)", which makes the gateway chassis send GARPs for
- * the router port's addresses, as stock. */
-char *lr_gw_port_garp(const struct ls_model *, const struct ls_port *sp);
+/* Adds to 'out' (sorted, unique) the Port_Binding nat_addresses entry of
+ * the switch port wired to router port 'rp', if any: for a distributed
+ * gateway port, or a port with reside-on-redirect-chassis on a router
+ * with one, "MAC IPV4... is_chassis_resident(CR)", which makes the gateway
+ * chassis send GARPs for the router port's addresses, as stock. */
+void lr_gw_port_garp(const struct lr_port *rp, struct svec *out);
 
 void lr_gw_keep_pbs(const struct lr_model *, struct hmapx *keep);
 void lr_gw_sync_ports(struct ls_model *, struct rdb_txn *);

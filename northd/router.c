@@ -19,9 +19,11 @@
 #include "northd/lflow.h"
 #include "northd/router-gw.h"
 #include "northd/router-ra.h"
+#include "northd/router-nat.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
+#include "svec.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(router);
@@ -47,6 +49,9 @@ lr_report(struct ls_model *m, const char *format, ...)
 }
 
 /* Model. */
+
+static bool switch_routers_only(const struct lr_model *,
+                                const struct ls_datapath *);
 
 static int
 compare_routers(const void *a_, const void *b_)
@@ -81,6 +86,16 @@ lr_router_sb_ids(const struct lr_router *r, struct smap *ids)
     if (name2 && name2[0]) {
         smap_add(ids, "name2", name2);
     }
+    /* Read by ovn-controller. */
+    if (!smap_get_bool(&r->nb->options, "always_learn_from_arp_request",
+                       true)) {
+        smap_add(ids, "always_learn_from_arp_request", "false");
+    }
+    int zone;
+    const char *zone_s = smap_get(&r->nb->options, "snat-ct-zone");
+    if (zone_s && str_to_int(zone_s, 10, &zone) && zone >= 0) {
+        smap_add_format(ids, "snat-ct-zone", "%d", zone);
+    }
 }
 
 void
@@ -90,6 +105,7 @@ lr_model_build_dps(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
     hmap_init(&lr->ports);
     shash_init(&lr->peers);
     sset_init(&lr->claims);
+    hmapx_init(&lr->routers_only);
     m->lr = lr;
 
     size_t n = 0;
@@ -126,6 +142,7 @@ lr_model_build_dps(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
     for (size_t i = 0; i < n; i++) {
         struct lr_router *r = &lr->routers[i];
         r->nb = rows[i];
+        r->chassis = smap_get(&r->nb->options, "chassis");
         struct ls_datapath *dp = xzalloc(sizeof *dp);
         dp->router = r;
         dp->index = m->sw_cap + i;
@@ -394,6 +411,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         assign_lr_port_keys(m, r);
         lr_routes_parse(m, r);
         lr_policies_parse(m, r);
+        lr_nat_parse(m, r);
     }
 
     /* Peers: switch ports of type "router" naming a router port.  Ports
@@ -465,6 +483,13 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         }
     }
 
+    for (size_t i = 0; i < m->n_datapaths; i++) {
+        struct ls_datapath *dp = m->dp_array[i];
+        if (dp && switch_routers_only(lr, dp)) {
+            hmapx_add(&lr->routers_only, dp);
+        }
+    }
+
     lr_gw_build(m, sb_ports);
 }
 
@@ -481,6 +506,7 @@ lr_model_destroy(struct lr_model *lr)
         free(r->dp);
         free(r->ports);
         lr_routes_destroy(r);
+        lr_nat_destroy(r);
     }
     free(lr->routers);
     struct lr_port *p;
@@ -490,6 +516,7 @@ lr_model_destroy(struct lr_model *lr)
     hmap_destroy(&lr->ports);
     shash_destroy(&lr->peers);
     sset_destroy(&lr->claims);
+    hmapx_destroy(&lr->routers_only);
     free(lr);
 }
 
@@ -560,8 +587,10 @@ sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
         rdb_txn_set_integer(txn, SB_PORT_BINDING_COL_TUNNEL_KEY,
                             p->tunnel_key);
     }
-    if (!pb || strcmp(pb->type, "patch")) {
-        rdb_txn_set_string(txn, SB_PORT_BINDING_COL_TYPE, "patch");
+    /* A gateway router's ports are bound to its chassis. */
+    const char *type = p->router->chassis ? "l3gateway" : "patch";
+    if (!pb || strcmp(pb->type, type)) {
+        rdb_txn_set_string(txn, SB_PORT_BINDING_COL_TYPE, type);
     }
     struct smap options = SMAP_INITIALIZER(&options);
     if (p->peer) {
@@ -571,6 +600,7 @@ sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
         smap_add(&options, "chassis-redirect-port", p->dgp->cr_name);
     }
     lr_ra_put_pb_options(p, &options);
+    lr_peer_pb_options(p, &options);
     if (!pb || !smap_equal(&pb->options, &options)) {
         rdb_txn_set_smap(txn, SB_PORT_BINDING_COL_OPTIONS, &options);
     }
@@ -677,14 +707,31 @@ build_neighbor(struct lflow_table *t, const struct lr_router *r,
                struct ds *m)
 {
     const struct ls_datapath *dp = r->dp;
+    /* always_learn_from_arp_request=false: a request learns the sender's
+     * binding only if it is for the router, or the binding is known
+     * ('reg9[3]'). */
+    bool always = smap_get_bool(&r->nb->options,
+                                "always_learn_from_arp_request", true);
     static const char lookup_arp[]
         = "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); next;";
     lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, "arp.op == 2",
-              lookup_arp);
+              always ? lookup_arp
+              : "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
+                "reg9[3] = 1; next;");
     lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, "nd_na",
-              "reg9[2] = lookup_nd(inport, nd.target, nd.tll); next;");
+              always ? "reg9[2] = lookup_nd(inport, nd.target, nd.tll); next;"
+              : "reg9[2] = lookup_nd(inport, nd.target, nd.tll); "
+                "reg9[3] = 1; next;");
     lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, "nd_ns",
-              "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); next;");
+              always ? "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); next;"
+              : "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); "
+                "reg9[3] = lookup_nd_ip(inport, ip6.src); next;");
+    if (!always) {
+        lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 110,
+                  "nd_na && ip6.src == fe80::/10 && ip6.dst == ff00::/8",
+                  "reg9[2] = lookup_nd(inport, ip6.src, nd.tll); "
+                  "reg9[3] = lookup_nd_ip(inport, ip6.src); next;");
+    }
     lflow_add(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 0, "1", "reg9[2] = 1; next;");
     for (size_t i = 0; i < r->n_ports; i++) {
         const struct lr_port *p = r->ports[i];
@@ -697,11 +744,25 @@ build_neighbor(struct lflow_table *t, const struct lr_router *r,
                               p->dgp->cr_qname);
             }
             LR_ADD(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, ds_cstr(m),
-                   lookup_arp, &p->nb->header_.uuid);
+                   always ? lookup_arp
+                   : "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
+                     "reg9[3] = lookup_arp_ip(inport, arp.spa); next;",
+                   &p->nb->header_.uuid);
+            if (!always) {
+                ds_clear(m);
+                ds_put_format(m, "inport == %s && arp.spa == %s && "
+                              "arp.tpa == %s && arp.op == 1", p->qname,
+                              p->ip4[j].net_s, p->ip4[j].addr_s);
+                LR_ADD(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 110, ds_cstr(m),
+                       "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
+                       "reg9[3] = 1; next;", &p->nb->header_.uuid);
+            }
         }
     }
 
-    lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 100, "reg9[2] == 1", "next;");
+    lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 100,
+              always ? "reg9[2] == 1" : "reg9[2] == 1 || reg9[3] == 0",
+              "next;");
     lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 95, "nd_na && nd.tll == 0",
               "put_nd(inport, nd.target, eth.src); next;");
     lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 95,
@@ -713,6 +774,32 @@ build_neighbor(struct lflow_table *t, const struct lr_router *r,
     lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 90, "nd_ns",
               "put_nd(inport, ip6.src, nd.sll); next;");
     lflow_add(t, dp, S_LR_IN_LEARN_NEIGHBOR, 0, "1", "drop;");
+}
+
+/* "ip4.dst == {A, ...}" and "ip6.dst == {...}" → drop, for the addresses
+ * of 'p' that are ('snat') or are not SNAT addresses. */
+static void
+put_own_drop(struct lflow_table *t, const struct lr_port *p,
+             enum ls_stage stage, uint16_t prio, bool snat, struct ds *m)
+{
+    const struct lr_router *r = p->router;
+    for (int v6 = 0; v6 < 2; v6++) {
+        size_t n = v6 ? p->n_ip6 : p->n_ip4;
+        ds_clear(m);
+        ds_put_format(m, "ip%c.dst == {", v6 ? '6' : '4');
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const char *addr = v6 ? p->ip6[i].addr_s : p->ip4[i].addr_s;
+            if (lr_nat_is_snat_ip(r, addr) == snat) {
+                ds_put_format(m, "%s%s", k++ ? ", " : "", addr);
+            }
+        }
+        ds_put_char(m, '}');
+        if (k) {
+            LR_ADD(t, r->dp, stage, prio, ds_cstr(m), "drop;",
+                   &p->nb->header_.uuid);
+        }
+    }
 }
 
 /* lr_in_ip_input for one port: its addresses. */
@@ -789,9 +876,10 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
            "flags.loopback = 1; next; ", hint);
 
     /* Other traffic to the router: TCP reset, SCTP abort, port or protocol
-     * unreachable; not on a router with distributed gateway ports, as
-     * stock. */
-    for (int v6 = 0; v6 < 2 && !p->router->n_dgps; v6++) {
+     * unreachable; not on a gateway router or a router with distributed
+     * gateway ports, as stock. */
+    for (int v6 = 0; v6 < 2 && !p->router->chassis && !p->router->n_dgps;
+         v6++) {
         size_t n = v6 ? p->n_ip6 : p->n_ip4;
         const char *ip = v6 ? "ip6" : "ip4";
         for (size_t i = 0; i < n; i++) {
@@ -833,17 +921,11 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
         }
     }
 
-    /* What is left for the router itself is dropped. */
-    if (p->n_ip4) {
-        ds_clear(m);
-        ds_put_cstr(m, "ip4.dst == ");
-        put_ip4_set(m, p, true, false);
-        LR_ADD(t, dp, S_LR_IN_IP_INPUT, 60, ds_cstr(m), "drop;", hint);
+    /* What is left for the router itself is dropped, but for SNAT
+     * addresses (lr_in_arp_resolve drops what was not unSNATed). */
+    if (!lr_nat_force_snat_router_ip(p->router)) {
+        put_own_drop(t, p, S_LR_IN_IP_INPUT, 60, false, m);
     }
-    ds_clear(m);
-    ds_put_cstr(m, "ip6.dst == ");
-    put_ip6_set(m, p, true);
-    LR_ADD(t, dp, S_LR_IN_IP_INPUT, 60, ds_cstr(m), "drop;", hint);
 
     /* TTL expiry: ICMP time exceeded from the port's address. */
     for (size_t i = 0; i < p->n_ip4; i++) {
@@ -890,6 +972,7 @@ static void
 build_ip_input(struct lflow_table *t, const struct lr_router *r,
                struct ds *m, struct ds *a)
 {
+    lr_nat_build_arp_nd(t, r, m);
     const struct ls_datapath *dp = r->dp;
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 100,
               "ip4.src_mcast ||ip4.src == 255.255.255.255 || "
@@ -1012,15 +1095,14 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
      * compile, pass everything; the default of the advertisement
      * stages (lr_ra_build_lflows()). */
     static const enum ls_stage pass[] = {
-        S_LR_IN_UNSNAT, S_LR_IN_DEFRAG, S_LR_IN_LB_AFF_CHECK, S_LR_IN_DNAT,
-        S_LR_IN_LB_AFF_LEARN, S_LR_IN_ECMP_STATEFUL, S_LR_IN_ND_RA_OPTIONS,
-        S_LR_IN_ND_RA_RESPONSE, S_LR_IN_CHK_PKT_LEN, S_LR_IN_LARGER_PKTS,
-        S_LR_IN_GW_REDIRECT, S_LR_OUT_UNDNAT, S_LR_OUT_POST_UNDNAT,
-        S_LR_OUT_SNAT, S_LR_OUT_POST_SNAT, S_LR_OUT_EGR_LOOP,
+        S_LR_IN_LB_AFF_CHECK, S_LR_IN_LB_AFF_LEARN, S_LR_IN_ECMP_STATEFUL,
+        S_LR_IN_ND_RA_OPTIONS, S_LR_IN_ND_RA_RESPONSE, S_LR_IN_CHK_PKT_LEN,
+        S_LR_IN_LARGER_PKTS, S_LR_IN_GW_REDIRECT,
     };
     for (size_t i = 0; i < ARRAY_SIZE(pass); i++) {
         lflow_add(t, dp, pass[i], 0, "1", "next;");
     }
+    lr_nat_build_lflows(t, r);
 
     build_routing(t, r, &m, &a);
     lr_gw_build_lflows(t, r);
@@ -1041,6 +1123,9 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
     lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 1, "ip6",
               "get_nd(outport, xxreg0); next;");
     lflow_add(t, dp, S_LR_IN_ARP_RESOLVE, 0, "1", "drop;");
+    for (size_t i = 0; i < r->n_ports; i++) {
+        put_own_drop(t, r->ports[i], S_LR_IN_ARP_RESOLVE, 2, true, &m);
+    }
 
     lflow_add(t, dp, S_LR_IN_ARP_REQUEST, 100,
               "eth.dst == 00:00:00:00:00:00 && ip4",
@@ -1051,7 +1136,6 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
               "nd_ns { nd.target = xxreg0; output; };");
     lflow_add(t, dp, S_LR_IN_ARP_REQUEST, 0, "1", "output;");
 
-    lflow_add(t, dp, S_LR_OUT_CHK_DNAT_LOCAL, 0, "1", "reg9[4] = 0; next;");
     lflow_add(t, dp, S_LR_OUT_SNAT, 120, "nd_ns", "next;");
     lflow_add(t, dp, S_LR_OUT_DELIVERY, 0, "1", "drop;");
     for (size_t i = 0; i < r->n_ports; i++) {
@@ -1086,6 +1170,32 @@ lr_build_lflows(struct lflow_table *t, const struct ls_model *m)
 
 /* The switch side. */
 
+/* Whether every port of switch 'dp' (as its NB row lists them) is wired to
+ * a router, e.g. ovn-kubernetes' join switch: then ARP requests and NS for
+ * a router's addresses go to that router alone, not flooded, and the
+ * routers' own requests have no flow of their own, as stock. */
+static bool
+switch_routers_only(const struct lr_model *lr, const struct ls_datapath *dp)
+{
+    if (!lr || !dp->nb || !dp->nb->n_ports) {
+        return false;
+    }
+    for (size_t i = 0; i < dp->nb->n_ports; i++) {
+        if (!shash_find(&lr->peers, dp->nb->ports[i]->name)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool
+lr_model_switch_routers_only(const struct lr_model *lr,
+                             const struct ls_datapath *dp)
+{
+    return lr && (hmapx_contains(&lr->routers_only, dp)
+                  || switch_routers_only(lr, dp));
+}
+
 void
 lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
                        const struct ls_datapath *dp, bool stateful)
@@ -1095,6 +1205,7 @@ lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
     }
     struct ds match = DS_EMPTY_INITIALIZER;
     size_t n = 0;
+    bool routers_only = switch_routers_only(m->lr, dp);
     const struct ls_port *sp;
     LIST_FOR_EACH (sp, dp_node, &dp->ports) {
         const struct lr_port *p = lr_model_peer_of(m->lr, sp->nb->name);
@@ -1103,11 +1214,13 @@ lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
         }
         n++;
         /* Requests a router sends go to every port but the routers. */
-        ds_clear(&match);
-        ds_put_format(&match, "eth.src == {%s} && (arp.op == 1 || "
-                      "rarp.op == 3 || nd_ns)", p->mac_s);
-        lflow_add(t, dp, S_IN_L2_LKUP, 75, ds_cstr(&match),
-                  "outport = \""MC_FLOOD_L2"\"; output;");
+        if (!routers_only) {
+            ds_clear(&match);
+            ds_put_format(&match, "eth.src == {%s} && (arp.op == 1 || "
+                          "rarp.op == 3 || nd_ns)", p->mac_s);
+            lflow_add(t, dp, S_IN_L2_LKUP, 75, ds_cstr(&match),
+                      "outport = \""MC_FLOOD_L2"\"; output;");
+        }
 
         /* Routed traffic keeps out of the switch's load balancer stages,
          * and forgets the switch's conntrack state on its way to the
@@ -1132,12 +1245,71 @@ lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
     ds_destroy(&match);
 }
 
+/* ARP requests and NS for a router's address: to the router port (and
+ * flooded, 'flood'). */
+static void
+put_req_actions(struct ds *a, const char *name, bool flood)
+{
+    ds_clear(a);
+    if (flood) {
+        ds_put_format(a, "clone {outport = %s; output; }; "
+                      "outport = \""MC_FLOOD_L2"\"; output;", name);
+    } else {
+        ds_put_format(a, "outport = %s; output;", name);
+    }
+}
+
+struct nat_req_aux {
+    struct lflow_table *t;
+    const struct ls_port *sp;
+    const struct lr_port *p;
+    const char *name;
+    struct ds *m;
+    struct ds *a;
+    bool flood;
+};
+
+/* ls_in_l2_lkup 80 for a DNAT address 'addr' of the router of aux->p,
+ * unless it is one of the port's own (which has the flow already). */
+static void
+nat_req_flow(const char *addr, bool v6, void *aux_)
+{
+    struct nat_req_aux *aux = aux_;
+    const struct lr_port *p = aux->p;
+    size_t n = v6 ? p->n_ip6 : p->n_ip4;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(addr, v6 ? p->ip6[i].addr_s : p->ip4[i].addr_s)) {
+            return;
+        }
+    }
+    ds_clear(aux->m);
+    if (v6) {
+        ds_put_format(aux->m, "flags[1] == 0 && nd_ns && nd.target == %s",
+                      addr);
+    } else {
+        ds_put_format(aux->m, "flags[1] == 0 && arp.op == 1 && "
+                      "arp.tpa == %s", addr);
+    }
+    put_req_actions(aux->a, aux->name, aux->flood);
+    LR_ADD(aux->t, aux->sp->dp, S_IN_L2_LKUP, 80, ds_cstr(aux->m),
+           ds_cstr(aux->a), &aux->sp->nb->header_.uuid);
+}
+
 /* A switch port wired to router port 'p': ARP/ND for the router's
  * addresses answered on the switch, and L2 lookup to the router. */
 static void
-build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
-                       const struct lr_port *p)
+build_peer_port_lflows(struct lflow_table *t, const struct lr_model *lr,
+                       const struct ls_port *sp, const struct lr_port *p)
 {
+    /* The switch answers for the router's addresses if the port's
+     * addresses say "router" (not for a MAC alone). */
+    bool answer = false;
+    for (size_t i = 0; i < sp->nb->n_addresses; i++) {
+        if (!strcmp(sp->nb->addresses[i], "router")) {
+            answer = true;
+        }
+    }
+    bool flood = !switch_routers_only(lr, sp->dp);
     const struct ls_datapath *dp = sp->dp;
     struct ds qname = DS_EMPTY_INITIALIZER;
     lex_put_string(&qname, sp->nb->name);
@@ -1155,17 +1327,18 @@ build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
                       "/* ARP reply */ arp.tha = arp.sha; arp.sha = %s; "
                       "arp.tpa = arp.spa; arp.spa = %s; outport = inport; "
                       "flags.loopback = 1; output;", p->mac_s, p->mac_s, ip);
-        LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a), hint);
-        ds_put_format(&m, " && inport == %s", name);
-        lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m), "next;",
-                       hint);
+        if (answer) {
+            LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a),
+                   hint);
+            ds_put_format(&m, " && inport == %s", name);
+            lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m),
+                           "next;", hint);
+        }
 
         ds_clear(&m);
         ds_put_format(&m, "flags[1] == 0 && arp.op == 1 && arp.tpa == %s",
                       ip);
-        ds_clear(&a);
-        ds_put_format(&a, "clone {outport = %s; output; }; "
-                      "outport = \""MC_FLOOD_L2"\"; output;", name);
+        put_req_actions(&a, name, flood);
         LR_ADD(t, dp, S_IN_L2_LKUP, 80, ds_cstr(&m), ds_cstr(&a), hint);
     }
     for (size_t i = 0; i < p->n_ip6; i++) {
@@ -1178,19 +1351,24 @@ build_peer_port_lflows(struct lflow_table *t, const struct ls_port *sp,
                       "nd.target = %s; nd.tll = %s; outport = inport; "
                       "flags.loopback = 1; output; };", p->mac_s, n->addr_s,
                       n->addr_s, p->mac_s);
-        LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a), hint);
-        ds_put_format(&m, " && inport == %s", name);
-        lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m), "next;",
-                       hint);
+        if (answer) {
+            LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a),
+                   hint);
+            ds_put_format(&m, " && inport == %s", name);
+            lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m),
+                           "next;", hint);
+        }
 
         ds_clear(&m);
         ds_put_format(&m, "flags[1] == 0 && nd_ns && nd.target == %s",
                       n->addr_s);
-        ds_clear(&a);
-        ds_put_format(&a, "clone {outport = %s; output; }; "
-                      "outport = \""MC_FLOOD_L2"\"; output;", name);
+        put_req_actions(&a, name, flood);
         LR_ADD(t, dp, S_IN_L2_LKUP, 80, ds_cstr(&m), ds_cstr(&a), hint);
     }
+
+    /* Requests for the router's DNAT addresses, too. */
+    struct nat_req_aux aux = { t, sp, p, name, &m, &a, flood };
+    lr_nat_for_each_dnat_ip(p->router, nat_req_flow, &aux);
 
     ds_clear(&m);
     ds_put_format(&m, "eth.dst == %s", p->mac_s);
@@ -1279,7 +1457,7 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
     }
     const struct lr_port *own = lr_model_peer_of(m->lr, sp->nb->name);
     if (own) {
-        build_peer_port_lflows(t, sp, own);
+        build_peer_port_lflows(t, m->lr, sp, own);
         /* The other routers on the switch resolve this one's addresses
          * without asking (a join switch). */
         struct ds match = DS_EMPTY_INITIALIZER;
@@ -1290,7 +1468,10 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
             const struct lr_port *rq = (q == sp ? NULL
                                         : lr_model_peer_of(m->lr,
                                                            q->nb->name));
-            if (!rq) {
+            /* A router with dynamic_neigh_routers learns its neighbour
+             * routers' MACs. */
+            if (!rq || smap_get_bool(&rq->router->nb->options,
+                                     "dynamic_neigh_routers", false)) {
                 continue;
             }
             if (own->n_ip4) {
@@ -1326,4 +1507,36 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
             build_arp_resolve_for(t, rp, sp);
         }
     }
+}
+
+/* The switch side's Port_Binding. */
+
+const char *
+lr_peer_pb_type(const struct lr_port *p)
+{
+    return p->router->chassis ? "l3gateway" : "patch";
+}
+
+void
+lr_peer_pb_options(const struct lr_port *p, struct smap *options)
+{
+    if (p->router->chassis) {
+        smap_replace(options, "l3gateway-chassis", p->router->chassis);
+    }
+}
+
+void
+lr_peer_pb_nat_addresses(const struct lr_port *p, const struct ls_port *sp,
+                         struct svec *out)
+{
+    bool localnet = false;
+    const struct ls_port *q;
+    LIST_FOR_EACH (q, dp_node, &sp->dp->ports) {
+        if (!strcmp(q->nb->type, "localnet")) {
+            localnet = true;
+            break;
+        }
+    }
+    lr_nat_addresses(p, &sp->nb->options, localnet, out);
+    lr_gw_port_garp(p, out);
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <netinet/in.h>
+#include "hmapx.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/types.h"
@@ -26,6 +27,7 @@
 struct hmapx;
 struct lflow_table;
 struct lr_ra;
+struct lr_nat_set;
 struct ls_datapath;
 struct ls_model;
 struct ls_port;
@@ -36,6 +38,7 @@ struct rdb;
 struct rdb_txn;
 struct sb_port_binding;
 struct smap;
+struct svec;
 
 /* An IPv4 network of a router port ("10.0.0.1/24"). */
 struct lr_net4 {
@@ -122,6 +125,9 @@ struct lr_policy {
 struct lr_router {
     const struct nb_logical_router *nb;
     struct ls_datapath *dp;
+    const char *chassis;            /* options:chassis: a gateway router
+                                     * bound to that chassis; or NULL. */
+    struct lr_nat_set *nat;         /* NAT (router-nat.c). */
     struct lr_port **ports;         /* Valid ports, by name. */
     size_t n_ports;
     struct lr_route *routes;        /* Valid static routes, by table,
@@ -145,6 +151,8 @@ struct lr_model {
                                      * gateway ports, also the localnet and
                                      * vtep ports (router-gw.h). */
     size_t n_dgps;                  /* Distributed gateway ports. */
+    struct hmapx routers_only;      /* Switches whose ports are all wired
+                                     * to routers (at the last full pass). */
 };
 
 /* Called by ls_model_build(): the routers' datapaths, after the switches'
@@ -173,6 +181,18 @@ const struct lr_port *lr_model_peer_of(const struct lr_model *,
                                        const char *lsp_name);
 bool lr_model_lsp_touches(const struct lr_model *,
                           const struct nb_logical_switch_port *);
+/* Whether switch 'dp' has only router ports, at the last full pass or as
+ * its NB row has it now: then a change of its ports is a full recompute
+ * (the routers' flows on it depend on it). */
+bool lr_model_switch_routers_only(const struct lr_model *,
+                                  const struct ls_datapath *dp);
+
+/* The Port_Binding of switch port 'sp' wired to router port 'p': its type,
+ * the options it gets besides "peer", and its nat_addresses (sorted). */
+const char *lr_peer_pb_type(const struct lr_port *p);
+void lr_peer_pb_options(const struct lr_port *p, struct smap *options);
+void lr_peer_pb_nat_addresses(const struct lr_port *p,
+                              const struct ls_port *sp, struct svec *out);
 
 /* Static routes and policies (router-routes.c): parsed with the model
  * (bad ones reported and left out), then compiled with the router's

@@ -30,6 +30,7 @@ TESTSUITE_AT = \
 	tests/neutron.at \
 	tests/routers.at \
 	tests/router-gw.at \
+	tests/router-nat.at \
 	tests/dhcp.at \
 	tests/ports.at \
 	tests/trace.at \

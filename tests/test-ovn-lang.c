@@ -27,6 +27,14 @@
  *                    width: checks that variants with the same
  *                    expr_validation_key() get the same verdict, and
  *                    prints how many keys they had
+ *   lint-compare     each line "A ;; B": whether the ACL lint proves that
+ *                    match A covers B ("covers") and that some packet
+ *                    matches both ("overlaps"), from-lport on a switch
+ *                    with ports p1 and p2
+ *   lint-random N SEED  N random pairs of matches: checks each "covers"
+ *                    and "overlaps" the lint claims against sampled
+ *                    packets (expr_evaluate()); prints the counts and
+ *                    every counterexample, exits with status 1 if any
  *   list-symbols     the symbol table
  *   validate-sb      checks every logical flow of a southbound database
  *                    dump (see do_validate_sb() for the input); prints
@@ -44,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/acl-lint.h"
 #include "lib/actions.h"
 #include "lib/datum-json.h"
 #include "lib/expr.h"
@@ -821,6 +830,219 @@ do_addr_set_summary(const char *line)
     expr_refs_destroy(&r);
 }
 
+
+/* "lint-compare". */
+static const char *const lint_ports[] = { "p1", "p2" };
+
+static void
+do_lint_compare(const char *line)
+{
+    const char *sep = strstr(line, " ;; ");
+    if (!sep) {
+        puts("error: expected \"A ;; B\"");
+        return;
+    }
+    char *a = xmemdup0(line, sep - line);
+    bool covers = false, overlaps = false;
+    char *error = acl_lint_compare(a, sep + 4, "from-lport", lint_ports,
+                                   ARRAY_SIZE(lint_ports), &covers,
+                                   &overlaps);
+    if (error) {
+        printf("error: %s\n", error);
+        free(error);
+    } else {
+        printf("%s %s\n", covers ? "covers" : "-",
+               overlaps ? "overlaps" : "-");
+    }
+    free(a);
+}
+
+/* "lint-random": a small deterministic generator (xorshift). */
+static uint32_t
+lint_rand(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return x >> 32;
+}
+
+#define PICK(STATE, ARRAY) ((ARRAY)[lint_rand(STATE) % ARRAY_SIZE(ARRAY)])
+
+static void
+lint_random_match(uint64_t *st, int depth, struct ds *m)
+{
+    static const char *const atoms[] = {
+        "tcp.dst == 80", "tcp.dst == 22", "tcp.dst == {80, 443}",
+        "tcp.dst >= 1000", "tcp.dst <= 2000", "tcp.dst != 80",
+        "tcp.dst >= 1000 && tcp.dst <= 2000",
+        "tcp.dst >= 1500 && tcp.dst <= 1600",
+        "tcp.dst > 1499 && tcp.dst < 2001", "udp.dst == 53",
+        "udp.dst >= 1000", "ip4.src == 10.0.0.0/8",
+        "ip4.src == 10.1.0.0/16", "ip4.src == 10.1.2.0/24",
+        "ip4.src == 10.1.2.3", "ip4.src == {10.0.0.1, 10.1.2.3}",
+        "ip4.src != 10.0.0.1", "ip4.src == 10.0.0.0/255.0.255.0",
+        "ip4.dst == 192.168.0.0/16", "ip4.dst == 10.0.0.1",
+        "ip4", "ip6", "ip", "tcp", "udp", "icmp4", "1", "0",
+        "inport == \"p1\"", "inport == {\"p1\", \"p2\"}",
+        "inport != \"p2\"", "inport == \"p3\"", "ip.proto == 6",
+        "eth.type == 0x800", "ip4.src[24..31] == 10",
+        "ip4.dst[28..31] == 0xe", "ip4.mcast", "ip4.dst == 224.0.0.0/4",
+        "tcp.dst[0..7] == 80", "tcp.dst[8..15] == 0", "tcp.dst[15]",
+        "ip4.src == 10.0.0.0/8 && ip4.src[0..7] == 1",
+    };
+    if (depth <= 0 || lint_rand(st) % 3 == 0) {
+        ds_put_format(m, "(%s)", PICK(st, atoms));
+        return;
+    }
+    switch (lint_rand(st) % 5) {
+    case 0:
+        ds_put_cstr(m, "!(");
+        lint_random_match(st, depth - 1, m);
+        ds_put_cstr(m, ")");
+        break;
+    case 1:
+    case 2:
+        ds_put_cstr(m, "(");
+        lint_random_match(st, depth - 1, m);
+        ds_put_cstr(m, " || ");
+        lint_random_match(st, depth - 1, m);
+        ds_put_cstr(m, ")");
+        break;
+    default:
+        ds_put_cstr(m, "(");
+        lint_random_match(st, depth - 1, m);
+        ds_put_cstr(m, " && ");
+        lint_random_match(st, depth - 1, m);
+        ds_put_cstr(m, ")");
+        break;
+    }
+}
+
+static void
+lint_random_packet(uint64_t *st, struct expr_flow *f)
+{
+    static const uint32_t eth_types[] = { 0x800, 0x86dd, 0x806 };
+    static const uint32_t protos[] = { 6, 17, 1, 50 };
+    static const uint32_t l4[] = {
+        0, 21, 22, 23, 53, 79, 80, 81, 443, 999, 1000, 1001, 1499, 1500,
+        1501, 1599, 1600, 1601, 1999, 2000, 2001, 65535,
+    };
+    static const uint32_t ip4s[] = {
+        0x0a000000, 0x0a000001, 0x0a010203, 0x0a010204, 0x0a010000,
+        0x0affffff, 0x0b000000, 0x09ffffff, 0xc0a80101, 0, 0x0a0100ff,
+        0x0a020203, 0xe0000001, 0xefffffff, 0xf0000000, 0xdfffffff,
+    };
+    static const uint64_t macs[] = { 0, UINT64_C(0x010000000000),
+                                     UINT64_C(0x0a0000000001) };
+    static const char *const ports[] = { "p1", "p2" };
+    static const struct {
+        const char *name;
+        int kind;               /* 0 eth.type, 1 proto, 2 l4, 3 ip4,
+                                 * 4 mac. */
+    } fields[] = {
+        { "eth.type", 0 }, { "ip.proto", 1 }, { "tcp.dst", 2 },
+        { "udp.dst", 2 }, { "ip4.src", 3 }, { "ip4.dst", 3 },
+        { "eth.dst", 4 },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+        const struct symtab_symbol *sym = symtab_find(&symtab,
+                                                      fields[i].name);
+        uint32_t v;
+        switch (fields[i].kind) {
+        case 0: v = PICK(st, eth_types); break;
+        case 1: v = PICK(st, protos); break;
+        case 2: v = (lint_rand(st) % 4 ? PICK(st, l4)
+                     : lint_rand(st) & 0xffff); break;
+        case 3: v = lint_rand(st) % 4 ? PICK(st, ip4s) : lint_rand(st);
+                break;
+        default:
+            expr_flow_set(f, sym, 0, sym->width,
+                          lex_u128_from_u64(PICK(st, macs)));
+            continue;
+        }
+        expr_flow_set(f, sym, 0, sym->width, lex_u128_from_u64(v));
+    }
+    expr_flow_set_string(f, symtab_find(&symtab, "inport"),
+                         PICK(st, ports));
+}
+
+static int
+do_lint_random(int n, unsigned long long seed)
+{
+    uint64_t st = seed * 2654435761u + 1;
+    size_t n_pairs = 0, n_covers = 0, n_overlaps = 0, n_confirmed = 0;
+    size_t n_bad = 0;
+    struct ds a = DS_EMPTY_INITIALIZER, b = DS_EMPTY_INITIALIZER;
+    for (int i = 0; i < n; i++) {
+        ds_clear(&a);
+        ds_clear(&b);
+        lint_random_match(&st, 3, &a);
+        if (lint_rand(&st) % 2) {
+            /* Often B is A narrowed, so that "covers" comes up. */
+            ds_put_format(&b, "%s && ", ds_cstr(&a));
+            lint_random_match(&st, 1, &b);
+            if (lint_rand(&st) % 2) {
+                struct ds t = a;
+                a = b;
+                b = t;
+            }
+        } else {
+            lint_random_match(&st, 3, &b);
+        }
+        bool covers, overlaps;
+        char *error = acl_lint_compare(ds_cstr(&a), ds_cstr(&b),
+                                       "from-lport", lint_ports,
+                                       ARRAY_SIZE(lint_ports), &covers,
+                                       &overlaps);
+        if (error) {
+            free(error);
+            continue;
+        }
+        struct expr *ea, *eb;
+        error = parse_annotate(ds_cstr(&a), &ea);
+        ovs_assert(!error);
+        error = parse_annotate(ds_cstr(&b), &eb);
+        ovs_assert(!error);
+        n_pairs++;
+        n_covers += covers;
+        n_overlaps += overlaps;
+        bool confirmed = false;
+        for (int j = 0; j < 3000; j++) {
+            struct expr_flow f;
+            expr_flow_init(&f);
+            lint_random_packet(&st, &f);
+            bool in_a = expr_evaluate(ea, &f), in_b = expr_evaluate(eb, &f);
+            if (covers && in_b && !in_a) {
+                struct ds pkt = DS_EMPTY_INITIALIZER;
+                expr_flow_format(&f, &pkt);
+                printf("counterexample to \"%s\" covers \"%s\": %s\n",
+                       ds_cstr(&a), ds_cstr(&b), ds_cstr(&pkt));
+                ds_destroy(&pkt);
+                n_bad++;
+                covers = false;
+            }
+            confirmed |= in_a && in_b;
+            expr_flow_destroy(&f);
+        }
+        n_confirmed += overlaps && confirmed;
+        if (overlaps && !confirmed && getenv("LINT_VERBOSE")) {
+            printf("overlap not seen: \"%s\" and \"%s\"\n", ds_cstr(&a),
+                   ds_cstr(&b));
+        }
+        expr_destroy(ea);
+        expr_destroy(eb);
+    }
+    printf("%"PRIuSIZE" pairs, %"PRIuSIZE" covers, %"PRIuSIZE" overlaps "
+           "(%"PRIuSIZE" seen in samples), %"PRIuSIZE" counterexamples\n",
+           n_pairs, n_covers, n_overlaps, n_confirmed, n_bad);
+    ds_destroy(&a);
+    ds_destroy(&b);
+    return n_bad ? 1 : 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -841,6 +1063,7 @@ main(int argc, char *argv[])
         { "validate-actions", do_validate_actions },
         { "addr-set-summary", do_addr_set_summary },
         { "validation-keys", do_validation_keys },
+        { "lint-compare", do_lint_compare },
     };
     void (*cb)(const char *) = NULL;
 
@@ -856,6 +1079,12 @@ main(int argc, char *argv[])
     int status = 0;
     if (!strcmp(argv[1], "list-symbols")) {
         do_list_symbols();
+        goto out;
+    } else if (!strcmp(argv[1], "lint-random")) {
+        if (argc < 4) {
+            ovs_fatal(0, "lint-random needs N and SEED");
+        }
+        status = do_lint_random(atoi(argv[2]), strtoull(argv[3], NULL, 10));
         goto out;
     } else if (!strcmp(argv[1], "validate-sb")) {
         status = do_validate_sb();

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/acl-lint.h"
 #include "lib/expr.h"
 #include "lib/lex.h"
 #include "lib/lsp-addresses.h"
@@ -139,6 +140,9 @@ nbctl_pre_match(struct ctl_context *ctx, const char *match)
 /* Adds to 'addrs' the IPv4 (or, with 'ipv6', IPv6) addresses of 'pg''s
  * ports, as northd derives "<pg>_ip4" and "<pg>_ip6".  Returns false,
  * with ctx->try_again set, if the ports must be fetched first. */
+static void pg_collect_addresses(const struct nbrec_port_group *, bool ipv6,
+                                 struct sset *addrs);
+
 static bool
 pg_addresses(struct ctl_context *ctx, const struct nbrec_port_group *pg,
              bool ipv6, struct sset *addrs)
@@ -147,6 +151,15 @@ pg_addresses(struct ctl_context *ctx, const struct nbrec_port_group *pg,
                          nbrec_port_group_get_ports(pg, OVSDB_TYPE_UUID))) {
         return false;
     }
+    pg_collect_addresses(pg, ipv6, addrs);
+    return true;
+}
+
+/* The addresses of pg_addresses(), with the ports already at hand. */
+static void
+pg_collect_addresses(const struct nbrec_port_group *pg, bool ipv6,
+                     struct sset *addrs)
+{
     for (size_t i = 0; i < pg->n_ports; i++) {
         const struct nbrec_logical_switch_port *lsp = pg->ports[i];
         for (size_t j = 0; j < lsp->n_addresses; j++) {
@@ -173,7 +186,6 @@ pg_addresses(struct ctl_context *ctx, const struct nbrec_port_group *pg,
             }
         }
     }
-    return true;
 }
 
 /* Checks an ACL match with the logical-flow language library, the way
@@ -1421,6 +1433,178 @@ cmd_as_del_addr(struct ctl_context *ctx)
     }
 }
 
+/* ------------------------------------------------------------------------
+ * acl-lint [SWITCH | PORTGROUP]: the lint of lib/acl-lint.h over the NB, as
+ * northd's "acl/lint" does it.  Exits with status 2 if there are findings.
+ * --------------------------------------------------------------------- */
+
+static void
+pre_acl_lint(struct ctl_context *ctx)
+{
+    /* Everything: one ACL is compared with every other. */
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_col_ports);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_col_acls);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_port_col_name);
+    ovsdb_idl_add_column(ctx->idl,
+                         &nbrec_logical_switch_port_col_addresses);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_port_group_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_port_group_col_ports);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_port_group_col_acls);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_match);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_action);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_direction);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_meter);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_priority);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_tier);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_acl_col_options);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_address_set_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_address_set_col_addresses);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_meter_col_name);
+}
+
+struct lint_sets {
+    struct ctl_context *ctx;
+    struct shash derived;       /* Name -> struct sset *, kept until the
+                                 * lint is done. */
+};
+
+static const char **
+lint_set_addresses(const void *aux_, const char *name, size_t *n)
+{
+    struct lint_sets *aux = CONST_CAST(struct lint_sets *, aux_);
+    const struct nbrec_address_set *as = as_by_name(aux->ctx, name);
+    *n = 0;
+    if (as) {
+        const char **addrs = xmalloc(MAX(as->n_addresses, 1)
+                                     * sizeof *addrs);
+        for (size_t i = 0; i < as->n_addresses; i++) {
+            addrs[i] = as->addresses[i];
+        }
+        *n = as->n_addresses;
+        return addrs;
+    }
+    bool ipv6;
+    char *pg_name = derived_set_pg(name, &ipv6);
+    const struct nbrec_port_group *pg = (pg_name
+                                         ? pg_by_name(aux->ctx, pg_name)
+                                         : NULL);
+    free(pg_name);
+    if (!pg) {
+        return NULL;
+    }
+    struct sset *addrs = shash_find_data(&aux->derived, name);
+    if (!addrs) {
+        addrs = xmalloc(sizeof *addrs);
+        sset_init(addrs);
+        pg_collect_addresses(pg, ipv6, addrs);
+        shash_add(&aux->derived, name, addrs);
+    }
+    *n = sset_count(addrs);
+    return sset_sort(addrs);
+}
+
+static void
+lint_owner_fill(struct acl_lint_owner *owner, const char *name,
+                struct nbrec_acl **acls, size_t n_acls,
+                struct nbrec_logical_switch_port **ports, size_t n_ports)
+{
+    struct acl_lint_acl *la = xcalloc(MAX(n_acls, 1), sizeof *la);
+    for (size_t i = 0; i < n_acls; i++) {
+        const struct nbrec_acl *acl = acls[i];
+        la[i] = (struct acl_lint_acl) {
+            .uuid = acl->header_.uuid,
+            .name = acl->name,
+            .match = acl->match,
+            .action = acl->action,
+            .direction = acl->direction,
+            .meter = acl->meter,
+            .priority = acl->priority,
+            .tier = acl->tier,
+            .after_lb = smap_get_bool(&acl->options, "apply-after-lb",
+                                      false),
+        };
+    }
+    const char **names = xmalloc(MAX(n_ports, 1) * sizeof *names);
+    for (size_t i = 0; i < n_ports; i++) {
+        names[i] = ports[i]->name;
+    }
+    *owner = (struct acl_lint_owner) {
+        .name = name, .acls = la, .n_acls = n_acls,
+        .ports = names, .n_ports = n_ports,
+    };
+}
+
+static void
+cmd_acl_lint(struct ctl_context *ctx)
+{
+    size_t n_switches = 0, n_pgs = 0, n_meters = 0;
+    const struct nbrec_logical_switch *ls;
+    NBREC_LOGICAL_SWITCH_FOR_EACH (ls, ctx->idl) {
+        n_switches++;
+    }
+    const struct nbrec_port_group *pg;
+    NBREC_PORT_GROUP_FOR_EACH (pg, ctx->idl) {
+        n_pgs++;
+    }
+    const struct nbrec_meter *meter;
+    NBREC_METER_FOR_EACH (meter, ctx->idl) {
+        n_meters++;
+    }
+
+    struct acl_lint_owner *switches = xcalloc(MAX(n_switches, 1),
+                                              sizeof *switches);
+    struct acl_lint_owner *pgs = xcalloc(MAX(n_pgs, 1), sizeof *pgs);
+    const char **meters = xcalloc(MAX(n_meters, 1), sizeof *meters);
+    size_t i = 0;
+    NBREC_LOGICAL_SWITCH_FOR_EACH (ls, ctx->idl) {
+        lint_owner_fill(&switches[i++], ls->name, ls->acls, ls->n_acls,
+                        ls->ports, ls->n_ports);
+    }
+    i = 0;
+    NBREC_PORT_GROUP_FOR_EACH (pg, ctx->idl) {
+        lint_owner_fill(&pgs[i++], pg->name, pg->acls, pg->n_acls,
+                        pg->ports, pg->n_ports);
+    }
+    i = 0;
+    NBREC_METER_FOR_EACH (meter, ctx->idl) {
+        meters[i++] = meter->name;
+    }
+
+    struct lint_sets sets = { .ctx = ctx,
+                              .derived = SHASH_INITIALIZER(&sets.derived) };
+    struct acl_lint_db db = {
+        .switches = switches, .n_switches = n_switches,
+        .pgs = pgs, .n_pgs = n_pgs,
+        .meters = meters, .n_meters = n_meters,
+        .set_addresses = lint_set_addresses, .aux = &sets,
+    };
+    const char *filter = ctx->argc > 1 ? ctx->argv[1] : NULL;
+    size_t n = acl_lint(&db, filter, ACL_LINT_DEFAULT_THRESHOLD,
+                        &ctx->output);
+    if (n == SIZE_MAX) {
+        ctl_error(ctx, "no switch or port group \"%s\"", filter);
+    } else {
+        nbctl_set_exit_status(n ? 2 : 0);
+    }
+
+    for (i = 0; i < n_switches + n_pgs; i++) {
+        struct acl_lint_owner *o = (i < n_switches ? &switches[i]
+                                    : &pgs[i - n_switches]);
+        free(CONST_CAST(struct acl_lint_acl *, o->acls));
+        free(CONST_CAST(char const **, o->ports));
+    }
+    free(switches);
+    free(pgs);
+    free(meters);
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, &sets.derived) {
+        sset_destroy(node->data);
+    }
+    shash_destroy_free_data(&sets.derived);
+}
+
 const struct ctl_command_syntax nbctl_acl_commands[] = {
     { "acl-add", 5, 5, "{SWITCH | PORTGROUP} DIRECTION PRIORITY MATCH ACTION",
       pre_acl_add, cmd_acl_add, NULL,
@@ -1432,6 +1616,8 @@ const struct ctl_command_syntax nbctl_acl_commands[] = {
       cmd_acl_list, NULL, "--type=,--all", RO },
     { "acl-errors", 0, 1, "[SWITCH | PORTGROUP]", pre_acl_errors_cmd,
       cmd_acl_errors, NULL, "--type=", RO },
+    { "acl-lint", 0, 1, "[SWITCH | PORTGROUP]", pre_acl_lint, cmd_acl_lint,
+      NULL, "", RO },
 
     { "pg-add", 1, INT_MAX, "PG [PORTS]", pre_pg_ports, cmd_pg_add, NULL,
       "", RW },

@@ -75,6 +75,9 @@ void nbctl_pre_pg(struct ctl_context *, const char *id);
 
 /* Output. */
 void nbctl_print_smap(struct ds *, const struct smap *);
+/* The exit status of a run whose commands all succeed (0 unless a command
+ * sets it, e.g. "acl-lint" with findings). */
+void nbctl_set_exit_status(int status);
 
 /* Capability files. */
 extern const struct ctl_command_syntax nbctl_ls_commands[];

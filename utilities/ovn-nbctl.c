@@ -62,6 +62,9 @@ static bool print_wait_time;
 /* Set by "sync": bump nb_cfg even if nothing else changes. */
 static bool force_wait;
 
+/* Set by a command whose result is an exit status ("acl-lint"). */
+static int exit_status;
+
 /* -t, --timeout. */
 static unsigned int timeout;
 
@@ -540,6 +543,12 @@ cmd_init(struct ctl_context *ctx OVS_UNUSED)
     /* NB_Global is created, if missing, by every transaction. */
 }
 
+void
+nbctl_set_exit_status(int status)
+{
+    exit_status = status;
+}
+
 static void
 cmd_sync(struct ctl_context *ctx OVS_UNUSED)
 {
@@ -839,6 +848,9 @@ ACL commands:\n\
   [--type={switch | port-group}]\n\
   acl-errors [SWITCH | PORTGROUP]\n\
                             print ACLs northd found invalid, and why\n\
+  acl-lint [SWITCH | PORTGROUP]\n\
+                            lint ACLs: shadowed, conflicting, missing\n\
+                            meters and sets, costly; exit 2 if any\n\
 \n\
 Meter commands:\n\
   [--fair] [--may-exist]\n\
@@ -1248,7 +1260,7 @@ main(int argc, char *argv[])
                 free(args);
                 cond_destroy();
                 shash_destroy(&local_options);
-                exit(EXIT_SUCCESS);
+                exit(exit_status);
             }
             /* A command asked for more rows: run again once they are
              * here, even if they turn out to be none. */

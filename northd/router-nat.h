@@ -1,0 +1,74 @@
+/* NAT on logical routers: the NB NAT rows and the force-SNAT options of a
+ * router, parsed once per full pass, and what they compile to: the NAT
+ * stages of the router pipeline (lr_in_unsnat, lr_in_dnat,
+ * lr_out_chk_dnat_local, lr_out_undnat, lr_out_post_undnat, lr_out_snat,
+ * ...), the ARP/ND responders for NAT external addresses, the requests for
+ * them a switch sends to the router, and a router-type switch port's
+ * Port_Binding.nat_addresses.
+ *
+ * This slice compiles NAT on gateway routers (options:chassis).  On a
+ * router that is neither a gateway router nor has a distributed gateway
+ * port, stock 23.03 compiles only the ARP/ND responders of the NAT
+ * addresses, and so does this.  Distributed gateway ports come with their
+ * own variant of the stage flows (lr_nat_build_lflows() is where it
+ * goes).  docs/routers.md. */
+#ifndef NORTHD_ROUTER_NAT_H
+#define NORTHD_ROUTER_NAT_H 1
+
+#include <stdbool.h>
+
+struct ds;
+struct lflow_table;
+struct lr_model;
+struct nb_address_set;
+struct ls_model;
+struct lr_port;
+struct lr_router;
+struct smap;
+struct svec;
+
+/* Parses router 'r''s NAT rows and NAT options into r->nat (bad rows
+ * reported through 'm' and left out).  Called once 'r''s ports are
+ * known. */
+void lr_nat_parse(struct ls_model *m, struct lr_router *r);
+void lr_nat_destroy(struct lr_router *r);
+
+/* Whether 'r' has options:lb_force_snat_ip=router_ip (a gateway router
+ * only): then its router addresses are SNAT addresses, and lr_in_ip_input
+ * does not drop traffic to them. */
+bool lr_nat_force_snat_router_ip(const struct lr_router *r);
+
+/* Whether 'addr' (an address of one of 'r''s ports, as it prints) is the
+ * external address of one of its "snat" rows: then traffic to it that
+ * was not unSNATed is dropped in lr_in_arp_resolve, not lr_in_ip_input. */
+bool lr_nat_is_snat_ip(const struct lr_router *r, const char *addr);
+
+/* Whether a NAT row of the routers of 'lr' names address set 'as' (its
+ * flows name the set: a new name is a full recompute). */
+bool lr_nat_uses_address_set(const struct lr_model *lr,
+                             const struct nb_address_set *as);
+
+/* lr_in_ip_input 90: ARP replies and NAs for the NAT external addresses
+ * (every router). */
+void lr_nat_build_arp_nd(struct lflow_table *, const struct lr_router *,
+                         struct ds *match);
+
+/* The NAT stages of 'r', their default flows included. */
+void lr_nat_build_lflows(struct lflow_table *, const struct lr_router *);
+
+/* The external addresses of 'r''s dnat and dnat_and_snat rows, for the
+ * switch's ARP requests and NS sent to router port 'p'
+ * (ls_in_l2_lkup 80): each as the address string, v6 or not. */
+void lr_nat_for_each_dnat_ip(const struct lr_router *r,
+                             void (*cb)(const char *addr, bool v6,
+                                        void *aux),
+                             void *aux);
+
+/* Port_Binding.nat_addresses of switch port 'lsp_options' (its NB
+ * options) wired to router port 'p', as stock 23.03 writes it;
+ * 'localnet': the switch has a localnet port. */
+void lr_nat_addresses(const struct lr_port *p,
+                      const struct smap *lsp_options, bool localnet,
+                      struct svec *out);
+
+#endif /* northd/router-nat.h */
