@@ -17,6 +17,7 @@
 #include "northd/ha-groups.h"
 #include "northd/lflow.h"
 #include "northd/router.h"
+#include "northd/router-nat.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
@@ -169,6 +170,7 @@ lr_gw_build(struct ls_model *m, const struct shash *sb_ports)
         }
         if (r->n_dgps) {
             assign_cr_keys(r);
+            lr_nat_check_dgps(m, r);
         }
     }
     if (!lr->n_dgps) {
@@ -187,6 +189,7 @@ lr_gw_build(struct ls_model *m, const struct shash *sb_ports)
                 /* A vtep port on the peer switch: traffic is not always
                  * redirected (stock). */
                 p->dgp->always_redirect = (!p->dgp->bridged
+                                           && !lr_nat_has_distributed(r)
                                            && !(sw && switch_has_type(sw,
                                                                  "vtep")));
             }

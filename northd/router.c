@@ -1215,9 +1215,21 @@ lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
         n++;
         /* Requests a router sends go to every port but the routers. */
         if (!routers_only) {
+            /* The port's MAC and its router's floating IPs' MACs, in the
+             * order of stock's sset. */
+            struct sset macs = SSET_INITIALIZER(&macs);
+            sset_add(&macs, p->mac_s);
+            lr_nat_put_eth_srcs(p->router, &macs);
             ds_clear(&match);
-            ds_put_format(&match, "eth.src == {%s} && (arp.op == 1 || "
-                          "rarp.op == 3 || nd_ns)", p->mac_s);
+            ds_put_cstr(&match, "eth.src == {");
+            const char *mac;
+            size_t k = 0;
+            SSET_FOR_EACH (mac, &macs) {
+                ds_put_format(&match, "%s%s", k++ ? ", " : "", mac);
+            }
+            sset_destroy(&macs);
+            ds_put_cstr(&match, "} && (arp.op == 1 || rarp.op == 3 || "
+                        "nd_ns)");
             lflow_add(t, dp, S_IN_L2_LKUP, 75, ds_cstr(&match),
                       "outport = \""MC_FLOOD_L2"\"; output;");
         }
@@ -1369,6 +1381,7 @@ build_peer_port_lflows(struct lflow_table *t, const struct lr_model *lr,
     /* Requests for the router's DNAT addresses, too. */
     struct nat_req_aux aux = { t, sp, p, name, &m, &a, flood };
     lr_nat_for_each_dnat_ip(p->router, nat_req_flow, &aux);
+    lr_nat_build_peer_lflows(t, sp, p, name);
 
     ds_clear(&m);
     ds_put_format(&m, "eth.dst == %s", p->mac_s);
