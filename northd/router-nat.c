@@ -418,6 +418,8 @@ lr_nat_for_each_dnat_ip(const struct lr_router *r,
 /* Stages. */
 
 static void build_dgp_nats(struct lflow_table *, const struct lr_router *);
+static const struct lr_port *nat_dgp(const struct lr_router *,
+                                     const struct lr_nat *);
 
 /* options:lb_force_snat_ip and dnat_force_snat_ip: connections DNATed
  * (or load balanced) by the router leave SNATed to the address. */
@@ -622,11 +624,57 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
 {
     const struct lr_router *r = p->router;
     const char *opt = smap_get(lsp_options, "nat-addresses");
-    if (!r->chassis) {
-        /* Distributed gateway ports: not compiled yet. */
+    bool dgp = !r->chassis && r->n_dgps;
+    if (!r->chassis && !dgp) {
         return;
     }
-    if (opt && !strcmp(opt, "router")) {
+    if (opt && !strcmp(opt, "router") && dgp) {
+        /* With distributed gateway ports: a floating IP's entry each,
+         * where its VIF is; the others in one, on the gateway chassis if
+         * 'p' is a gateway port (the port's own addresses: the entry of
+         * lr_gw_port_garp()). */
+        struct ds s = DS_EMPTY_INITIALIZER;
+        ds_put_cstr(&s, p->mac_s);
+        bool any = false;
+        const struct lr_nat_set *ns = r->nat;
+        for (size_t i = 0; ns && i < ns->n_nats; i++) {
+            const struct lr_nat *nat = &ns->nats[i];
+            if (nat->v6 || !nat->compiled) {
+                continue;
+            }
+            /* With several gateway ports, those of 'p' only (stock). */
+            const struct lr_port *gp = nat_dgp(r, nat);
+            if (!gp || (r->n_dgps > 1 && gp != p)) {
+                continue;
+            }
+            if (nat->distributed) {
+                char *e = xasprintf("%s %s is_chassis_resident(\"%s\")",
+                                    nat->nb->external_mac, nat->ext_s,
+                                    nat->nb->logical_port);
+                svec_add_nocopy(out, e);
+                continue;
+            }
+            bool own = false;
+            for (size_t j = 0; j < p->n_ip4; j++) {
+                if (!strcmp(p->ip4[j].addr_s, nat->ext_s)) {
+                    own = true;
+                    break;
+                }
+            }
+            if (!own) {            /* (Repeats and all, as stock.) */
+                ds_put_format(&s, " %s", nat->ext_s);
+                any = true;
+            }
+        }
+        if (any) {
+            if (p->dgp) {
+                ds_put_format(&s, " is_chassis_resident(%s)",
+                              p->dgp->cr_qname);
+            }
+            svec_add(out, ds_cstr(&s));
+        }
+        ds_destroy(&s);
+    } else if (opt && !strcmp(opt, "router")) {
         /* One entry for the router's NAT addresses (but the port's own,
          * which the entry below has). */
         struct ds s = DS_EMPTY_INITIALIZER;
@@ -663,14 +711,21 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
         char *error = lsp_addresses_parse(opt, &kind, &la);
         if (!error) {
             if (kind == LSP_ADDR_MAC_IPS) {
-                svec_add(out, opt);
+                if (dgp) {
+                    svec_add_nocopy(out, xasprintf(
+                                        "%s is_chassis_resident(%s)", opt,
+                                        r->dgp0->dgp->cr_qname));
+                } else {
+                    svec_add(out, opt);
+                }
                 lsp_addresses_destroy(&la);
             }
         }
         free(error);
     }
-    if (localnet) {
-        /* The router port's own addresses, for gratuitous ARPs. */
+    if (localnet && !dgp) {
+        /* The router port's own addresses, for gratuitous ARPs (with
+         * distributed gateway ports: lr_gw_port_garp()). */
         struct ds s = DS_EMPTY_INITIALIZER;
         ds_put_cstr(&s, p->mac_s);
         for (size_t i = 0; i < p->n_ip4; i++) {
