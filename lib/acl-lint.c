@@ -1350,31 +1350,13 @@ port_field(const struct lint_ctx *ctx, int k)
     return k == STAGE_OUT ? ctx->outport : ctx->inport;
 }
 
-static void
-scan_refs(const char *match, struct sset *addr_sets, struct sset *pgs)
-{
-    struct lexer lexer;
-    lex_init(&lexer, match);
-    for (;;) {
-        enum lex_type type = lex_next(&lexer);
-        if (type == LEX_T_END || type == LEX_T_ERROR) {
-            break;
-        } else if (type == LEX_T_ADDRSET) {
-            sset_add(addr_sets, lexer.token.s);
-        } else if (type == LEX_T_PORTGROUP) {
-            sset_add(pgs, lexer.token.s);
-        }
-    }
-    lex_destroy(&lexer);
-}
-
 /* Adds to ctx->refs the sets and groups 'match' names (every member). */
 static void
 add_global_refs(struct lint_ctx *ctx, const char *match)
 {
     struct sset as_names = SSET_INITIALIZER(&as_names);
     struct sset pg_names = SSET_INITIALIZER(&pg_names);
-    scan_refs(match, &as_names, &pg_names);
+    lex_match_refs(match, &as_names, &pg_names);
     const char *name;
     SSET_FOR_EACH (name, &pg_names) {
         if (shash_find(&ctx->refs.port_groups, name)
@@ -2083,7 +2065,7 @@ lint_acl(struct lint_ctx *ctx, const struct lacl *a, struct ds *out)
     /* The sets and groups the match names, and what they hold. */
     struct sset as_names = SSET_INITIALIZER(&as_names);
     struct sset pg_names = SSET_INITIALIZER(&pg_names);
-    scan_refs(match, &as_names, &pg_names);
+    lex_match_refs(match, &as_names, &pg_names);
     struct expr_refs refs;
     expr_refs_init(&refs);
     const char *name;

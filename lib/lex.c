@@ -11,6 +11,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/json.h"
 #include "openvswitch/util.h"
+#include "sset.h"
 #include "util.h"
 
 /* 128-bit helpers. */
@@ -1177,4 +1178,22 @@ lex_error_at(const struct lexer *lexer, size_t ofs, const char *format, ...)
         ds_put_format(&s, " (column %"PRIuSIZE")", ofs + 1);
     }
     return ds_steal_cstr(&s);
+}
+
+void
+lex_match_refs(const char *match, struct sset *addr_sets, struct sset *pgs)
+{
+    struct lexer lexer;
+    lex_init(&lexer, match);
+    for (;;) {
+        enum lex_type type = lex_next(&lexer);
+        if (type == LEX_T_END || type == LEX_T_ERROR) {
+            break;
+        } else if (type == LEX_T_ADDRSET) {
+            sset_add(addr_sets, lexer.token.s);
+        } else if (type == LEX_T_PORTGROUP) {
+            sset_add(pgs, lexer.token.s);
+        }
+    }
+    lex_destroy(&lexer);
 }

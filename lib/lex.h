@@ -111,6 +111,13 @@ char *lex_syntax_error(const struct lexer *, const char *expecting)
     OVS_WARN_UNUSED_RESULT;
 void lex_format_where(const struct lexer *, struct ds *);
 
+/* Adds to 'addr_sets' the names 'match' refers to as "$name" (address
+ * sets) and to 'pgs' those it refers to as "@name" (port groups), up to
+ * its first lexical error (whoever parses it reports that). */
+struct sset;
+void lex_match_refs(const char *match, struct sset *addr_sets,
+                    struct sset *pgs);
+
 /* The "$name" and "@name" references of a match, found as the lexer would
  * read them but without lexing: for callers that index matches by their
  * references.  lex_find_ref() looks from 'p' on, outside quoted strings.

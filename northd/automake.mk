@@ -62,8 +62,12 @@ northd_ovn_northd_SOURCES = \
 	northd/rbac.c \
 	northd/rbac.h \
 	northd/router.c \
+	northd/router-check.c \
 	northd/router-gw.c \
 	northd/router-gw.h \
+	northd/router-mcast.c \
+	northd/router-mtu.c \
+	northd/router-mtu.h \
 	northd/router-nat.c \
 	northd/router-nat.h \
 	northd/router-ra.c \

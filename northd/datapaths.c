@@ -1658,7 +1658,9 @@ sync_dp_mc_groups(const struct ls_model *m, struct rdb_txn *sb_txn,
         if (p->has_unknown) {
             unknown[n_unknown++] = &p->sb_uuid;
         }
-        if (mcast_port_flood_reports(p)) {
+        if (mcast_port_flood_reports(p)
+            || (!strcmp(p->nb->type, "router")
+                && lr_model_port_relays(m->lr, p->nb->name))) {
             mrouter[n_mrouter++] = &p->sb_uuid;
         }
         if (mcast_port_flood(p)) {
@@ -1750,6 +1752,30 @@ sync_mc_groups(struct rdb *sb_db, struct rdb_txn *sb_txn,
 
     for (size_t i = 0; i < m->n_datapaths; i++) {
         sync_dp_mc_groups(m, sb_txn, m->dp_array[i], &existing);
+    }
+    /* Routers: _MC_static (ports with options:mcast_flood), and if they
+     * relay multicast, the groups their switches learnt. */
+    for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+        const struct lr_router *r = &m->lr->routers[i];
+        const struct uuid **statik = xmalloc(MAX(r->n_ports, 1)
+                                             * sizeof *statik);
+        size_t n_static = 0;
+        for (size_t j = 0; j < r->n_ports; j++) {
+            if (lr_port_mcast_flood(r->ports[j])) {
+                statik[n_static++] = &r->ports[j]->sb_uuid;
+            }
+        }
+        char *key = xasprintf(UUID_FMT"/%s", UUID_ARGS(&r->dp->sb_uuid),
+                              MC_STATIC);
+        sync_mc_group(sb_txn, r->dp, shash_find_and_delete(&existing, key),
+                      MC_STATIC, MC_STATIC_KEY, statik, n_static);
+        free(key);
+        free(statik);
+
+        struct mcast_learnt_set set;
+        lr_mcast_collect(m, r, &set);
+        sync_learnt_groups(sb_txn, r->dp, &set, &existing);
+        mcast_learnt_destroy(&set);
     }
 
     /* Groups nobody asked for (other names, gone datapaths). */

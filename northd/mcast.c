@@ -9,6 +9,7 @@
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
 #include "northd/pipeline.h"
+#include "northd/router.h"
 #include "openvswitch/hmap.h"
 #include "packets.h"
 #include "openvswitch/vlog.h"
@@ -236,6 +237,12 @@ mcast_learnt_collect(const struct ls_model *m, const struct ls_datapath *dp,
     }
     free(addrs);
     free(port_caps);
+    mcast_learnt_sort(set);
+}
+
+void
+mcast_learnt_sort(struct mcast_learnt_set *set)
+{
     if (set->n > 1) {
         qsort(set->groups, set->n, sizeof *set->groups, compare_learnt);
     }
@@ -264,6 +271,9 @@ mcast_build_dp_lflows(struct lflow_table *t, const struct ls_model *m,
     struct mcast_ls_config c;
     mcast_ls_config_parse(&dp->nb->other_config, &c);
     bool flood_static = dp_floods_static(dp);
+    /* Wired to a router that relays multicast (router-mcast.c): IP
+     * multicast goes to it too, through _MC_mrouter_flood. */
+    bool flood_relay = lr_model_dp_relays(m->lr, dp);
 
     if (c.enabled) {
         lflow_add(t, dp, S_IN_L2_LKUP, 100, "igmp", "igmp;");
@@ -274,10 +284,17 @@ mcast_build_dp_lflows(struct lflow_table *t, const struct ls_model *m,
         lflow_add(t, dp, S_IN_L2_LKUP, 85, "ip6.mcast_flood",
                   "outport = \""MC_FLOOD"\"; output;");
         if (!c.flood_unregistered) {
-            /* Stock's action text, without the space after '='. */
+            /* Stock's action texts, without the space after '=', with a
+             * trailing one after a lone clone. */
+            const char *relay = ("clone { outport = \""MC_MROUTER_FLOOD"\"; "
+                                 "output; }; ");
+            char *action = xasprintf(
+                "%s%s", flood_relay ? relay : "",
+                flood_static ? "outport =\""MC_STATIC"\"; output;"
+                : flood_relay ? "" : "drop;");
             lflow_add(t, dp, S_IN_L2_LKUP, 80, "ip4.mcast || ip6.mcast",
-                      flood_static ? "outport =\""MC_STATIC"\"; output;"
-                                   : "drop;");
+                      action);
+            free(action);
         }
     }
 
@@ -302,6 +319,10 @@ mcast_build_dp_lflows(struct lflow_table *t, const struct ls_model *m,
         ds_put_format(&match, "eth.mcast && %s && %s.dst == %s ",
                       l->ipv4 ? "ip4" : "ip6", l->ipv4 ? "ip4" : "ip6",
                       l->name);
+        if (flood_relay) {
+            ds_put_cstr(&actions, "clone { outport = \""MC_MROUTER_FLOOD"\"; "
+                        "output; };");
+        }
         if (flood_static) {
             ds_put_cstr(&actions,
                         "clone { outport =\""MC_STATIC"\"; output; };");

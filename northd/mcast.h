@@ -64,6 +64,8 @@ struct mcast_learnt_set {
     size_t n_mrouters;
 };
 
+/* Sorts 'set''s groups by name. */
+void mcast_learnt_sort(struct mcast_learnt_set *);
 void mcast_learnt_collect(const struct ls_model *, const struct ls_datapath *,
                           bool report, struct mcast_learnt_set *);
 void mcast_learnt_destroy(struct mcast_learnt_set *);

@@ -1065,6 +1065,10 @@ inc_igmp_groups(struct northd_data *d, struct rdb *sb_db,
             *reason = "an SB IGMP_Group of no switch";
             return false;
         }
+        if (lr_model_dp_relays(d->model.lr, dp)) {
+            *reason = "an SB IGMP_Group on a switch of a multicast relay";
+            return false;
+        }
         COVERAGE_INC(northd_igmp_group_followed);
         hmapx_add(&c->dps, dp);
     }

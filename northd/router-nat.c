@@ -676,9 +676,9 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
         ds_destroy(&s);
     } else if (opt && !strcmp(opt, "router")) {
         /* One entry for the router's NAT addresses (but the port's own,
-         * which the entry below has). */
+         * which the entry below has), as many times as rows name them, as
+         * stock writes it. */
         struct ds s = DS_EMPTY_INITIALIZER;
-        struct sset seen = SSET_INITIALIZER(&seen);
         ds_put_cstr(&s, p->mac_s);
         bool any = false;
         const struct lr_nat_set *ns = r->nat;
@@ -694,7 +694,7 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
                     break;
                 }
             }
-            if (!own && sset_add(&seen, nat->ext_s)) {
+            if (!own) {
                 ds_put_format(&s, " %s", nat->ext_s);
                 any = true;
             }
@@ -702,7 +702,6 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
         if (any) {
             svec_add(out, ds_cstr(&s));
         }
-        sset_destroy(&seen);
         ds_destroy(&s);
     } else if (opt) {
         /* "MAC IP...", as it is, if it parses. */

@@ -18,6 +18,7 @@
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
 #include "northd/router-gw.h"
+#include "northd/router-mtu.h"
 #include "northd/router-ra.h"
 #include "northd/router-nat.h"
 #include "openvswitch/dynamic-string.h"
@@ -143,6 +144,8 @@ lr_model_build_dps(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
         struct lr_router *r = &lr->routers[i];
         r->nb = rows[i];
         r->chassis = smap_get(&r->nb->options, "chassis");
+        r->mcast_relay = smap_get_bool(&r->nb->options, "mcast_relay",
+                                       false);
         struct ls_datapath *dp = xzalloc(sizeof *dp);
         dp->router = r;
         dp->index = m->sw_cap + i;
@@ -213,6 +216,7 @@ lr_port_destroy(struct lr_port *p)
 {
     lr_gw_port_destroy(p);
     lr_ra_destroy(p->ra);
+    free(p->arp_proxy);
     free(p->qname);
     free(p->ip4);
     free(p->ip6);
@@ -363,6 +367,64 @@ assign_lr_port_keys(struct ls_model *m, struct lr_router *r)
     tnlid_set_destroy(&keys);
 }
 
+/* Switch port 'sp''s options:arp_proxy, read as stock 23.03 reads it:
+ * addresses separated by spaces, up to the first that does not parse;
+ * IPv6 addresses and prefix lengths are read and left out (reported).
+ * Returns the IPv4 addresses, comma-separated, or NULL. */
+static char *
+parse_arp_proxy(struct ls_model *m, const struct ls_port *sp)
+{
+    const char *s = smap_get(&sp->nb->options, "arp_proxy");
+    if (!s) {
+        return NULL;
+    }
+    struct ds out = DS_EMPTY_INITIALIZER;
+    struct ds ignored = DS_EMPTY_INITIALIZER;
+    char *copy = xstrdup(s);
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, " ", &save); tok;
+         tok = strtok_r(NULL, " ", &save)) {
+        ovs_be32 ip, mask;
+        struct in6_addr ip6, mask6;
+        char *error = ip_parse_masked(tok, &ip, &mask);
+        if (!error) {
+            ds_put_format(&out, "%s"IP_FMT, out.length ? "," : "",
+                          IP_ARGS(ip));
+            if (mask != OVS_BE32_MAX) {
+                ds_put_format(&ignored, "%s\"%s\" (only the address is "
+                              "answered for)", ignored.length ? ", " : "",
+                              tok);
+            }
+            continue;
+        }
+        free(error);
+        error = ipv6_parse_masked(tok, &ip6, &mask6);
+        if (!error) {
+            ds_put_format(&ignored, "%s\"%s\" (IPv6: no proxy)",
+                          ignored.length ? ", " : "", tok);
+            continue;
+        }
+        free(error);
+        ds_put_format(&ignored, "%s\"%s\" and what follows (not an "
+                      "address)", ignored.length ? ", " : "", tok);
+        break;
+    }
+    if (ignored.length) {
+        char *msg = xasprintf("Logical_Switch_Port %s: arp_proxy: ignoring "
+                              "%s, as stock 23.03", sp->nb->name,
+                              ds_cstr(&ignored));
+        lr_report(m, "%s", msg);
+        free(msg);
+    }
+    free(copy);
+    ds_destroy(&ignored);
+    if (!out.length) {
+        ds_destroy(&out);
+        return NULL;
+    }
+    return ds_steal_cstr(&out);
+}
+
 static int
 compare_ls_ports_by_name(const void *a_, const void *b_)
 {
@@ -443,6 +505,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         }
         p->peer = sp->nb->name;
         shash_add(&lr->peers, sp->nb->name, p);
+        p->arp_proxy = parse_arp_proxy(m, sp);
     }
     free(claimants);
 
@@ -475,11 +538,14 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         }
     }
 
+    lr_check_model(m);
+
     /* Router advertisements, on the ports wired to a switch. */
     for (size_t i = 0; i < lr->n_routers; i++) {
         const struct lr_router *r = &lr->routers[i];
         for (size_t j = 0; j < r->n_ports; j++) {
             r->ports[j]->ra = lr_ra_parse(m, r->ports[j]);
+            r->ports[j]->mtu = lr_mtu_parse(m, r->ports[j]);
         }
     }
 
@@ -685,7 +751,6 @@ build_admission(struct lflow_table *t, const struct lr_router *r,
         if (!p->enabled) {
             continue;
         }
-        const struct uuid *hint = &p->nb->header_.uuid;
         ds_clear(a);
         ds_put_format(a, "xreg0[0..47] = %s; next;", p->mac_s);
         ds_clear(m);
@@ -695,10 +760,10 @@ build_admission(struct lflow_table *t, const struct lr_router *r,
             ds_put_format(m, " && is_chassis_resident(%s)",
                           p->dgp->cr_qname);
         }
-        LR_ADD(t, dp, S_LR_IN_ADMISSION, 50, ds_cstr(m), ds_cstr(a), hint);
+        lr_mtu_admission(t, p, ds_cstr(m), ds_cstr(a));
         ds_clear(m);
         ds_put_format(m, "eth.mcast && inport == %s", p->qname);
-        LR_ADD(t, dp, S_LR_IN_ADMISSION, 50, ds_cstr(m), ds_cstr(a), hint);
+        lr_mtu_admission(t, p, ds_cstr(m), ds_cstr(a));
     }
 }
 
@@ -982,7 +1047,7 @@ build_ip_input(struct lflow_table *t, const struct lr_router *r,
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 84, "nd_rs || nd_ra", "next;");
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 83, "ip6.mcast_rsvd", "drop;");
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 82, "ip4.mcast || ip6.mcast",
-              "drop;");
+              r->mcast_relay ? "next;" : "drop;");
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 50, "eth.bcast", "drop;");
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 32,
               "ip.ttl == {0, 1} && !ip.later_frag && "
@@ -1056,26 +1121,24 @@ build_rpeer_arp_resolve(struct lflow_table *t, const struct lr_port *x)
     struct ds m = DS_EMPTY_INITIALIZER;
     struct ds a = DS_EMPTY_INITIALIZER;
     ds_put_format(&a, "eth.dst = %s; next;", x->mac_s);
-    if (x->n_ip4) {
-        /* (Stock writes no space before "==" here.) */
-        ds_put_format(&m, "outport == %s && reg0== ", y->qname);
-        ds_put_cstr(&m, x->n_ip4 > 1 ? "{" : "");
-        for (size_t i = 0; i < x->n_ip4; i++) {
-            ds_put_format(&m, "%s%s", i ? ", " : "", x->ip4[i].addr_s);
+    for (int v6 = 0; v6 < 2; v6++) {
+        size_t n = v6 ? x->n_ip6 : x->n_ip4;
+        if (!n) {
+            continue;
         }
-        ds_put_cstr(&m, x->n_ip4 > 1 ? "}" : "");
+        ds_clear(&m);
+        /* (Stock writes no space before "==" for IPv4.) */
+        ds_put_format(&m, "outport == %s && %s", y->qname,
+                      v6 ? "xxreg0 == " : "reg0== ");
+        ds_put_cstr(&m, n > 1 ? "{" : "");
+        for (size_t i = 0; i < n; i++) {
+            ds_put_format(&m, "%s%s", i ? ", " : "",
+                          v6 ? x->ip6[i].addr_s : x->ip4[i].addr_s);
+        }
+        ds_put_cstr(&m, n > 1 ? "}" : "");
         LR_ADD(t, y->router->dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
                ds_cstr(&a), &x->nb->header_.uuid);
     }
-    ds_clear(&m);
-    ds_put_format(&m, "outport == %s && xxreg0 == ", y->qname);
-    ds_put_cstr(&m, x->n_ip6 > 1 ? "{" : "");
-    for (size_t i = 0; i < x->n_ip6; i++) {
-        ds_put_format(&m, "%s%s", i ? ", " : "", x->ip6[i].addr_s);
-    }
-    ds_put_cstr(&m, x->n_ip6 > 1 ? "}" : "");
-    LR_ADD(t, y->router->dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
-           ds_cstr(&a), &x->nb->header_.uuid);
     ds_destroy(&m);
     ds_destroy(&a);
 }
@@ -1107,6 +1170,7 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
     build_routing(t, r, &m, &a);
     lr_gw_build_lflows(t, r);
     lr_ra_build_lflows(t, r);
+    lr_mtu_build_lflows(t, r);
 
     /* Next hop's MAC: static entries for the switch ports' addresses
      * (lr_build_port_lflows()), else the MAC bindings ovn-controller
@@ -1164,6 +1228,7 @@ lr_build_lflows(struct lflow_table *t, const struct ls_model *m)
         lflow_owner_clear(t, &r->dp->owner);
         lflow_table_set_owner(t, &r->dp->owner);
         build_router_lflows(t, r);
+        lr_mcast_build_lflows(t, m, r);
     }
     lflow_table_set_owner(t, saved);
 }
@@ -1391,6 +1456,18 @@ build_peer_port_lflows(struct lflow_table *t, const struct lr_model *lr,
     ds_clear(&a);
     ds_put_format(&a, "outport = %s; output;", name);
     LR_ADD(t, dp, S_IN_L2_LKUP, 50, ds_cstr(&m), ds_cstr(&a), hint);
+
+    /* options:arp_proxy: the router's MAC for those addresses too. */
+    if (p->arp_proxy) {
+        ds_clear(&m);
+        ds_put_format(&m, "arp.op == 1 && arp.tpa == {%s}", p->arp_proxy);
+        ds_clear(&a);
+        ds_put_format(&a, "eth.dst = eth.src; eth.src = %s; arp.op = 2; "
+                      "/* ARP reply */ arp.tha = arp.sha; arp.sha = %s; "
+                      "arp.tpa <-> arp.spa; outport = inport; "
+                      "flags.loopback = 1; output;", p->mac_s, p->mac_s);
+        LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a), hint);
+    }
     ds_destroy(&m);
     ds_destroy(&a);
     ds_destroy(&qname);

@@ -94,6 +94,11 @@ struct lr_port {
     /* A distributed gateway port (router-gw.h), or NULL. */
     struct lr_dgp *dgp;
     const char *ln_resident;        /* lr_gw_ln_resident(). */
+    int mtu;                        /* options:gateway_mtu (router-mtu.h),
+                                     * or 0. */
+    char *arp_proxy;                /* The IPv4 addresses (comma-separated)
+                                     * its switch port's options:arp_proxy
+                                     * answers for, or NULL. */
 };
 
 /* A static route (router-routes.c). */
@@ -127,6 +132,7 @@ struct lr_router {
     struct ls_datapath *dp;
     const char *chassis;            /* options:chassis: a gateway router
                                      * bound to that chassis; or NULL. */
+    bool mcast_relay;               /* options:mcast_relay (router-mcast.c). */
     struct lr_nat_set *nat;         /* NAT (router-nat.c). */
     struct lr_port **ports;         /* Valid ports, by name. */
     size_t n_ports;
@@ -194,6 +200,11 @@ void lr_peer_pb_options(const struct lr_port *p, struct smap *options);
 void lr_peer_pb_nat_addresses(const struct lr_port *p,
                               const struct ls_port *sp, struct svec *out);
 
+/* Reports what router rows that are valid one by one do wrong together
+ * (router-check.c): two router ports claiming one address on a segment,
+ * static routes that add nothing.  Compiled as written all the same. */
+void lr_check_model(struct ls_model *);
+
 /* Static routes and policies (router-routes.c): parsed with the model
  * (bad ones reported and left out), then compiled with the router's
  * flows. */
@@ -203,6 +214,24 @@ void lr_routes_destroy(struct lr_router *);
 void lr_policies_parse(struct ls_model *, struct lr_router *);
 void lr_policies_build_lflows(struct lflow_table *,
                               const struct lr_router *);
+
+/* Multicast relay (router-mcast.c).  A router with options:mcast_relay
+ * routes the IP multicast groups its switches learnt: a Multicast_Group
+ * on its datapath per group, of the router ports toward the switches that
+ * learnt it, and its flows; its switches send IP multicast to it through
+ * _MC_mrouter_flood.  Router ports with options:mcast_flood
+ * (lr_port_mcast_flood()) form the router's _MC_static, which gets all
+ * IP multicast and reports.  lr_model_port_relays(): whether switch port
+ * 'lsp_name' is wired to such a router; lr_model_dp_relays(): whether a
+ * port of switch 'dp' is. */
+struct mcast_learnt_set;
+bool lr_port_mcast_flood(const struct lr_port *);
+bool lr_model_port_relays(const struct lr_model *, const char *lsp_name);
+bool lr_model_dp_relays(const struct lr_model *, const struct ls_datapath *);
+void lr_mcast_collect(const struct ls_model *, const struct lr_router *,
+                      struct mcast_learnt_set *);
+void lr_mcast_build_lflows(struct lflow_table *, const struct ls_model *,
+                           const struct lr_router *);
 
 /* Flows.  lr_build_lflows(): every router's own flows (each router's
  * datapath owns them).  lr_build_switch_lflows(): what switch 'dp' has

@@ -34,26 +34,6 @@
  * Checks.
  * --------------------------------------------------------------------- */
 
-/* The names a match refers to as "$name" (address sets) and "@name" (port
- * groups).  Stops at the first lexical error: the check reports it. */
-static void
-match_refs(const char *match, struct sset *addr_sets, struct sset *pgs)
-{
-    struct lexer lexer;
-    lex_init(&lexer, match);
-    for (;;) {
-        enum lex_type type = lex_next(&lexer);
-        if (type == LEX_T_END || type == LEX_T_ERROR) {
-            break;
-        } else if (type == LEX_T_ADDRSET) {
-            sset_add(addr_sets, lexer.token.s);
-        } else if (type == LEX_T_PORTGROUP) {
-            sset_add(pgs, lexer.token.s);
-        }
-    }
-    lex_destroy(&lexer);
-}
-
 /* If 'name' is "<pg>_ip4" or "<pg>_ip6", the address set northd derives
  * from port group <pg>: returns <pg> (the caller frees it) and sets
  * '*ipv6'.  Otherwise returns NULL. */
@@ -100,7 +80,7 @@ nbctl_pre_match(struct ctl_context *ctx, const char *match)
 {
     struct sset addr_sets = SSET_INITIALIZER(&addr_sets);
     struct sset pgs = SSET_INITIALIZER(&pgs);
-    match_refs(match, &addr_sets, &pgs);
+    lex_match_refs(match, &addr_sets, &pgs);
 
     if (!sset_is_empty(&addr_sets)) {
         ovsdb_idl_add_column(ctx->idl, &nbrec_address_set_col_name);
@@ -202,7 +182,7 @@ nbctl_check_match(struct ctl_context *ctx, const char *match)
     struct expr_refs refs;
     char *error = NULL;
 
-    match_refs(match, &addr_sets, &pgs);
+    lex_match_refs(match, &addr_sets, &pgs);
     expr_refs_init(&refs);
 
     const char *name;
