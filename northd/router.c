@@ -818,6 +818,10 @@ build_neighbor(struct lflow_table *t, const struct lr_router *r,
                 ds_put_format(m, "inport == %s && arp.spa == %s && "
                               "arp.tpa == %s && arp.op == 1", p->qname,
                               p->ip4[j].net_s, p->ip4[j].addr_s);
+                if (p->dgp) {
+                    ds_put_format(m, " && is_chassis_resident(%s)",
+                                  p->dgp->cr_qname);
+                }
                 LR_ADD(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 110, ds_cstr(m),
                        "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
                        "reg9[3] = 1; next;", &p->nb->header_.uuid);
