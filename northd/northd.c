@@ -614,6 +614,9 @@ build_flows(struct northd_data *d, struct rdb *nb_db,
     lflow_table_set_owner(&d->lflows, &d->lb_owner);
     lb_build_lflows(&d->lflows, &d->model, &d->lbs, &d->features);
     lflow_table_set_owner(&d->lflows, NULL);
+    if (d->model.lr) {
+        d->model.lr->ct_no_masked_label = d->features.ct_no_masked_label;
+    }
     lr_build_lflows(&d->lflows, &d->model);
 }
 

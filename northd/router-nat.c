@@ -1086,7 +1086,8 @@ build_dgp_nats(struct lflow_table *t, const struct lr_router *r)
     }
     if (any) {
         lflow_add(t, r->dp, S_LR_OUT_CHK_DNAT_LOCAL, 50,
-                  "ip && ct_label.natted == 1", "reg9[4] = 1; next;");
+                  (r->ct_mark_natted ? "ip && ct_mark.natted == 1"
+                   : "ip && ct_label.natted == 1"), "reg9[4] = 1; next;");
     }
     /* Traffic from a gateway port's own address that is an SNAT address
      * (hairpinned back in by lr_out_egr_loop) is not a martian. */

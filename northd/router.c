@@ -1229,6 +1229,7 @@ lr_build_lflows(struct lflow_table *t, const struct ls_model *m)
     struct lflow_owner *saved = t->owner;
     for (size_t i = 0; i < m->lr->n_routers; i++) {
         struct lr_router *r = &m->lr->routers[i];
+        r->ct_mark_natted = m->lr->ct_no_masked_label;
         lflow_owner_clear(t, &r->dp->owner);
         lflow_table_set_owner(t, &r->dp->owner);
         build_router_lflows(t, r);

@@ -143,6 +143,9 @@ struct lr_router {
     size_t n_policies;
     struct lr_port *dgp0;           /* The first of its distributed gateway
                                      * ports in NB order, or NULL. */
+    bool ct_mark_natted;            /* Chassis know ct_mark.natted (else
+                                     * ct_label.natted), as of the last
+                                     * lr_build_lflows(). */
     size_t n_dgps;
 };
 
@@ -157,6 +160,9 @@ struct lr_model {
                                      * gateway ports, also the localnet and
                                      * vtep ports (router-gw.h). */
     size_t n_dgps;                  /* Distributed gateway ports. */
+    bool ct_no_masked_label;        /* The chassis feature (features.h),
+                                     * set by northd.c before
+                                     * lr_build_lflows(). */
     struct hmapx routers_only;      /* Switches whose ports are all wired
                                      * to routers (at the last full pass). */
 };
