@@ -191,6 +191,9 @@ estimate_expr(const struct expr *e)
         est.flows = e->boolean ? 1 : 0;
         return est;
 
+    case EXPR_T_CONDITION:
+        return est;
+
     case EXPR_T_CMP: {
         const struct expr_cmp *c = &e->cmp;
         int bits = c->symbol->is_string ? 1 : MAX(c->n_bits, 1);
@@ -803,6 +806,10 @@ lnode_from_expr(struct interner *in, const struct expr *e)
     switch (e->type) {
     case EXPR_T_BOOLEAN:
         return lnode_create(e->boolean ? LN_TRUE : LN_FALSE);
+
+    case EXPR_T_CONDITION:
+        /* is_chassis_resident(): true on some chassis only. */
+        return lnode_create(LN_OPAQUE);
 
     case EXPR_T_CMP:
         n = lnode_create(LN_ATOM);

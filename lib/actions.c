@@ -33,14 +33,19 @@ struct parse_ctx {
 
 /* Actions that are a bare keyword. */
 static const char *const simple_keywords[] = {
-    "ct_next", "ct_clear", "ct_dnat", "ct_snat", "ct_commit_nat",
-    "ct_snat_to_vip", "ct_dnat_in_czone", "ct_snat_in_czone", "igmp",
+    "ct_next", "ct_clear", "ct_commit_nat", "ct_snat_to_vip", "igmp",
+    "handle_dhcpv6_reply",
+};
+
+/* Actions that go through a NAT zone, with or without an address. */
+static const char *const nat_keywords[] = {
+    "ct_dnat", "ct_snat", "ct_dnat_in_czone", "ct_snat_in_czone",
 };
 
 /* Actions that take a nested list of ordinary actions. */
 static const char *const nested_keywords[] = {
     "reject", "tcp_reset", "icmp4", "icmp4_error", "icmp6", "icmp6_error",
-    "arp", "nd_na", "nd_na_router", "nd_ns", "clone",
+    "arp", "nd_na", "nd_na_router", "nd_ns", "clone", "sctp_abort",
 };
 
 /* Function-style actions: what they return and what they take. */
@@ -54,15 +59,18 @@ enum call_result {
 enum call_arg {
     ARG_PORT,                   /* A string field: inport, outport. */
     ARG_MAC,                    /* A 48-bit field: eth.src, eth.dst, ... */
+    ARG_IP4,                    /* A 32-bit field: reg0, ip4.dst, ... */
+    ARG_IP6,                    /* A 128-bit field: xxreg0, ip6.src, ... */
     ARG_NAME,                   /* A quoted string: a port's name.  Only
                                  * as the first argument. */
+    ARG_LENGTH,                 /* A decimal constant below 2**31. */
 };
 
 struct call_def {
     const char *name;
     enum call_result result;
     size_t n_args;
-    enum call_arg args[2];
+    enum call_arg args[3];
 };
 
 static const struct call_def call_defs[] = {
@@ -77,6 +85,18 @@ static const struct call_def call_defs[] = {
     { "bind_vport", RESULT_NONE, 2, { ARG_NAME, ARG_PORT } },
     { "dns_lookup", RESULT_BIT, 0, { ARG_PORT } },
     { "chk_lb_aff", RESULT_BIT, 0, { ARG_PORT } },
+    { "get_arp", RESULT_NONE, 2, { ARG_PORT, ARG_IP4 } },
+    { "get_nd", RESULT_NONE, 2, { ARG_PORT, ARG_IP6 } },
+    { "put_arp", RESULT_NONE, 3, { ARG_PORT, ARG_IP4, ARG_MAC } },
+    { "put_nd", RESULT_NONE, 3, { ARG_PORT, ARG_IP6, ARG_MAC } },
+    { "lookup_arp", RESULT_BIT, 3, { ARG_PORT, ARG_IP4, ARG_MAC } },
+    { "lookup_arp_ip", RESULT_BIT, 2, { ARG_PORT, ARG_IP4 } },
+    { "lookup_nd", RESULT_BIT, 3, { ARG_PORT, ARG_IP6, ARG_MAC } },
+    { "lookup_nd_ip", RESULT_BIT, 2, { ARG_PORT, ARG_IP6 } },
+    { "check_pkt_larger", RESULT_BIT, 1, { ARG_LENGTH } },
+    { "handle_bfd_msg", RESULT_NONE, 0, { ARG_PORT } },
+    { "chk_ecmp_nh_mac", RESULT_BIT, 0, { ARG_PORT } },
+    { "chk_ecmp_nh", RESULT_BIT, 0, { ARG_PORT } },
 };
 
 /* Actions with named arguments, "keyword(name = value, ...)", as
@@ -86,6 +106,7 @@ enum named_kind {
     NAMED_LB_ADDR,              /* A quoted "IP", "IP:PORT", "[IP6]:PORT". */
     NAMED_PROTO,                /* tcp, udp or sctp. */
     NAMED_UINT16,               /* An integer, 0 to 65535. */
+    NAMED_BOOL,                 /* true or false. */
 };
 
 struct named_arg {
@@ -118,7 +139,14 @@ static const struct named_arg commit_lb_aff_args[] = {
     { "timeout", NAMED_UINT16, true },
 };
 
+static const struct named_arg commit_ecmp_nh_args[] = {
+    { "ipv6", NAMED_BOOL, true },
+    { "proto", NAMED_PROTO, true },
+};
+
 static const struct named_def named_defs[] = {
+    { "commit_ecmp_nh", commit_ecmp_nh_args, ARRAY_SIZE(commit_ecmp_nh_args),
+      false, true },
     { "trigger_event", trigger_event_args, ARRAY_SIZE(trigger_event_args),
       true, false },
     { "commit_lb_aff", commit_lb_aff_args, ARRAY_SIZE(commit_lb_aff_args),
@@ -221,6 +249,13 @@ action_destroy(struct action *a)
         break;
     case ACTION_CALL:
         free(a->call.name);
+        break;
+    case ACTION_CT_NAT:
+    case ACTION_STACK:
+        break;
+    case ACTION_SELECT:
+        free(a->select.ids);
+        free(a->select.weights);
         break;
     case ACTION_NAMED_ARGS:
         for (size_t i = 0; i < a->named.n; i++) {
@@ -325,8 +360,12 @@ parse_lvalue(struct parse_ctx *ctx, enum context where,
     bool ok;
     switch (sym->write) {
     case SYMTAB_WR_ANY:
-    case SYMTAB_WR_ICMP:
         ok = where == CTX_TOP;
+        break;
+    case SYMTAB_WR_ICMP:
+        /* icmp4.frag_mtu and icmp6.frag_mtu: ovn-controller 23.03 takes
+         * them anywhere, even inside ct_commit { }. */
+        ok = true;
         break;
     case SYMTAB_WR_CT_COMMIT:
         ok = where == CTX_CT_COMMIT;
@@ -397,6 +436,9 @@ static struct action *parse_call(struct parse_ctx *, const struct call_def *,
 static struct action *parse_put_opts(struct parse_ctx *,
                                      const struct action_field *dst,
                                      size_t pos);
+static struct action *parse_select(struct parse_ctx *,
+                                   const struct action_field *dst,
+                                   size_t pos);
 
 /* "dst = src", "dst <-> src", "ip.ttl--", "dst = function(...)". */
 static struct action *
@@ -457,8 +499,13 @@ parse_assignment(struct parse_ctx *ctx, enum context where)
         return parse_call(ctx, def, &dst, pos);
     }
     if (t->type == LEX_T_ID && (!strcmp(t->s, "put_dhcp_opts")
-                                || !strcmp(t->s, "put_dhcpv6_opts"))) {
+                                || !strcmp(t->s, "put_dhcpv6_opts")
+                                || !strcmp(t->s, "put_nd_ra_opts"))) {
         return parse_put_opts(ctx, &dst, pos);
+    }
+    if (t->type == LEX_T_ID && !strcmp(t->s, "select")
+        && lex_peek(lexer) == LEX_T_LPAREN) {
+        return parse_select(ctx, &dst, pos);
     }
 
     struct action *a = action_create(ACTION_ASSIGN, "=", pos);
@@ -686,8 +733,10 @@ parse_ct_lb(struct parse_ctx *ctx, const char *keyword, size_t pos)
             lex_next(lexer);
         } else if (lex_accept_id(lexer, "skip_snat")) {
             a->lb.skip_snat = true;
+            break;              /* The flag comes last, and alone. */
         } else if (lex_accept_id(lexer, "force_snat")) {
             a->lb.force_snat = true;
+            break;
         } else {
             syntax_error(ctx, "hash_fields, skip_snat or force_snat");
             goto error;
@@ -799,17 +848,24 @@ check_call_arg(struct parse_ctx *ctx, const struct call_def *def,
                                     "inport), not integer field %s",
                                     def->name, sym->name));
         return false;
-    } else if (kind == ARG_MAC && (sym->is_string || f->n_bits != 48)) {
+    }
+    int width = (kind == ARG_MAC ? 48 : kind == ARG_IP4 ? 32
+                 : kind == ARG_IP6 ? 128 : 0);
+    const char *example = (kind == ARG_MAC ? "eth.src"
+                           : kind == ARG_IP4 ? "reg0" : "xxreg0");
+    if (width && (sym->is_string || f->n_bits != width)) {
         if (sym->is_string) {
             set_error(ctx, lex_error_at(ctx->lexer, arg_pos, "%s() needs "
-                                        "a 48-bit field here (such as "
-                                        "eth.src), not string field %s",
-                                        def->name, sym->name));
+                                        "a %d-bit field here (such as "
+                                        "%s), not string field %s",
+                                        def->name, width, example,
+                                        sym->name));
         } else {
             set_error(ctx, lex_error_at(ctx->lexer, arg_pos, "%s() needs "
-                                        "a 48-bit field here (such as "
-                                        "eth.src), not a %d-bit one",
-                                        def->name, f->n_bits));
+                                        "a %d-bit field here (such as "
+                                        "%s), not a %d-bit one",
+                                        def->name, width, example,
+                                        f->n_bits));
         }
         return false;
     }
@@ -900,6 +956,18 @@ parse_call(struct parse_ctx *ctx, const struct call_def *def,
             goto error;
         }
         size_t arg_pos = lexer->token.ofs;
+        if (def->args[i] == ARG_LENGTH) {
+            /* ovn-controller 23.03 reads it as an int. */
+            const struct lex_token *t = &lexer->token;
+            if (t->type != LEX_T_INTEGER || t->format != LEX_F_DECIMAL
+                || t->value.u64.hi || t->value.u64.lo > INT32_MAX) {
+                syntax_error(ctx, "a length in bytes (0 to 2147483647)");
+                goto error;
+            }
+            a->call.number = t->value.u64.lo;
+            lex_next(lexer);
+            continue;
+        }
         if (def->args[i] == ARG_NAME) {
             if (lexer->token.type != LEX_T_STRING) {
                 syntax_error(ctx, "a quoted port name");
@@ -912,7 +980,11 @@ parse_call(struct parse_ctx *ctx, const struct call_def *def,
         if (lexer->token.type != LEX_T_ID) {
             syntax_error(ctx, def->args[i] == ARG_PORT
                          ? "a port field such as inport"
-                         : "a 48-bit field such as eth.src");
+                         : def->args[i] == ARG_MAC
+                         ? "a 48-bit field such as eth.src"
+                         : def->args[i] == ARG_IP4
+                         ? "a 32-bit field such as reg0"
+                         : "a 128-bit field such as xxreg0");
             goto error;
         }
         struct action_field *f = &a->call.args[a->call.n_args++];
@@ -946,11 +1018,14 @@ parse_put_opts(struct parse_ctx *ctx, const struct action_field *dst,
 {
     struct lexer *lexer = ctx->lexer;
     bool v6 = !strcmp(lexer->token.s, "put_dhcpv6_opts");
+    bool ra = !strcmp(lexer->token.s, "put_nd_ra_opts");
     static const struct call_def v4_def = { "put_dhcp_opts", RESULT_BIT, 0,
                                             { ARG_PORT } };
     static const struct call_def v6_def = { "put_dhcpv6_opts", RESULT_BIT,
                                             0, { ARG_PORT } };
-    const struct call_def *def = v6 ? &v6_def : &v4_def;
+    static const struct call_def ra_def = { "put_nd_ra_opts", RESULT_BIT,
+                                            0, { ARG_PORT } };
+    const struct call_def *def = ra ? &ra_def : v6 ? &v6_def : &v4_def;
     if (!check_call_result(ctx, def, dst, pos)) {
         return NULL;
     }
@@ -965,14 +1040,19 @@ parse_put_opts(struct parse_ctx *ctx, const struct action_field *dst,
     size_t allocated = 0;
     struct ds value = DS_EMPTY_INITIALIZER;
     bool has_offerip = false;
+    bool has_slla = false, has_prefix = false;
+    const char *addr_mode = NULL;
     /* Options are separated by commas, or not, as ovn-controller 23.03
      * reads them, and the last may have one. */
     while (!lex_accept(lexer, LEX_T_RPAREN)) {
         const struct dhcp_opt *opt = NULL;
+        size_t opt_pos = lexer->token.ofs;
         if (lexer->token.type != LEX_T_ID
-            || !(opt = dhcp_opt_find(v6, lexer->token.s))) {
-            syntax_error(ctx, v6 ? "DHCPv6 option name"
-                                 : "DHCPv4 option name");
+            || !(opt = (ra ? nd_ra_opt_find(lexer->token.s)
+                        : dhcp_opt_find(v6, lexer->token.s)))) {
+            syntax_error(ctx, ra ? "IPv6 ND RA option name"
+                         : v6 ? "DHCPv6 option name"
+                         : "DHCPv4 option name");
             goto error;
         }
         lex_next(lexer);
@@ -982,9 +1062,27 @@ parse_put_opts(struct parse_ctx *ctx, const struct action_field *dst,
         }
         ds_clear(&value);
         char *error = dhcp_opt_parse_value(lexer, opt, &value);
+        if (!error && ra) {
+            error = nd_ra_opt_check(opt, ds_cstr(&value));
+            if (error) {
+                free(error);
+                error = lex_error_at(lexer, opt_pos, "invalid value for "
+                                     "put_nd_ra_opts() option \"%s\"",
+                                     opt->name);
+            }
+        }
         if (error) {
             set_error(ctx, error);
             goto error;
+        }
+        if (ra) {
+            const char *v = ds_cstr(&value);
+            has_slla |= !strcmp(opt->name, "slla");
+            has_prefix |= !strcmp(opt->name, "prefix");
+            if (!strcmp(opt->name, "addr_mode")) {
+                addr_mode = (strstr(v, "dhcpv6_stateful") ? "stateful"
+                             : "other");
+            }
         }
         if (a->put_opts.n_opts >= allocated) {
             a->put_opts.opts = x2nrealloc(a->put_opts.opts, &allocated,
@@ -995,7 +1093,17 @@ parse_put_opts(struct parse_ctx *ctx, const struct action_field *dst,
         has_offerip |= !strcmp(opt->name, "offerip");
         lex_accept(lexer, LEX_T_COMMA);
     }
-    if (!v6 && !has_offerip) {
+    if (ra && !has_slla) {
+        set_error(ctx, lex_error_at(lexer, pos, "put_nd_ra_opts() needs an "
+                                    "slla option"));
+        goto error;
+    } else if (ra && !has_prefix
+               && (!addr_mode || strcmp(addr_mode, "stateful"))) {
+        set_error(ctx, lex_error_at(lexer, pos, "put_nd_ra_opts() needs a "
+                                    "prefix option unless addr_mode is "
+                                    "\"dhcpv6_stateful\""));
+        goto error;
+    } else if (!v6 && !ra && !has_offerip) {
         set_error(ctx, lex_error_at(lexer, pos, "put_dhcp_opts() needs an "
                                     "offerip option"));
         goto error;
@@ -1007,6 +1115,191 @@ error:
     ds_destroy(&value);
     action_destroy(a);
     return NULL;
+}
+
+/* "select(id[=weight], ...)", the current token being "select", whose
+ * result goes to 'dst': at least two ids, each 0 to 65535, weights 1 to
+ * 65535, into a writable integer field of at least 16 bits, as
+ * ovn-controller 23.03 checks them. */
+static struct action *
+parse_select(struct parse_ctx *ctx, const struct action_field *dst,
+             size_t pos)
+{
+    struct lexer *lexer = ctx->lexer;
+
+    if (dst->symbol->is_string || dst->n_bits < 16) {
+        struct ds name = DS_EMPTY_INITIALIZER;
+        action_format_field(dst, &name);
+        set_error(ctx, lex_error_at(lexer, pos, "select() needs a field of "
+                                    "at least 16 bits for its result, not "
+                                    "%s", ds_cstr(&name)));
+        ds_destroy(&name);
+        return NULL;
+    }
+    lex_next(lexer);
+    lex_next(lexer);            /* "(" */
+
+    struct action *a = action_create(ACTION_SELECT, "select", pos);
+    size_t allocated = 0;
+    a->select.dst = *dst;
+    do {
+        const struct lex_token *t = &lexer->token;
+        if (t->type != LEX_T_INTEGER || t->format != LEX_F_DECIMAL
+            || t->value.u64.hi || t->value.u64.lo > 65535) {
+            syntax_error(ctx, "a member id (0 to 65535)");
+            goto error;
+        }
+        if (a->select.n >= allocated) {
+            size_t old = allocated;
+            a->select.ids = x2nrealloc(a->select.ids, &allocated,
+                                       sizeof *a->select.ids);
+            allocated = old;
+            a->select.weights = x2nrealloc(a->select.weights, &allocated,
+                                           sizeof *a->select.weights);
+        }
+        a->select.ids[a->select.n] = t->value.u64.lo;
+        a->select.weights[a->select.n] = 0;
+        lex_next(lexer);
+        if (lex_accept(lexer, LEX_T_ASSIGN)) {
+            if (t->type != LEX_T_INTEGER || t->format != LEX_F_DECIMAL
+                || t->value.u64.hi || !t->value.u64.lo
+                || t->value.u64.lo > 65535) {
+                syntax_error(ctx, "a weight (1 to 65535)");
+                goto error;
+            }
+            a->select.weights[a->select.n] = t->value.u64.lo;
+            lex_next(lexer);
+        }
+        a->select.n++;
+    } while (lex_accept(lexer, LEX_T_COMMA));
+    if (!lex_accept(lexer, LEX_T_RPAREN)) {
+        syntax_error(ctx, "`,' or `)'");
+        goto error;
+    }
+    if (a->select.n < 2) {
+        set_error(ctx, lex_error_at(lexer, pos, "select() needs at least "
+                                    "two members"));
+        goto error;
+    }
+    return a;
+
+error:
+    action_destroy(a);
+    return NULL;
+}
+
+/* True if the current token is the '-' of a port range: our lexer makes
+ * a lone '-' an error token, which a port range reads as a hyphen. */
+static bool
+at_hyphen(const struct lexer *lexer)
+{
+    return (lexer->token.type == LEX_T_ERROR && lexer->token.len == 1
+            && lexer->input[lexer->token.ofs] == '-');
+}
+
+/* A port of a NAT range, stored as ovn-controller 23.03 stores it: the
+ * decimal constant cut to 16 bits. */
+static bool
+parse_nat_port(struct parse_ctx *ctx, uint16_t *port)
+{
+    const struct lex_token *t = &ctx->lexer->token;
+    if (t->type != LEX_T_INTEGER || t->format != LEX_F_DECIMAL) {
+        syntax_error(ctx, "a port number");
+        return false;
+    }
+    *port = t->value.u64.lo;
+    lex_next(ctx->lexer);
+    return true;
+}
+
+/* ct_dnat, ct_snat, ct_dnat_in_czone, ct_snat_in_czone: bare, or
+ * "(IP)", "(IP,PORT)", "(IP,LOW-HIGH)", with the ports above 0 and HIGH
+ * above LOW. */
+static struct action *
+parse_ct_nat(struct parse_ctx *ctx, const char *keyword, size_t pos)
+{
+    struct lexer *lexer = ctx->lexer;
+    struct action *a = action_create(ACTION_CT_NAT, keyword, pos);
+
+    if (!lex_accept(lexer, LEX_T_LPAREN)) {
+        return a;
+    }
+    const struct lex_token *t = &lexer->token;
+    if (t->type != LEX_T_INTEGER
+        || (t->format != LEX_F_IPV4 && t->format != LEX_F_IPV6)) {
+        syntax_error(ctx, "an IPv4 or IPv6 address");
+        goto error;
+    }
+    a->nat.has_ip = true;
+    a->nat.ipv6 = t->format == LEX_F_IPV6;
+    a->nat.ip = t->value;
+    lex_next(lexer);
+    if (lex_accept(lexer, LEX_T_COMMA)) {
+        size_t port_pos = lexer->token.ofs;
+        if (!parse_nat_port(ctx, &a->nat.port_lo)) {
+            goto error;
+        }
+        if (!a->nat.port_lo) {
+            set_error(ctx, lex_error_at(lexer, port_pos, "a NAT port range "
+                                        "cannot start at 0 (ports are "
+                                        "taken modulo 65536)"));
+            goto error;
+        }
+        if (at_hyphen(lexer)) {
+            lex_next(lexer);
+            size_t hi_pos = lexer->token.ofs;
+            if (!parse_nat_port(ctx, &a->nat.port_hi)) {
+                goto error;
+            }
+            if (a->nat.port_hi <= a->nat.port_lo) {
+                set_error(ctx, lex_error_at(lexer, hi_pos, "the end of a NAT "
+                                            "port range must be above its "
+                                            "start (ports are taken modulo "
+                                            "65536)"));
+                goto error;
+            }
+        }
+    }
+    if (!lex_accept(lexer, LEX_T_RPAREN)) {
+        syntax_error(ctx, "`)'");
+        goto error;
+    }
+    return a;
+
+error:
+    action_destroy(a);
+    return NULL;
+}
+
+/* "push(FIELD)" (any field) or "pop(FIELD)" (a field this context may
+ * write), the current token being the keyword. */
+static struct action *
+parse_stack(struct parse_ctx *ctx, enum context where, size_t pos)
+{
+    struct lexer *lexer = ctx->lexer;
+    bool push = lex_is_id(lexer, "push");
+    struct action_field f;
+
+    lex_next(lexer);
+    if (!lex_accept(lexer, LEX_T_LPAREN)) {
+        syntax_error(ctx, "`('");
+        return NULL;
+    }
+    if (lexer->token.type != LEX_T_ID) {
+        syntax_error(ctx, "a field name");
+        return NULL;
+    }
+    if (push ? !parse_rvalue_field(ctx, &f) : !parse_lvalue(ctx, where, &f)) {
+        return NULL;
+    }
+    if (!lex_accept(lexer, LEX_T_RPAREN)) {
+        syntax_error(ctx, "`)'");
+        return NULL;
+    }
+    struct action *a = action_create(ACTION_STACK, push ? "push" : "pop",
+                                     pos);
+    a->assign.dst = f;
+    return a;
 }
 
 /* "keyword { actions }" for ct_commit and the nested actions. */
@@ -1233,6 +1526,13 @@ parse_named(struct parse_ctx *ctx, const struct named_def *def, size_t pos)
                 ds_put_cstr(&v, t->s);
             }
             break;
+        case NAMED_BOOL:
+            ok = (t->type == LEX_T_ID
+                  && (!strcmp(t->s, "true") || !strcmp(t->s, "false")));
+            if (ok) {
+                ds_put_cstr(&v, t->s);
+            }
+            break;
         case NAMED_UINT16:
         default:
             ok = lex_token_is_small_int(t) && t->value.u64.lo <= 65535;
@@ -1247,6 +1547,7 @@ parse_named(struct parse_ctx *ctx, const struct named_def *def, size_t pos)
                          : arg->kind == NAMED_LB_ADDR
                          ? "a quoted address (of the VIP's family)"
                          : arg->kind == NAMED_PROTO ? "tcp, udp or sctp"
+                         : arg->kind == NAMED_BOOL ? "true or false"
                          : "an integer between 0 and 65535");
             goto error;
         }
@@ -1313,6 +1614,12 @@ parse_action(struct parse_ctx *ctx, enum context where)
         return parse_set_meter(ctx, pos);
     } else if (lex_accept_id(lexer, "set_queue")) {
         return parse_set_queue(ctx, pos);
+    } else if (lex_is_id(lexer, "push") || lex_is_id(lexer, "pop")) {
+        return parse_stack(ctx, where, pos);
+    } else if ((kw = find_keyword(nat_keywords,
+                                  ARRAY_SIZE(nat_keywords), t->s))) {
+        lex_next(lexer);
+        return parse_ct_nat(ctx, kw, pos);
     } else if ((kw = find_keyword(simple_keywords,
                                   ARRAY_SIZE(simple_keywords), t->s))) {
         lex_next(lexer);
@@ -1485,6 +1792,37 @@ format_action(const struct action *a, struct ds *s)
     case ACTION_SIMPLE:
         ds_put_cstr(s, a->keyword);
         break;
+    case ACTION_CT_NAT:
+        ds_put_cstr(s, a->keyword);
+        if (a->nat.has_ip) {
+            ds_put_char(s, '(');
+            lex_token_format_value(a->nat.ipv6 ? LEX_F_IPV6 : LEX_F_IPV4,
+                                   a->nat.ip, s);
+            if (a->nat.port_lo) {
+                ds_put_format(s, ",%"PRIu16, a->nat.port_lo);
+                if (a->nat.port_hi) {
+                    ds_put_format(s, "-%"PRIu16, a->nat.port_hi);
+                }
+            }
+            ds_put_char(s, ')');
+        }
+        break;
+    case ACTION_STACK:
+        ds_put_format(s, "%s(", a->keyword);
+        action_format_field(&a->assign.dst, s);
+        ds_put_char(s, ')');
+        break;
+    case ACTION_SELECT:
+        action_format_field(&a->select.dst, s);
+        ds_put_cstr(s, " = select(");
+        for (size_t i = 0; i < a->select.n; i++) {
+            ds_put_format(s, "%s%"PRIu16, i ? ", " : "", a->select.ids[i]);
+            if (a->select.weights[i]) {
+                ds_put_format(s, "=%"PRIu16, a->select.weights[i]);
+            }
+        }
+        ds_put_char(s, ')');
+        break;
     case ACTION_CT_COMMIT:
     case ACTION_NESTED:
         ds_put_cstr(s, a->keyword);
@@ -1554,6 +1892,9 @@ format_action(const struct action *a, struct ds *s)
         ds_put_format(s, "%s(", a->keyword);
         if (a->call.name) {
             format_quoted(a->call.name, s);
+        }
+        if (!strcmp(a->keyword, "check_pkt_larger")) {
+            ds_put_format(s, "%"PRIu32, a->call.number);
         }
         for (size_t i = 0; i < a->call.n_args; i++) {
             if (i || a->call.name) {

@@ -12,7 +12,9 @@
  *   next;  next(N);  next(pipeline=ingress|egress, table=N);
  *   output;
  *   FIELD = VALUE;  FIELD = FIELD;  FIELD <-> FIELD;  ip.ttl--;
- *   ct_next;  ct_clear;  ct_dnat;  ct_snat;  ct_commit_nat;
+ *   ct_next;  ct_clear;  ct_commit_nat;
+ *   ct_dnat;  ct_snat;  ct_dnat_in_czone;  ct_snat_in_czone;  each also
+ *       with "(IP)" or "(IP,PORT)" or "(IP,LOW-HIGH)";
  *   ct_commit;  ct_commit { ct_mark.blocked = 1; ... };
  *   ct_lb;  ct_lb_mark;  ct_lb_mark(backends=IP[:PORT],...
  *                                   [; hash_fields="..."]
@@ -21,7 +23,10 @@
  *   reject { ... };  tcp_reset { ... };  icmp4 { ... };  icmp4_error {...};
  *   icmp6 { ... };  icmp6_error { ... };  arp { ... };  nd_na { ... };
  *   nd_na_router { ... };  nd_ns { ... };  clone { ... };
- *   ct_snat_to_vip;  ct_dnat_in_czone;  ct_snat_in_czone;
+ *   sctp_abort { ... };  push(FIELD);  pop(FIELD);
+ *   ct_snat_to_vip;  handle_dhcpv6_reply;
+ *   DST = select(N[=WEIGHT], ...);   (DST at least 16 bits)
+ *   commit_ecmp_nh(ipv6 = true|false, proto = tcp|udp|sctp);
  *
  * and the function-style actions, some of which store a result:
  *
@@ -31,13 +36,22 @@
  *   DST = get_fdb(MAC);              handle_svc_check(PORT);
  *   BIT = put_dhcp_opts(NAME = VALUE, ...);   (offerip among them)
  *   BIT = put_dhcpv6_opts(NAME = VALUE, ...);
+ *   BIT = put_nd_ra_opts(NAME = VALUE, ...);
+ *   get_arp(PORT, IP4);     put_arp(PORT, IP4, MAC);
+ *   get_nd(PORT, IP6);      put_nd(PORT, IP6, MAC);
+ *   BIT = lookup_arp(PORT, IP4, MAC);    BIT = lookup_arp_ip(PORT, IP4);
+ *   BIT = lookup_nd(PORT, IP6, MAC);     BIT = lookup_nd_ip(PORT, IP6);
+ *   BIT = check_pkt_larger(LENGTH);      handle_bfd_msg();
+ *   BIT = chk_ecmp_nh_mac();             BIT = chk_ecmp_nh();
  *
  * where BIT is a writable 1-bit field or subfield (e.g. reg0[15]), PORT a
  * string field (inport, outport), MAC a 48-bit field or subfield (eth.src,
- * xreg0[0..47]) and DST a writable string field or 32-bit field (outport,
- * reg1).  Arguments are fields, never constants, but for the DHCP
- * options, whose names and values ovn-controller 23.03 knows from the SB
- * DHCP_Options and DHCPv6_Options tables (lib/dhcp-opts.h): each VALUE is
+ * xreg0[0..47]), IP4 and IP6 a 32-bit and a 128-bit field or subfield
+ * (reg0, ip4.dst; xxreg0, ip6.src), LENGTH a decimal below 2**31, and
+ * DST a writable string field or 32-bit field (outport, reg1).
+ * Arguments are fields, never constants, but for the DHCP options, whose
+ * names and values ovn-controller 23.03 knows from the SB DHCP_Options and
+ * DHCPv6_Options tables (lib/dhcp-opts.h): each VALUE is
  * a constant or a set of them in braces, of the kind the option takes.
  *
  * Inside ct_commit { }, only ct_mark and ct_label (and their subfields)
@@ -73,7 +87,13 @@ enum action_type {
     ACTION_PUT_OPTS,            /* dst = put_dhcp_opts(...) or
                                  * put_dhcpv6_opts(...): in 'keyword'. */
     ACTION_NAMED_ARGS,          /* keyword(name = value, ...):
-                                 * trigger_event, commit_lb_aff. */
+                                 * trigger_event, commit_lb_aff,
+                                 * commit_ecmp_nh. */
+    ACTION_CT_NAT,              /* ct_dnat, ct_snat, ct_dnat_in_czone,
+                                 * ct_snat_in_czone [(IP[,PORTS])]. */
+    ACTION_SELECT,              /* dst = select(id[=weight], ...). */
+    ACTION_STACK,               /* push(field), pop(field): 'keyword',
+                                 * the field in 'assign.dst'. */
 };
 
 /* One option of put_dhcp_opts() or put_dhcpv6_opts(). */
@@ -116,7 +136,8 @@ struct action {
             struct action_field src;    /* If 'src_is_field'. */
             struct expr_const value;    /* Otherwise; owned. */
         } assign;               /* ACTION_ASSIGN, ACTION_EXCHANGE,
-                                 * ACTION_DECREMENT (dst only). */
+                                 * ACTION_DECREMENT, ACTION_STACK (dst
+                                 * only). */
         struct ovs_list nested; /* ACTION_CT_COMMIT, ACTION_NESTED. */
         struct {
             bool has_args;      /* "ct_lb_mark(...)" vs "ct_lb_mark". */
@@ -141,9 +162,23 @@ struct action {
             struct action_field dst;
             char *name;         /* A first argument that is a quoted name
                                  * (bind_vport()), or NULL. */
-            struct action_field args[2];    /* The field arguments. */
+            struct action_field args[3];    /* The field arguments. */
             size_t n_args;
+            uint32_t number;    /* check_pkt_larger()'s length. */
         } call;
+        struct {
+            bool has_ip;        /* Written with an address. */
+            bool ipv6;
+            ovs_u128 ip;        /* Host order. */
+            uint16_t port_lo;   /* 0 if no ports were given. */
+            uint16_t port_hi;   /* 0 if only 'port_lo' was given. */
+        } nat;                  /* ACTION_CT_NAT. */
+        struct {
+            struct action_field dst;
+            uint16_t *ids;      /* Owned. */
+            uint16_t *weights;  /* Owned; 0 where none was written. */
+            size_t n;
+        } select;               /* ACTION_SELECT. */
         struct {
             char **names;       /* Static: the argument names. */
             char **values;      /* Owned: canonical text of each value. */

@@ -60,6 +60,73 @@ static const struct dhcp_opt v6_opts[] = {
     { "domain_search", 24, "str" },
 };
 
+/* The options of put_nd_ra_opts(), as ovn-controller 23.03 names them. */
+static const struct dhcp_opt nd_ra_opts[] = {
+    { "addr_mode", -1, "str" },
+    { "slla", 1, "mac" },
+    { "prefix", 3, "ipv6" },
+    { "mtu", 5, "uint32" },
+    { "rdnss", 25, "ipv6" },
+    { "dnssl", 31, "str" },
+    { "route_info", 24, "str" },
+    { "router_preference", -1, "str" },
+};
+
+const struct dhcp_opt *
+nd_ra_opt_find(const char *name)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(nd_ra_opts); i++) {
+        if (!strcmp(nd_ra_opts[i].name, name)) {
+            return &nd_ra_opts[i];
+        }
+    }
+    return NULL;
+}
+
+/* The checks ovn-controller 23.03 makes of one put_nd_ra_opts() value
+ * beyond its kind (tested against stock ovn-trace, tests/lang.at):
+ * 'value' is the canonical text dhcp_opt_parse_value() wrote. */
+char *
+nd_ra_opt_check(const struct dhcp_opt *opt, const char *value)
+{
+    const char *name = opt->name;
+    if (!strcmp(name, "dnssl") || !strcmp(name, "route_info")) {
+        return NULL;
+    }
+
+    /* Exactly one constant, in braces or not. */
+    struct lexer lex;
+    lex_init(&lex, value);
+    lex_next(&lex);
+    bool set = lex_accept(&lex, LEX_T_LCURLY);
+    struct lex_token t = lex.token;
+    t.s = nullable_xstrdup(lex.token.s);
+    lex_next(&lex);
+    bool one = set ? lex.token.type == LEX_T_RCURLY
+                   : lex.token.type == LEX_T_END;
+    lex_destroy(&lex);
+
+    bool ok = one;
+    if (ok && !strcmp(name, "addr_mode")) {
+        ok = (!strcmp(t.s, "slaac") || !strcmp(t.s, "dhcpv6_stateful")
+              || !strcmp(t.s, "dhcpv6_stateless"));
+    } else if (ok && !strcmp(name, "router_preference")) {
+        ok = (!strcmp(t.s, "HIGH") || !strcmp(t.s, "MEDIUM")
+              || !strcmp(t.s, "LOW"));
+    } else if (ok && !strcmp(name, "slla")) {
+        ok = t.format == LEX_F_ETHERNET;
+    } else if (ok && !strcmp(name, "prefix")) {
+        ok = t.format == LEX_F_IPV6 && t.type == LEX_T_MASKED_INTEGER;
+    } else if (ok && !strcmp(name, "rdnss")) {
+        ok = t.format == LEX_F_IPV6;
+    } else if (ok && !strcmp(name, "mtu")) {
+        ok = t.format == LEX_F_DECIMAL && t.type == LEX_T_INTEGER;
+    }
+    free(t.s);
+    return ok ? NULL : xasprintf("invalid value for put_nd_ra_opts() "
+                                 "option \"%s\"", name);
+}
+
 const struct dhcp_opt *
 dhcp_opts_v4(size_t *n)
 {

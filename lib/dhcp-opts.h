@@ -26,6 +26,14 @@ const struct dhcp_opt *dhcp_opts_v6(size_t *n);
 /* The option named 'name', or NULL. */
 const struct dhcp_opt *dhcp_opt_find(bool v6, const char *name);
 
+/* The option of put_nd_ra_opts() named 'name', or NULL; and the checks
+ * of its value that go beyond its kind (for a value that
+ * dhcp_opt_parse_value() accepted and wrote): NULL if it passes, else an
+ * error for the caller to free. */
+const struct dhcp_opt *nd_ra_opt_find(const char *name);
+char *nd_ra_opt_check(const struct dhcp_opt *, const char *value)
+    OVS_WARN_UNUSED_RESULT;
+
 /* Checks that 'value' is what ovn-controller 23.03 accepts as the value
  * of option 'opt' in put_dhcp(v6)_opts(): one constant, or a non-empty
  * set of them in braces, all strings or all numbers (addresses included)

@@ -417,6 +417,10 @@ expr_clone(const struct expr *e)
     case EXPR_T_BOOLEAN:
         c->boolean = e->boolean;
         break;
+    case EXPR_T_CONDITION:
+        c->cond.lport = xstrdup(e->cond.lport);
+        c->cond.negated = e->cond.negated;
+        break;
     }
     return c;
 }
@@ -445,6 +449,9 @@ expr_destroy(struct expr *e)
         }
         break;
     case EXPR_T_BOOLEAN:
+        break;
+    case EXPR_T_CONDITION:
+        free(e->cond.lport);
         break;
     }
     free(e);
@@ -529,13 +536,20 @@ format_expr(const struct expr *e, struct ds *s, enum expr_type context)
     case EXPR_T_BOOLEAN:
         ds_put_char(s, e->boolean ? '1' : '0');
         break;
+    case EXPR_T_CONDITION:
+        ds_put_format(s, "%sis_chassis_resident(",
+                      e->cond.negated ? "!" : "");
+        format_quoted(e->cond.lport, s);
+        ds_put_char(s, ')');
+        break;
     case EXPR_T_NOT:
         LIST_FOR_EACH (sub, node, &e->subs) {
             /* "!x" for a bare one-bit test, "!(...)" otherwise. */
             struct ds inner = DS_EMPTY_INITIALIZER;
             format_expr(sub, &inner, EXPR_T_NOT);
-            if (sub->type == EXPR_T_CMP && !strchr(ds_cstr(&inner), ' ')
-                && inner.string[0] != '!') {
+            if ((sub->type == EXPR_T_CONDITION && !sub->cond.negated)
+                || (sub->type == EXPR_T_CMP && !strchr(ds_cstr(&inner), ' ')
+                    && inner.string[0] != '!')) {
                 ds_put_format(s, "!%s", ds_cstr(&inner));
             } else {
                 ds_put_format(s, "!(%s)", ds_cstr(&inner));
@@ -1041,6 +1055,38 @@ parse_const_first(struct parse_ctx *ctx)
     return and;
 }
 
+/* is_chassis_resident("PORT"), the current token being the name. */
+static struct expr *
+parse_condition(struct parse_ctx *ctx)
+{
+    struct lexer *lexer = ctx->lexer;
+
+    lex_next(lexer);
+    if (!lex_accept(lexer, LEX_T_LPAREN)) {
+        syntax_error(ctx, "`('");
+        return NULL;
+    }
+    if (lexer->token.type != LEX_T_STRING) {
+        syntax_error(ctx, "a quoted port name");
+        return NULL;
+    }
+    struct expr *e = expr_alloc(EXPR_T_CONDITION);
+    e->cond.lport = xstrdup(lexer->token.s);
+    lex_next(lexer);
+    if (!lex_accept(lexer, LEX_T_RPAREN)) {
+        syntax_error(ctx, "`)'");
+        expr_destroy(e);
+        return NULL;
+    }
+    return e;
+}
+
+static bool
+is_condition(const struct lexer *lexer)
+{
+    return lex_is_id(lexer, "is_chassis_resident");
+}
+
 static struct expr *
 parse_primary(struct parse_ctx *ctx)
 {
@@ -1067,6 +1113,8 @@ parse_primary(struct parse_ctx *ctx)
         }
         ctx->depth--;
         return e;
+    } else if (is_condition(lexer)) {
+        return parse_condition(ctx);
     } else if (lexer->token.type == LEX_T_ID) {
         return parse_field_cmp(ctx);
     } else if (token_is_constant(&lexer->token)) {
@@ -1089,7 +1137,9 @@ parse_not(struct parse_ctx *ctx)
      * "!x == 1" is ambiguous to a reader, so it is rejected. */
     struct expr *sub;
     enum expr_relop relop;
-    if (lexer->token.type == LEX_T_ID) {
+    if (is_condition(lexer)) {
+        sub = parse_condition(ctx);
+    } else if (lexer->token.type == LEX_T_ID) {
         sub = parse_field(ctx);
         if (!sub) {
             return NULL;
@@ -1395,6 +1445,11 @@ annotate(struct expr *e, bool negate, struct annotate_ctx *ctx,
         *out = e;
         return NULL;
 
+    case EXPR_T_CONDITION:
+        e->cond.negated ^= negate;
+        *out = e;
+        return NULL;
+
     case EXPR_T_NOT: {
         sub = CONTAINER_OF(ovs_list_pop_front(&e->subs), struct expr, node);
         free(e);
@@ -1498,6 +1553,7 @@ annotates_cleanly(const struct expr *e, bool negate,
 {
     switch (e->type) {
     case EXPR_T_BOOLEAN:
+    case EXPR_T_CONDITION:
         return true;
 
     case EXPR_T_NOT: {
@@ -1760,6 +1816,7 @@ expr_normalize(struct expr *e)
 
     switch (e->type) {
     case EXPR_T_BOOLEAN:
+    case EXPR_T_CONDITION:
         return e;
 
     case EXPR_T_CMP:
@@ -1853,7 +1910,8 @@ expr_normalize(struct expr *e)
     for (size_t i = 0; i < kept; i++) {
         bool absorbed = false;
         if (items[i].e->type != EXPR_T_CMP
-            && items[i].e->type != EXPR_T_BOOLEAN) {
+            && items[i].e->type != EXPR_T_BOOLEAN
+            && items[i].e->type != EXPR_T_CONDITION) {
             LIST_FOR_EACH (sub, node, &items[i].e->subs) {
                 char *key = expr_to_string(sub);
                 for (size_t j = 0; j < kept && !absorbed; j++) {
@@ -2070,6 +2128,8 @@ expr_evaluate(const struct expr *e, const struct expr_flow *flow)
     switch (e->type) {
     case EXPR_T_BOOLEAN:
         return e->boolean;
+    case EXPR_T_CONDITION:
+        return !e->cond.negated;
     case EXPR_T_CMP:
         return eval_cmp(&e->cmp, flow);
     case EXPR_T_NOT:
@@ -2108,6 +2168,7 @@ satisfy(const struct expr *e, struct expr_flow *flow)
     }
     switch (e->type) {
     case EXPR_T_BOOLEAN:
+    case EXPR_T_CONDITION:
         return xstrdup("microflow is always false");
     case EXPR_T_AND:
         LIST_FOR_EACH (sub, node, &e->subs) {

@@ -113,6 +113,8 @@ enum expr_type {
     EXPR_T_OR,                  /* Any of 'subs'. */
     EXPR_T_NOT,                 /* Not the one expression in 'subs'. */
     EXPR_T_BOOLEAN,             /* Constant true or false. */
+    EXPR_T_CONDITION,           /* is_chassis_resident("PORT"), or its
+                                 * negation. */
 };
 
 /* Compares bits [ofs, ofs + n_bits) of 'symbol' with constants.  With
@@ -140,6 +142,10 @@ struct expr {
         struct expr_cmp cmp;    /* EXPR_T_CMP. */
         struct ovs_list subs;   /* EXPR_T_AND, EXPR_T_OR, EXPR_T_NOT. */
         bool boolean;           /* EXPR_T_BOOLEAN. */
+        struct {
+            char *lport;        /* Owned: the quoted port name. */
+            bool negated;       /* !is_chassis_resident(...). */
+        } cond;                 /* EXPR_T_CONDITION. */
     };
 };
 
@@ -220,6 +226,9 @@ void expr_flow_format(const struct expr_flow *, struct ds *);
 char *expr_flow_parse(struct expr_flow *, const char *microflow,
                       const struct symtab *) OVS_WARN_UNUSED_RESULT;
 
+/* is_chassis_resident() evaluates to true for every port, as stock
+ * ovn-trace 23.03 evaluates it (as if every port resided on the chassis
+ * the trace runs for). */
 bool expr_evaluate(const struct expr *, const struct expr_flow *);
 
 #endif /* lib/expr.h */

@@ -412,6 +412,8 @@ symtab_init_ovn(struct symtab *st)
     symtab_add_field(st, "pkt.mark", 32, NULL, false);
 
     /* OVN-only fields set by the icmp4/icmp6 actions. */
-    symtab_add_field(st, "icmp4.frag_mtu", 16, NULL, true);
-    symtab_add_field(st, "icmp6.frag_mtu", 32, NULL, true);
+    symtab_add_field(st, "icmp4.frag_mtu", 16, NULL, true)->write
+        = SYMTAB_WR_ICMP;
+    symtab_add_field(st, "icmp6.frag_mtu", 32, NULL, true)->write
+        = SYMTAB_WR_ICMP;
 }

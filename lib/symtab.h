@@ -38,7 +38,8 @@ enum symtab_write {
     SYMTAB_WR_NONE,             /* Read-only. */
     SYMTAB_WR_ANY,              /* Anywhere. */
     SYMTAB_WR_CT_COMMIT,        /* Only inside ct_commit { ... }. */
-    SYMTAB_WR_ICMP,             /* Only inside icmp4/icmp6 { ... }. */
+    SYMTAB_WR_ICMP,             /* Anywhere, even inside ct_commit { }
+                                 * (icmp4.frag_mtu, icmp6.frag_mtu). */
 };
 
 struct symtab_symbol {

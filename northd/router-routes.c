@@ -172,6 +172,15 @@ compare_routes(const void *a_, const void *b_)
                                      &b->nb->header_.uuid);
 }
 
+/* Whether routes 'a' and 'b' (adjacent in the sorted list) are of one
+ * ECMP group: the same table, policy and prefix. */
+static bool
+same_group(const struct lr_route *a, const struct lr_route *b)
+{
+    return (a->table == b->table && a->src == b->src
+            && !strcmp(a->prefix_s, b->prefix_s));
+}
+
 void
 lr_routes_parse(struct ls_model *m, struct lr_router *r)
 {
@@ -272,6 +281,33 @@ lr_routes_parse(struct ls_model *m, struct lr_router *r)
     }
     qsort(r->routes, r->n_routes, sizeof *r->routes, compare_routes);
     sset_destroy(&tables);
+
+    /* ecmp_symmetric_reply means something only for a member of an ECMP
+     * group of a gateway router (as stock); say so otherwise. */
+    for (size_t i = 0; i < r->n_routes; i++) {
+        const struct lr_route *rt = &r->routes[i];
+        if (!smap_get_bool(&rt->nb->options, "ecmp_symmetric_reply",
+                           false)) {
+            continue;
+        }
+        bool grouped = ((i && same_group(&r->routes[i - 1], rt))
+                        || (i + 1 < r->n_routes
+                            && same_group(rt, &r->routes[i + 1])));
+        const char *why = (!r->chassis ? "works only on gateway routers"
+                           : rt->discard ? "means nothing on a discard route"
+                           : !grouped ? "works only within an ECMP group"
+                           : NULL);
+        if (why) {
+            char *msg = xasprintf("Logical_Router_Static_Route "UUID_FMT
+                                  " (%s via %s): options:"
+                                  "ecmp_symmetric_reply %s: ignored, as "
+                                  "stock", UUID_ARGS(&rt->nb->header_.uuid),
+                                  rt->nb->ip_prefix, rt->nb->nexthop, why);
+            COVERAGE_INC(lr_route_bad);
+            ls_model_report_bad_row(m, msg);
+            free(msg);
+        }
+    }
 }
 
 static void
@@ -293,6 +329,72 @@ put_nexthop(struct ds *a, const struct lr_route *rt)
                   rt->v6 ? "xxreg0" : "reg0", rt->nexthop_s,
                   rt->v6 ? "xxreg1" : "reg1", rt->out_addr,
                   rt->out->mac_s, rt->out->qname);
+}
+
+/* ecmp_symmetric_reply on ECMP member 'rt' of gateway router 'r': a
+ * connection that comes in by the member's port from its prefix is
+ * committed with the port and the MAC it came from, and its replies go
+ * back there instead of through ECMP selection (which they and the
+ * router's policies skip). */
+static void
+build_symmetric_reply(struct lflow_table *t, const struct lr_router *r,
+                      const struct lr_route *rt, struct ds *m, struct ds *a)
+{
+    const struct ls_datapath *dp = r->dp;
+    const struct uuid *hint = &rt->nb->header_.uuid;
+    const char *ip = rt->v6 ? "ip6" : "ip4";
+    const struct lr_port *out = rt->out;
+
+    ds_clear(m);
+    ds_put_format(m, "inport == %s && %s.src == %s", out->qname, ip,
+                  rt->prefix_s);
+    lflow_add_hint(t, dp, S_LR_IN_DEFRAG, 100, ds_cstr(m),
+                   "reg9[5] = chk_ecmp_nh_mac(); ct_next;", hint);
+    char *from = ds_steal_cstr(m);
+
+    put_route_match(m, rt);
+    lflow_add_hint(t, dp, S_LR_IN_DEFRAG, 100, ds_cstr(m),
+                   "reg9[5] = chk_ecmp_nh(); ct_next;", hint);
+    char *route = ds_steal_cstr(m);
+
+    static const char *const protos[] = { "sctp", "tcp", "udp" };
+    for (size_t i = 0; i < ARRAY_SIZE(protos); i++) {
+        ds_clear(a);
+        /* Stock's text, two spaces included. */
+        ds_put_format(a, "ct_commit { ct_label.ecmp_reply_eth = eth.src;  "
+                      "ct_mark.ecmp_reply_port = %"PRIu32";}; "
+                      "commit_ecmp_nh(ipv6 = %s, proto = %s); next;",
+                      out->tunnel_key, rt->v6 ? "true" : "false",
+                      protos[i]);
+        ds_clear(m);
+        ds_put_format(m, "%s && (!ct.rpl && ct.est) && %s && reg9[5] == 0",
+                      from, protos[i]);
+        lflow_add_hint(t, dp, S_LR_IN_ECMP_STATEFUL, 100, ds_cstr(m),
+                       ds_cstr(a), hint);
+        ds_clear(m);
+        ds_put_format(m, "%s && (ct.new && !ct.est) && %s", from, protos[i]);
+        lflow_add_hint(t, dp, S_LR_IN_ECMP_STATEFUL, 100, ds_cstr(m),
+                       ds_cstr(a), hint);
+    }
+
+    char *reply = xasprintf("ct.rpl && reg9[5] == 1 && "
+                            "ct_mark.ecmp_reply_port == %"PRIu32,
+                            out->tunnel_key);
+    ds_clear(m);
+    ds_put_format(m, "%s && %s", reply, route);
+    ds_clear(a);
+    ds_put_format(a, "ip.ttl--; flags.loopback = 1; eth.src = %s; "
+                  "%s = %s; outport = %s; next;", out->mac_s,
+                  rt->v6 ? "xxreg1" : "reg1", rt->out_addr, out->qname);
+    lflow_add_hint(t, dp, S_LR_IN_IP_ROUTING, 10300, ds_cstr(m), ds_cstr(a),
+                   hint);
+    lflow_add_hint(t, dp, S_LR_IN_POLICY, 65535, reply, "next;", hint);
+    lflow_add_hint(t, dp, S_LR_IN_ARP_RESOLVE, 200, reply,
+                   "push(xxreg1); xxreg1 = ct_label; "
+                   "eth.dst = xxreg1[32..79]; pop(xxreg1); next;", hint);
+    free(reply);
+    free(from);
+    free(route);
 }
 
 void
@@ -322,10 +424,7 @@ lr_routes_build_lflows(struct lflow_table *t, const struct lr_router *r)
 
         /* The routes of the same table, policy and prefix. */
         size_t n = 1;
-        while (i + n < r->n_routes
-               && r->routes[i + n].table == rt->table
-               && r->routes[i + n].src == rt->src
-               && !strcmp(r->routes[i + n].prefix_s, rt->prefix_s)) {
+        while (i + n < r->n_routes && same_group(rt, &r->routes[i + n])) {
             n++;
         }
         const struct uuid *hint = &rt->nb->header_.uuid;
@@ -365,6 +464,11 @@ lr_routes_build_lflows(struct lflow_table *t, const struct lr_router *r)
                 lflow_add_hint(t, dp, S_LR_IN_IP_ROUTING_ECMP, 100,
                                ds_cstr(&m), ds_cstr(&a),
                                &mr->nb->header_.uuid);
+                if (r->chassis
+                    && smap_get_bool(&mr->nb->options,
+                                     "ecmp_symmetric_reply", false)) {
+                    build_symmetric_reply(t, r, mr, &m, &a);
+                }
             }
         }
         i += n;

@@ -10,6 +10,7 @@ TESTSUITE_AT = \
 	tests/lang.at \
 	tests/limits.at \
 	tests/nbctl.at \
+	tests/nbctl-lr.at \
 	tests/acl.at \
 	tests/acl-diff.at \
 	tests/lb.at \

@@ -83,6 +83,7 @@ void nbctl_set_exit_status(int status);
 extern const struct ctl_command_syntax nbctl_ls_commands[];
 extern const struct ctl_command_syntax nbctl_acl_commands[];
 extern const struct ctl_command_syntax nbctl_lb_commands[];
+extern const struct ctl_command_syntax nbctl_lr_commands[];
 
 /* Checks an ACL match expression with the logical-flow language library,
  * resolving "$name" and "@name" against the NB.  nbctl_pre_match(), called

@@ -641,6 +641,7 @@ nbctl_cmd_init(void)
     ctl_register_commands(nbctl_ls_commands);
     ctl_register_commands(nbctl_acl_commands);
     ctl_register_commands(nbctl_lb_commands);
+    ctl_register_commands(nbctl_lr_commands);
 }
 
 static char *
@@ -886,6 +887,48 @@ Logical switch port commands:\n\
                             set options related to the type of PORT\n\
   lsp-get-options PORT      get the type specific options for PORT\n\
   lsp-get-ls PORT           get the logical switch which the port belongs to\n\
+\n\
+Logical router commands:\n\
+  [--may-exist | --add-duplicate] lr-add [ROUTER]\n\
+                            create a logical router named ROUTER\n\
+  lr-del ROUTER             delete ROUTER and all its ports\n\
+  lr-list                   print the names of all logical routers\n\
+\n\
+Logical router port commands:\n\
+  [--may-exist] lrp-add ROUTER PORT MAC NETWORK... [COLUMN[:KEY]=VALUE]...\n\
+                            add logical port PORT on ROUTER\n\
+  lrp-set-gateway-chassis PORT CHASSIS [PRIORITY]\n\
+                            set gateway chassis for port PORT\n\
+  lrp-del-gateway-chassis PORT CHASSIS\n\
+                            delete gateway chassis from port PORT\n\
+  lrp-get-gateway-chassis PORT\n\
+                            print the names of all gateway chassis on PORT\n\
+                            with PRIORITY\n\
+  lrp-del PORT              delete PORT from its attached router\n\
+  lrp-list ROUTER           print the names of all ports on ROUTER\n\
+  lrp-set-enabled PORT STATE\n\
+                            set administrative state PORT\n\
+                            ('enabled' or 'disabled')\n\
+  lrp-get-enabled PORT      get administrative state PORT\n\
+                            ('enabled' or 'disabled')\n\
+\n\
+Route commands:\n\
+  [--policy=POLICY] [--ecmp] [--ecmp-symmetric-reply] [--route-table=TABLE]\n\
+  lr-route-add ROUTER PREFIX NEXTHOP [PORT]\n\
+                            add a route to ROUTER\n\
+  [--policy=POLICY] [--route-table=TABLE]\n\
+  lr-route-del ROUTER [PREFIX [NEXTHOP [PORT]]]\n\
+                            remove routes from ROUTER\n\
+  [--route-table=TABLE] lr-route-list ROUTER\n\
+                            print routes for ROUTER\n\
+\n\
+Policy commands:\n\
+  [--may-exist] lr-policy-add ROUTER PRIORITY MATCH ACTION [NEXTHOP]\n\
+  [OPTIONS KEY=VALUE ...]\n\
+                            add a policy to router\n\
+  [--if-exists] lr-policy-del ROUTER [{PRIORITY | UUID} [MATCH]]\n\
+                            remove policies from ROUTER\n\
+  lr-policy-list ROUTER     print policies for ROUTER\n\
 \n\
 LB commands:\n\
   [--may-exist] [--add-duplicate]\n\

@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ struct tracer {
     uint8_t *ct_states;         /* --ct, in order. */
     size_t n_ct_states, ct_idx;
 
+    int select_id;              /* --select-id, or -1. */
     bool lb_dst_set;            /* --lb-dst. */
     bool lb_dst_v6;
     ovs_u128 lb_dst_ip;
@@ -68,6 +70,13 @@ struct tracer {
 
     bool notes;                 /* Name the NB objects that decided. */
     int depth;
+    ovs_u128 stack[16];         /* push() and pop(). */
+    size_t n_stack;
+
+    /* A sequence of packets (--then): their conntrack table. */
+    bool conntrack;
+    struct ct_conn *conns;
+    size_t n_conns;
 
     /* Base fields used by actions. */
     const struct symtab_symbol *eth_src, *eth_dst, *eth_type, *vlan_tci;
@@ -84,6 +93,19 @@ struct tracer {
     const struct symtab_symbol *ct_state, *ct_mark, *ct_label, *pkt_mark;
     const struct symtab_symbol *inport, *outport, *flags;
     const struct symtab_symbol *xxreg0, *xxreg1, *xreg4;
+};
+
+/* A connection committed by a packet of a sequence (--then): its zone
+ * (a switch's port, or a router) and original direction, and what
+ * ct_commit { } stored in it. */
+struct ct_conn {
+    int64_t zone;
+    bool ipv6;
+    ovs_u128 src, dst;
+    uint8_t proto;
+    uint16_t sport, dport;
+    uint32_t mark;
+    ovs_u128 label;
 };
 
 /* A packet: its fields, and the conntrack original destination that a
@@ -504,14 +526,133 @@ trace_parse_ct_state(const char *s_, uint8_t *state)
     return NULL;
 }
 
-static uint8_t
-next_ct_state(struct tracer *t, struct ds *comment)
+/* Conntrack emulation for sequences of packets. */
+
+static int64_t
+ct_zone(const struct tracer *t, const struct trace_dp *dp,
+        const struct pkt *p, bool egress)
 {
+    /* A switch tracks connections per logical port (the inport's zone in
+     * the ingress pipeline, the outport's in the egress one), a router
+     * once for the router. */
+    int64_t zone = dp->key << 16;
+    if (!dp->is_router) {
+        const struct trace_port *port = shash_find_data(
+            &dp->ports, getstr(p, egress ? t->outport : t->inport));
+        zone |= port ? port->key & 0xffff : 0;
+    }
+    return zone;
+}
+
+static void
+ct_tuple(const struct tracer *t, const struct pkt *p, struct ct_conn *c)
+{
+    c->ipv6 = is_ip6(t, p);
+    c->src = get(p, c->ipv6 ? t->ip6_src : t->ip4_src);
+    c->dst = get(p, c->ipv6 ? t->ip6_dst : t->ip4_dst);
+    c->proto = get64(p, t->ip_proto);
+    bool ports = c->proto == 6 || c->proto == 17 || c->proto == 132;
+    c->sport = ports ? tp_get(t, p, true) : 0;
+    c->dport = ports ? tp_get(t, p, false) : 0;
+}
+
+/* The connection 'p' belongs to in its zone, or NULL; '*reply' says
+ * whether 'p' goes in its reply direction. */
+static struct ct_conn *
+ct_find(const struct tracer *t, const struct trace_dp *dp,
+        const struct pkt *p, bool egress, bool *reply)
+{
+    if (!is_ip4(t, p) && !is_ip6(t, p)) {
+        return NULL;
+    }
+    struct ct_conn k;
+    ct_tuple(t, p, &k);
+    int64_t zone = ct_zone(t, dp, p, egress);
+    for (size_t i = 0; i < t->n_conns; i++) {
+        struct ct_conn *c = &t->conns[i];
+        if (c->zone != zone || c->ipv6 != k.ipv6 || c->proto != k.proto) {
+            continue;
+        }
+        if (lex_u128_eq(c->src, k.src) && lex_u128_eq(c->dst, k.dst)
+            && c->sport == k.sport && c->dport == k.dport) {
+            *reply = false;
+            return c;
+        }
+        if (lex_u128_eq(c->src, k.dst) && lex_u128_eq(c->dst, k.src)
+            && c->sport == k.dport && c->dport == k.sport) {
+            *reply = true;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+/* The state a conntrack action gives the packet: the next --ct, or
+ * est|trk by default, as stock; in a sequence (--then), what the
+ * conntrack table says, loading the connection's ct_mark and ct_label
+ * into 'q'. */
+static uint8_t
+next_ct_state(struct tracer *t, const struct trace_dp *dp, struct pkt *q,
+              bool egress, struct ds *comment)
+{
+    if (t->conntrack) {
+        bool reply = false;
+        const struct ct_conn *c = ct_find(t, dp, q, egress, &reply);
+        set64(q, t->ct_mark, c ? c->mark : 0);
+        set(q, t->ct_label, c ? c->label : u128(0));
+        if (!c) {
+            ds_put_cstr(comment, " /* conntrack: no connection */");
+            return (1u << 0) | (1u << 5);               /* new|trk */
+        }
+        ds_put_format(comment, " /* conntrack: %s of a committed "
+                      "connection */", reply ? "reply" : "original direction");
+        return (1u << 1) | (1u << 5) | (reply ? 1u << 3 : 0);
+    }
     if (t->ct_idx < t->n_ct_states) {
         return t->ct_states[t->ct_idx++];
     }
     ds_put_cstr(comment, " /* default (use --ct to customize) */");
     return (1u << 1) | (1u << 5);       /* est|trk */
+}
+
+static void trace_actions(struct tracer *, const struct ovs_list *actions,
+                          const struct trace_dp *, struct pkt *, int table,
+                          bool egress, struct ovs_list *super);
+
+/* ct_commit in a sequence: the packet's connection is committed in its
+ * zone (or updated), with the ct_mark and ct_label the nested actions
+ * set. */
+static void
+ct_commit(struct tracer *t, const struct action *a,
+          const struct trace_dp *dp, const struct pkt *p, int table,
+          bool egress, struct ovs_list *super)
+{
+    if (!is_ip4(t, p) && !is_ip6(t, p)) {
+        return;
+    }
+    struct pkt q;
+    pkt_clone(&q, p);
+    struct ovs_list scratch = OVS_LIST_INITIALIZER(&scratch);
+    if (!ovs_list_is_empty(&a->nested)) {
+        trace_actions(t, &a->nested, dp, &q, table, egress, &scratch);
+    }
+    node_list_destroy(&scratch);
+
+    bool reply;
+    struct ct_conn *c = ct_find(t, dp, p, egress, &reply);
+    bool new = !c;
+    if (new) {
+        t->conns = xrealloc(t->conns, (t->n_conns + 1) * sizeof *t->conns);
+        c = &t->conns[t->n_conns++];
+        ct_tuple(t, p, c);
+        c->zone = ct_zone(t, dp, p, egress);
+    }
+    c->mark = get64(&q, t->ct_mark);
+    c->label = get(&q, t->ct_label);
+    node_append(super, N_ACTION, "/* conntrack: %s connection, ct_mark "
+                "0x%"PRIx32" */", new ? "committed a new" : "updated the",
+                c->mark);
+    pkt_destroy(&q);
 }
 
 /* Parses a load balancer backend or --lb-dst: "IP", "IP:PORT",
@@ -729,6 +870,18 @@ format_action(const struct action *a, struct ds *s)
 {
     static const char *const verdicts[] = { "allow", "drop", "reject" };
 
+    if (a->type == ACTION_SELECT) {
+        /* Stock writes each member's weight, 100 where none is given. */
+        action_format_field(&a->select.dst, s);
+        ds_put_cstr(s, " = select(");
+        for (size_t i = 0; i < a->select.n; i++) {
+            ds_put_format(s, "%s%"PRIu16"=%"PRIu16, i ? ", " : "",
+                          a->select.ids[i],
+                          a->select.weights[i] ? a->select.weights[i] : 100);
+        }
+        ds_put_cstr(s, ");");
+        return;
+    }
     if (a->type != ACTION_LOG) {
         action_format(a, s);
         return;
@@ -764,7 +917,9 @@ summarize_move(const struct action_field *dst, const struct action_field *src,
     ds_put_cstr(&s, " = ");
     ovs_u128 v = field_get(p, src);
     const char *n = src->symbol->name;
-    bool whole = !src->ofs && src->n_bits == src->symbol->width;
+    /* A subfield (reg1 is bits of xxreg0) prints in hex, as stock. */
+    bool whole = (!src->ofs && src->n_bits == src->symbol->width
+                  && src->symbol->kind == SYMTAB_FIELD);
     if (src->symbol->is_string) {
         lex_put_string(&s, getstr(p, src->symbol));
     } else if (!whole) {
@@ -830,6 +985,22 @@ execute_output(struct tracer *t, const struct trace_dp *dp, struct pkt *p,
      * cleared. */
     struct pkt q;
     pkt_clone(&q, p);
+    if (port && !strcmp(port->type, "chassisredirect")
+        && port->distributed_port) {
+        /* As stock: the distributed port stands for its chassis-redirect
+         * port (the trace is taken as on the gateway chassis). */
+        const struct trace_port *dport = shash_find_data(
+            &dp->ports, port->distributed_port);
+        if (dport) {
+            node_append(super, N_OUTPUT, "/* Replacing type "
+                        "\"chassisredirect\" outport \"%s\" with "
+                        "distributed port \"%s\". */", port->friendly,
+                        dport->friendly);
+            port = dport;
+            out_name = dport->friendly;
+            expr_flow_set_string(&q.f, t->outport, dport->name);
+        }
+    }
     set64(&q, t->xxreg0, 0);
     set64(&q, t->xxreg1, 0);
     set64(&q, t->xreg4, 0);
@@ -1010,7 +1181,7 @@ execute_ct(struct tracer *t, const struct action *a,
     pkt_clone(&q, p);
     if (!strcmp(k, "ct_next")) {
         struct ds comment = DS_EMPTY_INITIALIZER;
-        uint8_t state = next_ct_state(t, &comment);
+        uint8_t state = next_ct_state(t, dp, &q, egress, &comment);
         ds_put_cstr(&s, "ct_next(ct_state=");
         format_ct_state(state, &s);
         ds_put_format(&s, "%s)", ds_cstr(&comment));
@@ -1085,25 +1256,47 @@ execute_ct(struct tracer *t, const struct action *a,
                 }
             }
             set64(&q, t->ct_state,
-                  get64(&q, t->ct_state) | next_ct_state(t, &comment));
+                  get64(&q, t->ct_state) | next_ct_state(t, dp, &q, egress,
+                                                         &comment));
         }
         ds_put_format(&s, "%s%s", k, ds_cstr(&comment));
         ds_destroy(&comment);
     } else {
-        /* ct_dnat, ct_snat, ct_dnat_in_czone, ct_snat_in_czone,
-         * ct_commit_nat without addresses: no un-NAT entry assumed. */
+        /* ct_dnat, ct_snat, ct_dnat_in_czone, ct_snat_in_czone: with an
+         * address, the packet's is changed (not its ports, as stock);
+         * without, no un-NAT entry is assumed. */
         if (!strcmp(k, "ct_commit_nat")) {
             ds_put_cstr(&s, "ct_commit_nat /* assuming no un-nat entry, so "
                         "no change */");
         } else {
             char dir = strstr(k, "dnat") ? 'd' : 's';
-            ds_put_format(&s, "ct_%cnat%s /* assuming no un-%cnat entry, "
-                          "so no change */", dir,
-                          strstr(k, "czone") ? "in_czone" : "", dir);
+            const char *czone = strstr(k, "czone") ? "in_czone" : "";
+            if (dir == 's' && !a->nat.has_ip && dp->has_l3gateway) {
+                /* Stock ovn-trace 23.03 takes a bare ct_snat on a gateway
+                 * router as having no visible effect, and goes no
+                 * further: neither do we. */
+                ds_destroy(&s);
+                pkt_destroy(&q);
+                return;
+            }
+            if (a->nat.has_ip) {
+                const struct symtab_symbol *f
+                    = (a->nat.ipv6 ? (dir == 'd' ? t->ip6_dst : t->ip6_src)
+                       : (dir == 'd' ? t->ip4_dst : t->ip4_src));
+                ds_put_format(&s, "ct_%cnat%s(%s=", dir, czone, f->name);
+                lex_token_format_value(a->nat.ipv6 ? LEX_F_IPV6
+                                       : LEX_F_IPV4, a->nat.ip, &s);
+                ds_put_char(&s, ')');
+                set(&q, f, a->nat.ip);
+            } else {
+                ds_put_format(&s, "ct_%cnat%s /* assuming no un-%cnat "
+                              "entry, so no change */", dir, czone, dir);
+            }
         }
         if (!(get64(&q, t->ct_state) & 0x20)) {
             set64(&q, t->ct_state,
-                  get64(&q, t->ct_state) | next_ct_state(t, &s));
+                  get64(&q, t->ct_state) | next_ct_state(t, dp, &q, egress,
+                                                         &s));
         }
     }
     struct node *n = node_append(super, N_TRANSFORMATION, "%s", ds_cstr(&s));
@@ -1201,9 +1394,90 @@ execute_call(struct tracer *t, const struct action *a,
         } else {
             field_set(p, &a->call.dst, u128(fdb ? fdb->port_key : 0));
         }
+    } else if (!strcmp(k, "get_arp") || !strcmp(k, "get_nd")
+               || !strncmp(k, "lookup_arp", 10)
+               || !strncmp(k, "lookup_nd", 9)) {
+        /* Against SB MAC_Binding, as stock does (not Static_MAC_Binding:
+         * stock resolves those with flows). */
+        bool v6 = !strcmp(k, "get_nd") || !strncmp(k, "lookup_nd", 9);
+        bool is_get = !strncmp(k, "get_", 4);
+        bool with_mac = !is_get && a->call.n_args == 3;
+        const char *port = getstr(p, a->call.args[0].symbol);
+        ovs_u128 ip = field_get(p, &a->call.args[1]);
+        struct eth_addr mac = (with_mac
+                               ? to_eth(field_get(p, &a->call.args[2]))
+                               : eth_addr_zero);
+        const struct trace_mac_binding *mb = NULL;
+        for (size_t i = 0; i < t->db->n_mac_bindings; i++) {
+            const struct trace_mac_binding *b = &t->db->mac_bindings[i];
+            if (b->ipv6 == v6 && lex_u128_eq(b->ip, ip)
+                && !strcmp(b->port, port)
+                && (!with_mac || eth_addr_equals(b->mac, mac))) {
+                mb = b;
+                break;
+            }
+        }
+        if (is_get) {
+            struct eth_addr dst = mb ? mb->mac : eth_addr_zero;
+            if (mb) {
+                node_append(super, N_ACTION, "/* MAC binding to "ETH_ADDR_FMT
+                            ". */", ETH_ADDR_ARGS(dst));
+            } else {
+                node_append(super, N_ACTION, "/* No MAC binding. */");
+            }
+            set(p, t->eth_dst, from_eth(dst));
+            node_append(super, N_MODIFY, "eth.dst = "ETH_ADDR_FMT,
+                        ETH_ADDR_ARGS(dst));
+        } else {
+            if (mb) {
+                struct eth_addr dst = to_eth(get(p, t->eth_dst));
+                node_append(super, N_ACTION, "/* MAC binding to "ETH_ADDR_FMT
+                            " found. */", ETH_ADDR_ARGS(dst));
+            } else {
+                node_append(super, N_ACTION, "/* lookup failed - No MAC "
+                            "binding. */");
+            }
+            field_set(p, &a->call.dst, u128(mb != NULL));
+        }
+    } else if (a->call.has_dst) {
+        /* check_pkt_larger (the packet has no length here), chk_ecmp_nh,
+         * chk_ecmp_nh_mac, ...: 0, as stock. */
+        field_set(p, &a->call.dst, u128(0));
     }
-    /* put_fdb, handle_svc_check, bind_vport: nothing to trace. */
+    /* put_fdb, put_arp, put_nd, handle_svc_check, bind_vport,
+     * handle_bfd_msg: nothing to trace. */
     (void) egress;
+}
+
+/* select(): the member --select-id names; otherwise stock picks one at
+ * random, and we take the first.  Either way the next table follows. */
+static void
+execute_select(struct tracer *t, const struct action *a,
+               const struct trace_dp *dp, struct pkt *p, int table,
+               bool egress, struct ovs_list *super)
+{
+    uint16_t id = a->select.ids[0];
+    bool chosen = false;
+    for (size_t i = 0; t->select_id >= 0 && i < a->select.n; i++) {
+        if (a->select.ids[i] == t->select_id) {
+            id = t->select_id;
+            chosen = true;
+            break;
+        }
+    }
+    struct pkt q;
+    pkt_clone(&q, p);
+    field_set(&q, &a->select.dst, u128(id));
+    struct ds s = DS_EMPTY_INITIALIZER;
+    ds_put_cstr(&s, "select: ");
+    action_format_field(&a->select.dst, &s);
+    ds_put_format(&s, " = %"PRIu16"%s", id,
+                  chosen ? "" : " /* Randomly selected. Use --select-id "
+                                "to specify. */");
+    struct node *n = node_append(super, N_TRANSFORMATION, "%s", ds_cstr(&s));
+    ds_destroy(&s);
+    trace_table(t, dp, &q, table + 1, egress, &n->subs);
+    pkt_destroy(&q);
 }
 
 static void
@@ -1239,7 +1513,8 @@ note_flow(struct tracer *t, const struct trace_flow *f,
             ds_put_format(&s, "/* %s %s", o->table, uuid);
             static const char *const cols[] = {
                 "name", "priority", "tier", "direction", "action", "match",
-                "protocol",
+                "protocol", "type", "external_ip", "logical_ip",
+                "ip_prefix", "nexthop",
             };
             for (size_t i = 0; i < ARRAY_SIZE(cols); i++) {
                 const struct json *v = trace_row_get(o->row, cols[i]);
@@ -1402,11 +1677,7 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
             break;
         case ACTION_SIMPLE:
             if (!strcmp(a->keyword, "ct_next")
-                || !strcmp(a->keyword, "ct_dnat")
-                || !strcmp(a->keyword, "ct_snat")
-                || !strcmp(a->keyword, "ct_commit_nat")
-                || !strcmp(a->keyword, "ct_dnat_in_czone")
-                || !strcmp(a->keyword, "ct_snat_in_czone")) {
+                || !strcmp(a->keyword, "ct_commit_nat")) {
                 execute_ct(t, a, dp, p, table, egress, super);
             } else if (!strcmp(a->keyword, "ct_clear")) {
                 set64(p, t->ct_state, 0);
@@ -1424,9 +1695,25 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
             /* Others: no visible effect here. */
             break;
         case ACTION_CT_COMMIT:
+            if (t->conntrack) {
+                ct_commit(t, a, dp, p, table, egress, super);
+            }
             break;
         case ACTION_CT_LB:
+        case ACTION_CT_NAT:
             execute_ct(t, a, dp, p, table, egress, super);
+            break;
+        case ACTION_SELECT:
+            execute_select(t, a, dp, p, table, egress, super);
+            break;
+        case ACTION_STACK:
+            if (!strcmp(a->keyword, "push")) {
+                if (t->n_stack < ARRAY_SIZE(t->stack)) {
+                    t->stack[t->n_stack++] = field_get(p, &a->assign.dst);
+                }
+            } else if (t->n_stack) {
+                field_set(p, &a->assign.dst, t->stack[--t->n_stack]);
+            }
             break;
         case ACTION_NESTED:
             execute_nested(t, a, dp, p, table, egress, super);
@@ -1450,8 +1737,15 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
             execute_call(t, a, dp, p, egress, super);
             break;
         case ACTION_PUT_OPTS: {
-            node_append(super, N_ERROR, "/* We assume that this packet is "
-                        "DHCPDISCOVER or DHCPREQUEST. */");
+            /* Stock ovn-trace 23.03 aborts on put_nd_ra_opts() (an
+             * assertion); we take the packet as a router solicitation
+             * that ovn-controller answers. */
+            node_append(super, N_ERROR, "%s",
+                        !strcmp(a->keyword, "put_nd_ra_opts")
+                        ? "/* We assume that this packet is a router "
+                          "solicitation. */"
+                        : "/* We assume that this packet is "
+                          "DHCPDISCOVER or DHCPREQUEST. */");
             struct ds o = DS_EMPTY_INITIALIZER;
             for (size_t i = 0; i < a->put_opts.n_opts; i++) {
                 ds_put_format(&o, "%s%s = %s", i ? ", " : "",
@@ -1461,6 +1755,9 @@ trace_actions(struct tracer *t, const struct ovs_list *actions,
             node_append(super, N_MODIFY, "%s(%s)", a->keyword, ds_cstr(&o));
             ds_destroy(&o);
             field_set(p, &a->put_opts.dst, u128(1));
+            if (!strcmp(a->keyword, "put_nd_ra_opts")) {
+                set64(p, t->icmp6_type, 134);   /* Now an advertisement. */
+            }
             break;
         }
         case ACTION_SET_METER:
@@ -1655,11 +1952,123 @@ collect_verdict(const struct ovs_list *nodes, struct json *outputs,
     }
 }
 
+/* The datapaths the packet entered, and the NAT it went through. */
+static void
+collect_path(const struct ovs_list *nodes, struct json *hops,
+             struct json *nat)
+{
+    const struct node *n;
+    LIST_FOR_EACH (n, list_node, nodes) {
+        if (n->type == N_PIPELINE && !strncmp(n->name, "ingress(dp=\"", 12)) {
+            char *dp = xstrdup(n->name + 12);
+            char *end = strchr(dp, '"');
+            if (end) {
+                *end = '\0';
+            }
+            json_array_add(hops, json_string_create_nocopy(dp));
+        } else if (n->type == N_TRANSFORMATION
+                   && (!strncmp(n->name, "ct_snat", 7)
+                       || !strncmp(n->name, "ct_dnat", 7))
+                   && strstr(n->name, "=")) {
+            json_array_add(nat, json_string_create(n->name));
+        }
+        collect_path(&n->subs, hops, nat);
+    }
+}
+
+/* The conntrack table of a sequence, as JSON: --ct-save writes it and
+ * --ct-load reads it back, so that a sequence can go on in a later call
+ * (after the SB changed, e.g. an ACL was added). */
+static void
+put_u128(struct json *o, const char *name, ovs_u128 v)
+{
+    json_object_put_format(o, name, "0x%016"PRIx64"%016"PRIx64, v.u64.hi,
+                           v.u64.lo);
+}
+
+static ovs_u128
+get_u128(const struct json *o, const char *name)
+{
+    const struct json *v = trace_row_get(o, name);
+    ovs_u128 r = u128(0);
+    const char *s = v && v->type == JSON_STRING ? json_string(v) : "";
+    if (!strncmp(s, "0x", 2) && strlen(s) == 34) {
+        char hi[17];
+        memcpy(hi, s + 2, 16);
+        hi[16] = '\0';
+        r.u64.hi = strtoull(hi, NULL, 16);
+        r.u64.lo = strtoull(s + 18, NULL, 16);
+    }
+    return r;
+}
+
+static void
+ct_save(const struct tracer *t, const char *file_name)
+{
+    struct json *array = json_array_create_empty();
+    for (size_t i = 0; i < t->n_conns; i++) {
+        const struct ct_conn *c = &t->conns[i];
+        struct json *o = json_object_create();
+        json_object_put(o, "zone", json_integer_create(c->zone));
+        json_object_put(o, "ipv6", json_boolean_create(c->ipv6));
+        put_u128(o, "src", c->src);
+        put_u128(o, "dst", c->dst);
+        json_object_put(o, "proto", json_integer_create(c->proto));
+        json_object_put(o, "sport", json_integer_create(c->sport));
+        json_object_put(o, "dport", json_integer_create(c->dport));
+        json_object_put(o, "mark", json_integer_create(c->mark));
+        put_u128(o, "label", c->label);
+        json_array_add(array, o);
+    }
+    struct json *top = json_object_create();
+    json_object_put_string(top, "format", "ovn-trace-lsn-conntrack/1");
+    json_object_put(top, "connections", array);
+    char *s = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
+    FILE *f = fopen(file_name, "w");
+    if (!f || fputs(s, f) < 0 || fputc('\n', f) == EOF || fclose(f)) {
+        ovs_fatal(errno, "%s: could not write the conntrack table",
+                  file_name);
+    }
+    free(s);
+    json_destroy(top);
+}
+
+static void
+ct_load(struct tracer *t, const char *file_name)
+{
+    struct json *top = json_from_file(file_name);
+    if (top->type == JSON_STRING) {
+        ovs_fatal(0, "%s: %s", file_name, json_string(top));
+    }
+    const struct json *conns = trace_row_get(top, "connections");
+    if (!conns || conns->type != JSON_ARRAY) {
+        ovs_fatal(0, "%s: not a conntrack table (--ct-save writes one)",
+                  file_name);
+    }
+    for (size_t i = 0; i < conns->array.n; i++) {
+        const struct json *o = conns->array.elems[i];
+        t->conns = xrealloc(t->conns, (t->n_conns + 1) * sizeof *t->conns);
+        struct ct_conn *c = &t->conns[t->n_conns++];
+        const struct json *v6 = trace_row_get(o, "ipv6");
+        c->zone = trace_json_int(trace_row_get(o, "zone"));
+        c->ipv6 = v6 && v6->type == JSON_TRUE;
+        c->src = get_u128(o, "src");
+        c->dst = get_u128(o, "dst");
+        c->proto = trace_json_int(trace_row_get(o, "proto"));
+        c->sport = trace_json_int(trace_row_get(o, "sport"));
+        c->dport = trace_json_int(trace_row_get(o, "dport"));
+        c->mark = trace_json_int(trace_row_get(o, "mark"));
+        c->label = get_u128(o, "label");
+    }
+    json_destroy(top);
+}
+
 /* Command line. */
 
 struct options {
     const char *db;
     const char *nb_db;
+    const char *ct_load, *ct_save;      /* --ct-load, --ct-save. */
     bool detailed, summary, minimal, json;
     bool friendly_names;
     bool notes;
@@ -1693,6 +2102,11 @@ usage(void)
            "  --ct=STATE              conntrack state for the next ct "
            "action (repeatable)\n"
            "  --lb-dst=IP[:PORT]      load balancer backend to choose\n"
+           "  --select-id=ID          the member select() chooses\n"
+           "  --then [DP] MICROFLOW   then trace this packet, sharing "
+           "conntrack\n"
+           "  --ct-load=FILE          start from this conntrack table\n"
+           "  --ct-save=FILE          save the conntrack table to FILE\n"
            "  -h, --help              display this help message\n"
            "  -V, --version           display version information\n",
            program_name, program_name);
@@ -1712,6 +2126,9 @@ parse_options(int argc, char *argv[], struct options *o)
         OPT_JSON,
         OPT_CT,
         OPT_LB_DST,
+        OPT_SELECT_ID,
+        OPT_CT_LOAD,
+        OPT_CT_SAVE,
         OPT_FRIENDLY_NAMES,
         OPT_NO_FRIENDLY_NAMES,
         OPT_NO_NOTES,
@@ -1730,6 +2147,9 @@ parse_options(int argc, char *argv[], struct options *o)
         {"json", no_argument, NULL, OPT_JSON},
         {"ct", required_argument, NULL, OPT_CT},
         {"lb-dst", required_argument, NULL, OPT_LB_DST},
+        {"select-id", required_argument, NULL, OPT_SELECT_ID},
+        {"ct-load", required_argument, NULL, OPT_CT_LOAD},
+        {"ct-save", required_argument, NULL, OPT_CT_SAVE},
         {"friendly-names", no_argument, NULL, OPT_FRIENDLY_NAMES},
         {"no-friendly-names", no_argument, NULL, OPT_NO_FRIENDLY_NAMES},
         {"no-notes", no_argument, NULL, OPT_NO_NOTES},
@@ -1788,6 +2208,21 @@ parse_options(int argc, char *argv[], struct options *o)
                 ovs_fatal(0, "%s: bad address", optarg);
             }
             t->lb_dst_set = true;
+            break;
+        case OPT_SELECT_ID: {
+            char *end;
+            long id = strtol(optarg, &end, 10);
+            if (!optarg[0] || *end || id < 0 || id > 65535) {
+                ovs_fatal(0, "%s: bad select id", optarg);
+            }
+            t->select_id = id;
+            break;
+        }
+        case OPT_CT_LOAD:
+            o->ct_load = optarg;
+            break;
+        case OPT_CT_SAVE:
+            o->ct_save = optarg;
             break;
         case OPT_FRIENDLY_NAMES:
             o->friendly_names = true;
@@ -1853,41 +2288,22 @@ tracer_init_symbols(struct tracer *t, const struct symtab *st)
 #undef SYM
 }
 
-int
-main(int argc, char *argv[])
+/* Traces one packet 'flow_s' (on 'dp_s', or its inport's datapath),
+ * appending the text output to 'output' or, with --json, the packet's
+ * object to 'json_packets'.  Returns the exit status. */
+static int
+trace_packet(struct options *o, struct trace_db *db, const char *dp_s,
+             const char *flow_s, struct ds *output,
+             struct json *json_packets)
 {
-    struct options o = { .friendly_names = true, .notes = true };
-
-    set_program_name(argv[0]);
-    fatal_ignore_sigpipe();
-    vlog_set_levels_from_string_assert("reconnect:warn");
-    parse_options(argc, argv, &o);
-    argc -= optind;
-    argv += optind;
-    if (argc != 1 && argc != 2) {
-        ovs_fatal(0, "one or two non-option arguments are required "
-                  "(use --help for help)");
-    }
-    const char *dp_s = argc > 1 ? argv[0] : NULL;
-    const char *flow_s = argv[argc - 1];
-
-    struct trace_db db;
-    char *error = trace_db_load(&db, o.db, o.nb_db, o.friendly_names);
-    if (error) {
-        ovs_fatal(0, "%s", error);
-    }
-    struct tracer *t = &o.tracer;
-    t->db = &db;
-    t->notes = o.notes;
-    tracer_init_symbols(t, &db.symtab);
-
+    struct tracer *t = &o->tracer;
     struct pkt p = { .has_ct_orig = false };
     expr_flow_init(&p.f);
-    error = expr_flow_parse(&p.f, flow_s, &db.symtab);
+    char *error = expr_flow_parse(&p.f, flow_s, &db->symtab);
     int status = 0;
     struct trace_dp *dp = NULL;
     if (error) {
-        printf("error parsing flow: %s\n", error);
+        ds_put_format(output, "error parsing flow: %s\n", error);
         free(error);
         status = 1;
         goto out;
@@ -1898,32 +2314,32 @@ main(int argc, char *argv[])
         expr_flow_set_string(&p.f, t->outport, "none");
     }
     if (dp_s) {
-        dp = trace_db_find_dp(&db, dp_s);
+        dp = trace_db_find_dp(db, dp_s);
         if (!dp) {
-            printf("unknown datapath \"%s\"\n", dp_s);
+            ds_put_format(output, "unknown datapath \"%s\"\n", dp_s);
             status = 1;
             goto out;
         }
     } else {
-        const struct trace_port *port = shash_find_data(&db.ports, in);
+        const struct trace_port *port = shash_find_data(&db->ports, in);
         if (!in[0]) {
-            printf("error parsing flow: flow does not specify an inport\n");
+            ds_put_cstr(output, "error parsing flow: flow does not specify "
+                        "an inport\n");
             status = 1;
             goto out;
         } else if (!port) {
-            printf("unknown port \"%s\"\n", in);
+            ds_put_format(output, "unknown port \"%s\"\n", in);
             status = 1;
             goto out;
         }
         dp = port->dp;
     }
     if (!in[0] || !shash_find(&dp->ports, in)) {
-        printf("microflow does not specify ingress port\n");
+        ds_put_cstr(output, "microflow does not specify ingress port\n");
         status = 1;
         goto out;
     }
 
-    struct ds output = DS_EMPTY_INITIALIZER;
     struct flow of;
     to_ovs_flow(t, dp, &p, &of);
     char *flow_text = flow_to_string(&of, NULL);
@@ -1935,12 +2351,15 @@ main(int argc, char *argv[])
                                        port_friendly(dp, in));
     trace_table(t, dp, &p, 0, false, &ingress->subs);
 
-    if (o.json) {
+    if (o->json) {
         struct json *top = json_object_create();
         struct json *outputs = json_array_create_empty();
         struct json *generated = json_array_create_empty();
         struct json *decisions = json_array_create_empty();
+        struct json *hops = json_array_create_empty();
+        struct json *nat = json_array_create_empty();
         collect_verdict(&root, outputs, generated, decisions);
+        collect_path(&root, hops, nat);
         json_object_put_string(top, "format", "ovn-trace-lsn/1");
         json_object_put_string(top, "datapath", dp->friendly);
         json_object_put_string(top, "microflow", flow_s);
@@ -1950,47 +2369,150 @@ main(int argc, char *argv[])
         json_object_put(top, "outputs", outputs);
         json_object_put(top, "generated", generated);
         json_object_put(top, "decisions", decisions);
+        json_object_put(top, "datapaths", hops);
+        json_object_put(top, "nat", nat);
         json_object_put(top, "trace", nodes_to_json(&root));
-        char *s = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
-        puts(s);
-        free(s);
-        json_destroy(top);
+        json_array_add(json_packets, top);
     } else {
-        ds_put_format(&output, "# %s\n", flow_text);
-        bool multiple = o.detailed + o.summary + o.minimal > 1;
-        if (o.detailed) {
+        ds_put_format(output, "# %s\n", flow_text);
+        bool multiple = o->detailed + o->summary + o->minimal > 1;
+        if (o->detailed) {
             if (multiple) {
-                ds_put_cstr(&output, "# Detailed trace.\n");
+                ds_put_cstr(output, "# Detailed trace.\n");
             }
-            print_details(&output, &root, 0);
+            print_details(output, &root, 0);
         }
-        if (o.summary) {
+        if (o->summary) {
             if (multiple) {
-                ds_put_cstr(&output, "# Summary trace.\n");
+                ds_put_cstr(output, "# Summary trace.\n");
             }
             struct ovs_list clone = OVS_LIST_INITIALIZER(&clone);
             node_list_clone(&root, &clone);
             prune(&clone, (1u << N_MODIFY) | (1u << N_TABLE));
-            print_summary(&output, &clone, 0);
+            print_summary(output, &clone, 0);
             node_list_destroy(&clone);
         }
-        if (o.minimal) {
+        if (o->minimal) {
             if (multiple) {
-                ds_put_cstr(&output, "# Minimal trace.\n");
+                ds_put_cstr(output, "# Minimal trace.\n");
             }
             prune(&root, (1u << N_ACTION) | (1u << N_PIPELINE)
                   | (1u << N_TABLE) | (1u << N_OUTPUT));
-            print_summary(&output, &root, 0);
+            print_summary(output, &root, 0);
         }
-        fputs(ds_cstr(&output), stdout);
     }
     free(flow_text);
-    ds_destroy(&output);
     node_list_destroy(&root);
 
 out:
     pkt_destroy(&p);
+    return status;
+}
+
+int
+main(int argc, char *argv[])
+{
+    struct options o = { .friendly_names = true, .notes = true,
+                         .tracer = { .select_id = -1 } };
+
+    set_program_name(argv[0]);
+    fatal_ignore_sigpipe();
+    vlog_set_levels_from_string_assert("reconnect:warn");
+
+    /* "--then [DATAPATH] MICROFLOW" after the first packet: a sequence of
+     * packets that share a conntrack table (docs/trace.md).  The options
+     * come before the first "--then". */
+    int first_then = argc;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--then")) {
+            first_then = i;
+            break;
+        }
+    }
+    parse_options(first_then, argv, &o);
+    int n_args = first_then - optind;
+    char **args = argv + optind;
+    if (n_args != 1 && n_args != 2) {
+        ovs_fatal(0, "one or two non-option arguments are required "
+                  "(use --help for help)");
+    }
+
+    /* The packets: (datapath or NULL, microflow). */
+    size_t n_packets = 0;
+    const char **dps = xmalloc(argc * sizeof *dps);
+    const char **flows = xmalloc(argc * sizeof *flows);
+    dps[n_packets] = n_args > 1 ? args[0] : NULL;
+    flows[n_packets++] = args[n_args - 1];
+    for (int i = first_then; i < argc; ) {
+        int j = i + 1;
+        while (j < argc && strcmp(argv[j], "--then")) {
+            j++;
+        }
+        int n = j - i - 1;
+        if (n != 1 && n != 2) {
+            ovs_fatal(0, "--then takes [DATAPATH] MICROFLOW");
+        }
+        dps[n_packets] = n > 1 ? argv[i + 1] : dps[n_packets - 1];
+        flows[n_packets++] = argv[j - 1];
+        i = j;
+    }
+    struct tracer *t = &o.tracer;
+    if (n_packets > 1 || o.ct_load || o.ct_save) {
+        if (t->n_ct_states) {
+            ovs_fatal(0, "--ct cannot be combined with --then, --ct-load or "
+                      "--ct-save: each packet's conntrack state comes from "
+                      "the packets before it");
+        }
+        t->conntrack = true;
+    }
+    if (o.ct_load) {
+        ct_load(t, o.ct_load);
+    }
+
+    struct trace_db db;
+    char *error = trace_db_load(&db, o.db, o.nb_db, o.friendly_names);
+    if (error) {
+        ovs_fatal(0, "%s", error);
+    }
+    t->db = &db;
+    t->notes = o.notes;
+    tracer_init_symbols(t, &db.symtab);
+
+    int status = 0;
+    struct json *packets = json_array_create_empty();
+    for (size_t i = 0; i < n_packets; i++) {
+        struct ds output = DS_EMPTY_INITIALIZER;
+        if (n_packets > 1 && !o.json) {
+            ds_put_format(&output, "# Packet %"PRIuSIZE" of %"PRIuSIZE
+                          ".\n", i + 1, n_packets);
+        }
+        status |= trace_packet(&o, &db, dps[i], flows[i], &output,
+                               packets);
+        fputs(ds_cstr(&output), stdout);
+        ds_destroy(&output);
+    }
+    if (o.json) {
+        struct json *top;
+        if (n_packets == 1 && json_array(packets)->n == 1) {
+            top = json_clone(json_array(packets)->elems[0]);
+        } else {
+            top = json_object_create();
+            json_object_put_string(top, "format", "ovn-trace-lsn/1");
+            json_object_put(top, "packets", json_clone(packets));
+        }
+        char *s = json_to_string(top, JSSF_PRETTY | JSSF_SORT);
+        puts(s);
+        free(s);
+        json_destroy(top);
+    }
+    json_destroy(packets);
+    if (o.ct_save) {
+        ct_save(t, o.ct_save);
+    }
+    free(dps);
+    free(flows);
     free(t->ct_states);
+    free(t->conns);
     trace_db_destroy(&db);
     return status;
 }

@@ -372,10 +372,13 @@ static void
 load_nb(struct trace_db *db, struct json **nb)
 {
     /* nb[0] ACL, nb[1] Port_Group, nb[2] Logical_Switch,
-     * nb[3] Load_Balancer, nb[4] Logical_Switch_Port. */
+     * nb[3] Load_Balancer, nb[4] Logical_Switch_Port, nb[5]
+     * Logical_Router, nb[6] Logical_Router_Port, nb[7] NAT, nb[8]
+     * Logical_Router_Static_Route, nb[9] Logical_Router_Policy. */
     static const char *const names[] = {
         "ACL", "Port_Group", "Logical_Switch", "Load_Balancer",
-        "Logical_Switch_Port",
+        "Logical_Switch_Port", "Logical_Router", "Logical_Router_Port",
+        "NAT", "Logical_Router_Static_Route", "Logical_Router_Policy",
     };
     /* Owners of ACLs: ACL UUID -> description. */
     struct shash owners = SHASH_INITIALIZER(&owners);
@@ -392,6 +395,26 @@ load_nb(struct trace_db *db, struct json **nb)
                 free(shash_replace(&owners, acls.names[j], ds_steal_cstr(&d)));
             }
             svec_destroy(&acls);
+        }
+    }
+    /* Owners of a router's NAT rules, routes and policies. */
+    for (size_t i = 0; nb[5] && i < nb[5]->array.n; i++) {
+        const struct json *row = nb[5]->array.elems[i];
+        const char *name = trace_json_str(trace_row_get(row, "name"));
+        static const char *const cols[] = {
+            "nat", "static_routes", "policies",
+        };
+        for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
+            struct svec rows = SVEC_EMPTY_INITIALIZER;
+            datum_json_atoms(trace_row_get(row, cols[c]), &rows);
+            for (size_t j = 0; j < rows.n; j++) {
+                struct ds d = DS_EMPTY_INITIALIZER;
+                ds_put_cstr(&d, "router ");
+                lex_put_string(&d, name);
+                free(shash_replace(&owners, rows.names[j],
+                                   ds_steal_cstr(&d)));
+            }
+            svec_destroy(&rows);
         }
     }
     for (int t = 0; t < ARRAY_SIZE(names); t++) {
@@ -430,9 +453,10 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
     static const char *const tables[] = {
         "Datapath_Binding", "Port_Binding", "Multicast_Group",
         "Logical_DP_Group", "Address_Set", "Port_Group", "Logical_Flow",
-        "FDB", "Load_Balancer",
+        "FDB", "Load_Balancer", "MAC_Binding",
     };
-    enum { T_DP, T_PB, T_MC, T_DPG, T_AS, T_PG, T_LF, T_FDB, T_LB, T_N };
+    enum { T_DP, T_PB, T_MC, T_DPG, T_AS, T_PG, T_LF, T_FDB, T_LB, T_MB,
+           T_N };
     struct json *rows[T_N];
 
     memset(db, 0, sizeof *db);
@@ -456,6 +480,7 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
         const char *nb = map_get_or(row, "external_ids", "logical-switch");
         if (!nb) {
             nb = map_get_or(row, "external_ids", "logical-router");
+            dp->is_router = nb != NULL;
         }
         if (!nb || !uuid_from_string(&dp->nb_uuid, nb)) {
             dp->nb_uuid = dp->uuid;
@@ -502,6 +527,13 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
                        : shorten(name2 ? name2 : name));
         if (!strcmp(p->type, "patch") || !strcmp(p->type, "l3gateway")) {
             p->peer = nullable_xstrdup(map_get_or(row, "options", "peer"));
+        }
+        if (!strcmp(p->type, "l3gateway")) {
+            dp->has_l3gateway = true;
+        }
+        if (!strcmp(p->type, "chassisredirect")) {
+            p->distributed_port = nullable_xstrdup(
+                map_get_or(row, "options", "distributed-port"));
         }
         struct svec ps = SVEC_EMPTY_INITIALIZER;
         datum_json_atoms(trace_row_get(row, "port_security"), &ps);
@@ -679,6 +711,37 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
         }
     }
 
+    for (size_t i = 0; rows[T_MB] && i < rows[T_MB]->array.n; i++) {
+        const struct json *row = rows[T_MB]->array.elems[i];
+        struct trace_mac_binding mb;
+        const char *ip_s = trace_json_str(trace_row_get(row, "ip"));
+        struct in6_addr ip6;
+        ovs_be32 ip4;
+        if (!eth_addr_from_string(trace_json_str(trace_row_get(row, "mac")),
+                                  &mb.mac)) {
+            continue;
+        }
+        if (ip_parse(ip_s, &ip4)) {
+            mb.ipv6 = false;
+            mb.ip = lex_u128_from_u64(ntohl(ip4));
+        } else if (ipv6_parse(ip_s, &ip6)) {
+            mb.ipv6 = true;
+            mb.ip = lex_u128_from_u64(0);
+            for (int j = 0; j < 16; j++) {
+                mb.ip = lex_u128_or(lex_u128_shl(mb.ip, 8),
+                                    lex_u128_from_u64(ip6.s6_addr[j]));
+            }
+        } else {
+            continue;
+        }
+        mb.port = xstrdup(trace_json_str(trace_row_get(row,
+                                                       "logical_port")));
+        db->mac_bindings = xrealloc(db->mac_bindings,
+                                    (db->n_mac_bindings + 1)
+                                    * sizeof *db->mac_bindings);
+        db->mac_bindings[db->n_mac_bindings++] = mb;
+    }
+
     SHASH_FOR_EACH (node, &sets.refs) {
         expr_refs_destroy(node->data);
     }
@@ -693,7 +756,8 @@ trace_db_load(struct trace_db *db, const char *sb_remote,
     if (nb_remote) {
         static const char *const nb_tables[] = {
             "ACL", "Port_Group", "Logical_Switch", "Load_Balancer",
-            "Logical_Switch_Port",
+            "Logical_Switch_Port", "Logical_Router", "Logical_Router_Port",
+            "NAT", "Logical_Router_Static_Route", "Logical_Router_Policy",
         };
         struct json *nb[ARRAY_SIZE(nb_tables)];
         error = fetch_tables(nb_remote, "OVN_Northbound", nb_tables,
@@ -753,6 +817,7 @@ trace_db_destroy(struct trace_db *db)
         free(p->friendly);
         free(p->type);
         free(p->peer);
+        free(p->distributed_port);
         free(p);
     }
     shash_destroy(&db->ports);
@@ -767,5 +832,9 @@ trace_db_destroy(struct trace_db *db)
         free(db->nb_objs[i].owner);
     }
     free(db->nb_objs);
+    for (size_t i = 0; i < db->n_mac_bindings; i++) {
+        free(db->mac_bindings[i].port);
+    }
+    free(db->mac_bindings);
     symtab_destroy(&db->symtab);
 }

@@ -12,6 +12,7 @@
 #include "openvswitch/list.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/uuid.h"
+#include "packets.h"
 
 struct json;
 
@@ -24,6 +25,8 @@ struct trace_port {
     char *friendly;             /* What the trace prints for it. */
     char *type;
     char *peer;                 /* options:peer of a patch port, or NULL. */
+    char *distributed_port;     /* options:distributed-port of a
+                                 * chassisredirect port, or NULL. */
     int64_t key;
     struct lsp_addresses *ps;   /* Parsed port_security entries. */
     size_t n_ps;
@@ -72,6 +75,17 @@ struct trace_dp {
     size_t n_flows, allocated_flows;
     struct trace_fdb *fdbs;
     size_t n_fdbs;
+    bool has_l3gateway;         /* A gateway router: has a port of type
+                                 * "l3gateway". */
+    bool is_router;             /* external_ids:logical-router. */
+};
+
+/* A row of SB MAC_Binding, what get_arp() and the others look up. */
+struct trace_mac_binding {
+    char *port;                 /* logical_port. */
+    bool ipv6;
+    ovs_u128 ip;                /* Host order. */
+    struct eth_addr mac;
 };
 
 /* A row of the northbound database that a flow's stage-hint can name. */
@@ -93,6 +107,8 @@ struct trace_db {
     int n_bad_flows;
     struct trace_nb_obj *nb_objs;
     size_t n_nb_objs;
+    struct trace_mac_binding *mac_bindings;
+    size_t n_mac_bindings;
 };
 
 char *trace_db_load(struct trace_db *, const char *sb_remote,
