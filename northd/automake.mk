@@ -65,6 +65,8 @@ northd_ovn_northd_SOURCES = \
 	northd/router-lb.c \
 	northd/router-lb.h \
 	northd/router-check.c \
+	northd/router-gw.c \
+	northd/router-gw.h \
 	northd/router-mcast.c \
 	northd/router-mtu.c \
 	northd/router-mtu.h \

@@ -11,6 +11,8 @@
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
+#include "northd/router-gw.h"
+#include "hmapx.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
@@ -38,23 +40,74 @@ compare_members(const void *a_, const void *b_)
     return c ? c : (a->priority > b->priority) - (a->priority < b->priority);
 }
 
-/* The members group 'g' should have in the SB, sorted, into '*n'. */
+/* The members group 'w' should have in the SB, sorted, into '*n': the
+ * NB group's, or the router port's gateway_chassis. */
 static struct ha_member *
-wanted_members(const struct nb_ha_chassis_group *g,
-               const struct shash *chassis, size_t *n)
+wanted_members(const struct ha_want *w, const struct shash *chassis,
+               size_t *n)
 {
-    struct ha_member *v = xmalloc(MAX(g->n_ha_chassis, 1) * sizeof *v);
-    for (size_t i = 0; i < g->n_ha_chassis; i++) {
-        const struct nb_ha_chassis *hc = g->ha_chassis[i];
-        const struct sb_chassis *ch = shash_find_data(chassis,
-                                                      hc->chassis_name);
-        v[i].name = hc->chassis_name;
+    const struct nb_ha_chassis_group *g = w->nb;
+    *n = g ? g->n_ha_chassis : w->lrp->n_gateway_chassis;
+    struct ha_member *v = xmalloc(MAX(*n, 1) * sizeof *v);
+    for (size_t i = 0; i < *n; i++) {
+        const char *name;
+        int64_t priority;
+        if (g) {
+            name = g->ha_chassis[i]->chassis_name;
+            priority = g->ha_chassis[i]->priority;
+        } else {
+            name = w->lrp->gateway_chassis[i]->chassis_name;
+            priority = w->lrp->gateway_chassis[i]->priority;
+        }
+        const struct sb_chassis *ch = shash_find_data(chassis, name);
+        v[i].name = name;
         v[i].chassis = ch ? &ch->header_.uuid : NULL;
-        v[i].priority = hc->priority;
+        v[i].priority = priority;
     }
-    *n = g->n_ha_chassis;
     qsort(v, *n, sizeof *v, compare_members);
     return v;
+}
+
+/* Whether SB group 'sg' refers to exactly the chassis 'w' wants. */
+static bool
+refs_equal(const struct sb_ha_chassis_group *sg, const struct ha_want *w)
+{
+    if (sg->n_ref_chassis != hmapx_count(&w->ref_chassis)) {
+        return false;
+    }
+    for (size_t i = 0; i < sg->n_ref_chassis; i++) {
+        if (!hmapx_contains(&w->ref_chassis, sg->ref_chassis[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void
+write_refs(struct rdb_txn *txn, const struct ha_want *w)
+{
+    size_t n = hmapx_count(&w->ref_chassis);
+    struct uuid *refs = xmalloc(MAX(n, 1) * sizeof *refs);
+    size_t i = 0;
+    struct hmapx_node *node;
+    HMAPX_FOR_EACH (node, &w->ref_chassis) {
+        const struct sb_chassis *ch = node->data;
+        refs[i++] = ch->header_.uuid;
+    }
+    rdb_txn_set_refs(txn, SB_HA_CHASSIS_GROUP_COL_REF_CHASSIS, refs, n);
+    free(refs);
+}
+
+static void
+wanted_destroy(struct shash *wanted)
+{
+    struct shash_node *node;
+    SHASH_FOR_EACH (node, wanted) {
+        struct ha_want *w = node->data;
+        hmapx_destroy(&w->ref_chassis);
+        free(w);
+    }
+    shash_destroy(wanted);
 }
 
 /* Whether SB group 'sg' has exactly the members 'v'. */
@@ -127,15 +180,22 @@ uuids_clear(struct shash *uuids)
 void
 ha_groups_sync(struct ls_model *m, struct rdb *sb, struct rdb_txn *txn)
 {
-    /* The groups external ports use, by name. */
+    /* The groups external ports and distributed gateway ports use, by
+     * name. */
     struct shash wanted = SHASH_INITIALIZER(&wanted);
     const struct ls_port *p;
     HMAP_FOR_EACH (p, name_node, &m->ports) {
         const struct nb_ha_chassis_group *g = p->nb->ha_chassis_group;
-        if (g && !strcmp(p->nb->type, "external")) {
-            shash_add_once(&wanted, g->name, g);
+        if (g && !strcmp(p->nb->type, "external")
+            && !shash_find(&wanted, g->name)) {
+            struct ha_want *w = xzalloc(sizeof *w);
+            w->name = g->name;
+            w->nb = g;
+            hmapx_init(&w->ref_chassis);
+            shash_add(&wanted, g->name, w);
         }
     }
+    lr_gw_collect_groups(m, &wanted);
 
     struct shash chassis = SHASH_INITIALIZER(&chassis);
     if (!shash_is_empty(&wanted)) {
@@ -150,8 +210,7 @@ ha_groups_sync(struct ls_model *m, struct rdb *sb, struct rdb_txn *txn)
     uuids_clear(&m->ha_group_uuids);
     const struct sb_ha_chassis_group *sg;
     SB_HA_CHASSIS_GROUP_FOR_EACH (sg, sb) {
-        const struct nb_ha_chassis_group *g = shash_find_data(&wanted,
-                                                              sg->name);
+        const struct ha_want *g = shash_find_data(&wanted, sg->name);
         if (!g || shash_find(&m->ha_group_uuids, sg->name)) {
             COVERAGE_INC(ha_group_deleted);
             rdb_txn_delete(txn, &sb_table_ha_chassis_group,
@@ -171,6 +230,12 @@ ha_groups_sync(struct ls_model *m, struct rdb *sb, struct rdb_txn *txn)
                                  &none);
             }
         }
+        if (!refs_equal(sg, g)) {
+            COVERAGE_INC(ha_group_written);
+            rdb_txn_update(txn, &sb_table_ha_chassis_group,
+                           &sg->header_.uuid);
+            write_refs(txn, g);
+        }
         free(v);
     }
 
@@ -180,7 +245,7 @@ ha_groups_sync(struct ls_model *m, struct rdb *sb, struct rdb_txn *txn)
         if (shash_find(&m->ha_group_uuids, node->name)) {
             continue;
         }
-        const struct nb_ha_chassis_group *g = node->data;
+        const struct ha_want *g = node->data;
         struct uuid u;
         rdb_uuid_generate(&u);
         COVERAGE_INC(ha_group_written);
@@ -189,11 +254,14 @@ ha_groups_sync(struct ls_model *m, struct rdb *sb, struct rdb_txn *txn)
         size_t n;
         struct ha_member *v = wanted_members(g, &chassis, &n);
         write_members(txn, &u, v, n);
+        if (hmapx_count(&g->ref_chassis)) {
+            write_refs(txn, g);
+        }
         free(v);
         shash_add(&m->ha_group_uuids, g->name, xmemdup(&u, sizeof u));
     }
     shash_destroy(&chassis);
-    shash_destroy(&wanted);
+    wanted_destroy(&wanted);
 }
 
 const struct uuid *

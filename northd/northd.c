@@ -45,6 +45,7 @@
 #include "northd/qos.h"
 #include "northd/router.h"
 #include "northd/router-lb.h"
+#include "northd/router-gw.h"
 #include "northd/router-nat.h"
 #include "northd/rbac.h"
 #include "openvswitch/dynamic-string.h"
@@ -615,6 +616,9 @@ build_flows(struct northd_data *d, struct rdb *nb_db,
     lflow_table_set_owner(&d->lflows, &d->lb_owner);
     lb_build_lflows(&d->lflows, &d->model, &d->lbs, &d->features);
     lflow_table_set_owner(&d->lflows, NULL);
+    if (d->model.lr) {
+        d->model.lr->ct_no_masked_label = d->features.ct_no_masked_label;
+    }
     lr_build_lflows(&d->lflows, &d->model);
 }
 
@@ -1118,8 +1122,15 @@ inc_dhcp_options(struct northd_data *d, struct rdb *nb_db,
  * that goes, or a chassis change while there are groups.  (Syncing them
  * visits every port: not for every port added.) */
 static bool
-ha_groups_affected(const struct inc_changes *c, struct rdb *sb_db)
+ha_groups_affected(const struct inc_changes *c, struct rdb *sb_db,
+                   const struct ls_model *m)
 {
+    /* Distributed gateway ports' groups refer to the chassis that bind
+     * ports near their routers (northd/router-gw.h). */
+    if ((!hmapx_is_empty(&c->up_changed) || !uuidset_is_empty(&c->dead_pbs))
+        && lr_gw_has_ref_groups(m)) {
+        return true;
+    }
     struct hmapx_node *node;
     HMAPX_FOR_EACH (node, &c->ports) {
         const struct ls_port *p = node->data;
@@ -1523,7 +1534,7 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     }
     /* External ports' HA chassis groups follow ports and chassis (a full
      * pass follows their NB rows). */
-    if (ha_groups_affected(&c, sb_db)) {
+    if (ha_groups_affected(&c, sb_db, &d->model)) {
         ha_groups_sync(&d->model, sb_db, ctx->sb_txn);
     }
     HMAPX_FOR_EACH (node, &c.ports) {

@@ -13,6 +13,7 @@
 #include "northd/lflow.h"
 #include "northd/router.h"
 #include "northd/router-lb.h"
+#include "northd/router-gw.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "packets.h"
@@ -43,6 +44,9 @@ struct lr_nat {
     const char *port_range;         /* external_port_range, or NULL. */
     const char *allowed;            /* Address set names, or NULL. */
     const char *exempted;
+    bool distributed;               /* dnat_and_snat with external_mac and
+                                     * logical_port on a router with a
+                                     * distributed gateway port. */
 };
 
 /* A router's NAT (lr_router 'nat'). */
@@ -159,6 +163,19 @@ parse_force_ips(struct ls_model *m, const struct lr_router *r,
     free(copy);
 }
 
+/* Whether NB router 'nb' has a port that is a distributed gateway port
+ * (router-gw.h), before the model knows. */
+static bool
+nb_router_has_dgp(const struct nb_logical_router *nb)
+{
+    for (size_t i = 0; i < nb->n_ports; i++) {
+        if (nb->ports[i]->n_gateway_chassis || nb->ports[i]->ha_chassis_group) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void
 lr_nat_parse(struct ls_model *m, struct lr_router *r)
 {
@@ -184,7 +201,8 @@ lr_nat_parse(struct ls_model *m, struct lr_router *r)
     const struct nb_nat **rows = xmemdup(r->nb->nat, n * sizeof *rows);
     qsort(rows, n, sizeof *rows, compare_nats);
     ns->nats = xcalloc(n, sizeof *ns->nats);
-    bool gw = r->chassis != NULL;
+    bool dgp = !r->chassis && nb_router_has_dgp(r->nb);
+    bool gw = r->chassis != NULL || dgp;
     for (size_t i = 0; i < n; i++) {
         const struct nb_nat *nb = rows[i];
         struct lr_nat *nat = &ns->nats[ns->n_nats];
@@ -265,11 +283,26 @@ lr_nat_parse(struct ls_model *m, struct lr_router *r)
                            r->nb->name,
                            nb->external_mac ? "external_mac" : "logical_port",
                            nb->external_mac ? "logical_port" : "external_mac");
-            } else if (!ls_model_find_port(m, nb->logical_port)) {
-                nat_report(m, "NAT "UUID_FMT" (router %s): logical_port %s "
-                           "is no switch port", UUID_ARGS(&nb->header_.uuid),
-                           r->nb->name, nb->logical_port);
+            } else {
+                if (!ls_model_find_port(m, nb->logical_port)) {
+                    nat_report(m, "NAT "UUID_FMT" (router %s): logical_port "
+                               "%s is no switch port",
+                               UUID_ARGS(&nb->header_.uuid), r->nb->name,
+                               nb->logical_port);
+                }
+                nat->distributed = dgp;
             }
+        }
+        if (dgp && (nb->allowed_ext_ips || nb->exempted_ext_ips
+                    || smap_get_bool(&nb->options, "stateless", false))) {
+            nat_report(m, "NAT "UUID_FMT" (router %s): allowed_ext_ips, "
+                       "exempted_ext_ips and stateless are not compiled on "
+                       "distributed gateway ports: only the ARP/ND "
+                       "responder for %s is compiled",
+                       UUID_ARGS(&nb->header_.uuid), r->nb->name,
+                       nat->ext_s);
+            nat->distributed = false;
+            continue;
         }
         nat->allowed = nb->allowed_ext_ips ? nb->allowed_ext_ips->name : NULL;
         nat->exempted = (nb->exempted_ext_ips ? nb->exempted_ext_ips->name
@@ -384,6 +417,10 @@ lr_nat_for_each_dnat_ip(const struct lr_router *r,
 }
 
 /* Stages. */
+
+static void build_dgp_nats(struct lflow_table *, const struct lr_router *);
+static const struct lr_port *nat_dgp(const struct lr_router *,
+                                     const struct lr_nat *);
 
 /* options:lb_force_snat_ip and dnat_force_snat_ip: connections DNATed
  * (or load balanced) by the router leave SNATed to the address. */
@@ -538,9 +575,13 @@ lr_nat_build_lflows(struct lflow_table *t, const struct lr_router *r)
     lflow_add(t, dp, S_LR_OUT_CHK_DNAT_LOCAL, 0, "1", "reg9[4] = 0; next;");
 
     const struct lr_nat_set *ns = r->nat;
+    if (!r->chassis && r->n_dgps) {
+        build_dgp_nats(t, r);
+        return;
+    }
     if (!r->chassis || !ns) {
-        /* Not a gateway router: stock 23.03 compiles no NAT stage (the
-         * distributed gateway port variant goes here). */
+        /* Neither a gateway router nor one with a distributed gateway
+         * port: stock 23.03 compiles no NAT stage. */
         return;
     }
 
@@ -584,11 +625,57 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
 {
     const struct lr_router *r = p->router;
     const char *opt = smap_get(lsp_options, "nat-addresses");
-    if (!r->chassis) {
-        /* Distributed gateway ports: not compiled yet. */
+    bool dgp = !r->chassis && r->n_dgps;
+    if (!r->chassis && !dgp) {
         return;
     }
-    if (opt && !strcmp(opt, "router")) {
+    if (opt && !strcmp(opt, "router") && dgp) {
+        /* With distributed gateway ports: a floating IP's entry each,
+         * where its VIF is; the others in one, on the gateway chassis if
+         * 'p' is a gateway port (the port's own addresses: the entry of
+         * lr_gw_port_garp()). */
+        struct ds s = DS_EMPTY_INITIALIZER;
+        ds_put_cstr(&s, p->mac_s);
+        bool any = false;
+        const struct lr_nat_set *ns = r->nat;
+        for (size_t i = 0; ns && i < ns->n_nats; i++) {
+            const struct lr_nat *nat = &ns->nats[i];
+            if (nat->v6 || !nat->compiled) {
+                continue;
+            }
+            /* With several gateway ports, those of 'p' only (stock). */
+            const struct lr_port *gp = nat_dgp(r, nat);
+            if (!gp || (r->n_dgps > 1 && gp != p)) {
+                continue;
+            }
+            if (nat->distributed) {
+                char *e = xasprintf("%s %s is_chassis_resident(\"%s\")",
+                                    nat->nb->external_mac, nat->ext_s,
+                                    nat->nb->logical_port);
+                svec_add_nocopy(out, e);
+                continue;
+            }
+            bool own = false;
+            for (size_t j = 0; j < p->n_ip4; j++) {
+                if (!strcmp(p->ip4[j].addr_s, nat->ext_s)) {
+                    own = true;
+                    break;
+                }
+            }
+            if (!own) {            /* (Repeats and all, as stock.) */
+                ds_put_format(&s, " %s", nat->ext_s);
+                any = true;
+            }
+        }
+        if (any) {
+            if (p->dgp) {
+                ds_put_format(&s, " is_chassis_resident(%s)",
+                              p->dgp->cr_qname);
+            }
+            svec_add(out, ds_cstr(&s));
+        }
+        ds_destroy(&s);
+    } else if (opt && !strcmp(opt, "router")) {
         /* One entry for the router's NAT addresses (but the port's own,
          * which the entry below has), as many times as rows name them, as
          * stock writes it. */
@@ -629,14 +716,21 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
         char *error = lsp_addresses_parse(opt, &kind, &la);
         if (!error) {
             if (kind == LSP_ADDR_MAC_IPS) {
-                svec_add(out, opt);
+                if (dgp) {
+                    svec_add_nocopy(out, xasprintf(
+                                        "%s is_chassis_resident(%s)", opt,
+                                        r->dgp0->dgp->cr_qname));
+                } else {
+                    svec_add(out, opt);
+                }
                 lsp_addresses_destroy(&la);
             }
         }
         free(error);
     }
-    if (localnet) {
-        /* The router port's own addresses, for gratuitous ARPs. */
+    if (localnet && !dgp) {
+        /* The router port's own addresses, for gratuitous ARPs (with
+         * distributed gateway ports: lr_gw_port_garp()). */
         struct ds s = DS_EMPTY_INITIALIZER;
         ds_put_cstr(&s, p->mac_s);
         for (size_t i = 0; i < p->n_ip4; i++) {
@@ -646,4 +740,375 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
         ds_destroy(&s);
     }
     svec_sort_unique(out);
+}
+
+/* Distributed gateway ports. */
+
+/* The distributed gateway port NAT row 'nat' of 'r' applies to: the one
+ * its gateway_port names, else the router's only one; NULL if none. */
+static const struct lr_port *
+nat_dgp(const struct lr_router *r, const struct lr_nat *nat)
+{
+    const struct nb_logical_router_port *gp = nat->nb->gateway_port;
+    if (gp) {
+        for (size_t i = 0; i < r->n_ports; i++) {
+            if (r->ports[i]->nb == gp) {
+                return r->ports[i]->dgp ? r->ports[i] : NULL;
+            }
+        }
+        return NULL;
+    }
+    if (r->n_dgps == 1) {
+        return r->dgp0;
+    }
+    /* Several: the first (in NB order) with a network that has the
+     * external address, as stock. */
+    for (size_t j = 0; j < r->nb->n_ports; j++) {
+        for (size_t i = 0; i < r->n_ports; i++) {
+            const struct lr_port *p = r->ports[i];
+            if (p->nb != r->nb->ports[j] || !p->dgp) {
+                continue;
+            }
+            if (nat->v6) {
+                struct in6_addr ip;
+                ipv6_parse(nat->ext_s, &ip);
+                for (size_t k = 0; k < p->n_ip6; k++) {
+                    struct in6_addr mask = ipv6_create_mask(p->ip6[k].plen);
+                    struct in6_addr net = ipv6_addr_bitand(&ip, &mask);
+                    if (ipv6_addr_equals(&net, &p->ip6[k].network)) {
+                        return p;
+                    }
+                }
+            } else {
+                ovs_be32 ip;
+                ip_parse(nat->ext_s, &ip);
+                for (size_t k = 0; k < p->n_ip4; k++) {
+                    if ((ip & be32_prefix_mask(p->ip4[k].plen))
+                        == p->ip4[k].network) {
+                        return p;
+                    }
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+void
+lr_nat_check_dgps(struct ls_model *m, const struct lr_router *r)
+{
+    const struct lr_nat_set *ns = r->nat;
+    for (size_t i = 0; r->n_dgps && ns && i < ns->n_nats; i++) {
+        const struct lr_nat *nat = &ns->nats[i];
+        if (nat->compiled && !nat_dgp(r, nat)) {
+            nat_report(m, "NAT "UUID_FMT" (router %s): %s: only the ARP/ND "
+                       "responder for %s is compiled, as stock",
+                       UUID_ARGS(&nat->nb->header_.uuid), r->nb->name,
+                       nat->nb->gateway_port
+                       ? "gateway_port is not a distributed gateway port of "
+                         "the router"
+                       : "no distributed gateway port of the router has a "
+                         "network with its external address",
+                       nat->ext_s);
+        }
+    }
+}
+
+bool
+lr_nat_has_distributed(const struct lr_router *r)
+{
+    const struct lr_nat_set *ns = r->nat;
+    for (size_t i = 0; ns && i < ns->n_nats; i++) {
+        if (ns->nats[i].compiled && ns->nats[i].distributed
+            && nat_dgp(r, &ns->nats[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+lr_nat_put_eth_srcs(const struct lr_router *r, struct sset *macs)
+{
+    const struct lr_nat_set *ns = r->nat;
+    for (size_t i = 0; ns && i < ns->n_nats; i++) {
+        const struct lr_nat *nat = &ns->nats[i];
+        if (nat->compiled && nat->dnat && nat->nb->external_mac) {
+            sset_add(macs, nat->nb->external_mac);
+        }
+    }
+}
+
+void
+lr_nat_build_peer_lflows(struct lflow_table *t, const struct ls_port *sp,
+                         const struct lr_port *p, const char *qname)
+{
+    const struct lr_router *r = p->router;
+    const struct lr_nat_set *ns = r->nat;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+    for (size_t i = 0; p->dgp && ns && i < ns->n_nats; i++) {
+        const struct lr_nat *nat = &ns->nats[i];
+        if (!nat->compiled || !nat->distributed) {
+            continue;
+        }
+        /* A floating IP's MAC is where its VIF is. */
+        ds_clear(&m);
+        ds_put_format(&m, "eth.dst == %s && is_chassis_resident(\"%s\")",
+                      nat->nb->external_mac, nat->nb->logical_port);
+        ds_clear(&a);
+        ds_put_format(&a, "outport = %s; output;", qname);
+        lflow_add_hint(t, sp->dp, S_IN_L2_LKUP, 50, ds_cstr(&m), ds_cstr(&a),
+                       &nat->nb->header_.uuid);
+    }
+    ds_destroy(&m);
+    ds_destroy(&a);
+}
+
+/* "is_chassis_resident(...)" of NAT row 'nat' on gateway port 'gp': the
+ * floating IP's VIF for a distributed row, else the chassisredirect
+ * port. */
+static void
+put_resident(struct ds *s, const struct lr_port *gp, const struct lr_nat *nat)
+{
+    if (nat->distributed) {
+        ds_put_format(s, "is_chassis_resident(\"%s\")",
+                      nat->nb->logical_port);
+    } else {
+        ds_put_format(s, "is_chassis_resident(%s)", gp->dgp->cr_qname);
+    }
+}
+
+/* One NAT row on distributed gateway port 'gp'. */
+static void
+build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
+              const struct lr_port *gp, const struct lr_nat *nat,
+              struct ds *m, struct ds *a)
+{
+    const struct ls_datapath *dp = r->dp;
+    const struct uuid *hint = &nat->nb->header_.uuid;
+    const char *fam = nat->v6 ? "ip6" : "ip4";
+    const char *ext = nat->nb->external_ip;
+    const char *log = nat->nb->logical_ip;
+    const char *gpn = gp->qname;
+    const char *mac = nat->distributed ? nat->nb->external_mac : NULL;
+
+    if (nat->snat) {
+        /* Replies to SNATed connections, on the gateway chassis (a
+         * floating IP's: where its VIF is). */
+        for (int lb = 0; lb < 2; lb++) {
+            ds_clear(m);
+            ds_put_format(m, "ip && %s.dst == %s && inport == %s && ", fam,
+                          ext, gpn);
+            ds_put_cstr(m, lb ? "flags.loopback == 1 && "
+                        "flags.use_snat_zone == 1" : "flags.loopback == 0");
+            if (!nat->distributed) {
+                ds_put_cstr(m, " && ");
+                put_resident(m, gp, nat);
+            }
+            lflow_add_hint(t, dp, S_LR_IN_UNSNAT, 100, ds_cstr(m),
+                           lb ? "ct_snat;" : "ct_snat_in_czone;", hint);
+        }
+    }
+    if (nat->dnat) {
+        ds_clear(m);
+        ds_put_format(m, "ip && %s.dst == %s && inport == %s", fam, ext,
+                      gpn);
+        if (!nat->distributed) {
+            ds_put_cstr(m, " && ");
+            put_resident(m, gp, nat);
+        }
+        ds_clear(a);
+        ds_put_format(a, "ct_dnat_in_czone(%s", log);
+        if (nat->port_range) {
+            ds_put_format(a, ",%s", nat->port_range);
+        }
+        ds_put_cstr(a, ");");
+        lflow_add_hint(t, dp, S_LR_IN_DNAT, 100, ds_cstr(m), ds_cstr(a),
+                       hint);
+
+        /* Replies unDNATed on their way out. */
+        ds_clear(m);
+        ds_put_format(m, "ip && %s.src == %s && outport == %s", fam, log,
+                      gpn);
+        if (!nat->distributed) {
+            ds_put_cstr(m, " && ");
+            put_resident(m, gp, nat);
+        }
+        ds_clear(a);
+        if (mac) {
+            ds_put_format(a, "eth.src = %s; ", mac);
+        }
+        ds_put_cstr(a, "ct_dnat_in_czone;");
+        lflow_add_hint(t, dp, S_LR_OUT_UNDNAT, 100, ds_cstr(m), ds_cstr(a),
+                       hint);
+    }
+    if (nat->snat) {
+        uint16_t prio = nat->plen + 1 + 128;
+        ds_clear(m);
+        ds_put_format(m, "ip && %s.src == %s && outport == %s && ", fam, log,
+                      gpn);
+        put_resident(m, gp, nat);
+        ds_clear(a);
+        if (mac) {
+            ds_put_format(a, "eth.src = %s; ", mac);
+        }
+        ds_put_format(a, "ct_snat_in_czone(%s", ext);
+        if (nat->port_range) {
+            ds_put_format(a, ",%s", nat->port_range);
+        }
+        ds_put_cstr(a, ");");
+        lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio, ds_cstr(m), ds_cstr(a),
+                       hint);
+        ds_put_cstr(m, " && reg9[4] == 1");
+        ds_clear(a);
+        if (mac) {
+            ds_put_format(a, "eth.src = %s; ", mac);
+        }
+        ds_put_format(a, "reg9[4] = 0; ct_snat(%s", ext);
+        if (nat->port_range) {
+            ds_put_format(a, ",%s", nat->port_range);
+        }
+        ds_put_cstr(a, ");");
+        lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio + 1, ds_cstr(m),
+                       ds_cstr(a), hint);
+    }
+
+    /* Traffic to the external address from the router itself (hairpin):
+     * back into the ingress pipeline. */
+    ds_clear(m);
+    ds_put_format(m, "ip && %s.dst == %s && ", fam, ext);
+    put_resident(m, gp, nat);
+    lflow_add_hint(t, dp, S_LR_OUT_CHK_DNAT_LOCAL, 50, ds_cstr(m),
+                   "reg9[4] = 1; next;", hint);
+    ds_clear(m);
+    ds_put_format(m, "%s.dst == %s && outport == %s && ", fam, ext, gpn);
+    put_resident(m, gp, nat);
+    lflow_add_hint(t, dp, S_LR_OUT_EGR_LOOP, 100, ds_cstr(m),
+                   "clone { ct_clear; inport = outport; outport = \"\"; "
+                   "eth.dst <-> eth.src; flags = 0; flags.loopback = 1; "
+                   "flags.use_snat_zone = reg9[4]; reg0 = 0; reg1 = 0; "
+                   "reg2 = 0; reg3 = 0; reg4 = 0; reg5 = 0; reg6 = 0; "
+                   "reg7 = 0; reg8 = 0; reg9 = 0; reg9[0] = 1; "
+                   "next(pipeline=ingress, table=0); };", hint);
+
+    /* The external address resolves to the port's MAC (a floating IP's:
+     * its own); traffic from the outside back out: dropped. */
+    const char *reg = nat->v6 ? "xxreg0" : "reg0";
+    ds_clear(m);
+    ds_put_format(m, "outport == %s && %s == %s", gpn, reg, ext);
+    ds_clear(a);
+    ds_put_format(a, "eth.dst = %s; next;", mac ? mac : gp->mac_s);
+    lflow_add_hint(t, dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(m), ds_cstr(a),
+                   hint);
+    ds_clear(m);
+    ds_put_format(m, "inport == %s && outport == %s && %s.dst == %s", gpn,
+                  gpn, fam, ext);
+    lflow_add_hint(t, dp, S_LR_IN_ARP_RESOLVE, 150, ds_cstr(m), "drop;",
+                   hint);
+
+    /* ARP for the external address on the gateway port: answered where
+     * the address lives, dropped elsewhere. */
+    if (!nat->v6) {
+        ds_clear(m);
+        ds_put_format(m, "inport == %s && arp.op == 1 && arp.tpa == %s", gpn,
+                      ext);
+        lflow_add_hint(t, dp, S_LR_IN_IP_INPUT, 91, ds_cstr(m), "drop;",
+                       hint);
+        ds_put_cstr(m, " && ");
+        put_resident(m, gp, nat);
+        ds_clear(a);
+        const char *src = mac ? mac : "xreg0[0..47]";
+        ds_put_format(a, "eth.dst = eth.src; eth.src = %s; arp.op = 2; "
+                      "/* ARP reply */ arp.tha = arp.sha; arp.sha = %s; "
+                      "arp.tpa <-> arp.spa; outport = inport; "
+                      "flags.loopback = 1; output;", src, src);
+        lflow_add_hint(t, dp, S_LR_IN_IP_INPUT, 92, ds_cstr(m), ds_cstr(a),
+                       hint);
+    } else {
+        ds_clear(m);
+        ds_put_format(m, "inport == %s && ip6.dst == {%s, %s} && nd_ns && "
+                      "nd.target == %s", gpn, nat->ext_s, nat->sn_s,
+                      nat->ext_s);
+        lflow_add_hint(t, dp, S_LR_IN_IP_INPUT, 91, ds_cstr(m), "drop;",
+                       hint);
+        ds_put_cstr(m, " && ");
+        put_resident(m, gp, nat);
+        ds_clear(a);
+        const char *src = mac ? mac : "xreg0[0..47]";
+        ds_put_format(a, "nd_na { eth.src = %s; ip6.src = nd.target; "
+                      "nd.tll = %s; outport = inport; flags.loopback = 1; "
+                      "output; };", src, src);
+        lflow_add_hint(t, dp, S_LR_IN_IP_INPUT, 92, ds_cstr(m), ds_cstr(a),
+                       hint);
+    }
+
+    if (nat->snat && !nat->dnat) {
+        /* Traffic from an SNAT address on the gateway port (hairpinned
+         * back in by lr_out_egr_loop) is not a martian. */
+        ds_clear(m);
+        ds_put_format(m, "inport == %s && %s.src == %s", gpn, fam, ext);
+        lflow_add_hint(t, dp, S_LR_IN_IP_INPUT, 120, ds_cstr(m), "next;",
+                       hint);
+    }
+
+    if (nat->distributed) {
+        /* The floating IP's MAC is the router's where its VIF is; its
+         * traffic leaves from there, not through the gateway chassis. */
+        ds_clear(m);
+        ds_put_format(m, "eth.dst == %s && inport == %s && "
+                      "is_chassis_resident(\"%s\")", mac, gpn,
+                      nat->nb->logical_port);
+        ds_clear(a);
+        ds_put_format(a, "xreg0[0..47] = %s; next;", gp->mac_s);
+        lflow_add_hint(t, dp, S_LR_IN_ADMISSION, 50, ds_cstr(m), ds_cstr(a),
+                       hint);
+        ds_clear(m);
+        ds_put_format(m, "%s.src == %s && outport == %s && "
+                      "is_chassis_resident(\"%s\")", fam, log, gpn,
+                      nat->nb->logical_port);
+        ds_clear(a);
+        ds_put_format(a, "eth.src = %s; %s = %s; next;", mac,
+                      nat->v6 ? "xxreg1" : "reg1", ext);
+        lflow_add_hint(t, dp, S_LR_IN_GW_REDIRECT, 100, ds_cstr(m),
+                       ds_cstr(a), hint);
+    }
+}
+
+static void
+build_dgp_nats(struct lflow_table *t, const struct lr_router *r)
+{
+    const struct lr_nat_set *ns = r->nat;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+    bool any = false;
+    for (size_t i = 0; ns && i < ns->n_nats; i++) {
+        const struct lr_nat *nat = &ns->nats[i];
+        const struct lr_port *gp = nat->compiled ? nat_dgp(r, nat) : NULL;
+        if (gp) {
+            build_dgp_nat(t, r, gp, nat, &m, &a);
+            any = true;
+        }
+    }
+    if (any) {
+        lflow_add(t, r->dp, S_LR_OUT_CHK_DNAT_LOCAL, 50,
+                  (r->ct_mark_natted ? "ip && ct_mark.natted == 1"
+                   : "ip && ct_label.natted == 1"), "reg9[4] = 1; next;");
+    }
+    /* Traffic from a gateway port's own address that is an SNAT address
+     * (hairpinned back in by lr_out_egr_loop) is not a martian. */
+    for (size_t i = 0; any && i < r->n_ports; i++) {
+        const struct lr_port *p = r->ports[i];
+        for (size_t j = 0; p->dgp && j < p->n_ip4; j++) {
+            if (lr_nat_is_snat_ip(r, p->ip4[j].addr_s)) {
+                ds_clear(&m);
+                ds_put_format(&m, "inport == %s && ip4.src == %s", p->qname,
+                              p->ip4[j].addr_s);
+                lflow_add_hint(t, r->dp, S_LR_IN_IP_INPUT, 120, ds_cstr(&m),
+                               "next;", &p->nb->header_.uuid);
+            }
+        }
+    }
+    ds_destroy(&m);
+    ds_destroy(&a);
 }

@@ -25,6 +25,8 @@ struct ls_model;
 struct lr_port;
 struct lr_router;
 struct smap;
+struct sset;
+struct ls_port;
 struct svec;
 
 /* Parses router 'r''s NAT rows and NAT options into r->nat (bad rows
@@ -70,5 +72,17 @@ void lr_nat_for_each_dnat_ip(const struct lr_router *r,
 void lr_nat_addresses(const struct lr_port *p,
                       const struct smap *lsp_options, bool localnet,
                       struct svec *out);
+
+/* Distributed gateway ports (router-gw.h): whether 'r' has distributed
+ * NAT (a floating IP with external_mac and logical_port), which keeps its
+ * chassisredirect ports from always redirecting; the floating IPs' MACs
+ * (into 'macs'), which the router's switches flood its requests from; the
+ * flows on gateway port 'p''s switch (its peer 'sp', named 'qname') for
+ * them. */
+bool lr_nat_has_distributed(const struct lr_router *);
+void lr_nat_check_dgps(struct ls_model *, const struct lr_router *);
+void lr_nat_put_eth_srcs(const struct lr_router *, struct sset *macs);
+void lr_nat_build_peer_lflows(struct lflow_table *, const struct ls_port *sp,
+                              const struct lr_port *p, const char *qname);
 
 #endif /* northd/router-nat.h */

@@ -17,6 +17,7 @@
 #include "lib/tnlid.h"
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
+#include "northd/router-gw.h"
 #include "northd/router-mtu.h"
 #include "northd/router-ra.h"
 #include "northd/router-lb.h"
@@ -214,6 +215,7 @@ fill_net6(struct lr_net6 *n)
 static void
 lr_port_destroy(struct lr_port *p)
 {
+    lr_gw_port_destroy(p);
     lr_ra_destroy(p->ra);
     free(p->arp_proxy);
     free(p->qname);
@@ -555,6 +557,8 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
             hmapx_add(&lr->routers_only, dp);
         }
     }
+
+    lr_gw_build(m, sb_ports);
 }
 
 void
@@ -607,6 +611,10 @@ lr_model_lsp_touches(const struct lr_model *lr,
     if (sset_contains(&lr->claims, nbp->name)) {
         return true;
     }
+    if (lr->n_dgps && (!strcmp(nbp->type, "localnet")
+                       || !strcmp(nbp->type, "vtep"))) {
+        return true;            /* Distributed gateway ports' flows. */
+    }
     const char *rp = smap_get(&nbp->options, "router-port");
     return !strcmp(nbp->type, "router") && rp && find_lr_port(lr, rp);
 }
@@ -622,6 +630,7 @@ lr_model_keep_pbs(const struct lr_model *lr, struct hmapx *keep)
             hmapx_add(keep, (void *) p->sb);
         }
     }
+    lr_gw_keep_pbs(lr, keep);
 }
 
 static void
@@ -656,6 +665,9 @@ sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
     if (p->peer) {
         smap_add(&options, "peer", p->peer);
     }
+    if (p->dgp && p->peer) {
+        smap_add(&options, "chassis-redirect-port", p->dgp->cr_name);
+    }
     lr_ra_put_pb_options(p, &options);
     lr_peer_pb_options(p, &options);
     if (!pb || !smap_equal(&pb->options, &options)) {
@@ -687,6 +699,7 @@ lr_model_sync_ports(struct ls_model *m, struct rdb_txn *txn)
     HMAP_FOR_EACH (p, name_node, &m->lr->ports) {
         sync_lr_port(txn, p);
     }
+    lr_gw_sync_ports(m, txn);
 }
 
 /* Flows. */
@@ -746,6 +759,10 @@ build_admission(struct lflow_table *t, const struct lr_router *r,
         ds_clear(m);
         ds_put_format(m, "eth.dst == %s && inport == %s", p->mac_s,
                       p->qname);
+        if (p->dgp) {
+            ds_put_format(m, " && is_chassis_resident(%s)",
+                          p->dgp->cr_qname);
+        }
         lr_mtu_admission(t, p, ds_cstr(m), ds_cstr(a));
         ds_clear(m);
         ds_put_format(m, "eth.mcast && inport == %s", p->qname);
@@ -790,6 +807,10 @@ build_neighbor(struct lflow_table *t, const struct lr_router *r,
             ds_clear(m);
             ds_put_format(m, "inport == %s && arp.spa == %s && "
                           "arp.op == 1", p->qname, p->ip4[j].net_s);
+            if (p->dgp) {
+                ds_put_format(m, " && is_chassis_resident(%s)",
+                              p->dgp->cr_qname);
+            }
             LR_ADD(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 100, ds_cstr(m),
                    always ? lookup_arp
                    : "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
@@ -800,6 +821,10 @@ build_neighbor(struct lflow_table *t, const struct lr_router *r,
                 ds_put_format(m, "inport == %s && arp.spa == %s && "
                               "arp.tpa == %s && arp.op == 1", p->qname,
                               p->ip4[j].net_s, p->ip4[j].addr_s);
+                if (p->dgp) {
+                    ds_put_format(m, " && is_chassis_resident(%s)",
+                                  p->dgp->cr_qname);
+                }
                 LR_ADD(t, dp, S_LR_IN_LOOKUP_NEIGHBOR, 110, ds_cstr(m),
                        "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "
                        "reg9[3] = 1; next;", &p->nb->header_.uuid);
@@ -879,6 +904,9 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
         ds_clear(m);
         ds_put_format(m, "inport == %s && arp.op == 1 && arp.tpa == %s "
                       "&& arp.spa == %s", name, n->addr_s, n->net_s);
+        if (p->ln_resident) {
+            ds_put_format(m, " && is_chassis_resident(%s)", p->ln_resident);
+        }
         LR_ADD(t, dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
                "eth.dst = eth.src; eth.src = xreg0[0..47]; arp.op = 2; "
                "/* ARP reply */ arp.tha = arp.sha; arp.sha = xreg0[0..47]; "
@@ -891,6 +919,10 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
         ds_put_format(m, "inport == %s && ip6.dst == {%s, %s} && nd_ns "
                       "&& nd.target == %s", name, n->addr_s, n->sn_s,
                       n->addr_s);
+        if (p->dgp) {
+            ds_put_format(m, " && is_chassis_resident(%s)",
+                          p->dgp->cr_qname);
+        }
         LR_ADD(t, dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
                "nd_na_router { eth.src = xreg0[0..47]; ip6.src = nd.target; "
                "nd.tll = xreg0[0..47]; outport = inport; "
@@ -916,8 +948,10 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
            "flags.loopback = 1; next; ", hint);
 
     /* Other traffic to the router: TCP reset, SCTP abort, port or protocol
-     * unreachable (not on a gateway router, as stock). */
-    for (int v6 = 0; v6 < 2 && !p->router->chassis; v6++) {
+     * unreachable; not on a gateway router or a router with distributed
+     * gateway ports, as stock. */
+    for (int v6 = 0; v6 < 2 && !p->router->chassis && !p->router->n_dgps;
+         v6++) {
         size_t n = v6 ? p->n_ip6 : p->n_ip4;
         const char *ip = v6 ? "ip6" : "ip4";
         for (size_t i = 0; i < n; i++) {
@@ -971,11 +1005,19 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
         ds_put_format(m, "inport == %s && ip4 && ip.ttl == {0, 1} && "
                       "!ip.later_frag", name);
         ds_clear(a);
-        ds_put_format(a, "icmp4 {eth.dst <-> eth.src; icmp4.type = 11; "
-                      "/* Time exceeded */ icmp4.code = 0; /* TTL exceeded "
-                      "in transit */ ip4.dst = ip4.src; ip4.src = %s ; "
-                      "ip.ttl = 254; outport = %s; flags.loopback = 1; "
-                      "output; };", p->ip4[i].addr_s, name);
+        ds_put_cstr(a, "icmp4 {eth.dst <-> eth.src; icmp4.type = 11; "
+                    "/* Time exceeded */ icmp4.code = 0; /* TTL exceeded "
+                    "in transit */ ");
+        /* A distributed gateway port answers from the address the packet
+         * was sent to, as stock. */
+        if (p->dgp) {
+            ds_put_cstr(a, "ip4.dst <-> ip4.src ; ");
+        } else {
+            ds_put_format(a, "ip4.dst = ip4.src; ip4.src = %s ; ",
+                          p->ip4[i].addr_s);
+        }
+        ds_put_format(a, "ip.ttl = 254; outport = %s; flags.loopback = 1; "
+                      "output; };", name);
         LR_ADD(t, dp, S_LR_IN_IP_INPUT, 31, ds_cstr(m), ds_cstr(a), hint);
     }
     for (size_t i = 0; i + 1 < p->n_ip6; i++) {
@@ -984,11 +1026,16 @@ build_ip_input_port(struct lflow_table *t, const struct lr_port *p,
         ds_put_format(m, "inport == %s && ip6 && ip6.src == %s && "
                       "ip.ttl == {0, 1} && !ip.later_frag", name, n->net_s);
         ds_clear(a);
-        ds_put_format(a, "icmp6 {eth.dst <-> eth.src; ip6.dst = ip6.src; "
-                      "ip6.src = %s ; ip.ttl = 254; icmp6.type = 3; /* Time "
-                      "exceeded */ icmp6.code = 0; /* TTL exceeded in "
-                      "transit */ outport = %s; flags.loopback = 1; "
-                      "output; };", n->addr_s, name);
+        ds_put_cstr(a, "icmp6 {eth.dst <-> eth.src; ");
+        if (p->dgp) {
+            ds_put_cstr(a, "ip6.dst <-> ip6.src ; ");
+        } else {
+            ds_put_format(a, "ip6.dst = ip6.src; ip6.src = %s ; ",
+                          n->addr_s);
+        }
+        ds_put_format(a, "ip.ttl = 254; icmp6.type = 3; /* Time exceeded */ "
+                      "icmp6.code = 0; /* TTL exceeded in transit */ "
+                      "outport = %s; flags.loopback = 1; output; };", name);
         LR_ADD(t, dp, S_LR_IN_IP_INPUT, 31, ds_cstr(m), ds_cstr(a), hint);
     }
 }
@@ -1129,6 +1176,7 @@ build_router_lflows(struct lflow_table *t, const struct lr_router *r)
     lr_lb_build_lflows(t, r);
 
     build_routing(t, r, &m, &a);
+    lr_gw_build_lflows(t, r);
     lr_ra_build_lflows(t, r);
     lr_mtu_build_lflows(t, r);
 
@@ -1185,6 +1233,7 @@ lr_build_lflows(struct lflow_table *t, const struct ls_model *m)
     struct lflow_owner *saved = t->owner;
     for (size_t i = 0; i < m->lr->n_routers; i++) {
         struct lr_router *r = &m->lr->routers[i];
+        r->ct_mark_natted = m->lr->ct_no_masked_label;
         lflow_owner_clear(t, &r->dp->owner);
         lflow_table_set_owner(t, &r->dp->owner);
         build_router_lflows(t, r);
@@ -1240,9 +1289,21 @@ lr_build_switch_lflows(struct lflow_table *t, const struct ls_model *m,
         n++;
         /* Requests a router sends go to every port but the routers. */
         if (!routers_only) {
+            /* The port's MAC and its router's floating IPs' MACs, in the
+             * order of stock's sset. */
+            struct sset macs = SSET_INITIALIZER(&macs);
+            sset_add(&macs, p->mac_s);
+            lr_nat_put_eth_srcs(p->router, &macs);
             ds_clear(&match);
-            ds_put_format(&match, "eth.src == {%s} && (arp.op == 1 || "
-                          "rarp.op == 3 || nd_ns)", p->mac_s);
+            ds_put_cstr(&match, "eth.src == {");
+            const char *mac;
+            size_t k = 0;
+            SSET_FOR_EACH (mac, &macs) {
+                ds_put_format(&match, "%s%s", k++ ? ", " : "", mac);
+            }
+            sset_destroy(&macs);
+            ds_put_cstr(&match, "} && (arp.op == 1 || rarp.op == 3 || "
+                        "nd_ns)");
             lflow_add(t, dp, S_IN_L2_LKUP, 75, ds_cstr(&match),
                       "outport = \""MC_FLOOD_L2"\"; output;");
         }
@@ -1395,9 +1456,13 @@ build_peer_port_lflows(struct lflow_table *t, const struct lr_model *lr,
     struct nat_req_aux aux = { t, sp, p, name, &m, &a, flood };
     lr_nat_for_each_dnat_ip(p->router, nat_req_flow, &aux);
     lr_lb_for_each_reachable_vip(p, nat_req_flow, &aux);
+    lr_nat_build_peer_lflows(t, sp, p, name);
 
     ds_clear(&m);
     ds_put_format(&m, "eth.dst == %s", p->mac_s);
+    if (p->ln_resident) {
+        ds_put_format(&m, " && is_chassis_resident(%s)", p->ln_resident);
+    }
     ds_clear(&a);
     ds_put_format(&a, "outport = %s; output;", name);
     LR_ADD(t, dp, S_IN_L2_LKUP, 50, ds_cstr(&m), ds_cstr(&a), hint);
@@ -1573,4 +1638,5 @@ lr_peer_pb_nat_addresses(const struct lr_port *p, const struct ls_port *sp,
         }
     }
     lr_nat_addresses(p, &sp->nb->options, localnet, out);
+    lr_gw_port_garp(p, out);
 }

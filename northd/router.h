@@ -91,6 +91,10 @@ struct lr_port {
     uint32_t route_table;           /* Of options:route_table; 0: main. */
     struct lr_ra *ra;               /* Router advertisements (router-ra.h),
                                      * or NULL. */
+
+    /* A distributed gateway port (router-gw.h), or NULL. */
+    struct lr_dgp *dgp;
+    const char *ln_resident;        /* lr_gw_ln_resident(). */
     int mtu;                        /* options:gateway_mtu (router-mtu.h),
                                      * or 0. */
     char *arp_proxy;                /* The IPv4 addresses (comma-separated)
@@ -140,6 +144,12 @@ struct lr_router {
     size_t n_routes;
     struct lr_policy *policies;     /* Valid policies, by priority. */
     size_t n_policies;
+    struct lr_port *dgp0;           /* The first of its distributed gateway
+                                     * ports in NB order, or NULL. */
+    bool ct_mark_natted;            /* Chassis know ct_mark.natted (else
+                                     * ct_label.natted), as of the last
+                                     * lr_build_lflows(). */
+    size_t n_dgps;
 };
 
 struct lr_model {
@@ -149,7 +159,13 @@ struct lr_model {
     struct shash peers;             /* Switch port name -> lr_port. */
     struct sset claims;             /* Names of the switch ports of type
                                      * "router" whose router-port names a
-                                     * router port. */
+                                     * router port; with distributed
+                                     * gateway ports, also the localnet and
+                                     * vtep ports (router-gw.h). */
+    size_t n_dgps;                  /* Distributed gateway ports. */
+    bool ct_no_masked_label;        /* The chassis feature (features.h),
+                                     * set by northd.c before
+                                     * lr_build_lflows(). */
     struct hmapx routers_only;      /* Switches whose ports are all wired
                                      * to routers (at the last full pass). */
 };

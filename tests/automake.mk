@@ -30,6 +30,7 @@ TESTSUITE_AT = \
 	tests/qos.at \
 	tests/neutron.at \
 	tests/routers.at \
+	tests/router-gw.at \
 	tests/router-nat.at \
 	tests/router-lb.at \
 	tests/dhcp.at \

@@ -202,7 +202,8 @@ LBG_NAMES = 3
 # router ports, connected and static routes, with ports, addresses and
 # ACLs changing on those switches (router changes recompute; switch port
 # changes are followed incrementally, the static ARP entries of the
-# routers with them: docs/routers.md).
+# routers with them; some router ports are distributed gateway ports:
+# docs/routers.md).
 ROUTER_MIX = {
     "ls_add": 3, "ls_del": 1, "lsp_add": 8, "lsp_del": 2, "lsp_move": 1,
     "lsp_set_addr": 8, "lsp_set_type": 1, "lsp_set_enabled": 1,
@@ -774,8 +775,14 @@ class Gen:
         self.lrps[name] = {"router": lr, "nexthop": "10.%d.0.%d"
                            % (i, self.r.randrange(1, 250))}
         self.routers[lr]["lrps"].add(name)
-        return "rnd_nbctl lrp-add %s %s %s %s" % (lr, name, mac,
-                                                  " ".join(nets))
+        cmd = "rnd_nbctl lrp-add %s %s %s %s" % (lr, name, mac,
+                                                 " ".join(nets))
+        # A distributed gateway port, now and then (docs/routers.md).
+        if self.chance(0.2):
+            for k in range(self.r.randrange(1, 3)):
+                cmd += (" -- lrp-set-gateway-chassis %s hv%d %d"
+                        % (name, k + 1, 10 + k))
+        return cmd
 
     def op_lrp_del(self):
         name = self.pick(self.lrps)
