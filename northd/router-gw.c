@@ -304,21 +304,7 @@ sync_cr_port(struct ls_model *m, struct rdb_txn *txn, struct lr_port *p)
     if (d->always_redirect) {
         smap_add(&options, "always-redirect", "true");
     }
-    if (!pb || !smap_equal(&pb->options, &options)) {
-        rdb_txn_set_smap(txn, SB_PORT_BINDING_COL_OPTIONS, &options);
-    }
-    smap_destroy(&options);
-
-    struct ds mac = DS_EMPTY_INITIALIZER;
-    ds_put_cstr(&mac, p->nb->mac);
-    for (size_t i = 0; i < p->nb->n_networks; i++) {
-        ds_put_format(&mac, " %s", p->nb->networks[i]);
-    }
-    const char *macs[] = { ds_cstr(&mac) };
-    if (!pb || pb->n_mac != 1 || strcmp(pb->mac[0], macs[0])) {
-        rdb_txn_set_strings(txn, SB_PORT_BINDING_COL_MAC, macs, 1);
-    }
-    ds_destroy(&mac);
+    lr_port_sync_pb_options_mac(txn, p, pb, &options);
 
     const struct uuid *group = ha_groups_find(m, d->group);
     if (!pb || (group

@@ -633,6 +633,29 @@ lr_model_keep_pbs(const struct lr_model *lr, struct hmapx *keep)
     lr_gw_keep_pbs(lr, keep);
 }
 
+void
+lr_port_sync_pb_options_mac(struct rdb_txn *txn, const struct lr_port *p,
+                            const struct sb_port_binding *pb,
+                            struct smap *options)
+{
+    if (!pb || !smap_equal(&pb->options, options)) {
+        rdb_txn_set_smap(txn, SB_PORT_BINDING_COL_OPTIONS, options);
+    }
+    smap_destroy(options);
+
+    /* "MAC NETWORK...", as the NB row has them. */
+    struct ds mac = DS_EMPTY_INITIALIZER;
+    ds_put_cstr(&mac, p->nb->mac);
+    for (size_t i = 0; i < p->nb->n_networks; i++) {
+        ds_put_format(&mac, " %s", p->nb->networks[i]);
+    }
+    const char *macs[] = { ds_cstr(&mac) };
+    if (!pb || pb->n_mac != 1 || strcmp(pb->mac[0], macs[0])) {
+        rdb_txn_set_strings(txn, SB_PORT_BINDING_COL_MAC, macs, 1);
+    }
+    ds_destroy(&mac);
+}
+
 static void
 sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
 {
@@ -670,22 +693,7 @@ sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
     }
     lr_ra_put_pb_options(p, &options);
     lr_peer_pb_options(p, &options);
-    if (!pb || !smap_equal(&pb->options, &options)) {
-        rdb_txn_set_smap(txn, SB_PORT_BINDING_COL_OPTIONS, &options);
-    }
-    smap_destroy(&options);
-
-    /* "MAC NETWORK...", as the NB row has them. */
-    struct ds mac = DS_EMPTY_INITIALIZER;
-    ds_put_cstr(&mac, p->nb->mac);
-    for (size_t i = 0; i < p->nb->n_networks; i++) {
-        ds_put_format(&mac, " %s", p->nb->networks[i]);
-    }
-    const char *macs[] = { ds_cstr(&mac) };
-    if (!pb || pb->n_mac != 1 || strcmp(pb->mac[0], macs[0])) {
-        rdb_txn_set_strings(txn, SB_PORT_BINDING_COL_MAC, macs, 1);
-    }
-    ds_destroy(&mac);
+    lr_port_sync_pb_options_mac(txn, p, pb, &options);
     if (!pb || !pb->n_up) {
         bool down = false;
         rdb_txn_set_bools(txn, SB_PORT_BINDING_COL_UP, &down, 1);

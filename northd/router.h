@@ -187,6 +187,13 @@ void lr_router_sb_ids(const struct lr_router *, struct smap *ids);
 void lr_model_keep_pbs(const struct lr_model *, struct hmapx *keep);
 void lr_model_sync_ports(struct ls_model *, struct rdb_txn *);
 
+/* Writes 'options' (and destroys it) and the "MAC NETWORK..." mac of
+ * router port 'p' into its Port_Binding 'pb' (NULL: being inserted), the
+ * row the transaction is on, where they differ. */
+void lr_port_sync_pb_options_mac(struct rdb_txn *, const struct lr_port *p,
+                                 const struct sb_port_binding *pb,
+                                 struct smap *options);
+
 /* The router port named 'name', or NULL. */
 const struct lr_port *lr_model_find_port(const struct lr_model *,
                                          const char *name);
