@@ -13,6 +13,7 @@
 #include "northd/lb.h"
 #include "northd/lflow.h"
 #include "northd/router.h"
+#include "northd/router-nat.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
 #include "openvswitch/vlog.h"
@@ -720,13 +721,7 @@ lr_lb_build_lflows(struct lflow_table *t, const struct lr_router *r)
         lflow_add(t, dp, S_LR_OUT_SNAT, 120,
                   "flags.skip_snat_for_lb == 1 && ip", "next;");
         if (!r->nb->n_nat) {
-            /* The same as router-nat.c's for a router with NAT rows. */
-            lflow_add(t, dp, S_LR_OUT_UNDNAT, 100, "nd || nd_rs || nd_ra",
-                      "next;");
-            lflow_add(t, dp, S_LR_OUT_UNDNAT, 50, "ip",
-                      "flags.loopback = 1; ct_dnat;");
-            lflow_add(t, dp, S_LR_OUT_POST_UNDNAT, 50, "ip && ct.new",
-                      "ct_commit { } ; next; ");
+            lr_nat_build_gw_undnat(t, dp);
         }
     }
     ds_destroy(&m);

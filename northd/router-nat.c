@@ -62,6 +62,15 @@ struct lr_nat_set {
     struct sset snat_ips;           /* External addresses of snat rows. */
 };
 
+/* Appends "VERB(ADDR);", or "VERB(ADDR,RANGE);" with a port range. */
+static void
+put_ct_nat(struct ds *a, const char *verb, const char *addr,
+           const char *range)
+{
+    ds_put_format(a, "%s(%s%s%s);", verb, addr, range ? "," : "",
+                  range ? range : "");
+}
+
 static void OVS_PRINTF_FORMAT(2, 3)
 nat_report(struct ls_model *m, const char *format, ...)
 {
@@ -520,11 +529,7 @@ build_gw_nat(struct lflow_table *t, const struct lr_router *r,
         if (nat->stateless) {
             ds_put_format(a, "%s.dst=%s; next;", fam, log);
         } else {
-            ds_put_format(a, "ct_dnat(%s", log);
-            if (nat->port_range) {
-                ds_put_format(a, ",%s", nat->port_range);
-            }
-            ds_put_cstr(a, ");");
+            put_ct_nat(a, "ct_dnat", log, nat->port_range);
         }
         lflow_add_hint(t, dp, S_LR_IN_DNAT, 100, ds_cstr(m), ds_cstr(a),
                        hint);
@@ -549,11 +554,7 @@ build_gw_nat(struct lflow_table *t, const struct lr_router *r,
             ds_put_format(a, "%s.src=%s; next;", fam, ext);
         } else {
             ds_put_cstr(m, " && (!ct.trk || !ct.rpl)");
-            ds_put_format(a, "ct_snat(%s", ext);
-            if (nat->port_range) {
-                ds_put_format(a, ",%s", nat->port_range);
-            }
-            ds_put_cstr(a, ");");
+            put_ct_nat(a, "ct_snat", ext, nat->port_range);
         }
         lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio, ds_cstr(m), ds_cstr(a),
                        hint);
@@ -606,15 +607,20 @@ lr_nat_build_lflows(struct lflow_table *t, const struct lr_router *r)
          * committed there. */
         lflow_add(t, dp, S_LR_OUT_CHK_DNAT_LOCAL, 50,
                   "ip && ct_mark.natted == 1", "reg9[4] = 1; next;");
-        lflow_add(t, dp, S_LR_OUT_UNDNAT, 100, "nd || nd_rs || nd_ra",
-                  "next;");
-        lflow_add(t, dp, S_LR_OUT_UNDNAT, 50, "ip",
-                  "flags.loopback = 1; ct_dnat;");
-        lflow_add(t, dp, S_LR_OUT_POST_UNDNAT, 50, "ip && ct.new",
-                  "ct_commit { } ; next; ");
+        lr_nat_build_gw_undnat(t, dp);
     }
     ds_destroy(&m);
     ds_destroy(&a);
+}
+
+void
+lr_nat_build_gw_undnat(struct lflow_table *t, const struct ls_datapath *dp)
+{
+    lflow_add(t, dp, S_LR_OUT_UNDNAT, 100, "nd || nd_rs || nd_ra", "next;");
+    lflow_add(t, dp, S_LR_OUT_UNDNAT, 50, "ip",
+              "flags.loopback = 1; ct_dnat;");
+    lflow_add(t, dp, S_LR_OUT_POST_UNDNAT, 50, "ip && ct.new",
+              "ct_commit { } ; next; ");
 }
 
 /* Port_Binding.nat_addresses. */
@@ -919,11 +925,7 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
             put_resident(m, gp, nat);
         }
         ds_clear(a);
-        ds_put_format(a, "ct_dnat_in_czone(%s", log);
-        if (nat->port_range) {
-            ds_put_format(a, ",%s", nat->port_range);
-        }
-        ds_put_cstr(a, ");");
+        put_ct_nat(a, "ct_dnat_in_czone", log, nat->port_range);
         lflow_add_hint(t, dp, S_LR_IN_DNAT, 100, ds_cstr(m), ds_cstr(a),
                        hint);
 
@@ -953,11 +955,7 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
         if (mac) {
             ds_put_format(a, "eth.src = %s; ", mac);
         }
-        ds_put_format(a, "ct_snat_in_czone(%s", ext);
-        if (nat->port_range) {
-            ds_put_format(a, ",%s", nat->port_range);
-        }
-        ds_put_cstr(a, ");");
+        put_ct_nat(a, "ct_snat_in_czone", ext, nat->port_range);
         lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio, ds_cstr(m), ds_cstr(a),
                        hint);
         ds_put_cstr(m, " && reg9[4] == 1");
@@ -965,11 +963,8 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
         if (mac) {
             ds_put_format(a, "eth.src = %s; ", mac);
         }
-        ds_put_format(a, "reg9[4] = 0; ct_snat(%s", ext);
-        if (nat->port_range) {
-            ds_put_format(a, ",%s", nat->port_range);
-        }
-        ds_put_cstr(a, ");");
+        ds_put_cstr(a, "reg9[4] = 0; ");
+        put_ct_nat(a, "ct_snat", ext, nat->port_range);
         lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio + 1, ds_cstr(m),
                        ds_cstr(a), hint);
     }

@@ -58,6 +58,12 @@ void lr_nat_build_arp_nd(struct lflow_table *, const struct lr_router *,
 /* The NAT stages of 'r', their default flows included. */
 void lr_nat_build_lflows(struct lflow_table *, const struct lr_router *);
 
+/* A gateway router's unDNAT of every packet on its way out, and the
+ * commit of new connections in that zone: for its NAT rows, and for its
+ * load balancers when it has none (router-lb.c). */
+struct ls_datapath;
+void lr_nat_build_gw_undnat(struct lflow_table *, const struct ls_datapath *);
+
 /* The external addresses of 'r''s dnat and dnat_and_snat rows, for the
  * switch's ARP requests and NS sent to router port 'p'
  * (ls_in_l2_lkup 80): each as the address string, v6 or not. */
