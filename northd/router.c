@@ -1391,6 +1391,19 @@ nat_req_flow(const char *addr, bool v6, void *aux_)
 
 /* A switch port wired to router port 'p': ARP/ND for the router's
  * addresses answered on the switch, and L2 lookup to the router. */
+/* The switch's answer 'action' to requests 'm' for a router port's
+ * address (50), and the bypass for the requests the router port itself
+ * sends (100, the switch port's flow).  Extends 'm'. */
+static void
+add_peer_responder(struct lflow_table *t, const struct ls_datapath *dp,
+                   struct ds *m, const char *action, const char *name,
+                   const struct uuid *hint)
+{
+    LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(m), action, hint);
+    ds_put_format(m, " && inport == %s", name);
+    lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(m), "next;", hint);
+}
+
 static void
 build_peer_port_lflows(struct lflow_table *t, const struct lr_model *lr,
                        const struct ls_port *sp, const struct lr_port *p)
@@ -1422,11 +1435,7 @@ build_peer_port_lflows(struct lflow_table *t, const struct lr_model *lr,
                       "arp.tpa = arp.spa; arp.spa = %s; outport = inport; "
                       "flags.loopback = 1; output;", p->mac_s, p->mac_s, ip);
         if (answer) {
-            LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a),
-                   hint);
-            ds_put_format(&m, " && inport == %s", name);
-            lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m),
-                           "next;", hint);
+            add_peer_responder(t, dp, &m, ds_cstr(&a), name, hint);
         }
 
         ds_clear(&m);
@@ -1446,11 +1455,7 @@ build_peer_port_lflows(struct lflow_table *t, const struct lr_model *lr,
                       "flags.loopback = 1; output; };", p->mac_s, n->addr_s,
                       n->addr_s, p->mac_s);
         if (answer) {
-            LR_ADD(t, dp, S_IN_ARP_ND_RSP, 50, ds_cstr(&m), ds_cstr(&a),
-                   hint);
-            ds_put_format(&m, " && inport == %s", name);
-            lflow_add_port(t, dp, S_IN_ARP_ND_RSP, 100, ds_cstr(&m),
-                           "next;", hint);
+            add_peer_responder(t, dp, &m, ds_cstr(&a), name, hint);
         }
 
         ds_clear(&m);
