@@ -34,6 +34,20 @@ void lr_lb_destroy(struct lr_router *r);
  * (after groups_init()). */
 void lr_lb_attach_groups(struct ls_model *m, struct groups *g);
 
+/* Gives the routers' load balancers the backends' health 'h' (after
+ * lb_health_build(); 'h' must outlive the model). */
+struct lb_health;
+void lr_lb_attach_health(struct ls_model *m, const struct lb_health *h);
+
+/* Rebuilds, in 't', the VIP flows of the routers' load balancers with
+ * health checks (after lb_health_handle_sb() said a backend's health
+ * changed). */
+void lr_lb_health_changed(struct ls_model *m, struct lflow_table *t);
+
+/* Whether 'addr' (of family 'v6') is a VIP of one of 'r''s load
+ * balancers. */
+bool lr_lb_is_vip(const struct lr_router *r, const char *addr, bool v6);
+
 /* Whether 'r' has a load balancer with a VIP. */
 bool lr_lb_has_vips(const struct lr_router *r);
 
