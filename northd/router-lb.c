@@ -560,13 +560,45 @@ build_gw_undnat(struct lflow_table *t, const struct lr_router *r,
     const char *fam = vip->ipv6 ? "ip6" : "ip4";
     ds_clear(m);
     ds_put_format(m, "%s && (", fam);
-    for (size_t i = 0; i < vip->n_backends; i++) {
-        const struct lb_backend *be = &vip->backends[i];
-        ds_put_format(m, "%s(%s.src == %s", i ? " || " : "", fam, be->ip);
-        if (be->port) {
-            ds_put_format(m, " && %s.src == %"PRIu16, lb->proto, be->port);
+    if (!lb->is_template) {
+        for (size_t i = 0; i < vip->n_backends; i++) {
+            const struct lb_backend *be = &vip->backends[i];
+            ds_put_format(m, "%s(%s.src == %s", i ? " || " : "", fam, be->ip);
+            if (be->port) {
+                ds_put_format(m, " && %s.src == %"PRIu16, lb->proto,
+                              be->port);
+            }
+            ds_put_char(m, ')');
         }
-        ds_put_char(m, ')');
+    } else {
+        /* Template backends as written, "IP[:PORT]" ("[IP6]:PORT"), each
+         * part possibly a "^NAME" that ovn-controller expands. */
+        char *copy = xstrdup(vip->backends_str);
+        char *save = NULL;
+        int i = 0;
+        for (char *tok = strtok_r(copy, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save), i++) {
+            char *port = NULL;
+            if (tok[0] == '[') {
+                char *end = strchr(tok, ']');
+                if (end) {
+                    *end = '\0';
+                    port = end[1] == ':' ? end + 2 : NULL;
+                }
+                tok++;
+            } else if (!vip->ipv6) {
+                port = strrchr(tok, ':');
+                if (port) {
+                    *port++ = '\0';
+                }
+            }
+            ds_put_format(m, "%s(%s.src == %s", i ? " || " : "", fam, tok);
+            if (port && port[0]) {
+                ds_put_format(m, " && %s.src == %s", lb->proto, port);
+            }
+            ds_put_char(m, ')');
+        }
+        free(copy);
     }
     ds_put_format(m, ") && outport == %s", gw->qname);
     put_resident(m, r, gw);
@@ -629,7 +661,7 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
      * there on their way out of the port. */
     const struct lr_port *gw = lb_gateway(r);
     bool empty_reject = !vip->backends_str[0] && lb->reject;
-    if (gw && vip->n_backends) {
+    if (gw && vip->backends_str[0]) {
         build_gw_undnat(t, r, gw, lb, vip, m, a);
     }
 
@@ -675,11 +707,17 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
             lflow_add_hint(t, dp, S_LR_IN_DNAT, 130, ds_cstr(m),
                            ds_cstr(a), hint);
         }
-        return;
+        if (!vip->backends_str[0]) {
+            return;
+        }
+        /* (No backend the health checks let through: affinity to them
+         * stays, as stock.) */
+    } else {
+        put_lb_action(a, ls, lb, backends);
+        free(usable);
+        lflow_add_hint(t, dp, S_LR_IN_DNAT, prio, ds_cstr(m), ds_cstr(a),
+                       hint);
     }
-    put_lb_action(a, ls, lb, backends);
-    free(usable);
-    lflow_add_hint(t, dp, S_LR_IN_DNAT, prio, ds_cstr(m), ds_cstr(a), hint);
 
     if (!lb->affinity_timeout) {
         return;

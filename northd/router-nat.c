@@ -681,6 +681,11 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
                 any = true;
             }
         }
+        if (!smap_get_bool(lsp_options, "exclude-lb-vips-from-garp",
+                           false)) {
+            /* And its load balancers' VIPs (router-lb.c). */
+            any = lr_lb_put_vips(r, &s) || any;
+        }
         if (any) {
             if (p->dgp) {
                 ds_put_format(&s, " is_chassis_resident(%s)",
