@@ -62,7 +62,6 @@ struct lr_lb_set {
                                      * lr_lb_handle_changes() rebuilds. */
     const struct lb_health *health; /* Backends' health (northd.c's), or
                                      * NULL before lr_lb_attach_health(). */
-    bool checked;                   /* A VIP has a health check. */
 };
 
 static void OVS_PRINTF_FORMAT(2, 3)
@@ -661,7 +660,8 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
      * there on their way out of the port. */
     const struct lr_port *gw = lb_gateway(r);
     bool empty_reject = !vip->backends_str[0] && lb->reject;
-    if (gw && vip->backends_str[0]) {
+    if (gw && (lb->is_template ? vip->backends_str[0] != '\0'
+               : vip->n_backends > 0)) {
         build_gw_undnat(t, r, gw, lb, vip, m, a);
     }
 

@@ -2,9 +2,13 @@
  * has (its load_balancer column and its load_balancer_group's members),
  * parsed once per full pass, and what they compile to as in OVN 23.03:
  * lr_in_defrag, lr_in_unsnat (a VIP that is a NAT address),
- * lr_in_lb_aff_check, lr_in_dnat (ct_lb_mark with skip_snat/force_snat),
+ * lr_in_lb_aff_check, lr_in_dnat (ct_lb_mark with skip_snat/force_snat;
+ * with health checks, the backends northd/lb-health.h says are usable),
  * lr_in_lb_aff_learn, and on gateway routers lr_out_undnat,
- * lr_out_post_undnat and lr_out_snat; the ARP/ND responders for the VIPs
+ * lr_out_post_undnat and lr_out_snat; on a router with a distributed
+ * gateway port, bound to its gateway chassis (is_chassis_resident of the
+ * first gateway port's chassisredirect port) with lr_out_undnat for the
+ * backends' replies out of it; the ARP/ND responders for the VIPs
  * reachable from the router's ports (SB address sets
  * "_rtr_lb_<tunnel key>_ip4"/"_ip6", as stock names them) and the switches'
  * requests for them sent to the router.
