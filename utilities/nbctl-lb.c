@@ -109,6 +109,7 @@ pre_lb_columns(struct ctl_context *ctx)
     ovsdb_idl_add_column(ctx->idl, &nbrec_load_balancer_col_name);
     ovsdb_idl_add_column(ctx->idl, &nbrec_load_balancer_col_vips);
     ovsdb_idl_add_column(ctx->idl, &nbrec_load_balancer_col_protocol);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_load_balancer_col_options);
 }
 
 static const struct nbrec_load_balancer *
@@ -166,7 +167,15 @@ cmd_lb_add(struct ctl_context *ctx)
     const char *ips_arg = ctx->argv[3];
     bool may_exist = shash_find(&ctx->options, "--may-exist") != NULL;
     bool add_duplicate = shash_find(&ctx->options, "--add-duplicate") != NULL;
+    bool reject = shash_find(&ctx->options, "--reject") != NULL;
+    bool event = shash_find(&ctx->options, "--event") != NULL;
     const char *protocol = "tcp";
+
+    if (reject && event) {
+        ctl_error(ctx, "--reject and --event can't specified at the same "
+                  "time");
+        return;
+    }
 
     if (ctx->argc >= 5) {
         protocol = ctx->argv[4];
@@ -251,6 +260,12 @@ cmd_lb_add(struct ctl_context *ctx)
         struct nbrec_load_balancer *new = nbrec_load_balancer_insert(
             ctx->txn);
         nbrec_load_balancer_set_name(new, lb_name);
+        if (reject || event) {
+            /* Only a new load balancer gets them, as in stock. */
+            const struct smap options = SMAP_CONST1(
+                &options, reject ? "reject" : "event", "true");
+            nbrec_load_balancer_set_options(new, &options);
+        }
         lb = new;
     }
     nbrec_load_balancer_update_vips_setkey(lb, ds_cstr(&vip_key),
@@ -491,6 +506,105 @@ cmd_ls_lb_list(struct ctl_context *ctx)
 }
 
 /* ------------------------------------------------------------------------
+ * lr-lb-add, lr-lb-del, lr-lb-list (routers are monitored in full, as by
+ * the other router commands).
+ * --------------------------------------------------------------------- */
+
+static void
+pre_lr_lb(struct ctl_context *ctx)
+{
+    nbctl_pre_lrp(ctx);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_col_load_balancer);
+    pre_lb_columns(ctx);
+}
+
+static bool
+lr_has_lb(const struct nbrec_logical_router *lr,
+          const struct nbrec_load_balancer *lb)
+{
+    for (size_t i = 0; i < lr->n_load_balancer; i++) {
+        if (lr->load_balancer[i] == lb) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void
+cmd_lr_lb_add(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr) {
+        return;
+    }
+    const struct nbrec_load_balancer *lb
+        = lb_by_name_or_uuid(ctx, ctx->argv[2], true);
+    if (!lb) {
+        return;
+    }
+    if (lr_has_lb(lr, lb)) {
+        if (!shash_find(&ctx->options, "--may-exist")) {
+            ctl_error(ctx, UUID_FMT " : a load balancer with this UUID "
+                      "already exists", UUID_ARGS(&lb->header_.uuid));
+        }
+        return;
+    }
+    nbctl_ref_update(&lr->header_, &nbrec_logical_router_col_load_balancer,
+                     &lb->header_, true);
+}
+
+static void
+cmd_lr_lb_del(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr) {
+        return;
+    }
+    if (ctx->argc == 2) {
+        size_t n = lr->n_load_balancer;
+        struct nbrec_load_balancer **lbs
+            = xmemdup(lr->load_balancer, n * sizeof *lbs);
+        for (size_t i = 0; i < n; i++) {
+            nbctl_ref_update(&lr->header_,
+                             &nbrec_logical_router_col_load_balancer,
+                             &lbs[i]->header_, false);
+        }
+        free(lbs);
+        return;
+    }
+    const struct nbrec_load_balancer *lb
+        = lb_by_name_or_uuid(ctx, ctx->argv[2], true);
+    if (!lb) {
+        return;
+    }
+    if (lr_has_lb(lr, lb)) {
+        nbctl_ref_update(&lr->header_,
+                         &nbrec_logical_router_col_load_balancer,
+                         &lb->header_, false);
+    } else if (!shash_find(&ctx->options, "--if-exists")) {
+        ctl_error(ctx, "load balancer %s is not part of any logical router.",
+                  ctx->argv[2]);
+    }
+}
+
+static void
+cmd_lr_lb_list(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr) {
+        return;
+    }
+    const struct nbrec_load_balancer **lbs
+        = xmemdup(lr->load_balancer,
+                  lr->n_load_balancer * sizeof *lr->load_balancer);
+    print_lbs(&ctx->output, lbs, lr->n_load_balancer);
+    free(lbs);
+}
+
+/* ------------------------------------------------------------------------
  * Meters.
  * --------------------------------------------------------------------- */
 
@@ -640,7 +754,8 @@ cmd_meter_list(struct ctl_context *ctx)
 
 const struct ctl_command_syntax nbctl_lb_commands[] = {
     { "lb-add", 3, 4, "LB VIP[:PORT] IP[:PORT]... [PROTOCOL]", pre_lb,
-      cmd_lb_add, NULL, "--may-exist,--add-duplicate", RW },
+      cmd_lb_add, NULL, "--may-exist,--add-duplicate,--reject,--event",
+      RW },
     { "lb-del", 1, 2, "LB [VIP]", pre_lb, cmd_lb_del, NULL, "--if-exists",
       RW },
     { "lb-list", 0, 1, "[LB]", pre_lb, cmd_lb_list, NULL, "", RO },
@@ -649,6 +764,12 @@ const struct ctl_command_syntax nbctl_lb_commands[] = {
     { "ls-lb-del", 1, 2, "SWITCH [LB]", pre_ls_lb, cmd_ls_lb_del, NULL,
       "--if-exists", RW },
     { "ls-lb-list", 1, 1, "SWITCH", pre_ls_lb, cmd_ls_lb_list, NULL, "",
+      RO },
+    { "lr-lb-add", 2, 2, "ROUTER LB", pre_lr_lb, cmd_lr_lb_add, NULL,
+      "--may-exist", RW },
+    { "lr-lb-del", 1, 2, "ROUTER [LB]", pre_lr_lb, cmd_lr_lb_del, NULL,
+      "--if-exists", RW },
+    { "lr-lb-list", 1, 1, "ROUTER", pre_lr_lb, cmd_lr_lb_list, NULL, "",
       RO },
 
     { "meter-add", 4, 5, "NAME ACTION RATE UNIT [BURST]", pre_meter,

@@ -642,6 +642,7 @@ nbctl_cmd_init(void)
     ctl_register_commands(nbctl_acl_commands);
     ctl_register_commands(nbctl_lb_commands);
     ctl_register_commands(nbctl_lr_commands);
+    ctl_register_commands(nbctl_nat_commands);
 }
 
 static char *
