@@ -179,7 +179,9 @@ cmd_show(struct ctl_context *ctx)
         }
         lrs[n++] = lr;
     }
-    qsort(lrs, n, sizeof *lrs, compare_lr_by_name);
+    if (n) {
+        qsort(lrs, n, sizeof *lrs, compare_lr_by_name);
+    }
     for (size_t i = 0; i < n; i++) {
         nbctl_print_lr(&ctx->output, lrs[i]);
     }
