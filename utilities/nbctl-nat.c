@@ -253,12 +253,14 @@ struct nat_request {
     const struct nbrec_logical_router_port *dgp;   /* Given or inferred. */
 };
 
-/* Checks 'req' against the router's existing NAT 'nat' as stock does.
- * Returns true if the command is finished (an error, or --may-exist found
- * the NAT and updated it). */
+/* Checks 'req' against the router's existing NAT 'nat' as stock does;
+ * 'same_dgp' is false if the two are on different distributed gateway
+ * ports (then only the stateless check applies).  Returns true if the
+ * command is finished (an error, or --may-exist found the NAT and updated
+ * it). */
 static bool
 nat_check_existing(struct ctl_context *ctx, const struct nat_request *req,
-                   const struct nbrec_nat *nat)
+                   const struct nbrec_nat *nat, bool same_dgp)
 {
     char *old_ext = nat_normalize(nat->external_ip, false);
     char *old_log = nat_normalize(nat->logical_ip, false);
@@ -267,7 +269,7 @@ nat_check_existing(struct ctl_context *ctx, const struct nat_request *req,
     if (!old_ext || !old_log) {
         goto out;
     }
-    if (!strcmp(nat->type, req->type)) {
+    if (same_dgp && !strcmp(nat->type, req->type)) {
         const char *key_new = req->is_snat ? req->logical_ip
                                            : req->external_ip;
         const char *key_old = req->is_snat ? old_log : old_ext;
@@ -418,7 +420,7 @@ cmd_lr_nat_add(struct ctl_context *ctx)
         }
         if (!on_lr) {
             ctl_error(ctx, "%s is not a router port of logical router: %s.",
-                      gw_name, lr->name);
+                      gw_name, ctx->argv[1]);
             return;
         }
         if (!lrp_is_dgp(gw)) {
@@ -432,7 +434,7 @@ cmd_lr_nat_add(struct ctl_context *ctx)
         if (!req.dgp) {
             ctl_error(ctx, "logical router: %s has multiple distributed "
                       "gateway ports and gateway_port can not be determined "
-                      "from external IP of NAT rule.", lr->name);
+                      "from external IP of NAT rule.", ctx->argv[1]);
             return;
         }
     }
@@ -441,17 +443,16 @@ cmd_lr_nat_add(struct ctl_context *ctx)
     req.logical_ip = nat_addr_format(&log);
     for (size_t i = 0; i < lr->n_nat; i++) {
         const struct nbrec_nat *nat = lr->nat[i];
+        bool same_dgp = true;
         if (n_dgps > 1) {
-            /* With several gateway ports, NATs on another one do not
-             * conflict. */
+            /* With several gateway ports, NATs on another one are no
+             * duplicates. */
             const struct nbrec_logical_router_port *old_dgp
                 = nat->gateway_port ? nat->gateway_port
                   : lr_dgp_for_ip(lr, nat->external_ip);
-            if (old_dgp != req.dgp) {
-                continue;
-            }
+            same_dgp = old_dgp == req.dgp;
         }
-        if (nat_check_existing(ctx, &req, nat)) {
+        if (nat_check_existing(ctx, &req, nat, same_dgp)) {
             goto out;
         }
     }
