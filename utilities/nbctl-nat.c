@@ -237,7 +237,16 @@ pre_lr_nat(struct ctl_context *ctx)
     for (size_t i = 0; i < ARRAY_SIZE(cols); i++) {
         ovsdb_idl_add_column(ctx->idl, cols[i]);
     }
-    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_port_col_name);
+}
+
+static void
+pre_lr_nat_add(struct ctl_context *ctx)
+{
+    pre_lr_nat(ctx);
+    if (ctx->argc >= 7) {
+        /* LOGICAL_PORT must be a switch port. */
+        ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_port_col_name);
+    }
 }
 
 /* What lr-nat-add is asked to add. */
@@ -654,7 +663,7 @@ cmd_lr_nat_list(struct ctl_context *ctx)
 const struct ctl_command_syntax nbctl_nat_commands[] = {
     { "lr-nat-add", 4, 7,
       "ROUTER TYPE EXTERNAL_IP LOGICAL_IP [LOGICAL_PORT EXTERNAL_MAC] "
-      "[EXTERNAL_PORT_RANGE]", pre_lr_nat, cmd_lr_nat_add, NULL,
+      "[EXTERNAL_PORT_RANGE]", pre_lr_nat_add, cmd_lr_nat_add, NULL,
       "--may-exist,--stateless,--portrange,--add-route,--gateway-port=",
       RW },
     { "lr-nat-del", 1, 4, "ROUTER [TYPE [IP] [GATEWAY_PORT]]", pre_lr_nat,
