@@ -756,7 +756,8 @@ nbctl_print_lr(struct ds *s, const struct nbrec_logical_router *lr)
     qsort(nats, lr->n_nat, sizeof *nats, compare_nat_by_uuid);
     for (size_t i = 0; i < lr->n_nat; i++) {
         const struct nbrec_nat *nat = nats[i];
-        ds_put_format(s, "    nat "UUID_FMT"\n", UUID_ARGS(&nat->header_.uuid));
+        ds_put_format(s, "    nat "UUID_FMT"\n",
+                      UUID_ARGS(&nat->header_.uuid));
         ds_put_format(s, "        external ip: \"%s\"\n", nat->external_ip);
         ds_put_format(s, "        logical ip: \"%s\"\n", nat->logical_ip);
         ds_put_format(s, "        type: \"%s\"\n", nat->type);
