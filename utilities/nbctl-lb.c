@@ -841,8 +841,14 @@ cmd_copp_add(struct ctl_context *ctx)
         nbrec_copp_set_name(new, name);
         copp = new;
     }
-    /* The meter need not exist yet, as in stock. */
-    nbrec_copp_update_meters_setkey(copp, proto, meter);
+    /* The meter need not exist yet, as in stock.  The whole map is
+     * rewritten, so that later commands of the invocation see it. */
+    struct smap meters;
+    smap_clone(&meters, &copp->meters);
+    smap_replace(&meters, proto, meter);
+    nbrec_copp_verify_meters(copp);
+    nbrec_copp_set_meters(copp, &meters);
+    smap_destroy(&meters);
 }
 
 static void
@@ -862,7 +868,12 @@ cmd_copp_del(struct ctl_context *ctx)
             return;
         }
         if (smap_count(&copp->meters) > 1) {
-            nbrec_copp_update_meters_delkey(copp, proto);
+            struct smap meters;
+            smap_clone(&meters, &copp->meters);
+            smap_remove(&meters, proto);
+            nbrec_copp_verify_meters(copp);
+            nbrec_copp_set_meters(copp, &meters);
+            smap_destroy(&meters);
             return;
         }
     }

@@ -661,8 +661,12 @@ cmd_lrp_set_redirect_type(struct ctl_context *ctx)
         ctl_error(ctx, "Invalid redirect type: %s", type);
         return;
     }
-    nbrec_logical_router_port_update_options_setkey(lrp, "redirect-type",
-                                                    type);
+    struct smap options;
+    smap_clone(&options, &lrp->options);
+    smap_replace(&options, "redirect-type", type);
+    nbrec_logical_router_port_verify_options(lrp);
+    nbrec_logical_router_port_set_options(lrp, &options);
+    smap_destroy(&options);
 }
 
 static void

@@ -487,7 +487,8 @@ cmd_lr_nat_add(struct ctl_context *ctx)
     }
     nbrec_nat_set_options(nat, &options);
     smap_destroy(&options);
-    nbrec_logical_router_update_nat_addvalue(lr, nat);
+    nbctl_ref_update(&lr->header_, &nbrec_logical_router_col_nat,
+                     &nat->header_, true);
 
 out:
     free(req.external_ip);
@@ -497,6 +498,15 @@ out:
 /* ------------------------------------------------------------------------
  * lr-nat-del.
  * --------------------------------------------------------------------- */
+
+/* Removes 'nat' from 'lr' (which then no longer refers to it, so the
+ * server deletes it), visibly to later commands of the invocation. */
+static void
+nat_unlink(const struct nbrec_logical_router *lr, const struct nbrec_nat *nat)
+{
+    nbctl_ref_update(&lr->header_, &nbrec_logical_router_col_nat,
+                     &nat->header_, false);
+}
 
 /* True if 'nat''s address that lr-nat-del matches for its type (the
  * logical IP of an snat, else the external IP) is 'ip' (normalized). */
@@ -526,7 +536,7 @@ cmd_lr_nat_del(struct ctl_context *ctx)
 
     if (ctx->argc == 2) {
         for (size_t i = 0; i < n; i++) {
-            nbrec_logical_router_update_nat_delvalue(lr, nats[i]);
+            nat_unlink(lr, nats[i]);
         }
         goto out;
     }
@@ -539,7 +549,7 @@ cmd_lr_nat_del(struct ctl_context *ctx)
     if (ctx->argc == 3) {
         for (size_t i = 0; i < n; i++) {
             if (!strcmp(nats[i]->type, type)) {
-                nbrec_logical_router_update_nat_delvalue(lr, nats[i]);
+                nat_unlink(lr, nats[i]);
             }
         }
         goto out;
@@ -559,7 +569,7 @@ cmd_lr_nat_del(struct ctl_context *ctx)
             const struct nbrec_nat *nat = nats[i];
             if (!strcmp(nat->type, type)
                 && (ip ? nat_ip_matches(nat, ip) : nat->gateway_port == gw)) {
-                nbrec_logical_router_update_nat_delvalue(lr, nat);
+                nat_unlink(lr, nat);
             }
         }
         free(ip);
@@ -577,7 +587,7 @@ cmd_lr_nat_del(struct ctl_context *ctx)
             const struct nbrec_nat *nat = nats[i];
             if (!strcmp(nat->type, type) && nat_ip_matches(nat, ip)
                 && nat->gateway_port == gw) {
-                nbrec_logical_router_update_nat_delvalue(lr, nat);
+                nat_unlink(lr, nat);
                 free(ip);
                 goto out;
             }
