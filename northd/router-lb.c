@@ -58,8 +58,9 @@ struct lr_lb_set {
     char *set4, *set6;              /* Their SB address sets' names. */
     bool claimed4, claimed6;        /* groups.c writes them. */
     struct uuidset uuids;           /* NB UUIDs of the load balancers. */
-    struct lflow_owner owner;       /* The flows of their VIPs, which
-                                     * lr_lb_handle_changes() rebuilds. */
+    struct lflow_owner *owners;     /* The flows of each one's VIPs, in
+                                     * 'lbs' order: lr_lb_handle_changes()
+                                     * rebuilds only a changed one's. */
     const struct lb_health *health; /* Backends' health (northd.c's), or
                                      * NULL before lr_lb_attach_health(). */
 };
@@ -307,7 +308,6 @@ lr_lb_parse(struct ls_model *m, struct lr_router *r)
     shash_init(&ls->vips4);
     shash_init(&ls->vips6);
     uuidset_init(&ls->uuids);
-    lflow_owner_init(&ls->owner);
     r->lb = ls;
 
     /* Each load balancer once, whether directly or through groups. */
@@ -355,6 +355,10 @@ lr_lb_parse(struct ls_model *m, struct lr_router *r)
                      && (strcmp(force, "router_ip") || r->chassis);
 
     ls->lbs = xcalloc(k, sizeof *ls->lbs);
+    ls->owners = xmalloc(k * sizeof *ls->owners);
+    for (size_t i = 0; i < k; i++) {
+        lflow_owner_init(&ls->owners[i]);
+    }
     for (size_t i = 0; i < k; i++) {
         parse_lb(m, true, r, &ls->lbs[ls->n_lbs++], rows[i]);
         COVERAGE_INC(lr_lb_built);
@@ -374,7 +378,10 @@ lr_lb_destroy(struct lr_router *r)
         lr_lb_clear(&ls->lbs[i]);
     }
     free(ls->lbs);
-    lflow_owner_destroy(&ls->owner);
+    for (size_t i = 0; i < ls->n_lbs; i++) {
+        lflow_owner_destroy(&ls->owners[i]);
+    }
+    free(ls->owners);
     shash_destroy(&ls->vips4);
     shash_destroy(&ls->vips6);
     free(ls->set4);
@@ -788,19 +795,25 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
     ds_destroy(&b);
 }
 
-/* The flows of each VIP, for the load balancers' own owner (replacing
- * what it had). */
+/* The flows of the VIPs of each load balancer of 'r' (of those in 'only',
+ * if nonnull), for the load balancer's own owner (replacing what it had):
+ * a backend change rebuilds one load balancer's flows, not the router's
+ * (ovn-kubernetes puts every Service on every node's gateway router). */
 static void
-build_vips(struct lflow_table *t, const struct lr_router *r)
+build_vips(struct lflow_table *t, const struct lr_router *r,
+           const struct uuidset *only)
 {
     struct lr_lb_set *ls = r->lb;
     struct ds m = DS_EMPTY_INITIALIZER;
     struct ds a = DS_EMPTY_INITIALIZER;
     struct lflow_owner *saved = t->owner;
-    lflow_owner_clear(t, &ls->owner);
-    lflow_table_set_owner(t, &ls->owner);
     for (size_t i = 0; i < ls->n_lbs; i++) {
         const struct lr_lb *lb = &ls->lbs[i];
+        if (only && !uuidset_contains(only, &lb->nb->header_.uuid)) {
+            continue;
+        }
+        lflow_owner_clear(t, &ls->owners[i]);
+        lflow_table_set_owner(t, &ls->owners[i]);
         for (size_t j = 0; j < lb->n_vips; j++) {
             build_vip(t, r, lb, &lb->vips[j], &m, &a);
         }
@@ -822,7 +835,7 @@ lr_lb_build_lflows(struct lflow_table *t, const struct lr_router *r)
     struct ds a = DS_EMPTY_INITIALIZER;
 
     build_responders(t, r, &m);
-    build_vips(t, r);
+    build_vips(t, r, NULL);
 
     /* Established and related connections: the SNAT decision their first
      * packet took, kept in ct_mark. */
@@ -877,17 +890,24 @@ lr_lb_attach_health(struct ls_model *m, const struct lb_health *h)
 void
 lr_lb_health_changed(struct ls_model *m, struct lflow_table *t)
 {
+    /* The flows of the load balancers with health checks, each its own
+     * owner's. */
+    struct uuidset checked = UUIDSET_INITIALIZER(&checked);
     for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
         const struct lr_router *r = &m->lr->routers[i];
         const struct lr_lb_set *ls = r->lb;
+        uuidset_clear(&checked);
         for (size_t j = 0; ls && j < ls->n_lbs; j++) {
             if (ls->lbs[j].nb->n_health_check) {
-                COVERAGE_INC(lr_lb_incremental);
-                build_vips(t, r);
-                break;
+                uuidset_insert(&checked, &ls->lbs[j].nb->header_.uuid);
             }
         }
+        if (!uuidset_is_empty(&checked)) {
+            COVERAGE_INC(lr_lb_incremental);
+            build_vips(t, r, &checked);
+        }
     }
+    uuidset_destroy(&checked);
 }
 
 bool
@@ -1066,7 +1086,7 @@ lr_lb_handle_changes(struct ls_model *m, struct rdb *nb_db,
             return false;
         }
         COVERAGE_INC(lr_lb_incremental);
-        build_vips(t, r);
+        build_vips(t, r, changed);
     }
     return true;
 }

@@ -11,6 +11,7 @@ TESTSUITE_AT = \
 	tests/limits.at \
 	tests/nbctl.at \
 	tests/nbctl-lr.at \
+	tests/nbctl-nat.at \
 	tests/acl.at \
 	tests/acl-diff.at \
 	tests/lb.at \

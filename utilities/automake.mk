@@ -11,7 +11,8 @@ utilities_ovn_nbctl_SOURCES = \
 	utilities/nbctl-ls.c \
 	utilities/nbctl-acl.c \
 	utilities/nbctl-lb.c \
-	utilities/nbctl-lr.c
+	utilities/nbctl-lr.c \
+	utilities/nbctl-nat.c
 utilities_ovn_nbctl_LDADD = $(LSN_LDADD)
 EXTRA_DIST += docs/ovn-nbctl.md bench/nbctl-bench.sh
 

@@ -22,6 +22,15 @@ if test "$passed" -eq 0 && test "$failed" -eq 0; then
     # The suite did not run at all (build or harness failure).
     failed=1
 fi
+if test "$failed" -gt 0; then
+    # What each failed test last did, so that a CI log that keeps only its
+    # tail still says why (the whole log is in testsuite.dir/N/).
+    for log in tests/testsuite.dir/*/testsuite.log; do
+        test -f "$log" || continue
+        echo "--- ${log%/testsuite.log}: the last lines of its log"
+        grep -v '^##\|^$' "$log" | tail -n 25
+    done
+fi
 if test "$skipped" -gt 0; then
     # Each skipped test says why in its log; list them before the summary,
     # which stays the last line.

@@ -109,6 +109,7 @@ pre_lb_columns(struct ctl_context *ctx)
     ovsdb_idl_add_column(ctx->idl, &nbrec_load_balancer_col_name);
     ovsdb_idl_add_column(ctx->idl, &nbrec_load_balancer_col_vips);
     ovsdb_idl_add_column(ctx->idl, &nbrec_load_balancer_col_protocol);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_load_balancer_col_options);
 }
 
 static const struct nbrec_load_balancer *
@@ -166,7 +167,15 @@ cmd_lb_add(struct ctl_context *ctx)
     const char *ips_arg = ctx->argv[3];
     bool may_exist = shash_find(&ctx->options, "--may-exist") != NULL;
     bool add_duplicate = shash_find(&ctx->options, "--add-duplicate") != NULL;
+    bool reject = shash_find(&ctx->options, "--reject") != NULL;
+    bool event = shash_find(&ctx->options, "--event") != NULL;
     const char *protocol = "tcp";
+
+    if (reject && event) {
+        ctl_error(ctx, "--reject and --event can't specified at the same "
+                  "time");
+        return;
+    }
 
     if (ctx->argc >= 5) {
         protocol = ctx->argv[4];
@@ -251,6 +260,12 @@ cmd_lb_add(struct ctl_context *ctx)
         struct nbrec_load_balancer *new = nbrec_load_balancer_insert(
             ctx->txn);
         nbrec_load_balancer_set_name(new, lb_name);
+        if (reject || event) {
+            /* Only a new load balancer gets them, as in stock. */
+            const struct smap options = SMAP_CONST1(
+                &options, reject ? "reject" : "event", "true");
+            nbrec_load_balancer_set_options(new, &options);
+        }
         lb = new;
     }
     nbrec_load_balancer_update_vips_setkey(lb, ds_cstr(&vip_key),
@@ -491,6 +506,105 @@ cmd_ls_lb_list(struct ctl_context *ctx)
 }
 
 /* ------------------------------------------------------------------------
+ * lr-lb-add, lr-lb-del, lr-lb-list (routers are monitored in full, as by
+ * the other router commands).
+ * --------------------------------------------------------------------- */
+
+static void
+pre_lr_lb(struct ctl_context *ctx)
+{
+    nbctl_pre_lrp(ctx);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_col_load_balancer);
+    pre_lb_columns(ctx);
+}
+
+static bool
+lr_has_lb(const struct nbrec_logical_router *lr,
+          const struct nbrec_load_balancer *lb)
+{
+    for (size_t i = 0; i < lr->n_load_balancer; i++) {
+        if (lr->load_balancer[i] == lb) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void
+cmd_lr_lb_add(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr) {
+        return;
+    }
+    const struct nbrec_load_balancer *lb
+        = lb_by_name_or_uuid(ctx, ctx->argv[2], true);
+    if (!lb) {
+        return;
+    }
+    if (lr_has_lb(lr, lb)) {
+        if (!shash_find(&ctx->options, "--may-exist")) {
+            ctl_error(ctx, UUID_FMT " : a load balancer with this UUID "
+                      "already exists", UUID_ARGS(&lb->header_.uuid));
+        }
+        return;
+    }
+    nbctl_ref_update(&lr->header_, &nbrec_logical_router_col_load_balancer,
+                     &lb->header_, true);
+}
+
+static void
+cmd_lr_lb_del(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr) {
+        return;
+    }
+    if (ctx->argc == 2) {
+        size_t n = lr->n_load_balancer;
+        struct nbrec_load_balancer **lbs
+            = xmemdup(lr->load_balancer, n * sizeof *lbs);
+        for (size_t i = 0; i < n; i++) {
+            nbctl_ref_update(&lr->header_,
+                             &nbrec_logical_router_col_load_balancer,
+                             &lbs[i]->header_, false);
+        }
+        free(lbs);
+        return;
+    }
+    const struct nbrec_load_balancer *lb
+        = lb_by_name_or_uuid(ctx, ctx->argv[2], true);
+    if (!lb) {
+        return;
+    }
+    if (lr_has_lb(lr, lb)) {
+        nbctl_ref_update(&lr->header_,
+                         &nbrec_logical_router_col_load_balancer,
+                         &lb->header_, false);
+    } else if (!shash_find(&ctx->options, "--if-exists")) {
+        ctl_error(ctx, "load balancer %s is not part of any logical router.",
+                  ctx->argv[2]);
+    }
+}
+
+static void
+cmd_lr_lb_list(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lr) {
+        return;
+    }
+    const struct nbrec_load_balancer **lbs
+        = xmemdup(lr->load_balancer,
+                  lr->n_load_balancer * sizeof *lr->load_balancer);
+    print_lbs(&ctx->output, lbs, lr->n_load_balancer);
+    free(lbs);
+}
+
+/* ------------------------------------------------------------------------
  * Meters.
  * --------------------------------------------------------------------- */
 
@@ -638,9 +752,184 @@ cmd_meter_list(struct ctl_context *ctx)
     free(meters);
 }
 
+/* ------------------------------------------------------------------------
+ * Control plane protection: copp-add, copp-del, copp-list, ls-copp-add,
+ * lr-copp-add.
+ * --------------------------------------------------------------------- */
+
+static const char *const copp_protos[] = {
+    "arp", "arp-resolve", "dhcpv4-opts", "dhcpv6-opts", "dns", "event-elb",
+    "icmp4-error", "icmp6-error", "igmp", "nd-na", "nd-ns", "nd-ns-resolve",
+    "nd-ra-opts", "tcp-reset", "bfd", "reject", "svc-monitor",
+};
+
+static bool
+copp_proto_check(struct ctl_context *ctx, const char *proto)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(copp_protos); i++) {
+        if (!strcmp(proto, copp_protos[i])) {
+            return true;
+        }
+    }
+    struct ds s = DS_EMPTY_INITIALIZER;
+    for (size_t i = 0; i < ARRAY_SIZE(copp_protos); i++) {
+        ds_put_format(&s, "%s%s", i ? ", " : "", copp_protos[i]);
+    }
+    ctl_error(ctx, "Invalid control protocol. Allowed values: %s.",
+              ds_cstr(&s));
+    ds_destroy(&s);
+    return false;
+}
+
+static void
+pre_copp(struct ctl_context *ctx)
+{
+    ovsdb_idl_add_column(ctx->idl, &nbrec_copp_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_copp_col_meters);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_col_name);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_col_copp);
+    nbctl_pre_lrp(ctx);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_col_copp);
+}
+
+static const struct nbrec_copp *
+copp_by_name_or_uuid(struct ctl_context *ctx, const char *id,
+                     bool must_exist)
+{
+    const struct nbrec_copp *copp = NULL;
+    struct uuid uuid;
+    bool is_uuid = uuid_from_string(&uuid, id);
+
+    if (is_uuid) {
+        copp = nbrec_copp_get_for_uuid(ctx->idl, &uuid);
+    }
+    if (!copp) {
+        const struct nbrec_copp *iter;
+        NBREC_COPP_FOR_EACH (iter, ctx->idl) {
+            if (!strcmp(iter->name, id)) {
+                copp = iter;
+                break;
+            }
+        }
+    }
+    if (!copp && must_exist) {
+        ctl_error(ctx, "%s: copp %s not found", id,
+                  is_uuid ? "UUID" : "name");
+    }
+    return copp;
+}
+
+static void
+cmd_copp_add(struct ctl_context *ctx)
+{
+    const char *name = ctx->argv[1];
+    const char *proto = ctx->argv[2];
+    const char *meter = ctx->argv[3];
+
+    if (!copp_proto_check(ctx, proto)) {
+        return;
+    }
+    /* A NAME that is a UUID must name an existing row, as in stock. */
+    struct uuid uuid;
+    const struct nbrec_copp *copp
+        = copp_by_name_or_uuid(ctx, name, uuid_from_string(&uuid, name));
+    if (ctx->error) {
+        return;
+    }
+    if (!copp) {
+        struct nbrec_copp *new = nbrec_copp_insert(ctx->txn);
+        nbrec_copp_set_name(new, name);
+        copp = new;
+    }
+    /* The meter need not exist yet, as in stock.  The whole map is
+     * rewritten, so that later commands of the invocation see it. */
+    struct smap meters;
+    smap_clone(&meters, &copp->meters);
+    smap_replace(&meters, proto, meter);
+    nbrec_copp_verify_meters(copp);
+    nbrec_copp_set_meters(copp, &meters);
+    smap_destroy(&meters);
+}
+
+static void
+cmd_copp_del(struct ctl_context *ctx)
+{
+    const struct nbrec_copp *copp
+        = copp_by_name_or_uuid(ctx, ctx->argv[1], false);
+    if (ctx->argc == 3 && !copp_proto_check(ctx, ctx->argv[2])) {
+        return;
+    }
+    if (!copp) {
+        return;
+    }
+    if (ctx->argc == 3) {
+        const char *proto = ctx->argv[2];
+        if (!smap_get(&copp->meters, proto)) {
+            return;
+        }
+        if (smap_count(&copp->meters) > 1) {
+            struct smap meters;
+            smap_clone(&meters, &copp->meters);
+            smap_remove(&meters, proto);
+            nbrec_copp_verify_meters(copp);
+            nbrec_copp_set_meters(copp, &meters);
+            smap_destroy(&meters);
+            return;
+        }
+    }
+    /* Switches and routers refer to it weakly. */
+    nbrec_copp_delete(copp);
+}
+
+static void
+cmd_copp_list(struct ctl_context *ctx)
+{
+    const struct nbrec_copp *copp
+        = copp_by_name_or_uuid(ctx, ctx->argv[1], false);
+    if (!copp) {
+        return;
+    }
+    /* In the map's hash order, as stock prints them. */
+    const struct smap_node *node;
+    SMAP_FOR_EACH (node, &copp->meters) {
+        ds_put_format(&ctx->output, "%s: %s\n", node->key, node->value);
+    }
+}
+
+static void
+cmd_ls_copp_add(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_switch *ls
+        = ls_by_name_or_uuid(ctx, ctx->argv[2], true);
+    if (!ls) {
+        return;
+    }
+    const struct nbrec_copp *copp
+        = copp_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (copp) {
+        nbrec_logical_switch_set_copp(ls, copp);
+    }
+}
+
+static void
+cmd_lr_copp_add(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router *lr
+        = lr_by_name_or_uuid(ctx, ctx->argv[2], true);
+    if (!lr) {
+        return;
+    }
+    const struct nbrec_copp *copp
+        = copp_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (copp) {
+        nbrec_logical_router_set_copp(lr, copp);
+    }
+}
+
 const struct ctl_command_syntax nbctl_lb_commands[] = {
     { "lb-add", 3, 4, "LB VIP[:PORT] IP[:PORT]... [PROTOCOL]", pre_lb,
-      cmd_lb_add, NULL, "--may-exist,--add-duplicate", RW },
+      cmd_lb_add, NULL, "--may-exist,--add-duplicate,--reject,--event",
+      RW },
     { "lb-del", 1, 2, "LB [VIP]", pre_lb, cmd_lb_del, NULL, "--if-exists",
       RW },
     { "lb-list", 0, 1, "[LB]", pre_lb, cmd_lb_list, NULL, "", RO },
@@ -650,11 +939,27 @@ const struct ctl_command_syntax nbctl_lb_commands[] = {
       "--if-exists", RW },
     { "ls-lb-list", 1, 1, "SWITCH", pre_ls_lb, cmd_ls_lb_list, NULL, "",
       RO },
+    { "lr-lb-add", 2, 2, "ROUTER LB", pre_lr_lb, cmd_lr_lb_add, NULL,
+      "--may-exist", RW },
+    { "lr-lb-del", 1, 2, "ROUTER [LB]", pre_lr_lb, cmd_lr_lb_del, NULL,
+      "--if-exists", RW },
+    { "lr-lb-list", 1, 1, "ROUTER", pre_lr_lb, cmd_lr_lb_list, NULL, "",
+      RO },
 
     { "meter-add", 4, 5, "NAME ACTION RATE UNIT [BURST]", pre_meter,
       cmd_meter_add, NULL, "--fair,--may-exist", RW },
     { "meter-del", 0, 1, "[NAME]", pre_meter, cmd_meter_del, NULL, "", RW },
     { "meter-list", 0, 0, "", pre_meter, cmd_meter_list, NULL, "", RO },
+
+    { "copp-add", 3, 3, "NAME PROTO METER", pre_copp, cmd_copp_add, NULL,
+      "", RW },
+    { "copp-del", 1, 2, "NAME [PROTO]", pre_copp, cmd_copp_del, NULL, "",
+      RW },
+    { "copp-list", 1, 1, "NAME", pre_copp, cmd_copp_list, NULL, "", RO },
+    { "ls-copp-add", 2, 2, "NAME SWITCH", pre_copp, cmd_ls_copp_add, NULL,
+      "", RW },
+    { "lr-copp-add", 2, 2, "NAME ROUTER", pre_copp, cmd_lr_copp_add, NULL,
+      "", RW },
 
     { NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, RO },
 };

@@ -29,7 +29,7 @@
  * Lookups.
  * --------------------------------------------------------------------- */
 
-static const struct nbrec_logical_router *
+const struct nbrec_logical_router *
 lr_by_name_or_uuid(struct ctl_context *ctx, const char *id, bool must_exist)
 {
     const struct nbrec_logical_router *lr = NULL;
@@ -59,7 +59,7 @@ lr_by_name_or_uuid(struct ctl_context *ctx, const char *id, bool must_exist)
     return lr;
 }
 
-static const struct nbrec_logical_router_port *
+const struct nbrec_logical_router_port *
 lrp_by_name_or_uuid(struct ctl_context *ctx, const char *id, bool must_exist)
 {
     const struct nbrec_logical_router_port *lrp = NULL;
@@ -124,6 +124,15 @@ pre_lrp(struct ctl_context *ctx)
     ovsdb_idl_add_column(ctx->idl, &nbrec_gateway_chassis_col_name);
     ovsdb_idl_add_column(ctx->idl, &nbrec_gateway_chassis_col_chassis_name);
     ovsdb_idl_add_column(ctx->idl, &nbrec_gateway_chassis_col_priority);
+    ovsdb_idl_add_column(ctx->idl,
+                         &nbrec_logical_router_port_col_ha_chassis_group);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_port_col_options);
+}
+
+void
+nbctl_pre_lrp(struct ctl_context *ctx)
+{
+    pre_lrp(ctx);
 }
 
 /* Prints "UUID (NAME)" for each "NAME\tUUID" in 'lines', sorted by name
@@ -609,6 +618,158 @@ cmd_lrp_get_gateway_chassis(struct ctl_context *ctx)
 }
 
 /* ------------------------------------------------------------------------
+ * Router port options and redirect type.
+ * --------------------------------------------------------------------- */
+
+/* Like our lsp-set-options, stricter than stock, which drops an argument
+ * without '=' (so that "lrp-set-options P x" clears every option). */
+static void
+cmd_lrp_set_options(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router_port *lrp
+        = lrp_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lrp) {
+        return;
+    }
+
+    struct smap options = SMAP_INITIALIZER(&options);
+    for (size_t i = 2; i < ctx->argc; i++) {
+        const char *eq = strchr(ctx->argv[i], '=');
+        if (!eq || eq == ctx->argv[i]) {
+            ctl_error(ctx, "%s: options must be KEY=VALUE", ctx->argv[i]);
+            smap_destroy(&options);
+            return;
+        }
+        char *key = xmemdup0(ctx->argv[i], eq - ctx->argv[i]);
+        smap_replace(&options, key, eq + 1);
+        free(key);
+    }
+    nbrec_logical_router_port_set_options(lrp, &options);
+    smap_destroy(&options);
+}
+
+static void
+cmd_lrp_set_redirect_type(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router_port *lrp
+        = lrp_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (!lrp) {
+        return;
+    }
+    const char *type = ctx->argv[2];
+    if (strcasecmp(type, "overlay") && strcasecmp(type, "bridged")) {
+        ctl_error(ctx, "Invalid redirect type: %s", type);
+        return;
+    }
+    struct smap options;
+    smap_clone(&options, &lrp->options);
+    smap_replace(&options, "redirect-type", type);
+    nbrec_logical_router_port_verify_options(lrp);
+    nbrec_logical_router_port_set_options(lrp, &options);
+    smap_destroy(&options);
+}
+
+static void
+cmd_lrp_get_redirect_type(struct ctl_context *ctx)
+{
+    const struct nbrec_logical_router_port *lrp
+        = lrp_by_name_or_uuid(ctx, ctx->argv[1], true);
+    if (lrp) {
+        const char *type = smap_get(&lrp->options, "redirect-type");
+        ds_put_format(&ctx->output, "%s\n", type ? type : "overlay");
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * "show" for routers.
+ * --------------------------------------------------------------------- */
+
+static int
+compare_lrp_by_name(const void *a_, const void *b_)
+{
+    const struct nbrec_logical_router_port *const *a = a_;
+    const struct nbrec_logical_router_port *const *b = b_;
+    return strcmp((*a)->name, (*b)->name);
+}
+
+static int
+compare_gc_by_uuid(const void *a_, const void *b_)
+{
+    const struct nbrec_gateway_chassis *const *a = a_;
+    const struct nbrec_gateway_chassis *const *b = b_;
+    return uuid_compare_3way(&(*a)->header_.uuid, &(*b)->header_.uuid);
+}
+
+static int
+compare_nat_by_uuid(const void *a_, const void *b_)
+{
+    const struct nbrec_nat *const *a = a_;
+    const struct nbrec_nat *const *b = b_;
+    return uuid_compare_3way(&(*a)->header_.uuid, &(*b)->header_.uuid);
+}
+
+/* Prints 'lr' as stock's "show" does, except that ports are in name order
+ * (as ours prints switch ports); gateway chassis and NAT rules are in UUID
+ * order, as stock's come. */
+void
+nbctl_print_lr(struct ds *s, const struct nbrec_logical_router *lr)
+{
+    ds_put_format(s, "router "UUID_FMT" (%s)",
+                  UUID_ARGS(&lr->header_.uuid), lr->name);
+    const char *aka = smap_get(&lr->external_ids, "neutron:router_name");
+    if (aka) {
+        ds_put_format(s, " (aka %s)", aka);
+    }
+    ds_put_char(s, '\n');
+
+    const struct nbrec_logical_router_port **ports
+        = xmemdup(lr->ports, lr->n_ports * sizeof *lr->ports);
+    qsort(ports, lr->n_ports, sizeof *ports, compare_lrp_by_name);
+    for (size_t i = 0; i < lr->n_ports; i++) {
+        const struct nbrec_logical_router_port *lrp = ports[i];
+        ds_put_format(s, "    port %s\n", lrp->name);
+        ds_put_format(s, "        mac: \"%s\"\n", lrp->mac);
+        if (lrp->n_networks) {
+            ds_put_cstr(s, "        networks: [");
+            for (size_t j = 0; j < lrp->n_networks; j++) {
+                ds_put_format(s, "%s\"%s\"", j ? ", " : "",
+                              lrp->networks[j]);
+            }
+            ds_put_cstr(s, "]\n");
+        }
+        if (lrp->n_gateway_chassis) {
+            /* In UUID order, as stock prints them. */
+            const struct nbrec_gateway_chassis **gcs
+                = xmemdup(lrp->gateway_chassis,
+                          lrp->n_gateway_chassis * sizeof *gcs);
+            qsort(gcs, lrp->n_gateway_chassis, sizeof *gcs,
+                  compare_gc_by_uuid);
+            ds_put_cstr(s, "        gateway chassis: [");
+            for (size_t j = 0; j < lrp->n_gateway_chassis; j++) {
+                ds_put_format(s, "%s%s", j ? " " : "",
+                              gcs[j]->chassis_name);
+            }
+            ds_put_cstr(s, "]\n");
+            free(gcs);
+        }
+    }
+    free(ports);
+
+    const struct nbrec_nat **nats
+        = xmemdup(lr->nat, lr->n_nat * sizeof *lr->nat);
+    qsort(nats, lr->n_nat, sizeof *nats, compare_nat_by_uuid);
+    for (size_t i = 0; i < lr->n_nat; i++) {
+        const struct nbrec_nat *nat = nats[i];
+        ds_put_format(s, "    nat "UUID_FMT"\n",
+                      UUID_ARGS(&nat->header_.uuid));
+        ds_put_format(s, "        external ip: \"%s\"\n", nat->external_ip);
+        ds_put_format(s, "        logical ip: \"%s\"\n", nat->logical_ip);
+        ds_put_format(s, "        type: \"%s\"\n", nat->type);
+    }
+    free(nats);
+}
+
+/* ------------------------------------------------------------------------
  * Static routes.
  * --------------------------------------------------------------------- */
 
@@ -629,6 +790,50 @@ pre_lr_route(struct ctl_context *ctx)
     for (size_t i = 0; i < ARRAY_SIZE(cols); i++) {
         ovsdb_idl_add_column(ctx->idl, cols[i]);
     }
+    ovsdb_idl_add_column(ctx->idl, &nbrec_bfd_col_dst_ip);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_bfd_col_logical_port);
+}
+
+/* lr-route-add --bfd[=UUID]: the BFD row for route 'r' to 'nexthop' (out
+ * of 'output_port', if not NULL), as stock finds it: the row 'bfd_id'
+ * names, else a new row for the next hop and port if a port is given,
+ * else an existing row for the next hop.  Returns false after an error. */
+static bool
+route_set_bfd(struct ctl_context *ctx,
+              const struct nbrec_logical_router_static_route *r,
+              const char *bfd_id, const char *nexthop,
+              const char *output_port)
+{
+    const struct nbrec_bfd *bfd = NULL;
+    if (bfd_id) {
+        struct uuid uuid;
+        if (uuid_from_string(&uuid, bfd_id)) {
+            bfd = nbrec_bfd_get_for_uuid(ctx->idl, &uuid);
+        }
+        if (!bfd) {
+            ctl_error(ctx, "no entry found in the BFD table");
+            return false;
+        }
+    } else if (output_port) {
+        struct nbrec_bfd *new = nbrec_bfd_insert(ctx->txn);
+        nbrec_bfd_set_dst_ip(new, nexthop);
+        nbrec_bfd_set_logical_port(new, output_port);
+        bfd = new;
+    } else {
+        const struct nbrec_bfd *iter;
+        NBREC_BFD_FOR_EACH (iter, ctx->idl) {
+            if (!strcmp(iter->dst_ip, nexthop)) {
+                bfd = iter;
+                break;
+            }
+        }
+        if (!bfd) {
+            ctl_error(ctx, "insert entry in the BFD table failed");
+            return false;
+        }
+    }
+    nbrec_logical_router_static_route_set_bfd(r, bfd);
+    return true;
 }
 
 /* Formats 'net' as OVN stores a route prefix: the network address, masked,
@@ -744,7 +949,13 @@ cmd_lr_route_add(struct ctl_context *ctx)
         return;
     }
     bool discard = !strcmp(ctx->argv[3], "discard");
+    struct shash_node *bfd_opt = shash_find(&ctx->options, "--bfd");
+    const char *bfd_id = bfd_opt ? bfd_opt->data : NULL;
     if (discard) {
+        if (bfd_opt) {
+            ctl_error(ctx, "bfd dst_ip cannot be discard.");
+            goto out;
+        }
         nexthop = xstrdup("discard");
     } else {
         nexthop = parse_nexthop(ctx->argv[3], net.is_v6, false);
@@ -802,6 +1013,9 @@ cmd_lr_route_add(struct ctl_context *ctx)
             nbrec_logical_router_static_route_update_options_setkey(
                 r, "ecmp_symmetric_reply", "true");
         }
+        if (bfd_opt) {
+            route_set_bfd(ctx, r, bfd_id, nexthop, output_port);
+        }
         goto out;
     }
 
@@ -822,6 +1036,9 @@ cmd_lr_route_add(struct ctl_context *ctx)
         const struct smap options
             = SMAP_CONST1(&options, "ecmp_symmetric_reply", "true");
         nbrec_logical_router_static_route_set_options(r, &options);
+    }
+    if (bfd_opt && !route_set_bfd(ctx, r, bfd_id, nexthop, output_port)) {
+        goto out;
     }
     nbctl_ref_update(&lr->header_, &nbrec_logical_router_col_static_routes,
                      &r->header_, true);
@@ -1288,12 +1505,18 @@ const struct ctl_command_syntax nbctl_lr_commands[] = {
       cmd_lrp_del_gateway_chassis, NULL, "", RW },
     { "lrp-get-gateway-chassis", 1, 1, "PORT", pre_lrp,
       cmd_lrp_get_gateway_chassis, NULL, "", RO },
+    { "lrp-set-options", 1, INT_MAX, "PORT KEY=VALUE [KEY=VALUE]...",
+      pre_lrp, cmd_lrp_set_options, NULL, "", RW },
+    { "lrp-set-redirect-type", 2, 2, "PORT TYPE", pre_lrp,
+      cmd_lrp_set_redirect_type, NULL, "", RW },
+    { "lrp-get-redirect-type", 1, 1, "PORT", pre_lrp,
+      cmd_lrp_get_redirect_type, NULL, "", RO },
 
 
     { "lr-route-add", 3, 4, "ROUTER PREFIX NEXTHOP [PORT]", pre_lr_route,
       cmd_lr_route_add, NULL,
-      "--may-exist,--ecmp,--ecmp-symmetric-reply,--policy=,--route-table=",
-      RW },
+      "--may-exist,--ecmp,--ecmp-symmetric-reply,--policy=,--route-table=,"
+      "--bfd?", RW },
     { "lr-route-del", 1, 4, "ROUTER [PREFIX [NEXTHOP [PORT]]]",
       pre_lr_route, cmd_lr_route_del, NULL,
       "--if-exists,--policy=,--route-table=", RW },

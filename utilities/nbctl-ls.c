@@ -45,6 +45,22 @@ pre_show(struct ctl_context *ctx)
     ovsdb_idl_add_column(ctx->idl, &nbrec_logical_switch_port_col_options);
     ovsdb_idl_add_column(ctx->idl,
                          &nbrec_logical_switch_port_col_external_ids);
+    nbctl_pre_lrp(ctx);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_col_external_ids);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_logical_router_col_nat);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_nat_col_external_ip);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_nat_col_logical_ip);
+    ovsdb_idl_add_column(ctx->idl, &nbrec_nat_col_type);
+}
+
+static int
+compare_lr_by_name(const void *a_, const void *b_)
+{
+    const struct nbrec_logical_router *const *a = a_;
+    const struct nbrec_logical_router *const *b = b_;
+    int cmp = strcmp((*a)->name, (*b)->name);
+    return cmp ? cmp : uuid_compare_3way(&(*a)->header_.uuid,
+                                         &(*b)->header_.uuid);
 }
 
 static int
@@ -126,6 +142,14 @@ cmd_show(struct ctl_context *ctx)
         if (ls) {
             print_ls(ls, &ctx->output);
         }
+        if (ctx->error) {
+            return;
+        }
+        const struct nbrec_logical_router *lr
+            = lr_by_name_or_uuid(ctx, ctx->argv[1], false);
+        if (lr) {
+            nbctl_print_lr(&ctx->output, lr);
+        }
         return;
     }
 
@@ -144,6 +168,24 @@ cmd_show(struct ctl_context *ctx)
         print_ls(all[i], &ctx->output);
     }
     free(all);
+
+    /* Routers after switches, as in stock. */
+    const struct nbrec_logical_router *lr;
+    const struct nbrec_logical_router **lrs = NULL;
+    n = allocated = 0;
+    NBREC_LOGICAL_ROUTER_FOR_EACH (lr, ctx->idl) {
+        if (n >= allocated) {
+            lrs = x2nrealloc(lrs, &allocated, sizeof *lrs);
+        }
+        lrs[n++] = lr;
+    }
+    if (n) {
+        qsort(lrs, n, sizeof *lrs, compare_lr_by_name);
+    }
+    for (size_t i = 0; i < n; i++) {
+        nbctl_print_lr(&ctx->output, lrs[i]);
+    }
+    free(lrs);
 }
 
 /* ------------------------------------------------------------------------
@@ -836,7 +878,7 @@ cmd_lsp_get_ls(struct ctl_context *ctx)
 }
 
 const struct ctl_command_syntax nbctl_ls_commands[] = {
-    { "show", 0, 1, "[SWITCH]", pre_show, cmd_show, NULL, "", RO },
+    { "show", 0, 1, "[SWITCH|ROUTER]", pre_show, cmd_show, NULL, "", RO },
 
     { "ls-add", 0, 1, "[SWITCH]", pre_ls_add, cmd_ls_add, NULL,
       "--may-exist,--add-duplicate", RW },

@@ -62,6 +62,10 @@ const struct nbrec_logical_switch_port *lsp_by_name_or_uuid(
     struct ctl_context *, const char *id, bool must_exist);
 const struct nbrec_port_group *pg_by_name_or_uuid(
     struct ctl_context *, const char *id, bool must_exist);
+const struct nbrec_logical_router *lr_by_name_or_uuid(
+    struct ctl_context *, const char *id, bool must_exist);
+const struct nbrec_logical_router_port *lrp_by_name_or_uuid(
+    struct ctl_context *, const char *id, bool must_exist);
 /* Finds the switch that holds 'lsp', asking the server for it if needed.
  * Returns NULL with ctx->try_again set while waiting, or NULL with
  * ctx->error set if there is none. */
@@ -72,6 +76,12 @@ const struct nbrec_logical_switch *lsp_to_ls(
 void nbctl_pre_ls(struct ctl_context *, const char *id);
 void nbctl_pre_lsp(struct ctl_context *, const char *id);
 void nbctl_pre_pg(struct ctl_context *, const char *id);
+/* Routers and their ports, in full (router commands are not
+ * condition-capable). */
+void nbctl_pre_lrp(struct ctl_context *);
+
+/* Routers in "show": 'lr' as stock's "show" prints it. */
+void nbctl_print_lr(struct ds *, const struct nbrec_logical_router *);
 
 /* Output. */
 void nbctl_print_smap(struct ds *, const struct smap *);
@@ -84,6 +94,7 @@ extern const struct ctl_command_syntax nbctl_ls_commands[];
 extern const struct ctl_command_syntax nbctl_acl_commands[];
 extern const struct ctl_command_syntax nbctl_lb_commands[];
 extern const struct ctl_command_syntax nbctl_lr_commands[];
+extern const struct ctl_command_syntax nbctl_nat_commands[];
 
 /* Checks an ACL match expression with the logical-flow language library,
  * resolving "$name" and "@name" against the NB.  nbctl_pre_match(), called

@@ -6,7 +6,8 @@
  * driver (options, main loop, --wait), selective monitoring, row lookup and
  * the init and sync commands; "show", switches and ports live in
  * nbctl-ls.c, ACLs, port groups and address sets in nbctl-acl.c, load
- * balancers and meters in nbctl-lb.c. */
+ * balancers, meters and CoPP in nbctl-lb.c, routers, their ports, routes
+ * and policies in nbctl-lr.c, NAT in nbctl-nat.c. */
 #include <config.h>
 
 #include "utilities/nbctl.h"
@@ -642,6 +643,7 @@ nbctl_cmd_init(void)
     ctl_register_commands(nbctl_acl_commands);
     ctl_register_commands(nbctl_lb_commands);
     ctl_register_commands(nbctl_lr_commands);
+    ctl_register_commands(nbctl_nat_commands);
 }
 
 static char *
@@ -828,6 +830,7 @@ General commands:\n\
   init                      initialize the database\n\
   show                      print overview of database contents\n\
   show SWITCH               print overview of database contents for SWITCH\n\
+  show ROUTER               print overview of database contents for ROUTER\n\
 \n\
 Logical switch commands:\n\
   ls-add [SWITCH]           create a logical switch named SWITCH\n\
@@ -911,9 +914,20 @@ Logical router port commands:\n\
                             ('enabled' or 'disabled')\n\
   lrp-get-enabled PORT      get administrative state PORT\n\
                             ('enabled' or 'disabled')\n\
+  lrp-set-options PORT KEY=VALUE [KEY=VALUE]...\n\
+                            set router port options\n\
+  lrp-set-redirect-type PORT TYPE\n\
+                            set whether redirected packet to gateway chassis\n\
+                            of PORT will be encapsulated or not\n\
+                            ('overlay' or 'bridged')\n\
+  lrp-get-redirect-type PORT\n\
+                            get whether redirected packet to gateway chassis\n\
+                            of PORT will be encapsulated or not\n\
+                            ('overlay' or 'bridged')\n\
 \n\
 Route commands:\n\
   [--policy=POLICY] [--ecmp] [--ecmp-symmetric-reply] [--route-table=TABLE]\n\
+  [--bfd[=UUID]]\n\
   lr-route-add ROUTER PREFIX NEXTHOP [PORT]\n\
                             add a route to ROUTER\n\
   [--policy=POLICY] [--route-table=TABLE]\n\
@@ -930,8 +944,18 @@ Policy commands:\n\
                             remove policies from ROUTER\n\
   lr-policy-list ROUTER     print policies for ROUTER\n\
 \n\
+NAT commands:\n\
+  [--may-exist] [--stateless] [--portrange] [--add-route]\n\
+  [--gateway-port=GATEWAY_PORT]\n\
+  lr-nat-add ROUTER TYPE EXTERNAL_IP LOGICAL_IP [LOGICAL_PORT EXTERNAL_MAC]\n\
+                            [EXTERNAL_PORT_RANGE]\n\
+                            add a NAT to ROUTER\n\
+  [--if-exists] lr-nat-del ROUTER [TYPE [IP] [GATEWAY_PORT]]\n\
+                            remove NATs from ROUTER\n\
+  lr-nat-list ROUTER        print NATs for ROUTER\n\
+\n\
 LB commands:\n\
-  [--may-exist] [--add-duplicate]\n\
+  [--may-exist] [--add-duplicate] [--reject | --event]\n\
   lb-add LB VIP[:PORT] IP[:PORT]... [PROTOCOL]\n\
                             create a load-balancer or add a VIP to an\n\
                             existing load balancer\n\
@@ -941,6 +965,16 @@ LB commands:\n\
   ls-lb-add SWITCH LB       add a load-balancer to SWITCH\n\
   ls-lb-del SWITCH [LB]     remove load-balancers from SWITCH\n\
   ls-lb-list SWITCH         print load-balancers\n\
+  lr-lb-add ROUTER LB       add a load-balancer to ROUTER\n\
+  lr-lb-del ROUTER [LB]     remove load-balancers from ROUTER\n\
+  lr-lb-list ROUTER         print load-balancers\n\
+\n\
+Control Plane Protection Policy commands:\n\
+  copp-add NAME PROTO METER add a copp policy for PROTO packets on NAME\n\
+  copp-del NAME [PROTO]     delete the copp policy for PROTO (all if none)\n\
+  copp-list NAME            list the copp policies of NAME\n\
+  ls-copp-add NAME SWITCH   add copp policy NAME to SWITCH\n\
+  lr-copp-add NAME ROUTER   add copp policy NAME to ROUTER\n\
 \n\
 Port group commands:\n\
   pg-add PG [PORTS]           Create port group PG with optional PORTS\n\
