@@ -59,7 +59,8 @@ struct lr_nat_set {
     struct svec lb_force;           /* lb_force_snat_ip addresses: the first
                                      * IPv4 and the first IPv6 one. */
     struct svec dnat_force;         /* dnat_force_snat_ip: the same. */
-    struct sset snat_ips;           /* External addresses of snat rows. */
+    struct sset snat_ips;           /* External addresses of snat rows,
+                                     * and the force-SNAT addresses. */
 };
 
 /* Appends "VERB(ADDR);", or "VERB(ADDR,RANGE);" with a port range. */
@@ -201,6 +202,13 @@ lr_nat_parse(struct ls_model *m, struct lr_router *r)
         parse_force_ips(m, r, "lb_force_snat_ip", &ns->lb_force);
     }
     parse_force_ips(m, r, "dnat_force_snat_ip", &ns->dnat_force);
+    /* The force-SNAT addresses are SNAT addresses too (stock). */
+    for (size_t i = 0; i < ns->lb_force.n; i++) {
+        sset_add(&ns->snat_ips, ns->lb_force.names[i]);
+    }
+    for (size_t i = 0; i < ns->dnat_force.n; i++) {
+        sset_add(&ns->snat_ips, ns->dnat_force.names[i]);
+    }
 
     size_t n = r->nb->n_nat;
     ns->n_nb = n;
@@ -672,6 +680,11 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
                 ds_put_format(&s, " %s", nat->ext_s);
                 any = true;
             }
+        }
+        if (!smap_get_bool(lsp_options, "exclude-lb-vips-from-garp",
+                           false)) {
+            /* And its load balancers' VIPs (router-lb.c). */
+            any = lr_lb_put_vips(r, &s) || any;
         }
         if (any) {
             if (p->dgp) {

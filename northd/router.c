@@ -1389,6 +1389,18 @@ nat_req_flow(const char *addr, bool v6, void *aux_)
            ds_cstr(aux->a), &aux->sp->nb->header_.uuid);
 }
 
+/* nat_req_flow() for a NAT row's DNAT address, unless it is also a VIP of
+ * the router's load balancers: stock then sends its requests to the
+ * router only from the switches in whose networks the VIP is. */
+static void
+nat_dnat_req_flow(const char *addr, bool v6, void *aux_)
+{
+    struct nat_req_aux *aux = aux_;
+    if (!lr_lb_is_vip(aux->p->router, addr, v6)) {
+        nat_req_flow(addr, v6, aux_);
+    }
+}
+
 /* A switch port wired to router port 'p': ARP/ND for the router's
  * addresses answered on the switch, and L2 lookup to the router. */
 /* The switch's answer 'action' to requests 'm' for a router port's
@@ -1467,7 +1479,7 @@ build_peer_port_lflows(struct lflow_table *t, const struct lr_model *lr,
 
     /* Requests for the router's DNAT addresses, too. */
     struct nat_req_aux aux = { t, sp, p, name, &m, &a, flood };
-    lr_nat_for_each_dnat_ip(p->router, nat_req_flow, &aux);
+    lr_nat_for_each_dnat_ip(p->router, nat_dnat_req_flow, &aux);
     lr_lb_for_each_reachable_vip(p, nat_req_flow, &aux);
     lr_nat_build_peer_lflows(t, sp, p, name);
 
