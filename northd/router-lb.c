@@ -859,15 +859,14 @@ lr_lb_build_lflows(struct lflow_table *t, const struct lr_router *r)
     lflow_add(t, dp, S_LR_IN_DNAT, 50, "ct.rel && !ct.est && !ct.new",
               "ct_commit_nat;");
 
-    /* Connections that skip SNAT: on a gateway router, and on any router
-     * with a load balancer with skip_snat (stock). */
-    bool skip = r->chassis != NULL;
-    for (size_t i = 0; !skip && i < ls->n_lbs; i++) {
-        skip = ls->lbs[i].skip_snat;
-    }
-    if (skip) {
-        lflow_add(t, dp, S_LR_OUT_SNAT, 120,
-                  "flags.skip_snat_for_lb == 1 && ip", "next;");
+    /* Connections to a skip_snat VIP leave unSNATed: on any router with
+     * such a load balancer (stock writes it for those alone). */
+    for (size_t i = 0; i < ls->n_lbs; i++) {
+        if (ls->lbs[i].skip_snat) {
+            lflow_add(t, dp, S_LR_OUT_SNAT, 120,
+                      "flags.skip_snat_for_lb == 1 && ip", "next;");
+            break;
+        }
     }
     if (r->chassis && !r->nb->n_nat) {
         lr_nat_build_gw_undnat(t, dp);

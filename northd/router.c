@@ -11,6 +11,7 @@
 #include "hash.h"
 #include "hmapx.h"
 #include "lib/lex.h"
+#include "lib/mappack.h"
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "lib/rdb.h"
@@ -642,6 +643,17 @@ lr_port_sync_pb_options_mac(struct rdb_txn *txn, const struct lr_port *p,
         rdb_txn_set_smap(txn, SB_PORT_BINDING_COL_OPTIONS, options);
     }
     smap_destroy(options);
+
+    /* The NB row's external_ids, whole (Neutron's ids), as stock copies
+     * them to both the port's binding and its chassisredirect port's.
+     * Both maps are packed (lib/mappack.h): equal maps are one pointer. */
+    if (pb ? pb->external_ids != p->nb->external_ids
+           : p->nb->external_ids != NULL) {
+        struct smap ids = SMAP_INITIALIZER(&ids);
+        mappack_to_smap(p->nb->external_ids, &ids);
+        rdb_txn_set_smap(txn, SB_PORT_BINDING_COL_EXTERNAL_IDS, &ids);
+        smap_destroy(&ids);
+    }
 
     /* "MAC NETWORK...", as the NB row has them. */
     struct ds mac = DS_EMPTY_INITIALIZER;
