@@ -302,14 +302,15 @@ lr_nat_parse(struct ls_model *m, struct lr_router *r)
                 nat->distributed = dgp;
             }
         }
-        if (dgp && (nb->allowed_ext_ips || nb->exempted_ext_ips
-                    || smap_get_bool(&nb->options, "stateless", false))) {
-            nat_report(m, "NAT "UUID_FMT" (router %s): allowed_ext_ips, "
-                       "exempted_ext_ips and stateless are not compiled on "
-                       "distributed gateway ports: only the ARP/ND "
-                       "responder for %s is compiled",
-                       UUID_ARGS(&nb->header_.uuid), r->nb->name,
-                       nat->ext_s);
+        if (dgp && nat->snat && nat->dnat
+            && smap_get_bool(&nb->options, "stateless", false)
+            && (nb->allowed_ext_ips || nb->exempted_ext_ips)) {
+            nat_report(m, "NAT "UUID_FMT" (router %s): options:stateless "
+                       "with %s on a router with a distributed gateway "
+                       "port is not compiled: only the ARP/ND responder "
+                       "for %s is", UUID_ARGS(&nb->header_.uuid),
+                       r->nb->name, (nb->allowed_ext_ips ? "allowed_ext_ips"
+                                     : "exempted_ext_ips"), nat->ext_s);
             nat->distributed = false;
             continue;
         }
@@ -901,8 +902,9 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
 
     if (nat->snat) {
         /* Replies to SNATed connections, on the gateway chassis (a
-         * floating IP's: where its VIF is). */
-        for (int lb = 0; lb < 2; lb++) {
+         * floating IP's: where its VIF is); a stateless row's pass, and
+         * have no loopback flow. */
+        for (int lb = 0; lb < (nat->stateless ? 1 : 2); lb++) {
             ds_clear(m);
             ds_put_format(m, "ip && %s.dst == %s && inport == %s && ", fam,
                           ext, gpn);
@@ -913,7 +915,8 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
                 put_resident(m, gp, nat);
             }
             lflow_add_hint(t, dp, S_LR_IN_UNSNAT, 100, ds_cstr(m),
-                           lb ? "ct_snat;" : "ct_snat_in_czone;", hint);
+                           (nat->stateless ? "next;"
+                            : lb ? "ct_snat;" : "ct_snat_in_czone;"), hint);
         }
     }
     if (nat->dnat) {
@@ -924,8 +927,23 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
             ds_put_cstr(m, " && ");
             put_resident(m, gp, nat);
         }
+        if (nat->exempted) {
+            /* Connections from the exempted sources are not DNATed. */
+            size_t len = m->length;
+            ds_put_format(m, " && %s.src == $%s", fam, nat->exempted);
+            lflow_add_hint(t, dp, S_LR_IN_DNAT, 102, ds_cstr(m), "next;",
+                           hint);
+            ds_truncate(m, len);
+        }
+        if (nat->allowed) {
+            ds_put_format(m, " && %s.src == $%s", fam, nat->allowed);
+        }
         ds_clear(a);
-        put_ct_nat(a, "ct_dnat_in_czone", log, nat->port_range);
+        if (nat->stateless) {
+            ds_put_format(a, "%s.dst=%s; next;", fam, log);
+        } else {
+            put_ct_nat(a, "ct_dnat_in_czone", log, nat->port_range);
+        }
         lflow_add_hint(t, dp, S_LR_IN_DNAT, 100, ds_cstr(m), ds_cstr(a),
                        hint);
 
@@ -941,7 +959,7 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
         if (mac) {
             ds_put_format(a, "eth.src = %s; ", mac);
         }
-        ds_put_cstr(a, "ct_dnat_in_czone;");
+        ds_put_cstr(a, nat->stateless ? "next;" : "ct_dnat_in_czone;");
         lflow_add_hint(t, dp, S_LR_OUT_UNDNAT, 100, ds_cstr(m), ds_cstr(a),
                        hint);
     }
@@ -951,22 +969,39 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
         ds_put_format(m, "ip && %s.src == %s && outport == %s && ", fam, log,
                       gpn);
         put_resident(m, gp, nat);
+        if (nat->exempted) {
+            /* Connections to the exempted destinations are not SNATed. */
+            size_t len = m->length;
+            ds_put_format(m, " && %s.dst == $%s", fam, nat->exempted);
+            lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio + 2, ds_cstr(m),
+                           "next;", hint);
+            ds_truncate(m, len);
+        }
+        if (nat->allowed) {
+            ds_put_format(m, " && %s.dst == $%s", fam, nat->allowed);
+        }
         ds_clear(a);
         if (mac) {
             ds_put_format(a, "eth.src = %s; ", mac);
         }
-        put_ct_nat(a, "ct_snat_in_czone", ext, nat->port_range);
+        if (nat->stateless) {
+            ds_put_format(a, "%s.src=%s; next;", fam, ext);
+        } else {
+            put_ct_nat(a, "ct_snat_in_czone", ext, nat->port_range);
+        }
         lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio, ds_cstr(m), ds_cstr(a),
                        hint);
-        ds_put_cstr(m, " && reg9[4] == 1");
-        ds_clear(a);
-        if (mac) {
-            ds_put_format(a, "eth.src = %s; ", mac);
+        if (!nat->stateless) {
+            ds_put_cstr(m, " && reg9[4] == 1");
+            ds_clear(a);
+            if (mac) {
+                ds_put_format(a, "eth.src = %s; ", mac);
+            }
+            ds_put_cstr(a, "reg9[4] = 0; ");
+            put_ct_nat(a, "ct_snat", ext, nat->port_range);
+            lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio + 1, ds_cstr(m),
+                           ds_cstr(a), hint);
         }
-        ds_put_cstr(a, "reg9[4] = 0; ");
-        put_ct_nat(a, "ct_snat", ext, nat->port_range);
-        lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio + 1, ds_cstr(m),
-                       ds_cstr(a), hint);
     }
 
     /* Traffic to the external address from the router itself (hairpin):
