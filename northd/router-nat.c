@@ -1142,3 +1142,102 @@ build_dgp_nats(struct lflow_table *t, const struct lr_router *r)
     ds_destroy(&m);
     ds_destroy(&a);
 }
+
+/* options:add_route. */
+
+static void
+add_routable_vip(const char *addr, void *aux)
+{
+    svec_add(aux, addr);
+}
+
+void
+lr_nat_build_neighbour_routes(struct lflow_table *t, const struct lr_port *p,
+                              const struct lr_port *q,
+                              const struct uuid *hint)
+{
+    const struct lr_router *r = p->router;
+    if (!p->dgp || r->chassis) {
+        return;                 /* Only distributed gateway ports' (stock). */
+    }
+
+    /* The addresses that resolve to 'p''s MAC, in NAT row then VIP order,
+     * then the distributed floating IPs, each with its own MAC. */
+    struct svec central = SVEC_EMPTY_INITIALIZER;
+    struct svec fips = SVEC_EMPTY_INITIALIZER;       /* "MAC", "ADDR", ... */
+    const struct lr_nat_set *ns = r->nat;
+    for (size_t i = 0; ns && i < ns->n_nats; i++) {
+        const struct lr_nat *nat = &ns->nats[i];
+        if (nat->v6 || !nat->dnat
+            || !smap_get_bool(&nat->nb->options, "add_route", false)
+            || nat_dgp(r, nat) != p) {
+            continue;
+        }
+        if (nat->compiled && nat->distributed) {
+            svec_add(&fips, nat->nb->external_mac);
+            svec_add(&fips, nat->ext_s);
+        } else {
+            svec_add(&central, nat->ext_s);
+        }
+    }
+    lr_lb_for_each_routable_vip(r, add_routable_vip, &central);
+    if (!central.n && !fips.n) {
+        svec_destroy(&central);
+        svec_destroy(&fips);
+        return;
+    }
+
+    const struct ls_datapath *dp = q->router->dp;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+    if (q->n_ip4) {
+        ds_put_format(&a, "ip.ttl--; reg8[0..15] = 0; reg0 = ip4.dst; "
+                      "reg1 = %s; eth.src = %s; outport = %s; "
+                      "flags.loopback = 1; next;", q->ip4[0].addr_s,
+                      q->mac_s, q->qname);
+        for (size_t i = 0; i < central.n + fips.n / 2; i++) {
+            const char *addr = (i < central.n ? central.names[i]
+                                : fips.names[(i - central.n) * 2 + 1]);
+            ds_clear(&m);
+            ds_put_format(&m, "ip4.dst == %s/32", addr);
+            lflow_add_hint(t, dp, S_LR_IN_IP_ROUTING, 32 * 3 + 2,
+                           ds_cstr(&m), ds_cstr(&a), hint);
+        }
+    }
+
+    if ((q->router->chassis || q->dgp)
+        && !smap_get_bool(&q->router->nb->options, "dynamic_neigh_routers",
+                          false)) {
+        if (central.n) {
+            ds_clear(&m);
+            ds_put_format(&m, "outport == %s && reg0 == {", q->qname);
+            struct sset seen = SSET_INITIALIZER(&seen);
+            size_t k = 0;
+            for (size_t i = 0; i < central.n; i++) {
+                if (sset_add(&seen, central.names[i])) {
+                    ds_put_format(&m, "%s%s", k++ ? ", " : "",
+                                  central.names[i]);
+                }
+            }
+            sset_destroy(&seen);
+            ds_put_cstr(&m, "}");
+            ds_clear(&a);
+            ds_put_format(&a, "eth.dst = %s; next;", p->mac_s);
+            lflow_add_hint(t, dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
+                           ds_cstr(&a), hint);
+        }
+        for (size_t i = 0; i + 1 < fips.n; i += 2) {
+            ds_clear(&m);
+            ds_put_format(&m, "outport == %s && reg0 == {%s}", q->qname,
+                          fips.names[i + 1]);
+            ds_clear(&a);
+            ds_put_format(&a, "eth.dst = %s; next;", fips.names[i]);
+            lflow_add_hint(t, dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
+                           ds_cstr(&a), hint);
+        }
+    }
+    ds_destroy(&m);
+    ds_destroy(&a);
+    svec_destroy(&central);
+    svec_destroy(&fips);
+}

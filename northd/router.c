@@ -1581,6 +1581,11 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
             const struct lr_port *rq = (q == sp ? NULL
                                         : lr_model_peer_of(m->lr,
                                                            q->nb->name));
+            if (rq) {
+                /* Routes to the NAT addresses and VIPs with add_route. */
+                lr_nat_build_neighbour_routes(t, own, rq,
+                                              &sp->nb->header_.uuid);
+            }
             /* A router with dynamic_neigh_routers learns its neighbour
              * routers' MACs. */
             if (!rq || smap_get_bool(&rq->router->nb->options,
