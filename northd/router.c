@@ -693,6 +693,12 @@ sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
     }
     lr_ra_put_pb_options(p, &options);
     lr_peer_pb_options(p, &options);
+    /* What ovn-controller obtained by prefix delegation stays (stock). */
+    const char *pd_list = pb ? smap_get(&pb->options, "ipv6_ra_pd_list")
+                          : NULL;
+    if (pd_list) {
+        smap_replace(&options, "ipv6_ra_pd_list", pd_list);
+    }
     lr_port_sync_pb_options_mac(txn, p, pb, &options);
     if (!pb || !pb->n_up) {
         bool down = false;
@@ -708,6 +714,15 @@ lr_model_sync_ports(struct ls_model *m, struct rdb_txn *txn)
         sync_lr_port(txn, p);
     }
     lr_gw_sync_ports(m, txn);
+}
+
+void
+lr_model_sync_nb_ipv6_prefix(const struct ls_model *m, struct rdb_txn *nb_txn)
+{
+    const struct lr_port *p;
+    HMAP_FOR_EACH (p, name_node, &m->lr->ports) {
+        lr_ra_sync_nb_prefix(p, nb_txn);
+    }
 }
 
 /* Flows. */
