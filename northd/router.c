@@ -782,7 +782,7 @@ build_admission(struct lflow_table *t, const struct lr_router *r,
         ds_clear(m);
         ds_put_format(m, "eth.dst == %s && inport == %s", p->mac_s,
                       p->qname);
-        if (p->dgp) {
+        if (p->dgp && !p->dgp->vtep) {
             ds_put_format(m, " && is_chassis_resident(%s)",
                           p->dgp->cr_qname);
         }
@@ -1630,6 +1630,24 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
     }
     if (!strcmp(sp->nb->type, "router")) {
         return;
+    }
+    if (!strcmp(sp->nb->type, "vtep")) {
+        /* Traffic from the VTEP gateway is handled (ARP/ND hairpin) on the
+         * gateway chassis of each distributed gateway port on the switch,
+         * as stock. */
+        struct ds match = DS_EMPTY_INITIALIZER;
+        const struct ls_port *q;
+        LIST_FOR_EACH (q, dp_node, &sp->dp->ports) {
+            const struct lr_port *rq = lr_model_peer_of(m->lr, q->nb->name);
+            if (rq && rq->dgp) {
+                ds_clear(&match);
+                ds_put_format(&match, REGBIT_FROM_RAMP" == 1 && "
+                              "is_chassis_resident(%s)", rq->dgp->cr_qname);
+                LR_ADD(t, sp->dp, S_IN_HAIRPIN, 2000, ds_cstr(&match),
+                       "next;", &sp->nb->header_.uuid);
+            }
+        }
+        ds_destroy(&match);
     }
     /* Every router wired to this switch resolves the port's addresses
      * without asking. */
