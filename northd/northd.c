@@ -524,6 +524,9 @@ sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
         ls_model_sync_nb_up(&d->model, ctx->nb_txn);
         ls_model_sync_nb_tags(&d->model, ctx->nb_txn);
         ipam_sync_nb(&d->model, ctx->nb_txn);
+        if (d->model.lr) {
+            lr_model_sync_nb_ipv6_prefix(&d->model, ctx->nb_txn);
+        }
         d->nb_writes_pending = false;
     } else {
         d->nb_writes_pending = true;

@@ -948,6 +948,26 @@ lr_lb_for_each_reachable_vip(const struct lr_port *p,
     }
 }
 
+void
+lr_lb_for_each_routable_vip(const struct lr_router *r,
+                            void (*cb)(const char *addr, void *aux),
+                            void *aux)
+{
+    const struct lr_lb_set *ls = r->lb;
+    for (size_t i = 0; ls && i < ls->n_lbs; i++) {
+        const struct lr_lb *lb = &ls->lbs[i];
+        if (lb->is_template
+            || !smap_get_bool(&lb->nb->options, "add_route", false)) {
+            continue;
+        }
+        for (size_t j = 0; j < lb->n_vips; j++) {
+            if (!lb->vips[j].ipv6) {
+                cb(lb->vips[j].ip, aux);
+            }
+        }
+    }
+}
+
 bool
 lr_lb_put_vips(const struct lr_router *r, struct ds *s)
 {

@@ -66,6 +66,13 @@ void lr_lb_for_each_reachable_vip(const struct lr_port *p,
                                              void *aux),
                                   void *aux);
 
+/* Calls 'cb' for each IPv4 VIP of 'r''s load balancers with
+ * options:add_route=true (templates excepted), which neighbour routers
+ * route to the router (router-nat.h lr_nat_build_neighbour_routes()). */
+void lr_lb_for_each_routable_vip(const struct lr_router *r,
+                                 void (*cb)(const char *addr, void *aux),
+                                 void *aux);
+
 /* Appends " VIP" to 's' for each VIP of 'r''s load balancers, the IPv4
  * ones then the IPv6 ones, each once, for a Port_Binding's nat_addresses
  * (nat-addresses=router), as stock; returns whether there was one. */

@@ -705,6 +705,12 @@ sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
     }
     lr_ra_put_pb_options(p, &options);
     lr_peer_pb_options(p, &options);
+    /* What ovn-controller obtained by prefix delegation stays (stock). */
+    const char *pd_list = pb ? smap_get(&pb->options, "ipv6_ra_pd_list")
+                          : NULL;
+    if (pd_list) {
+        smap_replace(&options, "ipv6_ra_pd_list", pd_list);
+    }
     lr_port_sync_pb_options_mac(txn, p, pb, &options);
     if (!pb || !pb->n_up) {
         bool down = false;
@@ -720,6 +726,15 @@ lr_model_sync_ports(struct ls_model *m, struct rdb_txn *txn)
         sync_lr_port(txn, p);
     }
     lr_gw_sync_ports(m, txn);
+}
+
+void
+lr_model_sync_nb_ipv6_prefix(const struct ls_model *m, struct rdb_txn *nb_txn)
+{
+    const struct lr_port *p;
+    HMAP_FOR_EACH (p, name_node, &m->lr->ports) {
+        lr_ra_sync_nb_prefix(p, nb_txn);
+    }
 }
 
 /* Flows. */
@@ -779,7 +794,7 @@ build_admission(struct lflow_table *t, const struct lr_router *r,
         ds_clear(m);
         ds_put_format(m, "eth.dst == %s && inport == %s", p->mac_s,
                       p->qname);
-        if (p->dgp) {
+        if (p->dgp && !p->dgp->vtep) {
             ds_put_format(m, " && is_chassis_resident(%s)",
                           p->dgp->cr_qname);
         }
@@ -1605,6 +1620,11 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
             const struct lr_port *rq = (q == sp ? NULL
                                         : lr_model_peer_of(m->lr,
                                                            q->nb->name));
+            if (rq) {
+                /* Routes to the NAT addresses and VIPs with add_route. */
+                lr_nat_build_neighbour_routes(t, own, rq,
+                                              &sp->nb->header_.uuid);
+            }
             /* A router with dynamic_neigh_routers learns its neighbour
              * routers' MACs. */
             if (!rq || smap_get_bool(&rq->router->nb->options,
@@ -1634,6 +1654,24 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
     }
     if (!strcmp(sp->nb->type, "router")) {
         return;
+    }
+    if (!strcmp(sp->nb->type, "vtep")) {
+        /* Traffic from the VTEP gateway is handled (ARP/ND hairpin) on the
+         * gateway chassis of each distributed gateway port on the switch,
+         * as stock. */
+        struct ds match = DS_EMPTY_INITIALIZER;
+        const struct ls_port *q;
+        LIST_FOR_EACH (q, dp_node, &sp->dp->ports) {
+            const struct lr_port *rq = lr_model_peer_of(m->lr, q->nb->name);
+            if (rq && rq->dgp) {
+                ds_clear(&match);
+                ds_put_format(&match, REGBIT_FROM_RAMP" == 1 && "
+                              "is_chassis_resident(%s)", rq->dgp->cr_qname);
+                LR_ADD(t, sp->dp, S_IN_HAIRPIN, 2000, ds_cstr(&match),
+                       "next;", &sp->nb->header_.uuid);
+            }
+        }
+        ds_destroy(&match);
     }
     /* Every router wired to this switch resolves the port's addresses
      * without asking. */
