@@ -9,6 +9,8 @@ northd_ovn_northd_SOURCES = \
 	northd/acls.h \
 	northd/compile.c \
 	northd/compile.h \
+	northd/copp.c \
+	northd/copp.h \
 	northd/datapaths.c \
 	northd/datapaths.h \
 	northd/dhcp.c \
