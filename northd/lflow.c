@@ -1244,7 +1244,9 @@ lflow_add_dps_at(struct lflow_table *t, const unsigned long *dps,
         }
     }
     owner_add_ref(t, f, LFLOW_REF_SET | set, hint);
-    bitmap_free(rest);
+    if (OVS_UNLIKELY(rest)) {
+        bitmap_free(rest);
+    }
 }
 
 static const char *

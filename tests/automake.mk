@@ -17,6 +17,7 @@ TESTSUITE_AT = \
 	tests/lb-opts.at \
 	tests/lb-health.at \
 	tests/dns.at \
+	tests/copp.at \
 	tests/mcast.at \
 	tests/acl-validation.at \
 	tests/bench.at \
