@@ -10,6 +10,7 @@ northd_ovn_northd_SOURCES = \
 	northd/compile.c \
 	northd/compile.h \
 	northd/copp.c \
+	northd/copp-classify.c \
 	northd/copp.h \
 	northd/datapaths.c \
 	northd/datapaths.h \
