@@ -2,9 +2,9 @@
  * of each logical flow whose actions send packets to ovn-controller, on a
  * switch or router whose 'copp' column names a Copp row.
  *
- * Which flows get which of the row's meters is one table (copp.c): the
- * controller action a flow's actions use decides the Copp protocol, and
- * the datapath's Copp the meter.  lflow_add() applies it to every flow
+ * Which flows get which of the row's meters is one table
+ * (copp-classify.c): the controller action a flow's actions use decides
+ * the Copp protocol, and the datapath's Copp the meter.  lflow_add() applies it to every flow
  * added on a datapath with a Copp (northd/lflow.c); a datapath without
  * one costs a pointer test. */
 #ifndef NORTHD_COPP_H
