@@ -9,6 +9,9 @@ northd_ovn_northd_SOURCES = \
 	northd/acls.h \
 	northd/compile.c \
 	northd/compile.h \
+	northd/copp.c \
+	northd/copp-classify.c \
+	northd/copp.h \
 	northd/datapaths.c \
 	northd/datapaths.h \
 	northd/dhcp.c \

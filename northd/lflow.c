@@ -16,6 +16,7 @@
 #include "lib/strpack.h"
 #include "lib/strpool.h"
 #include "lib/text-hash.h"
+#include "northd/copp.h"
 #include "northd/datapaths.h"
 #include "northd/dp-groups.h"
 #include "northd/dpset.h"
@@ -610,6 +611,7 @@ lflow_table_init(struct lflow_table *t, size_t dp_cap,
     t->all_new = true;
     t->chunk = NULL;
     t->n_chunk = t->chunk_next = 0;
+    t->copp = NULL;
     t->side = lflow_side_create();
 }
 
@@ -1119,6 +1121,9 @@ lflow_add__(struct lflow_table *t, const struct ls_datapath *dp,
     if (ctrl_meter && !ctrl_meter[0]) {
         ctrl_meter = NULL;
     }
+    if (OVS_UNLIKELY(t->copp) && !ctrl_meter) {
+        ctrl_meter = copp_set_meter(t->copp, dp->index, actions);
+    }
     struct lflow *f = lflow_get(t, stage, priority, match, actions,
                                 ctrl_meter, where, port_tag);
     dp_add(t, f, dp->index);
@@ -1172,6 +1177,35 @@ owner_set(struct lflow_table *t, const unsigned long *dps)
     return o->n_sets++;
 }
 
+/* For lflow_add_dps_at() on a table with Copps: if 'actions' send to
+ * ovn-controller for a protocol that the Copp of some datapaths in 'dps'
+ * meters, adds the flow on each of them, one at a time, with its meter,
+ * and returns the rest of 'dps' (to free), which may be empty; otherwise
+ * returns NULL and adds nothing. */
+static unsigned long *
+copp_split(struct lflow_table *t, const unsigned long *dps,
+           enum ls_stage stage, uint16_t priority, const char *match,
+           const char *actions, const struct uuid *hint, const char *where)
+{
+    enum copp_proto proto = copp_classify(actions);
+    if (!copp_set_any(t->copp, dps, proto)) {
+        return NULL;
+    }
+    unsigned long *rest = bitmap_clone(dps, t->dp_cap);
+    size_t dp;
+    BITMAP_FOR_EACH_1 (dp, t->dp_cap, dps) {
+        const char *meter = copp_set_proto_meter(t->copp, dp, proto);
+        if (meter) {
+            struct lflow *f = lflow_get(t, stage, priority, match, actions,
+                                        meter, where, false);
+            dp_add(t, f, dp);
+            owner_add_ref(t, f, dp, hint);
+            bitmap_set0(rest, dp);
+        }
+    }
+    return rest;
+}
+
 void
 lflow_add_dps_at(struct lflow_table *t, const unsigned long *dps,
                  enum ls_stage stage, uint16_t priority, const char *match,
@@ -1181,6 +1215,18 @@ lflow_add_dps_at(struct lflow_table *t, const unsigned long *dps,
     ovs_assert(t->owner);
     if (ctrl_meter && !ctrl_meter[0]) {
         ctrl_meter = NULL;
+    }
+    unsigned long *rest = NULL;
+    if (OVS_UNLIKELY(t->copp) && !ctrl_meter) {
+        rest = copp_split(t, dps, stage, priority, match, actions, hint,
+                          where);
+        if (rest) {
+            if (bitmap_is_all_zeros(rest, t->dp_cap)) {
+                bitmap_free(rest);
+                return;
+            }
+            dps = rest;
+        }
     }
     struct lflow *f = lflow_get(t, stage, priority, match, actions,
                                 ctrl_meter, where, false);
@@ -1198,6 +1244,9 @@ lflow_add_dps_at(struct lflow_table *t, const unsigned long *dps,
         }
     }
     owner_add_ref(t, f, LFLOW_REF_SET | set, hint);
+    if (OVS_UNLIKELY(rest)) {
+        bitmap_free(rest);
+    }
 }
 
 static const char *

@@ -36,6 +36,7 @@ struct lflow;
 struct dpset;
 struct lflow_side;
 struct ds;
+struct copp_set;
 
 /* One contribution: 'flow' on datapath index 'dp'.  With LFLOW_REF_SET in
  * 'dp', the flow is on each datapath of the owner's set number
@@ -104,6 +105,10 @@ struct lflow_table {
                                      * transaction of a full sync deletes:
                                      * no insert in it may reuse their
                                      * UUIDs. */
+    const struct copp_set *copp;    /* Control plane protection meters
+                                     * (northd/copp.h), or NULL if no
+                                     * datapath has a Copp: then a flow
+                                     * costs no classification. */
     struct lflow_side *side;        /* What the table keeps beside its
                                      * flows (lflow.c): rare per-flow
                                      * records, source locations, caches.
@@ -122,6 +127,15 @@ void lflow_table_init(struct lflow_table *, size_t dp_cap,
 void lflow_table_reserve(struct lflow_table *, size_t n_flows);
 void lflow_table_destroy(struct lflow_table *);
 size_t lflow_table_count(const struct lflow_table *);
+
+/* Gives the flows added from now on on a datapath with a Copp the
+ * controller meter it sets for their controller action (unless the caller
+ * gives one).  'copp' (NULL: none) must outlive the table's use. */
+static inline void
+lflow_table_set_copp(struct lflow_table *t, const struct copp_set *copp)
+{
+    t->copp = copp;
+}
 
 /* Makes 'owner' the owner of the flows added from now on. */
 static inline void

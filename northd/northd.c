@@ -24,6 +24,7 @@
 #include "northd/acl-check.h"
 #include "northd/acl-lint.h"
 #include "northd/acls.h"
+#include "northd/copp.h"
 #include "northd/datapaths.h"
 #include "northd/dns.h"
 #include "northd/dp-groups.h"
@@ -100,6 +101,8 @@ struct northd_data {
     struct groups groups;
     struct acls *acls;
     struct lflow_table lflows;
+    struct copp_set *copp;          /* Copp meters (northd/copp.h), or
+                                     * NULL if no datapath has a Copp. */
     struct dp_groups dpgs;          /* Only with 'synced'. */
     bool synced;                    /* Reconciled with the SB: not a build
                                      * only to compare with. */
@@ -206,6 +209,8 @@ northd_data_destroy(struct northd_data *d)
     }
     lflow_owner_destroy(&d->lb_owner);
     lflow_table_destroy(&d->lflows);
+    copp_set_destroy(d->copp);
+    d->copp = NULL;
     lb_model_destroy(&d->lbs);
     lb_health_destroy(&d->health);
     qos_model_destroy(&d->qos);
@@ -578,6 +583,7 @@ build_inputs(struct northd_data *d, struct rdb *nb_db, struct rdb *sb_db,
     qos_model_build(&d->qos, &d->model);
     dhcp_check_model(&d->model, &d->dhcp_bad);
     dns_model_build(&d->dns, &d->model);
+    d->copp = copp_set_build(&d->model, nb_db);
     ls_model_end_reports(&d->model);
     groups_init(&d->groups, &d->model, d->model.dp_cap, nb_db);
     char mac[ETH_ADDR_STRLEN + 1];
@@ -598,6 +604,7 @@ build_flows(struct northd_data *d, struct rdb *nb_db,
 {
     lflow_table_init(&d->lflows, d->model.dp_cap, &d->flow_key);
     lflow_table_reserve(&d->lflows, n_flows);
+    lflow_table_set_copp(&d->lflows, d->copp);
     acl_errors_begin(errors);
     d->acls = acls_create(&d->model, &d->lbs, &d->groups, nb_db, nb,
                           &d->features, d->model.dp_cap, errors);

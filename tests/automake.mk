@@ -18,6 +18,7 @@ TESTSUITE_AT = \
 	tests/lb-opts.at \
 	tests/lb-health.at \
 	tests/dns.at \
+	tests/copp.at \
 	tests/mcast.at \
 	tests/acl-validation.at \
 	tests/bench.at \
@@ -71,7 +72,7 @@ tests_test_ovn_lang_LDADD = $(LSN_LDADD)
 # Unit tests of northd's shared pools (datapath sets, strings).
 noinst_PROGRAMS += tests/test-northd-pools
 tests_test_northd_pools_SOURCES = tests/test-northd-pools.c \
-	northd/dpset.c northd/dpset.h
+	northd/dpset.c northd/dpset.h northd/copp-classify.c northd/copp.h
 tests_test_northd_pools_LDADD = $(LSN_LDADD)
 
 TESTSUITE = $(srcdir)/tests/testsuite

@@ -36,6 +36,7 @@
 
 #include "bitmap.h"
 #include "hash.h"
+#include "northd/copp.h"
 #include "northd/dpset.h"
 #include "lib/objpool.h"
 #include "lib/strpack.h"
@@ -598,15 +599,32 @@ test_objpool(int ops)
            "%"PRIuSIZE" reused, none left\n", ops, max_held, n_reused);
 }
 
+/* Reads logical flow actions, one a line, and prints for each the Copp
+ * protocol northd/copp-classify.c gives it ("none" if none). */
+static void
+test_copp_classify(void)
+{
+    struct ds line = DS_EMPTY_INITIALIZER;
+    while (!ds_get_line(&line, stdin)) {
+        puts(copp_proto_name(copp_classify(ds_cstr(&line))));
+    }
+    ds_destroy(&line);
+}
+
 int
 main(int argc, char *argv[])
 {
+    if (argc == 2 && !strcmp(argv[1], "copp-classify")) {
+        test_copp_classify();
+        return 0;
+    }
     if (argc < 2 || (strcmp(argv[1], "dpset") && strcmp(argv[1], "strpool")
                      && strcmp(argv[1], "strpack")
                      && strcmp(argv[1], "objpool"))) {
         fprintf(stderr,
-                "usage: %s dpset|strpool|strpack|objpool [SEED [OPS]]\n",
-                argv[0]);
+                "usage: %s dpset|strpool|strpack|objpool [SEED [OPS]]\n"
+                "       %s copp-classify < ACTIONS\n",
+                argv[0], argv[0]);
         return 2;
     }
     random_set_seed(argc > 2 ? atoi(argv[2]) : 1);
