@@ -22,6 +22,7 @@
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/acl-check.h"
+#include "northd/bfd.h"
 #include "northd/acl-lint.h"
 #include "northd/acls.h"
 #include "northd/datapaths.h"
@@ -524,6 +525,7 @@ sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
         ls_model_sync_nb_up(&d->model, ctx->nb_txn);
         ls_model_sync_nb_tags(&d->model, ctx->nb_txn);
         ipam_sync_nb(&d->model, ctx->nb_txn);
+        bfd_sync_nb(d->model.lr ? d->model.lr->bfd : NULL, ctx->nb_txn);
         d->nb_writes_pending = false;
     } else {
         d->nb_writes_pending = true;
@@ -679,6 +681,8 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
     ipam_carry_destroy(&ipam_carry);
     ls_model_sync_sb(&d->model, ctx->sb, ctx->sb_txn);
     mb_sync_static(&d->model, ctx->nb, ctx->sb, ctx->sb_txn);
+    bfd_sync_sb(d->model.lr ? d->model.lr->bfd : NULL, ctx->sb,
+                ctx->sb_txn);
     mcast_sync_sb(ctx->sb, ctx->sb_txn, d->model.dp_array,
                   d->model.n_datapaths);
     mcast_purge_igmp_groups(ctx->sb, ctx->sb_txn);
@@ -1252,10 +1256,20 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
           "an SB IP_Multicast was changed by someone else" },
         { &sb_table_service_monitor,
           "an SB Service_Monitor was changed by someone else" },
+        { &sb_table_bfd, "an SB BFD was changed by someone else" },
     };
     for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
         if (foreign_change(sb_db, owned[i].tc)) {
             *reason = owned[i].reason;
+            goto fail;
+        }
+    }
+    /* A BFD session's status, as ovn-controller reports it, may take a
+     * route out or put it back (bfd.h). */
+    for (const struct rdb_row *row = rdb_track_first(sb_db, &sb_table_bfd);
+         row; row = rdb_track_next(row)) {
+        if (rdb_row_is_foreign(row)) {
+            *reason = "an SB BFD status";
             goto fail;
         }
     }

@@ -31,6 +31,7 @@ TESTSUITE_AT = \
 	tests/neutron.at \
 	tests/routers.at \
 	tests/router-gw.at \
+	tests/bfd.at \
 	tests/router-nat.at \
 	tests/router-lb.at \
 	tests/dhcp.at \
