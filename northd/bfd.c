@@ -7,6 +7,8 @@
 
 #include "bitmap.h"
 #include "coverage.h"
+#include "hash.h"
+#include "hmapx.h"
 #include "lib/nb-rdb.h"
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
@@ -20,7 +22,6 @@
 #include "openvswitch/vlog.h"
 #include "packets.h"
 #include "random.h"
-#include "hash.h"
 #include "sset.h"
 #include "util.h"
 
