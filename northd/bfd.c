@@ -76,6 +76,14 @@ hash_key(const char *port, const char *dst_ip)
     return hash_string(dst_ip, hash_string(port, 0));
 }
 
+/* The key of a session in an shash: its logical_port and dst_ip, which no
+ * other pair of strings has. */
+static char *
+session_key(const char *port, const char *dst_ip)
+{
+    return xasprintf("%"PRIuSIZE" %s %s", strlen(port), port, dst_ip);
+}
+
 static bool
 valid_ip(const char *s)
 {
@@ -128,7 +136,7 @@ bfd_set_create(struct rdb *nb_db, struct rdb *sb_db)
     const struct sb_bfd *sb;
     if (rdb_server_has_table(sb_db, &sb_table_bfd)) {
         SB_BFD_FOR_EACH (sb, sb_db) {
-            char *key = xasprintf("%s %s", sb->logical_port, sb->dst_ip);
+            char *key = session_key(sb->logical_port, sb->dst_ip);
             shash_add_once(&sb_rows, key, sb);
             free(key);
             if (sb->src_port >= BFD_SRC_PORT_MIN
@@ -163,7 +171,7 @@ bfd_set_create(struct rdb *nb_db, struct rdb *sb_db)
 
         s->status = (nb->status && nb->status[0]
                      ? nb->status : BFD_ADMIN_DOWN);
-        char *key = xasprintf("%s %s", nb->logical_port, nb->dst_ip);
+        char *key = session_key(nb->logical_port, nb->dst_ip);
         s->sb = shash_find_and_delete(&sb_rows, key);
         free(key);
         if (!s->sb) {
@@ -171,7 +179,9 @@ bfd_set_create(struct rdb *nb_db, struct rdb *sb_db)
             if (port < BFD_N_SRC_PORTS) {
                 bitmap_set1(used, port);
                 s->src_port = BFD_SRC_PORT_MIN + port;
-                s->disc = random_uint32() + 1;
+                do {
+                    s->disc = random_uint32();
+                } while (!s->disc);
             }
             s->sb_status = s->status;
         } else if (!strcmp(s->sb->status, s->status)) {
