@@ -22,9 +22,9 @@
 #include "lib/rdb.h"
 #include "lib/sb-rdb.h"
 #include "northd/acl-check.h"
-#include "northd/bfd.h"
 #include "northd/acl-lint.h"
 #include "northd/acls.h"
+#include "northd/bfd.h"
 #include "northd/datapaths.h"
 #include "northd/dns.h"
 #include "northd/dp-groups.h"
@@ -1256,7 +1256,6 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
           "an SB IP_Multicast was changed by someone else" },
         { &sb_table_service_monitor,
           "an SB Service_Monitor was changed by someone else" },
-        { &sb_table_bfd, "an SB BFD was changed by someone else" },
     };
     for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
         if (foreign_change(sb_db, owned[i].tc)) {
@@ -1264,12 +1263,12 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
             goto fail;
         }
     }
-    /* A BFD session's status, as ovn-controller reports it, may take a
-     * route out or put it back (bfd.h). */
+    /* An SB BFD row someone else changed: ovn-controller's status may take
+     * a route out or put it back (bfd.h); anything else is put back. */
     for (const struct rdb_row *row = rdb_track_first(sb_db, &sb_table_bfd);
          row; row = rdb_track_next(row)) {
         if (rdb_row_is_foreign(row)) {
-            *reason = "an SB BFD status";
+            *reason = "an SB BFD was changed by someone else";
             goto fail;
         }
     }
