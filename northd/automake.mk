@@ -7,6 +7,8 @@ northd_ovn_northd_SOURCES = \
 	northd/acl-lint.h \
 	northd/acls.c \
 	northd/acls.h \
+	northd/bfd.c \
+	northd/bfd.h \
 	northd/compile.c \
 	northd/compile.h \
 	northd/copp.c \

@@ -24,6 +24,7 @@
 #include "northd/acl-check.h"
 #include "northd/acl-lint.h"
 #include "northd/acls.h"
+#include "northd/bfd.h"
 #include "northd/copp.h"
 #include "northd/datapaths.h"
 #include "northd/dns.h"
@@ -532,6 +533,7 @@ sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
         if (d->model.lr) {
             lr_model_sync_nb_ipv6_prefix(&d->model, ctx->nb_txn);
         }
+        bfd_sync_nb(d->model.lr ? d->model.lr->bfd : NULL, ctx->nb_txn);
         d->nb_writes_pending = false;
     } else {
         d->nb_writes_pending = true;
@@ -690,6 +692,8 @@ full_recompute(struct northd *n, struct northd_ctx *ctx,
     ipam_carry_destroy(&ipam_carry);
     ls_model_sync_sb(&d->model, ctx->sb, ctx->sb_txn);
     mb_sync_static(&d->model, ctx->nb, ctx->sb, ctx->sb_txn);
+    bfd_sync_sb(d->model.lr ? d->model.lr->bfd : NULL, ctx->sb,
+                ctx->sb_txn);
     mcast_sync_sb(ctx->sb, ctx->sb_txn, d->model.dp_array,
                   d->model.n_datapaths);
     mcast_purge_igmp_groups(ctx->sb, ctx->sb_txn);
@@ -1267,6 +1271,15 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
     for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
         if (foreign_change(sb_db, owned[i].tc)) {
             *reason = owned[i].reason;
+            goto fail;
+        }
+    }
+    /* An SB BFD row someone else changed: ovn-controller's status may take
+     * a route out or put it back (bfd.h); anything else is put back. */
+    for (const struct rdb_row *row = rdb_track_first(sb_db, &sb_table_bfd);
+         row; row = rdb_track_next(row)) {
+        if (rdb_row_is_foreign(row)) {
+            *reason = "an SB BFD was changed by someone else";
             goto fail;
         }
     }

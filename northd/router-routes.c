@@ -23,6 +23,7 @@
 #include "coverage.h"
 #include "lib/nb-rdb.h"
 #include "northd/acl-check.h"
+#include "northd/bfd.h"
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
 #include "openvswitch/dynamic-string.h"
@@ -276,6 +277,10 @@ lr_routes_parse(struct ls_model *m, struct lr_router *r)
                 continue;
             }
         }
+        if (sr->bfd && !bfd_route_usable(m->lr->bfd, sr)) {
+            /* Its BFD session is down (bfd.h). */
+            continue;
+        }
         COVERAGE_INC(lr_route_built);
         r->n_routes++;
     }
@@ -397,6 +402,31 @@ build_symmetric_reply(struct lflow_table *t, const struct lr_router *r,
     free(route);
 }
 
+/* lr_in_arp_request 200: IPv6 next hop 'nh_s' solicited at its
+ * solicited-node address. */
+static void
+solicit_nexthop(struct lflow_table *t, const struct ls_datapath *dp,
+                const char *nh_s, const struct uuid *hint, struct ds *m,
+                struct ds *a)
+{
+    struct in6_addr nh, sn;
+    ipv6_parse(nh_s, &nh);
+    in6_addr_solicited_node(&sn, &nh);
+    struct eth_addr mac;
+    ipv6_multicast_to_ethernet(&mac, &sn);
+    char sn_s[INET6_ADDRSTRLEN];
+    ipv6_string_mapped(sn_s, &sn);
+    ds_clear(m);
+    ds_put_format(m, "eth.dst == 00:00:00:00:00:00 && ip6 && xxreg0 == %s",
+                  nh_s);
+    ds_clear(a);
+    ds_put_format(a, "nd_ns { eth.dst = "ETH_ADDR_FMT"; ip6.dst = %s; "
+                  "nd.target = %s; output; };", ETH_ADDR_ARGS(mac), sn_s,
+                  nh_s);
+    lflow_add_hint(t, dp, S_LR_IN_ARP_REQUEST, 200, ds_cstr(m), ds_cstr(a),
+                   hint);
+}
+
 void
 lr_routes_build_lflows(struct lflow_table *t, const struct lr_router *r)
 {
@@ -440,6 +470,11 @@ lr_routes_build_lflows(struct lflow_table *t, const struct lr_router *r)
             ds_put_cstr(&a, "flags.loopback = 1; next;");
             lflow_add_hint(t, dp, S_LR_IN_IP_ROUTING, prio, ds_cstr(&m),
                            ds_cstr(&a), hint);
+            if (rt->out->has_bfd) {
+                bfd_build_route_lflow(t, dp, prio, ds_cstr(&m),
+                                      ds_cstr(&a) + strlen("ip.ttl--; "),
+                                      hint);
+            }
         } else {
             uint32_t group = ++n_groups;
             COVERAGE_INC(lr_route_ecmp_group);
@@ -474,29 +509,25 @@ lr_routes_build_lflows(struct lflow_table *t, const struct lr_router *r)
         i += n;
     }
 
-    /* An IPv6 next hop is solicited at its solicited-node address. */
+    /* An IPv6 next hop is solicited at its solicited-node address: also
+     * that of a route left out while its BFD session is down, as stock. */
     struct sset done = SSET_INITIALIZER(&done);
     for (size_t i = 0; i < r->n_routes; i++) {
         const struct lr_route *rt = &r->routes[i];
-        if (!rt->v6 || rt->discard || !sset_add(&done, rt->nexthop_s)) {
-            continue;
+        if (rt->v6 && !rt->discard && sset_add(&done, rt->nexthop_s)) {
+            solicit_nexthop(t, dp, rt->nexthop_s, &rt->nb->header_.uuid,
+                            &m, &a);
         }
-        struct in6_addr nh, sn;
-        ipv6_parse(rt->nexthop_s, &nh);
-        in6_addr_solicited_node(&sn, &nh);
-        struct eth_addr mac;
-        ipv6_multicast_to_ethernet(&mac, &sn);
-        char sn_s[INET6_ADDRSTRLEN];
-        ipv6_string_mapped(sn_s, &sn);
-        ds_clear(&m);
-        ds_put_format(&m, "eth.dst == 00:00:00:00:00:00 && ip6 && "
-                      "xxreg0 == %s", rt->nexthop_s);
-        ds_clear(&a);
-        ds_put_format(&a, "nd_ns { eth.dst = "ETH_ADDR_FMT"; ip6.dst = %s; "
-                      "nd.target = %s; output; };", ETH_ADDR_ARGS(mac),
-                      sn_s, rt->nexthop_s);
-        lflow_add_hint(t, dp, S_LR_IN_ARP_REQUEST, 200, ds_cstr(&m),
-                       ds_cstr(&a), &rt->nb->header_.uuid);
+    }
+    for (size_t i = 0; i < r->nb->n_static_routes; i++) {
+        const struct nb_logical_router_static_route *sr
+            = r->nb->static_routes[i];
+        struct in6_addr nh;
+        char nh_s[INET6_ADDRSTRLEN];
+        if (sr->bfd && ipv6_parse(sr->nexthop, &nh)
+            && ipv6_string_mapped(nh_s, &nh) && sset_add(&done, nh_s)) {
+            solicit_nexthop(t, dp, nh_s, &sr->header_.uuid, &m, &a);
+        }
     }
     sset_destroy(&done);
     ds_destroy(&m);

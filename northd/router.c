@@ -16,6 +16,7 @@
 #include "lib/sb-rdb.h"
 #include "lib/rdb.h"
 #include "lib/tnlid.h"
+#include "northd/bfd.h"
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
 #include "northd/router-gw.h"
@@ -109,6 +110,7 @@ lr_model_build_dps(struct ls_model *m, struct rdb *nb_db, struct rdb *sb_db)
     shash_init(&lr->peers);
     sset_init(&lr->claims);
     hmapx_init(&lr->routers_only);
+    lr->bfd = bfd_set_create(nb_db, sb_db);
     m->lr = lr;
 
     size_t n = 0;
@@ -464,6 +466,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
             if (!p) {
                 continue;
             }
+            p->has_bfd = bfd_set_names_port(lr->bfd, nb->name);
             p->sb = shash_find_data(sb_ports, nb->name);
             if (p->sb) {
                 p->sb_uuid = p->sb->header_.uuid;
@@ -559,6 +562,7 @@ lr_model_build_ports(struct ls_model *m, const struct shash *sb_ports)
         }
     }
 
+    bfd_set_report(lr->bfd, m);
     lr_gw_build(m, sb_ports);
 }
 
@@ -587,6 +591,7 @@ lr_model_destroy(struct lr_model *lr)
     shash_destroy(&lr->peers);
     sset_destroy(&lr->claims);
     hmapx_destroy(&lr->routers_only);
+    bfd_set_destroy(lr->bfd);
     free(lr);
 }
 
@@ -1098,6 +1103,9 @@ build_ip_input(struct lflow_table *t, const struct lr_router *r,
     lflow_add(t, dp, S_LR_IN_IP_INPUT, 0, "1", "next;");
     for (size_t i = 0; i < r->n_ports; i++) {
         build_ip_input_port(t, r->ports[i], m, a);
+        if (r->ports[i]->has_bfd) {
+            bfd_build_port_lflows(t, r->ports[i]);
+        }
     }
 }
 
@@ -1126,6 +1134,11 @@ build_routing(struct lflow_table *t, const struct lr_router *r,
                           p->qname);
             LR_ADD(t, dp, S_LR_IN_IP_ROUTING, n->plen * 3 + 2, ds_cstr(m),
                    ds_cstr(a), hint);
+            if (p->has_bfd) {
+                bfd_build_route_lflow(t, dp, n->plen * 3 + 2, ds_cstr(m),
+                                      ds_cstr(a) + strlen("ip.ttl--; "),
+                                      hint);
+            }
         }
         for (size_t j = 0; j < p->n_ip6; j++) {
             const struct lr_net6 *n = &p->ip6[j];
@@ -1142,6 +1155,11 @@ build_routing(struct lflow_table *t, const struct lr_router *r,
                           p->qname);
             LR_ADD(t, dp, S_LR_IN_IP_ROUTING, n->plen * 3 + 2, ds_cstr(m),
                    ds_cstr(a), hint);
+            if (p->has_bfd) {
+                bfd_build_route_lflow(t, dp, n->plen * 3 + 2, ds_cstr(m),
+                                      ds_cstr(a) + strlen("ip.ttl--; "),
+                                      hint);
+            }
         }
     }
     lr_routes_build_lflows(t, r);

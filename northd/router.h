@@ -24,6 +24,7 @@
 #include "packets.h"
 #include "sset.h"
 
+struct bfd_set;
 struct hmapx;
 struct lflow_table;
 struct lr_ra;
@@ -97,6 +98,7 @@ struct lr_port {
     const char *ln_resident;        /* lr_gw_ln_resident(). */
     int mtu;                        /* options:gateway_mtu (router-mtu.h),
                                      * or 0. */
+    bool has_bfd;                   /* A BFD row names it (bfd.h). */
     char *arp_proxy;                /* The IPv4 addresses (comma-separated)
                                      * its switch port's options:arp_proxy
                                      * answers for, or NULL. */
@@ -168,6 +170,7 @@ struct lr_model {
                                      * lr_build_lflows(). */
     struct hmapx routers_only;      /* Switches whose ports are all wired
                                      * to routers (at the last full pass). */
+    struct bfd_set *bfd;            /* BFD sessions (bfd.h). */
 };
 
 /* Called by ls_model_build(): the routers' datapaths, after the switches'

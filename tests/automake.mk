@@ -33,6 +33,7 @@ TESTSUITE_AT = \
 	tests/neutron.at \
 	tests/routers.at \
 	tests/router-gw.at \
+	tests/bfd.at \
 	tests/router-nat.at \
 	tests/router-lb.at \
 	tests/dhcp.at \
@@ -80,7 +81,7 @@ AUTOTEST = $(AUTOM4TE) -l autotest
 AUTOM4TE = autom4te
 EXTRA_DIST += $(TESTSUITE_AT) $(TESTSUITE) tests/atlocal.in \
 	tests/package.m4 tests/lang-matches.txt tests/lang-actions.txt \
-	tests/lang-oracle.py tests/dhcp-actions.txt tests/dhcp-packet.py tests/igmp-packet.py tests/svc-backend.py tests/packet_util.py tests/big-packet.py tests/limits-probes.py tests/nbctl-canon-dump.py \
+	tests/lang-oracle.py tests/dhcp-actions.txt tests/dhcp-packet.py tests/igmp-packet.py tests/bfd-packet.py tests/svc-backend.py tests/packet_util.py tests/big-packet.py tests/limits-probes.py tests/nbctl-canon-dump.py \
 	tests/acl-validation.py tests/sb-canon.py tests/nb-random.py \
 	tests/neutron-scenario.py \
 	tests/rdb-canon.py tests/rdb-data.py tests/rdb-proxy.py \
