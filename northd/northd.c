@@ -1812,6 +1812,12 @@ northd_timer_due(const struct northd *n)
     return mb_aging_due(&n->mb_aging);
 }
 
+bool
+northd_nb_writes_pending(const struct northd *n)
+{
+    return n->data.nb_writes_pending;
+}
+
 void
 northd_timer_wait(const struct northd *n)
 {

@@ -55,6 +55,13 @@ void northd_run(struct northd *, struct northd_ctx *, bool force_full);
  * for a pass now; northd_timer_wait() wakes the poll loop when one
  * will. */
 bool northd_timer_due(const struct northd *);
+
+/* Whether a pass left NB status columns (Logical_Switch_Port 'up', ...) to
+ * write because an NB transaction of northd's was in flight: the next pass
+ * that can write the NB must run even if nothing else changed, since the
+ * reply to that transaction may bring no change northd would wake up
+ * for. */
+bool northd_nb_writes_pending(const struct northd *);
 void northd_timer_wait(const struct northd *);
 
 /* Forgets everything kept, e.g. on losing the SB lock: the next pass is a

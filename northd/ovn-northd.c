@@ -584,7 +584,8 @@ run_pass(struct northd_state *state, struct rdb *nb, struct rdb *sb,
     }
     bool reset = (rdb_get_reset_seqno(nb) != state->nb_reset
                   || rdb_get_reset_seqno(sb) != state->sb_reset);
-    if (!pass_wanted(state, nb, sb)) {
+    if (!pass_wanted(state, nb, sb)
+        && !(nb_txn && northd_nb_writes_pending(state->northd))) {
         return;
     }
 
