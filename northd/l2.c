@@ -298,6 +298,26 @@ build_port_flows(struct lflow_table *t, const struct ls_port *p,
         }
     }
 
+    if (!strcmp(p->nb->type, "vtep")) {
+        /* What comes from a VTEP gateway (a "ramp" switch) skips to the
+         * hairpin stage, and from there to the L2 lookup (or, on a
+         * distributed gateway port's chassis, to its ARP/ND hairpin:
+         * router.c). */
+        ds_clear(match);
+        put_port_ref(match, "inport == ", name);
+        ds_clear(actions);
+        ds_put_format(actions, REGBIT_FROM_RAMP" = 1; "
+                      "next(pipeline=ingress, table=%d);",
+                      ls_stage_table(S_IN_HAIRPIN));
+        lflow_add_port(t, p->dp, S_IN_CHECK_PORT_SEC, 70, ds_cstr(match),
+                       ds_cstr(actions), hint);
+        ds_clear(actions);
+        ds_put_format(actions, "next(pipeline=ingress, table=%d);",
+                      ls_stage_table(S_IN_L2_LKUP));
+        lflow_add_hint(t, p->dp, S_IN_HAIRPIN, 1000, REGBIT_FROM_RAMP" == 1",
+                       ds_cstr(actions), hint);
+    }
+
     if (!strcmp(p->nb->type, "localnet")) {
         /* The physical network's ARP and ND requests are answered by
          * their owners, not by the responder on every chassis. */

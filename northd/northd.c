@@ -524,6 +524,9 @@ sync_nb_status(struct northd_ctx *ctx, struct northd_data *d)
         ls_model_sync_nb_up(&d->model, ctx->nb_txn);
         ls_model_sync_nb_tags(&d->model, ctx->nb_txn);
         ipam_sync_nb(&d->model, ctx->nb_txn);
+        if (d->model.lr) {
+            lr_model_sync_nb_ipv6_prefix(&d->model, ctx->nb_txn);
+        }
         d->nb_writes_pending = false;
     } else {
         d->nb_writes_pending = true;
@@ -570,6 +573,7 @@ build_inputs(struct northd_data *d, struct rdb *nb_db, struct rdb *sb_db,
     lb_health_init(&d->health);
     lb_health_build(&d->health, &d->model, nb_db, sb_db, svc_mac);
     d->lbs.health = &d->health;
+    lr_lb_attach_health(&d->model, &d->health);
     qos_model_init(&d->qos);
     qos_model_build(&d->qos, &d->model);
     dhcp_check_model(&d->model, &d->dhcp_bad);
@@ -1487,6 +1491,7 @@ incremental_run(struct northd *n, struct northd_ctx *ctx, const char **reason)
                 }
             }
         }
+        lr_lb_health_changed(&d->model, &d->lflows);
     }
 
     /* Compile. */

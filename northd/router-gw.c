@@ -188,10 +188,10 @@ lr_gw_build(struct ls_model *m, const struct shash *sb_ports)
             if (p->dgp) {
                 /* A vtep port on the peer switch: traffic is not always
                  * redirected (stock). */
+                p->dgp->vtep = sw && switch_has_type(sw, "vtep");
                 p->dgp->always_redirect = (!p->dgp->bridged
                                            && !lr_nat_has_distributed(r)
-                                           && !(sw && switch_has_type(sw,
-                                                                 "vtep")));
+                                           && !p->dgp->vtep);
             }
             bool reside = smap_get_bool(&p->nb->options,
                                         "reside-on-redirect-chassis", false);
@@ -464,7 +464,7 @@ lr_gw_build_lflows(struct lflow_table *t, const struct lr_router *r)
     for (size_t i = 0; i < r->n_ports; i++) {
         const struct lr_port *p = r->ports[i];
         const struct lr_dgp *d = p->dgp;
-        if (!d) {
+        if (!d || d->vtep) {
             continue;
         }
         const struct uuid *hint = &p->nb->header_.uuid;

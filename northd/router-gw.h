@@ -46,6 +46,11 @@ struct lr_dgp {
     const char *redirect_type;      /* options:redirect-type, or NULL. */
     bool bridged;                   /* redirect-type=bridged. */
     bool always_redirect;
+    bool vtep;                      /* Its peer switch has a vtep port:
+                                     * its traffic is not redirected (no
+                                     * lr_in_gw_redirect flow), its MAC is
+                                     * admitted on every chassis, as
+                                     * stock. */
 };
 
 /* Model, from lr_model_build_ports() once the peers are known: which ports

@@ -11,8 +11,10 @@
 #include "northd/datapaths.h"
 #include "northd/groups.h"
 #include "northd/lb.h"
+#include "northd/lb-health.h"
 #include "northd/lflow.h"
 #include "northd/router.h"
+#include "northd/router-gw.h"
 #include "northd/router-nat.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/shash.h"
@@ -59,6 +61,8 @@ struct lr_lb_set {
     struct lflow_owner *owners;     /* The flows of each one's VIPs, in
                                      * 'lbs' order: lr_lb_handle_changes()
                                      * rebuilds only a changed one's. */
+    const struct lb_health *health; /* Backends' health (northd.c's), or
+                                     * NULL before lr_lb_attach_health(). */
 };
 
 static void OVS_PRINTF_FORMAT(2, 3)
@@ -227,15 +231,6 @@ parse_lb(struct ls_model *m, bool report, const struct lr_router *r,
             lb->affinity_timeout = 0;
         }
     }
-    if (nb->n_health_check) {
-        if (!report) {
-            return false;
-        }
-        lb_report(m, "Load_Balancer %s ("UUID_FMT") on router %s: health "
-                  "checks are not applied on routers (every backend is "
-                  "used)", nb->name, UUID_ARGS(&nb->header_.uuid),
-                  r->nb->name);
-    }
     struct smap_node *node;
     SMAP_FOR_EACH (node, &nb->vips) {
         struct lb_vip vip;
@@ -354,15 +349,20 @@ lr_lb_parse(struct ls_model *m, struct lr_router *r)
     size_t k = collect_lbs(nb, &ls->uuids, &rows);
 
     if (!r->chassis) {
+        /* Stock binds them to the first gateway port alone, and warns. */
+        const char *first = NULL;
+        size_t n_gw = 0;
         for (size_t i = 0; i < nb->n_ports; i++) {
             const struct nb_logical_router_port *lrp = nb->ports[i];
             if (lrp->n_gateway_chassis || lrp->ha_chassis_group) {
-                lb_report(m, "Logical_Router %s: load balancers on a router "
-                          "with a distributed gateway port (%s) are "
-                          "compiled as on a plain router (not bound to the "
-                          "gateway chassis)", nb->name, lrp->name);
-                break;
+                first = first ? first : lrp->name;
+                n_gw++;
             }
+        }
+        if (n_gw > 1) {
+            lb_report(m, "Logical_Router %s: load balancers on a router with "
+                      "%"PRIuSIZE" distributed gateway ports are bound to the "
+                      "first (%s) alone", nb->name, n_gw, first);
         }
     }
 
@@ -467,7 +467,25 @@ put_vip_set(struct ds *s, const char *name, bool claimed,
     free(nodes);
 }
 
-/* ARP replies and NAs for the VIPs, on every port of the family. */
+/* The distributed gateway port 'r''s load balancers are bound to (stock:
+ * the first), or NULL. */
+static const struct lr_port *
+lb_gateway(const struct lr_router *r)
+{
+    return !r->chassis && r->n_dgps ? r->dgp0 : NULL;
+}
+
+/* " && is_chassis_resident(CR)" for a distributed gateway port 'p'. */
+static void
+put_resident(struct ds *m, const struct lr_router *r, const struct lr_port *p)
+{
+    if (!r->chassis && p->dgp) {
+        ds_put_format(m, " && is_chassis_resident(%s)", p->dgp->cr_qname);
+    }
+}
+
+/* ARP replies and NAs for the VIPs, on every port of the family (on a
+ * distributed gateway port, on its gateway chassis). */
 static void
 build_responders(struct lflow_table *t, const struct lr_router *r,
                  struct ds *m)
@@ -481,6 +499,7 @@ build_responders(struct lflow_table *t, const struct lr_router *r,
             ds_put_format(m, "inport == %s && arp.op == 1 && arp.tpa == ",
                           p->qname);
             put_vip_set(m, ls->set4, ls->claimed4, &ls->vips4);
+            put_resident(m, r, p);
             lflow_add_hint(t, r->dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
                            "eth.dst = eth.src; eth.src = xreg0[0..47]; "
                            "arp.op = 2; /* ARP reply */ arp.tha = arp.sha; "
@@ -493,6 +512,7 @@ build_responders(struct lflow_table *t, const struct lr_router *r,
             ds_put_format(m, "inport == %s && nd_ns && nd.target == ",
                           p->qname);
             put_vip_set(m, ls->set6, ls->claimed6, &ls->vips6);
+            put_resident(m, r, p);
             lflow_add_hint(t, r->dp, S_LR_IN_IP_INPUT, 90, ds_cstr(m),
                            "nd_na { eth.src = xreg0[0..47]; "
                            "ip6.src = nd.target; nd.tll = xreg0[0..47]; "
@@ -551,6 +571,71 @@ put_lb_action(struct ds *a, const struct lr_lb_set *ls, const struct lr_lb *lb,
     ds_put_cstr(a, ");");
 }
 
+/* lr_out_undnat 120 on gateway port 'gw': the replies of 'vip''s backends
+ * out of the port, on its gateway chassis. */
+static void
+build_gw_undnat(struct lflow_table *t, const struct lr_router *r,
+                const struct lr_port *gw, const struct lr_lb *lb,
+                const struct lb_vip *vip, struct ds *m, struct ds *a)
+{
+    const struct lr_lb_set *ls = r->lb;
+    const char *fam = vip->ipv6 ? "ip6" : "ip4";
+    ds_clear(m);
+    ds_put_format(m, "%s && (", fam);
+    if (!lb->is_template) {
+        for (size_t i = 0; i < vip->n_backends; i++) {
+            const struct lb_backend *be = &vip->backends[i];
+            ds_put_format(m, "%s(%s.src == %s", i ? " || " : "", fam, be->ip);
+            if (be->port) {
+                ds_put_format(m, " && %s.src == %"PRIu16, lb->proto,
+                              be->port);
+            }
+            ds_put_char(m, ')');
+        }
+    } else {
+        /* Template backends as written, "IP[:PORT]" ("[IP6]:PORT"), each
+         * part possibly a "^NAME" that ovn-controller expands. */
+        char *copy = xstrdup(vip->backends_str);
+        char *save = NULL;
+        int i = 0;
+        for (char *tok = strtok_r(copy, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save), i++) {
+            char *port = NULL;
+            if (tok[0] == '[') {
+                char *end = strchr(tok, ']');
+                if (end) {
+                    *end = '\0';
+                    port = end[1] == ':' ? end + 2 : NULL;
+                }
+                tok++;
+            } else if (!vip->ipv6) {
+                port = strrchr(tok, ':');
+                if (port) {
+                    *port++ = '\0';
+                }
+            }
+            ds_put_format(m, "%s(%s.src == %s", i ? " || " : "", fam, tok);
+            if (port && port[0]) {
+                ds_put_format(m, " && %s.src == %s", lb->proto, port);
+            }
+            ds_put_char(m, ')');
+        }
+        free(copy);
+    }
+    ds_put_format(m, ") && outport == %s", gw->qname);
+    put_resident(m, r, gw);
+    ds_clear(a);
+    if (lb->skip_snat) {
+        ds_put_cstr(a, "flags.skip_snat_for_lb = 1; next;");
+    } else if (ls->force_snat) {
+        ds_put_cstr(a, "flags.force_snat_for_lb = 1; next;");
+    } else {
+        ds_put_cstr(a, "ct_dnat_in_czone;");
+    }
+    lflow_add_hint(t, r->dp, S_LR_OUT_UNDNAT, 120, ds_cstr(m), ds_cstr(a),
+                   &lb->nb->header_.uuid);
+}
+
 static void
 build_vip(struct lflow_table *t, const struct lr_router *r,
           const struct lr_lb *lb, const struct lb_vip *vip, struct ds *m,
@@ -565,7 +650,7 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
     ds_put_format(m, "ip && %s.dst == %s", fam, vip->ip);
     lflow_add_hint(t, dp, S_LR_IN_DEFRAG, 100, ds_cstr(m), "ct_dnat;", hint);
 
-    if (r->chassis && !lb->is_template && is_nat_ip(r, vip)) {
+    if (!lb->is_template && is_nat_ip(r, vip)) {
         /* Connections to the VIP are not unSNATed. */
         ds_clear(m);
         put_vip_match(m, lb, vip);
@@ -573,13 +658,47 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
                        hint);
     }
 
+    /* The backends that take new connections: with a health check, those
+     * it says are usable (northd/lb-health.h), else all. */
+    const char *backends = vip->backends_str;
+    char *usable = NULL;
+    if (!lb->is_template && lb_health_vip_checked(ls->health, lb->nb, vip)) {
+        struct ds b = DS_EMPTY_INITIALIZER;
+        for (size_t i = 0; i < vip->n_backends; i++) {
+            const struct lb_backend *be = &vip->backends[i];
+            if (lb_health_backend_usable(ls->health, lb->nb, vip, be->ip,
+                                         be->port)) {
+                ds_put_format(&b, vip->ipv6 ? "%s[%s]:%"PRIu16
+                                            : "%s%s:%"PRIu16,
+                              b.length ? "," : "", be->ip, be->port);
+            }
+        }
+        usable = ds_steal_cstr(&b);
+        backends = usable;
+    }
+
+    /* On a router with a distributed gateway port, new connections are
+     * load balanced on its gateway chassis, but for the reject of a VIP
+     * without backends (stock); the replies from the backends are unDNATed
+     * there on their way out of the port. */
+    const struct lr_port *gw = lb_gateway(r);
+    bool empty_reject = !vip->backends_str[0] && lb->reject;
+    if (gw && (lb->is_template ? vip->backends_str[0] != '\0'
+               : vip->n_backends > 0)) {
+        build_gw_undnat(t, r, gw, lb, vip, m, a);
+    }
+
     bool has_port = vip->port || vip->tmpl_port;
     uint16_t prio = has_port ? 120 : 110;
     ds_clear(m);
     ds_put_cstr(m, "ct.new && !ct.rel && ");
     put_vip_match(m, lb, vip);
+    if (gw && !empty_reject) {
+        put_resident(m, r, gw);
+    }
     ds_clear(a);
-    if (!vip->backends_str[0]) {
+    if (!backends[0]) {
+        free(usable);
         if (ls->force_snat && !lb->skip_snat) {
             ds_put_cstr(a, "flags.force_snat_for_lb = 1; ");
         } else if (lb->skip_snat) {
@@ -594,7 +713,7 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
         }
         lflow_add_hint(t, dp, S_LR_IN_DNAT, prio, ds_cstr(m), ds_cstr(a),
                        hint);
-        if (lb->event && has_port) {
+        if (lb->event && has_port && !vip->backends_str[0]) {
             char *port = (vip->tmpl_port ? xstrdup(vip->tmpl_port)
                           : xasprintf("%"PRIu16, vip->port));
             ds_clear(m);
@@ -611,10 +730,17 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
             lflow_add_hint(t, dp, S_LR_IN_DNAT, 130, ds_cstr(m),
                            ds_cstr(a), hint);
         }
-        return;
+        if (!vip->backends_str[0]) {
+            return;
+        }
+        /* (No backend the health checks let through: affinity to them
+         * stays, as stock.) */
+    } else {
+        put_lb_action(a, ls, lb, backends);
+        free(usable);
+        lflow_add_hint(t, dp, S_LR_IN_DNAT, prio, ds_cstr(m), ds_cstr(a),
+                       hint);
     }
-    put_lb_action(a, ls, lb, vip->backends_str);
-    lflow_add_hint(t, dp, S_LR_IN_DNAT, prio, ds_cstr(m), ds_cstr(a), hint);
 
     if (!lb->affinity_timeout) {
         return;
@@ -623,6 +749,9 @@ build_vip(struct lflow_table *t, const struct lr_router *r,
      * chk_lb_aff() finds the backend (reg4/xxreg1, reg8[0..15]). */
     const char *vreg = vip->ipv6 ? "xxreg0" : "reg0";
     const char *breg = vip->ipv6 ? "xxreg1" : "reg4";
+    ds_clear(m);
+    ds_put_cstr(m, "ct.new && !ct.rel && ");
+    put_vip_match(m, lb, vip);
     ds_clear(a);
     ds_put_format(a, "%s = %s.dst; ", vreg, fam);
     if (vip->port) {
@@ -746,15 +875,76 @@ lr_lb_build_lflows(struct lflow_table *t, const struct lr_router *r)
     lflow_add(t, dp, S_LR_IN_DNAT, 50, "ct.rel && !ct.est && !ct.new",
               "ct_commit_nat;");
 
-    if (r->chassis) {
-        lflow_add(t, dp, S_LR_OUT_SNAT, 120,
-                  "flags.skip_snat_for_lb == 1 && ip", "next;");
-        if (!r->nb->n_nat) {
-            lr_nat_build_gw_undnat(t, dp);
+    /* Connections to a skip_snat VIP leave unSNATed: on any router with
+     * such a load balancer (stock writes it for those alone). */
+    for (size_t i = 0; i < ls->n_lbs; i++) {
+        if (ls->lbs[i].skip_snat) {
+            lflow_add(t, dp, S_LR_OUT_SNAT, 120,
+                      "flags.skip_snat_for_lb == 1 && ip", "next;");
+            break;
         }
+    }
+    if (r->chassis && !r->nb->n_nat) {
+        lr_nat_build_gw_undnat(t, dp);
     }
     ds_destroy(&m);
     ds_destroy(&a);
+}
+
+void
+lr_lb_attach_health(struct ls_model *m, const struct lb_health *h)
+{
+    for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+        struct lr_lb_set *ls = m->lr->routers[i].lb;
+        if (ls) {
+            ls->health = h;
+        }
+    }
+}
+
+void
+lr_lb_health_changed(struct ls_model *m, struct lflow_table *t)
+{
+    /* The flows of the load balancers with health checks, each its own
+     * owner's. */
+    struct uuidset checked = UUIDSET_INITIALIZER(&checked);
+    for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+        const struct lr_router *r = &m->lr->routers[i];
+        const struct lr_lb_set *ls = r->lb;
+        uuidset_clear(&checked);
+        for (size_t j = 0; ls && j < ls->n_lbs; j++) {
+            if (ls->lbs[j].nb->n_health_check) {
+                uuidset_insert(&checked, &ls->lbs[j].nb->header_.uuid);
+            }
+        }
+        if (!uuidset_is_empty(&checked)) {
+            COVERAGE_INC(lr_lb_incremental);
+            build_vips(t, r, &checked);
+        }
+    }
+    uuidset_destroy(&checked);
+}
+
+bool
+lr_lb_is_vip(const struct lr_router *r, const char *addr, bool v6)
+{
+    const struct lr_lb_set *ls = r->lb;
+    struct in6_addr a, b;
+    if (v6 && !ipv6_parse(addr, &a)) {
+        return false;
+    }
+    for (size_t i = 0; ls && i < ls->n_lbs; i++) {
+        const struct lr_lb *lb = &ls->lbs[i];
+        for (size_t j = 0; j < lb->n_vips; j++) {
+            const struct lb_vip *vip = &lb->vips[j];
+            if (vip->ipv6 == v6
+                && (!v6 ? !strcmp(vip->ip, addr)
+                    : ipv6_parse(vip->ip, &b) && ipv6_addr_equals(&a, &b))) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 void
@@ -769,6 +959,26 @@ lr_lb_for_each_reachable_vip(const struct lr_port *p,
         for (size_t j = 0; !lb->is_template && j < lb->n_vips; j++) {
             if (port_reaches(p, &lb->vips[j])) {
                 cb(lb->vips[j].ip, lb->vips[j].ipv6, aux);
+            }
+        }
+    }
+}
+
+void
+lr_lb_for_each_routable_vip(const struct lr_router *r,
+                            void (*cb)(const char *addr, void *aux),
+                            void *aux)
+{
+    const struct lr_lb_set *ls = r->lb;
+    for (size_t i = 0; ls && i < ls->n_lbs; i++) {
+        const struct lr_lb *lb = &ls->lbs[i];
+        if (lb->is_template
+            || !smap_get_bool(&lb->nb->options, "add_route", false)) {
+            continue;
+        }
+        for (size_t j = 0; j < lb->n_vips; j++) {
+            if (!lb->vips[j].ipv6) {
+                cb(lb->vips[j].ip, aux);
             }
         }
     }
@@ -1062,6 +1272,12 @@ lr_lb_handle_changes(struct ls_model *m, struct rdb *nb_db,
             || rdb_row_updated_columns(&nb->header_) & other) {
             *reason = "a Load_Balancer on a router";
             free(renew);
+            return false;
+        }
+        if (nb->n_health_check) {
+            /* Its Service_Monitor rows follow its backends
+             * (northd/lb-health.h): a full pass. */
+            *reason = "a Load_Balancer with health checks on a router";
             return false;
         }
     }

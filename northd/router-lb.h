@@ -2,9 +2,13 @@
  * has (its load_balancer column and its load_balancer_group's members),
  * parsed once per full pass, and what they compile to as in OVN 23.03:
  * lr_in_defrag, lr_in_unsnat (a VIP that is a NAT address),
- * lr_in_lb_aff_check, lr_in_dnat (ct_lb_mark with skip_snat/force_snat),
+ * lr_in_lb_aff_check, lr_in_dnat (ct_lb_mark with skip_snat/force_snat;
+ * with health checks, the backends northd/lb-health.h says are usable),
  * lr_in_lb_aff_learn, and on gateway routers lr_out_undnat,
- * lr_out_post_undnat and lr_out_snat; the ARP/ND responders for the VIPs
+ * lr_out_post_undnat and lr_out_snat; on a router with a distributed
+ * gateway port, bound to its gateway chassis (is_chassis_resident of the
+ * first gateway port's chassisredirect port) with lr_out_undnat for the
+ * backends' replies out of it; the ARP/ND responders for the VIPs
  * reachable from the router's ports (SB address sets
  * "_rtr_lb_<tunnel key>_ip4"/"_ip6", as stock names them) and the switches'
  * requests for them sent to the router.
@@ -34,6 +38,20 @@ void lr_lb_destroy(struct lr_router *r);
  * (after groups_init()). */
 void lr_lb_attach_groups(struct ls_model *m, struct groups *g);
 
+/* Gives the routers' load balancers the backends' health 'h' (after
+ * lb_health_build(); 'h' must outlive the model). */
+struct lb_health;
+void lr_lb_attach_health(struct ls_model *m, const struct lb_health *h);
+
+/* Rebuilds, in 't', the VIP flows of the routers' load balancers with
+ * health checks (after lb_health_handle_sb() said a backend's health
+ * changed). */
+void lr_lb_health_changed(struct ls_model *m, struct lflow_table *t);
+
+/* Whether 'addr' (of family 'v6') is a VIP of one of 'r''s load
+ * balancers. */
+bool lr_lb_is_vip(const struct lr_router *r, const char *addr, bool v6);
+
 /* Whether 'r' has a load balancer with a VIP. */
 bool lr_lb_has_vips(const struct lr_router *r);
 
@@ -47,6 +65,13 @@ void lr_lb_for_each_reachable_vip(const struct lr_port *p,
                                   void (*cb)(const char *addr, bool v6,
                                              void *aux),
                                   void *aux);
+
+/* Calls 'cb' for each IPv4 VIP of 'r''s load balancers with
+ * options:add_route=true (templates excepted), which neighbour routers
+ * route to the router (router-nat.h lr_nat_build_neighbour_routes()). */
+void lr_lb_for_each_routable_vip(const struct lr_router *r,
+                                 void (*cb)(const char *addr, void *aux),
+                                 void *aux);
 
 /* Appends " VIP" to 's' for each VIP of 'r''s load balancers, the IPv4
  * ones then the IPv6 ones, each once, for a Port_Binding's nat_addresses

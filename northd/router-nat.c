@@ -59,7 +59,8 @@ struct lr_nat_set {
     struct svec lb_force;           /* lb_force_snat_ip addresses: the first
                                      * IPv4 and the first IPv6 one. */
     struct svec dnat_force;         /* dnat_force_snat_ip: the same. */
-    struct sset snat_ips;           /* External addresses of snat rows. */
+    struct sset snat_ips;           /* External addresses of snat rows,
+                                     * and the force-SNAT addresses. */
 };
 
 /* Appends "VERB(ADDR);", or "VERB(ADDR,RANGE);" with a port range. */
@@ -201,6 +202,13 @@ lr_nat_parse(struct ls_model *m, struct lr_router *r)
         parse_force_ips(m, r, "lb_force_snat_ip", &ns->lb_force);
     }
     parse_force_ips(m, r, "dnat_force_snat_ip", &ns->dnat_force);
+    /* The force-SNAT addresses are SNAT addresses too (stock). */
+    for (size_t i = 0; i < ns->lb_force.n; i++) {
+        sset_add(&ns->snat_ips, ns->lb_force.names[i]);
+    }
+    for (size_t i = 0; i < ns->dnat_force.n; i++) {
+        sset_add(&ns->snat_ips, ns->dnat_force.names[i]);
+    }
 
     size_t n = r->nb->n_nat;
     ns->n_nb = n;
@@ -302,14 +310,15 @@ lr_nat_parse(struct ls_model *m, struct lr_router *r)
                 nat->distributed = dgp;
             }
         }
-        if (dgp && (nb->allowed_ext_ips || nb->exempted_ext_ips
-                    || smap_get_bool(&nb->options, "stateless", false))) {
-            nat_report(m, "NAT "UUID_FMT" (router %s): allowed_ext_ips, "
-                       "exempted_ext_ips and stateless are not compiled on "
-                       "distributed gateway ports: only the ARP/ND "
-                       "responder for %s is compiled",
-                       UUID_ARGS(&nb->header_.uuid), r->nb->name,
-                       nat->ext_s);
+        if (dgp && nat->snat && nat->dnat
+            && smap_get_bool(&nb->options, "stateless", false)
+            && (nb->allowed_ext_ips || nb->exempted_ext_ips)) {
+            nat_report(m, "NAT "UUID_FMT" (router %s): options:stateless "
+                       "with %s on a router with a distributed gateway "
+                       "port is not compiled: only the ARP/ND responder "
+                       "for %s is", UUID_ARGS(&nb->header_.uuid),
+                       r->nb->name, (nb->allowed_ext_ips ? "allowed_ext_ips"
+                                     : "exempted_ext_ips"), nat->ext_s);
             nat->distributed = false;
             continue;
         }
@@ -673,6 +682,11 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
                 any = true;
             }
         }
+        if (!smap_get_bool(lsp_options, "exclude-lb-vips-from-garp",
+                           false)) {
+            /* And its load balancers' VIPs (router-lb.c). */
+            any = lr_lb_put_vips(r, &s) || any;
+        }
         if (any) {
             if (p->dgp) {
                 ds_put_format(&s, " is_chassis_resident(%s)",
@@ -901,8 +915,9 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
 
     if (nat->snat) {
         /* Replies to SNATed connections, on the gateway chassis (a
-         * floating IP's: where its VIF is). */
-        for (int lb = 0; lb < 2; lb++) {
+         * floating IP's: where its VIF is); a stateless row's pass, and
+         * have no loopback flow. */
+        for (int lb = 0; lb < (nat->stateless ? 1 : 2); lb++) {
             ds_clear(m);
             ds_put_format(m, "ip && %s.dst == %s && inport == %s && ", fam,
                           ext, gpn);
@@ -913,7 +928,8 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
                 put_resident(m, gp, nat);
             }
             lflow_add_hint(t, dp, S_LR_IN_UNSNAT, 100, ds_cstr(m),
-                           lb ? "ct_snat;" : "ct_snat_in_czone;", hint);
+                           (nat->stateless ? "next;"
+                            : lb ? "ct_snat;" : "ct_snat_in_czone;"), hint);
         }
     }
     if (nat->dnat) {
@@ -924,8 +940,23 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
             ds_put_cstr(m, " && ");
             put_resident(m, gp, nat);
         }
+        if (nat->exempted) {
+            /* Connections from the exempted sources are not DNATed. */
+            size_t len = m->length;
+            ds_put_format(m, " && %s.src == $%s", fam, nat->exempted);
+            lflow_add_hint(t, dp, S_LR_IN_DNAT, 102, ds_cstr(m), "next;",
+                           hint);
+            ds_truncate(m, len);
+        }
+        if (nat->allowed) {
+            ds_put_format(m, " && %s.src == $%s", fam, nat->allowed);
+        }
         ds_clear(a);
-        put_ct_nat(a, "ct_dnat_in_czone", log, nat->port_range);
+        if (nat->stateless) {
+            ds_put_format(a, "%s.dst=%s; next;", fam, log);
+        } else {
+            put_ct_nat(a, "ct_dnat_in_czone", log, nat->port_range);
+        }
         lflow_add_hint(t, dp, S_LR_IN_DNAT, 100, ds_cstr(m), ds_cstr(a),
                        hint);
 
@@ -941,7 +972,7 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
         if (mac) {
             ds_put_format(a, "eth.src = %s; ", mac);
         }
-        ds_put_cstr(a, "ct_dnat_in_czone;");
+        ds_put_cstr(a, nat->stateless ? "next;" : "ct_dnat_in_czone;");
         lflow_add_hint(t, dp, S_LR_OUT_UNDNAT, 100, ds_cstr(m), ds_cstr(a),
                        hint);
     }
@@ -951,22 +982,39 @@ build_dgp_nat(struct lflow_table *t, const struct lr_router *r,
         ds_put_format(m, "ip && %s.src == %s && outport == %s && ", fam, log,
                       gpn);
         put_resident(m, gp, nat);
+        if (nat->exempted) {
+            /* Connections to the exempted destinations are not SNATed. */
+            size_t len = m->length;
+            ds_put_format(m, " && %s.dst == $%s", fam, nat->exempted);
+            lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio + 2, ds_cstr(m),
+                           "next;", hint);
+            ds_truncate(m, len);
+        }
+        if (nat->allowed) {
+            ds_put_format(m, " && %s.dst == $%s", fam, nat->allowed);
+        }
         ds_clear(a);
         if (mac) {
             ds_put_format(a, "eth.src = %s; ", mac);
         }
-        put_ct_nat(a, "ct_snat_in_czone", ext, nat->port_range);
+        if (nat->stateless) {
+            ds_put_format(a, "%s.src=%s; next;", fam, ext);
+        } else {
+            put_ct_nat(a, "ct_snat_in_czone", ext, nat->port_range);
+        }
         lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio, ds_cstr(m), ds_cstr(a),
                        hint);
-        ds_put_cstr(m, " && reg9[4] == 1");
-        ds_clear(a);
-        if (mac) {
-            ds_put_format(a, "eth.src = %s; ", mac);
+        if (!nat->stateless) {
+            ds_put_cstr(m, " && reg9[4] == 1");
+            ds_clear(a);
+            if (mac) {
+                ds_put_format(a, "eth.src = %s; ", mac);
+            }
+            ds_put_cstr(a, "reg9[4] = 0; ");
+            put_ct_nat(a, "ct_snat", ext, nat->port_range);
+            lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio + 1, ds_cstr(m),
+                           ds_cstr(a), hint);
         }
-        ds_put_cstr(a, "reg9[4] = 0; ");
-        put_ct_nat(a, "ct_snat", ext, nat->port_range);
-        lflow_add_hint(t, dp, S_LR_OUT_SNAT, prio + 1, ds_cstr(m),
-                       ds_cstr(a), hint);
     }
 
     /* Traffic to the external address from the router itself (hairpin):
@@ -1106,4 +1154,103 @@ build_dgp_nats(struct lflow_table *t, const struct lr_router *r)
     }
     ds_destroy(&m);
     ds_destroy(&a);
+}
+
+/* options:add_route. */
+
+static void
+add_routable_vip(const char *addr, void *aux)
+{
+    svec_add(aux, addr);
+}
+
+void
+lr_nat_build_neighbour_routes(struct lflow_table *t, const struct lr_port *p,
+                              const struct lr_port *q,
+                              const struct uuid *hint)
+{
+    const struct lr_router *r = p->router;
+    if (!p->dgp || r->chassis) {
+        return;                 /* Only distributed gateway ports' (stock). */
+    }
+
+    /* The addresses that resolve to 'p''s MAC, in NAT row then VIP order,
+     * then the distributed floating IPs, each with its own MAC. */
+    struct svec central = SVEC_EMPTY_INITIALIZER;
+    struct svec fips = SVEC_EMPTY_INITIALIZER;       /* "MAC", "ADDR", ... */
+    const struct lr_nat_set *ns = r->nat;
+    for (size_t i = 0; ns && i < ns->n_nats; i++) {
+        const struct lr_nat *nat = &ns->nats[i];
+        if (nat->v6 || !nat->dnat
+            || !smap_get_bool(&nat->nb->options, "add_route", false)
+            || nat_dgp(r, nat) != p) {
+            continue;
+        }
+        if (nat->compiled && nat->distributed) {
+            svec_add(&fips, nat->nb->external_mac);
+            svec_add(&fips, nat->ext_s);
+        } else {
+            svec_add(&central, nat->ext_s);
+        }
+    }
+    lr_lb_for_each_routable_vip(r, add_routable_vip, &central);
+    if (!central.n && !fips.n) {
+        svec_destroy(&central);
+        svec_destroy(&fips);
+        return;
+    }
+
+    const struct ls_datapath *dp = q->router->dp;
+    struct ds m = DS_EMPTY_INITIALIZER;
+    struct ds a = DS_EMPTY_INITIALIZER;
+    if (q->n_ip4) {
+        ds_put_format(&a, "ip.ttl--; reg8[0..15] = 0; reg0 = ip4.dst; "
+                      "reg1 = %s; eth.src = %s; outport = %s; "
+                      "flags.loopback = 1; next;", q->ip4[0].addr_s,
+                      q->mac_s, q->qname);
+        for (size_t i = 0; i < central.n + fips.n / 2; i++) {
+            const char *addr = (i < central.n ? central.names[i]
+                                : fips.names[(i - central.n) * 2 + 1]);
+            ds_clear(&m);
+            ds_put_format(&m, "ip4.dst == %s/32", addr);
+            lflow_add_hint(t, dp, S_LR_IN_IP_ROUTING, 32 * 3 + 2,
+                           ds_cstr(&m), ds_cstr(&a), hint);
+        }
+    }
+
+    if ((q->router->chassis || q->dgp)
+        && !smap_get_bool(&q->router->nb->options, "dynamic_neigh_routers",
+                          false)) {
+        if (central.n) {
+            ds_clear(&m);
+            ds_put_format(&m, "outport == %s && reg0 == {", q->qname);
+            struct sset seen = SSET_INITIALIZER(&seen);
+            size_t k = 0;
+            for (size_t i = 0; i < central.n; i++) {
+                if (sset_add(&seen, central.names[i])) {
+                    ds_put_format(&m, "%s%s", k++ ? ", " : "",
+                                  central.names[i]);
+                }
+            }
+            sset_destroy(&seen);
+            ds_put_cstr(&m, "}");
+            ds_clear(&a);
+            ds_put_format(&a, "eth.dst = %s; next;", p->mac_s);
+            lflow_add_hint(t, dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
+                           ds_cstr(&a), hint);
+        }
+        for (size_t i = 0; i + 1 < fips.n; i += 2) {
+            ds_clear(&m);
+            ds_put_format(&m, "outport == %s && reg0 == {%s}", q->qname,
+                          fips.names[i + 1]);
+            ds_clear(&a);
+            ds_put_format(&a, "eth.dst = %s; next;", fips.names[i]);
+            lflow_add_hint(t, dp, S_LR_IN_ARP_RESOLVE, 100, ds_cstr(&m),
+                           ds_cstr(&a), hint);
+        }
+    }
+    ds_destroy(&m);
+    ds_destroy(&a);
+    svec_destroy(&central);
+    svec_destroy(&fips);
 }

@@ -91,4 +91,18 @@ void lr_nat_put_eth_srcs(const struct lr_router *, struct sset *macs);
 void lr_nat_build_peer_lflows(struct lflow_table *, const struct ls_port *sp,
                               const struct lr_port *p, const char *qname);
 
+/* options:add_route=true (NAT rows and load balancers): on router port 'q',
+ * wired to the same switch as distributed gateway port 'p' of another
+ * router, a route to each such IPv4 NAT external address (dnat and
+ * dnat_and_snat rows that go to 'p') and load balancer VIP of 'p''s router
+ * (lr_in_ip_routing, as a connected /32), and, where 'q''s router resolves
+ * its neighbour routers statically (a gateway router or 'q' a distributed
+ * gateway port, without dynamic_neigh_routers), their MACs
+ * (lr_in_arp_resolve).  'hint' is the flows' owner. */
+struct uuid;
+void lr_nat_build_neighbour_routes(struct lflow_table *,
+                                   const struct lr_port *p,
+                                   const struct lr_port *q,
+                                   const struct uuid *hint);
+
 #endif /* northd/router-nat.h */

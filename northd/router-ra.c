@@ -8,14 +8,20 @@
 #include "coverage.h"
 #include "lib/lex.h"
 #include "lib/nb-rdb.h"
+#include "lib/rdb.h"
+#include "lib/sb-rdb.h"
 #include "northd/datapaths.h"
 #include "northd/lflow.h"
 #include "northd/router.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/vlog.h"
 #include "smap.h"
 #include "util.h"
 
+VLOG_DEFINE_THIS_MODULE(router_ra);
+
 COVERAGE_DEFINE(lr_ra_parsed);
+COVERAGE_DEFINE(lr_ra_nb_prefix_written);
 COVERAGE_DEFINE(lr_ra_bad_value);
 
 /* The limits on the interval between periodic advertisements (seconds)
@@ -340,4 +346,47 @@ lr_ra_build_lflows(struct lflow_table *t, const struct lr_router *r)
     }
     ds_destroy(&m);
     ds_destroy(&a);
+}
+
+void
+lr_ra_sync_nb_prefix(const struct lr_port *p, struct rdb_txn *nb_txn)
+{
+    const struct sb_port_binding *pb = p->sb;
+    if (!pb || !smap_get_bool(&p->nb->options, "prefix", false)) {
+        return;
+    }
+    const char *list = smap_get(&pb->options, "ipv6_ra_pd_list");
+    if (!list) {
+        return;
+    }
+    /* "AID:PREFIX", read as stock reads it (the rest of the list after
+     * the first word is ignored). */
+    unsigned int aid;
+    char prefix[64];
+    if (!ovs_scan(list, "%u:%63s", &aid, prefix)) {
+        static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
+        VLOG_WARN_RL(&rl, "Port_Binding %s: options:ipv6_ra_pd_list \"%s\" "
+                     "is not \"AID:PREFIX\": Logical_Router_Port %s "
+                     "ipv6_prefix is left as it is, as stock",
+                     pb->logical_port, list, p->nb->name);
+        return;
+    }
+    if (strlen(prefix) >= INET6_ADDRSTRLEN + 4) {
+        /* Longer than any IPv6 prefix (stock 23.03 overflows a buffer). */
+        static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
+        VLOG_WARN_RL(&rl, "Port_Binding %s: options:ipv6_ra_pd_list \"%s\": "
+                     "the prefix is too long: Logical_Router_Port %s "
+                     "ipv6_prefix is left as it is", pb->logical_port, list,
+                     p->nb->name);
+        return;
+    }
+    if (p->nb->n_ipv6_prefix == 1 && !strcmp(p->nb->ipv6_prefix[0], prefix)) {
+        return;
+    }
+    const char *prefixes[] = { prefix };
+    rdb_txn_update(nb_txn, &nb_table_logical_router_port,
+                   &p->nb->header_.uuid);
+    rdb_txn_set_strings(nb_txn, NB_LOGICAL_ROUTER_PORT_COL_IPV6_PREFIX,
+                        prefixes, 1);
+    COVERAGE_INC(lr_ra_nb_prefix_written);
 }

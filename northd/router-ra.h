@@ -31,6 +31,14 @@ void lr_ra_destroy(struct lr_ra *);
  * and prefix delegation. */
 void lr_ra_put_pb_options(const struct lr_port *p, struct smap *options);
 
+/* Logical_Router_Port.ipv6_prefix, which stock 23.03 writes: for a port
+ * with options:prefix=true whose Port_Binding has options:ipv6_ra_pd_list
+ * "AID:PREFIX" (what ovn-controller obtained by prefix delegation), sets
+ * it to PREFIX in 'nb_txn' if it is not that already.  A list that does
+ * not read so leaves the column alone, as stock. */
+struct rdb_txn;
+void lr_ra_sync_nb_prefix(const struct lr_port *p, struct rdb_txn *nb_txn);
+
 /* The router's lr_in_nd_ra_options and lr_in_nd_ra_response flows. */
 void lr_ra_build_lflows(struct lflow_table *, const struct lr_router *);
 

@@ -11,6 +11,7 @@
 #include "hash.h"
 #include "hmapx.h"
 #include "lib/lex.h"
+#include "lib/mappack.h"
 #include "lib/nb-rdb.h"
 #include "lib/sb-rdb.h"
 #include "lib/rdb.h"
@@ -643,6 +644,17 @@ lr_port_sync_pb_options_mac(struct rdb_txn *txn, const struct lr_port *p,
     }
     smap_destroy(options);
 
+    /* The NB row's external_ids, whole (Neutron's ids), as stock copies
+     * them to both the port's binding and its chassisredirect port's.
+     * Both maps are packed (lib/mappack.h): equal maps are one pointer. */
+    if (pb ? pb->external_ids != p->nb->external_ids
+           : p->nb->external_ids != NULL) {
+        struct smap ids = SMAP_INITIALIZER(&ids);
+        mappack_to_smap(p->nb->external_ids, &ids);
+        rdb_txn_set_smap(txn, SB_PORT_BINDING_COL_EXTERNAL_IDS, &ids);
+        smap_destroy(&ids);
+    }
+
     /* "MAC NETWORK...", as the NB row has them. */
     struct ds mac = DS_EMPTY_INITIALIZER;
     ds_put_cstr(&mac, p->nb->mac);
@@ -693,6 +705,12 @@ sync_lr_port(struct rdb_txn *txn, struct lr_port *p)
     }
     lr_ra_put_pb_options(p, &options);
     lr_peer_pb_options(p, &options);
+    /* What ovn-controller obtained by prefix delegation stays (stock). */
+    const char *pd_list = pb ? smap_get(&pb->options, "ipv6_ra_pd_list")
+                          : NULL;
+    if (pd_list) {
+        smap_replace(&options, "ipv6_ra_pd_list", pd_list);
+    }
     lr_port_sync_pb_options_mac(txn, p, pb, &options);
     if (!pb || !pb->n_up) {
         bool down = false;
@@ -708,6 +726,15 @@ lr_model_sync_ports(struct ls_model *m, struct rdb_txn *txn)
         sync_lr_port(txn, p);
     }
     lr_gw_sync_ports(m, txn);
+}
+
+void
+lr_model_sync_nb_ipv6_prefix(const struct ls_model *m, struct rdb_txn *nb_txn)
+{
+    const struct lr_port *p;
+    HMAP_FOR_EACH (p, name_node, &m->lr->ports) {
+        lr_ra_sync_nb_prefix(p, nb_txn);
+    }
 }
 
 /* Flows. */
@@ -767,7 +794,7 @@ build_admission(struct lflow_table *t, const struct lr_router *r,
         ds_clear(m);
         ds_put_format(m, "eth.dst == %s && inport == %s", p->mac_s,
                       p->qname);
-        if (p->dgp) {
+        if (p->dgp && !p->dgp->vtep) {
             ds_put_format(m, " && is_chassis_resident(%s)",
                           p->dgp->cr_qname);
         }
@@ -1389,6 +1416,18 @@ nat_req_flow(const char *addr, bool v6, void *aux_)
            ds_cstr(aux->a), &aux->sp->nb->header_.uuid);
 }
 
+/* nat_req_flow() for a NAT row's DNAT address, unless it is also a VIP of
+ * the router's load balancers: stock then sends its requests to the
+ * router only from the switches in whose networks the VIP is. */
+static void
+nat_dnat_req_flow(const char *addr, bool v6, void *aux_)
+{
+    struct nat_req_aux *aux = aux_;
+    if (!lr_lb_is_vip(aux->p->router, addr, v6)) {
+        nat_req_flow(addr, v6, aux_);
+    }
+}
+
 /* A switch port wired to router port 'p': ARP/ND for the router's
  * addresses answered on the switch, and L2 lookup to the router. */
 /* The switch's answer 'action' to requests 'm' for a router port's
@@ -1467,7 +1506,7 @@ build_peer_port_lflows(struct lflow_table *t, const struct lr_model *lr,
 
     /* Requests for the router's DNAT addresses, too. */
     struct nat_req_aux aux = { t, sp, p, name, &m, &a, flood };
-    lr_nat_for_each_dnat_ip(p->router, nat_req_flow, &aux);
+    lr_nat_for_each_dnat_ip(p->router, nat_dnat_req_flow, &aux);
     lr_lb_for_each_reachable_vip(p, nat_req_flow, &aux);
     lr_nat_build_peer_lflows(t, sp, p, name);
 
@@ -1581,6 +1620,11 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
             const struct lr_port *rq = (q == sp ? NULL
                                         : lr_model_peer_of(m->lr,
                                                            q->nb->name));
+            if (rq) {
+                /* Routes to the NAT addresses and VIPs with add_route. */
+                lr_nat_build_neighbour_routes(t, own, rq,
+                                              &sp->nb->header_.uuid);
+            }
             /* A router with dynamic_neigh_routers learns its neighbour
              * routers' MACs. */
             if (!rq || smap_get_bool(&rq->router->nb->options,
@@ -1610,6 +1654,24 @@ lr_build_port_lflows(struct lflow_table *t, const struct ls_model *m,
     }
     if (!strcmp(sp->nb->type, "router")) {
         return;
+    }
+    if (!strcmp(sp->nb->type, "vtep")) {
+        /* Traffic from the VTEP gateway is handled (ARP/ND hairpin) on the
+         * gateway chassis of each distributed gateway port on the switch,
+         * as stock. */
+        struct ds match = DS_EMPTY_INITIALIZER;
+        const struct ls_port *q;
+        LIST_FOR_EACH (q, dp_node, &sp->dp->ports) {
+            const struct lr_port *rq = lr_model_peer_of(m->lr, q->nb->name);
+            if (rq && rq->dgp) {
+                ds_clear(&match);
+                ds_put_format(&match, REGBIT_FROM_RAMP" == 1 && "
+                              "is_chassis_resident(%s)", rq->dgp->cr_qname);
+                LR_ADD(t, sp->dp, S_IN_HAIRPIN, 2000, ds_cstr(&match),
+                       "next;", &sp->nb->header_.uuid);
+            }
+        }
+        ds_destroy(&match);
     }
     /* Every router wired to this switch resolves the port's addresses
      * without asking. */

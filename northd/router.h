@@ -186,6 +186,10 @@ void lr_router_sb_ids(const struct lr_router *, struct smap *ids);
  * router ports' bindings. */
 void lr_model_keep_pbs(const struct lr_model *, struct hmapx *keep);
 void lr_model_sync_ports(struct ls_model *, struct rdb_txn *);
+/* Logical_Router_Port.ipv6_prefix from the delegated prefixes
+ * (router-ra.h lr_ra_sync_nb_prefix()), in NB transaction 'nb_txn'. */
+void lr_model_sync_nb_ipv6_prefix(const struct ls_model *,
+                                  struct rdb_txn *nb_txn);
 
 /* Writes 'options' (and destroys it) and the "MAC NETWORK..." mac of
  * router port 'p' into its Port_Binding 'pb' (NULL: being inserted), the

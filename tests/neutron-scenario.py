@@ -22,6 +22,23 @@ REMOTE is the NB (e.g. unix:nb.sock).  STEP is one of:
            SLAAC subnet and its router advertisements), an extra route
   router-update
            an extra route added, one removed; the second interface goes
+  gateway  the router's gateway on the provider network, as Neutron's
+           ovn_client sets it: a gateway port (a router port with
+           gateway_chassis, through ovsdbapp's lrp_set_gateway_chassis,
+           and its switch port of type router with nat-addresses=router),
+           the default route to the provider network's gateway, SNAT of
+           the tenant subnets to the gateway port's address
+  fip      floating IPs: a centralized one (dnat_and_snat) and a
+           distributed one (external_mac and logical_port), with
+           Neutron's external_ids
+  gateway-update
+           a floating IP removed, SNAT disabled, the gateway port moved
+           from gateway_chassis to an HA_Chassis_Group (as newer Neutron
+           schedules it), its revision number bumped
+  gateway-remove
+           the last floating IP removed, then the gateway: the default
+           route, the gateway port and its switch port, the HA chassis
+           group
 
 Names and UUIDs in external_ids are fixed, so that the same steps on two
 NBs (ours and the stock northd's) can be compared row by row.
@@ -44,6 +61,9 @@ PG_DROP = "neutron_pg_drop"
 ROUTER = "88888888-8888-8888-8888-888888888888"
 RP1 = "99999999-0000-0000-0000-000000000001"
 RP2 = "99999999-0000-0000-0000-000000000002"
+GW = "99999999-0000-0000-0000-0000000000ee"
+FIP1 = "aaaaaaaa-0000-0000-0000-000000000001"
+FIP2 = "aaaaaaaa-0000-0000-0000-000000000002"
 
 
 def ls_name(net):
@@ -273,9 +293,130 @@ def router_update(api):
         txn.add(api.lrp_del("lrp-" + RP2))
 
 
+def lr_name():
+    return "neutron-" + ROUTER
+
+
+def gateway(api):
+    # Neutron's _add_router_ext_gw: the gateway port first, scheduled on
+    # the gateway chassis by priority, then the default route and SNAT.
+    lrp = "lrp-" + GW
+    with api.transaction(check_error=True) as txn:
+        txn.add(api.lrp_add(lr_name(), lrp, "fa:16:3e:00:ee:01",
+                            ["172.24.4.10/24"], external_ids={
+                                "neutron:network_name": ls_name(PROV),
+                                "neutron:revision_number": "1",
+                                "neutron:router_name": ROUTER,
+                                "neutron:subnet_ids": "provsub",
+                                "neutron:is_ext_gw": "True"}))
+        txn.add(api.lrp_set_gateway_chassis(lrp, "hv1", 2))
+        txn.add(api.lrp_set_gateway_chassis(lrp, "hv2", 1))
+        txn.add(api.lsp_add(
+            ls_name(PROV), GW, type="router", addresses=["router"],
+            options={"router-port": lrp, "nat-addresses": "router",
+                     "exclude-lb-vips-from-garp": "true"},
+            external_ids={
+                "neutron:device_id": ROUTER,
+                "neutron:device_owner": "network:router_gateway",
+                "neutron:network_name": ls_name(PROV),
+                "neutron:project_id": "",
+                "neutron:revision_number": "1"}))
+    with api.transaction(check_error=True) as txn:
+        txn.add(api.lr_route_add(lr_name(), "0.0.0.0/0", "172.24.4.1"))
+        for cidr in ("10.0.1.0/24", "10.0.2.0/24"):
+            txn.add(api.lr_nat_add(lr_name(), "snat", "172.24.4.10", cidr))
+    # Neutron marks its default route and SNAT rows.
+    for route in api.lr_route_list(lr_name()).execute(check_error=True):
+        if route.ip_prefix == "0.0.0.0/0":
+            api.db_set("Logical_Router_Static_Route", route.uuid,
+                       ("external_ids", {"neutron:is_ext_gw": "true",
+                                         "neutron:subnet_id": "provsub"})
+                       ).execute(check_error=True)
+
+
+def floating_ip(txn, api, fip_id, external_ip, logical_ip, port,
+                distributed_mac=None):
+    # Neutron's own AddNATRuleInLRouterCommand: a NAT row with its
+    # external_ids, added to the router.
+    columns = {"type": "dnat_and_snat", "external_ip": external_ip,
+               "logical_ip": logical_ip,
+               "external_ids": {"neutron:fip_id": fip_id,
+                                "neutron:fip_port_id": port,
+                                "neutron:revision_number": "1",
+                                "neutron:router_name": lr_name(),
+                                "neutron:fip_network_id": PROV}}
+    if distributed_mac:
+        columns["logical_port"] = port
+        columns["external_mac"] = distributed_mac
+        columns["external_ids"]["neutron:fip_external_mac"] = distributed_mac
+    nat = txn.add(api.db_create("NAT", **columns))
+    txn.add(api.db_add("Logical_Router", lr_name(), "nat", nat))
+
+
+def fip(api):
+    with api.transaction(check_error=True) as txn:
+        floating_ip(txn, api, FIP1, "172.24.4.100", "10.0.1.5", "vm1")
+    with api.transaction(check_error=True) as txn:
+        floating_ip(txn, api, FIP2, "172.24.4.101", "10.0.2.5", "vm3",
+                    distributed_mac="fa:16:3e:00:02:05")
+
+
+def find_nat(api, key, value):
+    for nat in api.lr_nat_list(lr_name()).execute(check_error=True):
+        if nat.external_ids.get(key) == value:
+            return nat.uuid
+    raise RuntimeError("no NAT with %s=%s" % (key, value))
+
+
+def gateway_update(api):
+    lrp = "lrp-" + GW
+    # A floating IP goes (Neutron deletes the row and removes it from the
+    # router), then SNAT is disabled.
+    with api.transaction(check_error=True) as txn:
+        nat = find_nat(api, "neutron:fip_id", FIP1)
+        txn.add(api.db_remove("Logical_Router", lr_name(), "nat", nat))
+    with api.transaction(check_error=True) as txn:
+        for cidr in ("10.0.1.0/24", "10.0.2.0/24"):
+            txn.add(api.lr_nat_del(lr_name(), "snat", cidr))
+    # The gateway moves to an HA chassis group, as newer Neutron has it.
+    group = api.ha_chassis_group_add(
+        lr_name(), may_exist=True,
+        external_ids={"neutron:router_id": ROUTER}).execute(check_error=True)
+    with api.transaction(check_error=True) as txn:
+        txn.add(api.ha_chassis_group_add_chassis(group.uuid, "hv1", 30))
+        txn.add(api.ha_chassis_group_add_chassis(group.uuid, "hv3", 20))
+        txn.add(api.lrp_del_gateway_chassis(lrp, "hv1"))
+        txn.add(api.lrp_del_gateway_chassis(lrp, "hv2"))
+        txn.add(api.db_set("Logical_Router_Port", lrp,
+                           ("ha_chassis_group", group.uuid),
+                           ("external_ids",
+                            {"neutron:network_name": ls_name(PROV),
+                             "neutron:revision_number": "2",
+                             "neutron:router_name": ROUTER,
+                             "neutron:subnet_ids": "provsub",
+                             "neutron:is_ext_gw": "True"})))
+
+
+def gateway_remove(api):
+    lrp = "lrp-" + GW
+    with api.transaction(check_error=True) as txn:
+        nat = find_nat(api, "neutron:fip_id", FIP2)
+        txn.add(api.db_remove("Logical_Router", lr_name(), "nat", nat))
+    with api.transaction(check_error=True) as txn:
+        txn.add(api.lr_route_del(lr_name(), "0.0.0.0/0"))
+        txn.add(api.lsp_del(GW))
+        txn.add(api.lrp_del(lrp))
+    # (Once no port refers to it: the port is garbage collected only
+    # after the transaction's references are checked.)
+    api.ha_chassis_group_del(lr_name()).execute(check_error=True)
+
+
 def main():
     steps = {"create": create, "update": update, "delete": delete,
-             "router": router, "router-update": router_update}
+             "router": router, "router-update": router_update,
+             "gateway": gateway, "fip": fip,
+             "gateway-update": gateway_update,
+             "gateway-remove": gateway_remove}
     if len(sys.argv) != 3 or sys.argv[2] not in steps:
         sys.stderr.write(__doc__)
         sys.exit(2)
