@@ -1040,8 +1040,11 @@ vips_in_garp(const struct ls_model *m, const struct lr_router *r)
 
 /* The addresses a router's VIPs show outside their own flows: nat_addresses
  * (every VIP, where a switch port shows them), the switches' requests (the
- * VIPs in a port's networks), the ARP/ND address sets ('vips4', 'vips6'),
- * and whether there is any (the router's fixed load balancer flows). */
+ * VIPs in a port's networks), those that are NAT addresses (the NAT flows
+ * and requests, router-nat.c and router.c), those with add_route (the
+ * neighbours' routes), the ARP/ND address sets ('vips4', 'vips6'), and
+ * whether there is any, and a load balancer with skip_snat (the router's
+ * fixed load balancer flows, lr_lb_build_lflows()). */
 static char *
 vip_signature(const struct ls_model *m, const struct lr_router *r,
               const struct shash *vips4, const struct shash *vips6)
@@ -1054,8 +1057,11 @@ vip_signature(const struct ls_model *m, const struct lr_router *r,
 
     const struct lr_lb_set *ls = r->lb;
     struct sset reach = SSET_INITIALIZER(&reach);
+    struct sset nat = SSET_INITIALIZER(&nat);
+    struct sset routable = SSET_INITIALIZER(&routable);
     for (size_t i = 0; i < ls->n_lbs; i++) {
         const struct lr_lb *lb = &ls->lbs[i];
+        bool add_route = smap_get_bool(&lb->nb->options, "add_route", false);
         for (size_t j = 0; !lb->is_template && j < lb->n_vips; j++) {
             const struct lb_vip *vip = &lb->vips[j];
             for (size_t q = 0; q < r->n_ports; q++) {
@@ -1064,15 +1070,31 @@ vip_signature(const struct ls_model *m, const struct lr_router *r,
                     break;
                 }
             }
+            if (r->nb->n_nat && is_nat_ip(r, vip)) {
+                sset_add(&nat, vip->ip);
+            }
+            if (add_route && !vip->ipv6) {
+                sset_add(&routable, vip->ip);
+            }
         }
     }
-    const char **addrs = sset_sort(&reach);
-    for (size_t i = 0; i < sset_count(&reach); i++) {
-        ds_put_format(&s, " %s", addrs[i]);
+    const struct sset *sets_[] = { &reach, &nat, &routable };
+    for (size_t k = 0; k < ARRAY_SIZE(sets_); k++) {
+        const char **addrs = sset_sort(sets_[k]);
+        for (size_t i = 0; i < sset_count(sets_[k]); i++) {
+            ds_put_format(&s, " %s", addrs[i]);
+        }
+        free(addrs);
+        ds_put_cstr(&s, " |");
     }
-    free(addrs);
     sset_destroy(&reach);
-    ds_put_format(&s, " | %d |", ls->n_vips > 0);
+    sset_destroy(&nat);
+    sset_destroy(&routable);
+    bool skip_snat = false;
+    for (size_t i = 0; i < ls->n_lbs; i++) {
+        skip_snat = skip_snat || ls->lbs[i].skip_snat;
+    }
+    ds_put_format(&s, " %d %d |", ls->n_vips > 0, skip_snat);
 
     const struct shash *sets[] = { vips4, vips6 };
     for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
@@ -1140,7 +1162,10 @@ update_members(struct ls_model *m, struct lflow_table *t, struct lr_router *r,
         src[i] = o ? o - old->lbs : SIZE_MAX;
         fresh[i] = !o || uuidset_contains(changed, uuid);
         if (fresh[i]) {
-            ok = parse_lb(m, false, r, &tmp.lbs[i], rows[i]);
+            /* (Health checks: their Service_Monitor rows follow the
+             * backends, northd/lb-health.h: a full pass.) */
+            ok = (parse_lb(m, false, r, &tmp.lbs[i], rows[i])
+                  && !rows[i]->n_health_check);
         } else {
             tmp.lbs[i] = *o;
         }
@@ -1148,6 +1173,11 @@ update_members(struct ls_model *m, struct lflow_table *t, struct lr_router *r,
     }
     free(rows);
 
+    for (size_t j = 0; ok && j < old->n_lbs; j++) {
+        /* One that left, with health checks: a full pass too. */
+        ok = (!old->lbs[j].nb->n_health_check
+              || uuidset_contains(&uuids, &old->lbs[j].nb->header_.uuid));
+    }
     if (ok) {
         char *before = vip_signature(m, r, &old->vips4, &old->vips6);
         struct shash vips4 = SHASH_INITIALIZER(&vips4);
@@ -1278,6 +1308,7 @@ lr_lb_handle_changes(struct ls_model *m, struct rdb *nb_db,
             /* Its Service_Monitor rows follow its backends
              * (northd/lb-health.h): a full pass. */
             *reason = "a Load_Balancer with health checks on a router";
+            free(renew);
             return false;
         }
     }
