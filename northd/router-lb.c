@@ -292,6 +292,41 @@ compute_vips(struct lr_router *r, struct shash *vips4, struct shash *vips6)
     }
 }
 
+/* The load balancers of 'nb' (directly or through its groups), each once,
+ * in UUID order, into '*rows' (allocated) and their UUIDs into 'uuids';
+ * returns how many. */
+static size_t
+collect_lbs(const struct nb_logical_router *nb, struct uuidset *uuids,
+            const struct nb_load_balancer ***rows_)
+{
+    size_t n = nb->n_load_balancer;
+    for (size_t i = 0; i < nb->n_load_balancer_group; i++) {
+        n += nb->load_balancer_group[i]->n_load_balancer;
+    }
+    const struct nb_load_balancer **rows = xmalloc(MAX(n, 1) * sizeof *rows);
+    size_t k = 0;
+    for (size_t i = 0; i < nb->n_load_balancer; i++) {
+        const struct nb_load_balancer *lb = nb->load_balancer[i];
+        if (!uuidset_contains(uuids, &lb->header_.uuid)) {
+            uuidset_insert(uuids, &lb->header_.uuid);
+            rows[k++] = lb;
+        }
+    }
+    for (size_t i = 0; i < nb->n_load_balancer_group; i++) {
+        const struct nb_load_balancer_group *g = nb->load_balancer_group[i];
+        for (size_t j = 0; j < g->n_load_balancer; j++) {
+            const struct nb_load_balancer *lb = g->load_balancer[j];
+            if (!uuidset_contains(uuids, &lb->header_.uuid)) {
+                uuidset_insert(uuids, &lb->header_.uuid);
+                rows[k++] = lb;
+            }
+        }
+    }
+    qsort(rows, k, sizeof *rows, compare_lbs);
+    *rows_ = rows;
+    return k;
+}
+
 void
 lr_lb_parse(struct ls_model *m, struct lr_router *r)
 {
@@ -310,27 +345,8 @@ lr_lb_parse(struct ls_model *m, struct lr_router *r)
     uuidset_init(&ls->uuids);
     r->lb = ls;
 
-    /* Each load balancer once, whether directly or through groups. */
-    const struct nb_load_balancer **rows = xmalloc(n * sizeof *rows);
-    size_t k = 0;
-    for (size_t i = 0; i < nb->n_load_balancer; i++) {
-        const struct nb_load_balancer *lb = nb->load_balancer[i];
-        if (!uuidset_contains(&ls->uuids, &lb->header_.uuid)) {
-            uuidset_insert(&ls->uuids, &lb->header_.uuid);
-            rows[k++] = lb;
-        }
-    }
-    for (size_t i = 0; i < nb->n_load_balancer_group; i++) {
-        const struct nb_load_balancer_group *g = nb->load_balancer_group[i];
-        for (size_t j = 0; j < g->n_load_balancer; j++) {
-            const struct nb_load_balancer *lb = g->load_balancer[j];
-            if (!uuidset_contains(&ls->uuids, &lb->header_.uuid)) {
-                uuidset_insert(&ls->uuids, &lb->header_.uuid);
-                rows[k++] = lb;
-            }
-        }
-    }
-    qsort(rows, k, sizeof *rows, compare_lbs);
+    const struct nb_load_balancer **rows;
+    size_t k = collect_lbs(nb, &ls->uuids, &rows);
 
     if (!r->chassis) {
         /* Stock binds them to the first gateway port alone, and warns. */
@@ -1000,15 +1016,86 @@ lr_lb_put_vips(const struct lr_router *r, struct ds *s)
     return true;
 }
 
-/* The addresses a router's VIPs show elsewhere: its ARP/ND address sets,
- * nat_addresses and the switches' requests (all VIP addresses). */
+/* Whether a switch port wired to 'r' shows its VIPs in its nat_addresses
+ * (nat-addresses=router without exclude-lb-vips-from-garp, see
+ * router-nat.c). */
+static bool
+vips_in_garp(const struct ls_model *m, const struct lr_router *r)
+{
+    for (size_t i = 0; i < r->n_ports; i++) {
+        const struct lr_port *p = r->ports[i];
+        const struct ls_port *sp = (p->peer ? ls_model_find_port(m, p->peer)
+                                    : NULL);
+        if (sp) {
+            const struct smap *o = &sp->nb->options;
+            const char *opt = smap_get(o, "nat-addresses");
+            if (opt && !strcmp(opt, "router")
+                && !smap_get_bool(o, "exclude-lb-vips-from-garp", false)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* The addresses a router's VIPs show outside their own flows: nat_addresses
+ * (every VIP, where a switch port shows them), the switches' requests (the
+ * VIPs in a port's networks), those that are NAT addresses (the NAT flows
+ * and requests, router-nat.c and router.c), those with add_route (the
+ * neighbours' routes), the ARP/ND address sets ('vips4', 'vips6'), and
+ * whether there is any, and a load balancer with skip_snat (the router's
+ * fixed load balancer flows, lr_lb_build_lflows()). */
 static char *
-vip_signature(const struct lr_router *r, const struct shash *vips4,
-              const struct shash *vips6)
+vip_signature(const struct ls_model *m, const struct lr_router *r,
+              const struct shash *vips4, const struct shash *vips6)
 {
     struct ds s = DS_EMPTY_INITIALIZER;
-    lr_lb_put_vips(r, &s);
+    if (vips_in_garp(m, r)) {
+        lr_lb_put_vips(r, &s);
+    }
     ds_put_cstr(&s, " |");
+
+    const struct lr_lb_set *ls = r->lb;
+    struct sset reach = SSET_INITIALIZER(&reach);
+    struct sset nat = SSET_INITIALIZER(&nat);
+    struct sset routable = SSET_INITIALIZER(&routable);
+    for (size_t i = 0; i < ls->n_lbs; i++) {
+        const struct lr_lb *lb = &ls->lbs[i];
+        bool add_route = smap_get_bool(&lb->nb->options, "add_route", false);
+        for (size_t j = 0; !lb->is_template && j < lb->n_vips; j++) {
+            const struct lb_vip *vip = &lb->vips[j];
+            for (size_t q = 0; q < r->n_ports; q++) {
+                if (port_reaches(r->ports[q], vip)) {
+                    sset_add(&reach, vip->ip);
+                    break;
+                }
+            }
+            if (r->nb->n_nat && is_nat_ip(r, vip)) {
+                sset_add(&nat, vip->ip);
+            }
+            if (add_route && !vip->ipv6) {
+                sset_add(&routable, vip->ip);
+            }
+        }
+    }
+    const struct sset *sets_[] = { &reach, &nat, &routable };
+    for (size_t k = 0; k < ARRAY_SIZE(sets_); k++) {
+        const char **addrs = sset_sort(sets_[k]);
+        for (size_t i = 0; i < sset_count(sets_[k]); i++) {
+            ds_put_format(&s, " %s", addrs[i]);
+        }
+        free(addrs);
+        ds_put_cstr(&s, " |");
+    }
+    sset_destroy(&reach);
+    sset_destroy(&nat);
+    sset_destroy(&routable);
+    bool skip_snat = false;
+    for (size_t i = 0; i < ls->n_lbs; i++) {
+        skip_snat = skip_snat || ls->lbs[i].skip_snat;
+    }
+    ds_put_format(&s, " %d %d |", ls->n_vips > 0, skip_snat);
+
     const struct shash *sets[] = { vips4, vips6 };
     for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
         const struct shash_node **nodes = shash_sort(sets[i]);
@@ -1021,30 +1108,191 @@ vip_signature(const struct lr_router *r, const struct shash *vips4,
     return ds_steal_cstr(&s);
 }
 
+/* The load balancer of 'ls' with NB UUID 'uuid' (they are in UUID order),
+ * or NULL. */
+static struct lr_lb *
+find_lb(const struct lr_lb_set *ls, const struct uuid *uuid)
+{
+    size_t lo = 0, hi = ls->n_lbs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int cmp = uuid_compare_3way(&ls->lbs[mid].nb->header_.uuid, uuid);
+        if (!cmp) {
+            return &ls->lbs[mid];
+        } else if (cmp < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return NULL;
+}
+
+/* Follows a change to the members of 'r''s load balancer groups (a Service
+ * added or removed, in ovn-kubernetes): the load balancers that joined get
+ * their flows, those that left lose theirs, those in 'changed' are parsed
+ * again and rebuilt, the others keep theirs.  Returns false, with 'r' as
+ * it was, if that would change more than their own flows (the VIP
+ * addresses shown elsewhere, see vip_signature()) or leave something to
+ * report. */
+static bool
+update_members(struct ls_model *m, struct lflow_table *t, struct lr_router *r,
+               const struct uuidset *changed)
+{
+    struct lr_lb_set *old = r->lb;
+    if (!old || !old->n_lbs) {
+        return false;
+    }
+    struct uuidset uuids = UUIDSET_INITIALIZER(&uuids);
+    const struct nb_load_balancer **rows;
+    size_t n = collect_lbs(r->nb, &uuids, &rows);
+
+    /* The new set, borrowing the parses of the old one's unchanged load
+     * balancers: 'src' is each one's index in the old set (SIZE_MAX for a
+     * newcomer), 'fresh' whether it was parsed now. */
+    struct lr_lb_set tmp = *old;
+    tmp.lbs = xcalloc(MAX(n, 1), sizeof *tmp.lbs);
+    tmp.n_lbs = 0;
+    size_t *src = xmalloc(MAX(n, 1) * sizeof *src);
+    bool *fresh = xcalloc(MAX(n, 1), sizeof *fresh);
+    bool ok = n > 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        const struct uuid *uuid = &rows[i]->header_.uuid;
+        const struct lr_lb *o = find_lb(old, uuid);
+        src[i] = o ? o - old->lbs : SIZE_MAX;
+        fresh[i] = !o || uuidset_contains(changed, uuid);
+        if (fresh[i]) {
+            /* (Health checks: their Service_Monitor rows follow the
+             * backends, northd/lb-health.h: a full pass.) */
+            ok = (parse_lb(m, false, r, &tmp.lbs[i], rows[i])
+                  && !rows[i]->n_health_check);
+        } else {
+            tmp.lbs[i] = *o;
+        }
+        tmp.n_lbs++;
+    }
+    free(rows);
+
+    for (size_t j = 0; ok && j < old->n_lbs; j++) {
+        /* One that left, with health checks: a full pass too. */
+        ok = (!old->lbs[j].nb->n_health_check
+              || uuidset_contains(&uuids, &old->lbs[j].nb->header_.uuid));
+    }
+    if (ok) {
+        char *before = vip_signature(m, r, &old->vips4, &old->vips6);
+        struct shash vips4 = SHASH_INITIALIZER(&vips4);
+        struct shash vips6 = SHASH_INITIALIZER(&vips6);
+        r->lb = &tmp;
+        compute_vips(r, &vips4, &vips6);
+        char *after = vip_signature(m, r, &vips4, &vips6);
+        r->lb = old;
+        ok = !strcmp(before, after);
+        free(before);
+        free(after);
+        shash_destroy(&vips4);
+        shash_destroy(&vips6);
+    }
+    if (!ok) {
+        for (size_t i = 0; i < tmp.n_lbs; i++) {
+            if (fresh[i]) {
+                lr_lb_clear(&tmp.lbs[i]);
+            }
+        }
+        free(tmp.lbs);
+        free(src);
+        free(fresh);
+        uuidset_destroy(&uuids);
+        return false;
+    }
+
+    /* Commit: the owners follow their load balancers; those that left
+     * take their flows with them. */
+    bool *kept = xcalloc(MAX(old->n_lbs, 1), sizeof *kept);
+    struct lflow_owner *owners = xmalloc(MAX(n, 1) * sizeof *owners);
+    struct uuidset build = UUIDSET_INITIALIZER(&build);
+    for (size_t i = 0; i < n; i++) {
+        if (src[i] == SIZE_MAX) {
+            lflow_owner_init(&owners[i]);
+        } else {
+            size_t j = src[i];
+            owners[i] = old->owners[j];
+            kept[j] = true;
+            if (fresh[i]) {
+                lr_lb_clear(&old->lbs[j]);
+            }
+        }
+        if (fresh[i]) {
+            uuidset_insert(&build, &tmp.lbs[i].nb->header_.uuid);
+        }
+    }
+    for (size_t j = 0; j < old->n_lbs; j++) {
+        if (!kept[j]) {
+            lflow_owner_clear(t, &old->owners[j]);
+            lflow_owner_destroy(&old->owners[j]);
+            lr_lb_clear(&old->lbs[j]);
+        }
+    }
+    free(kept);
+    free(src);
+    free(fresh);
+    free(old->lbs);
+    free(old->owners);
+    old->lbs = tmp.lbs;
+    old->owners = owners;
+    old->n_lbs = n;
+    old->n_vips = tmp.n_vips;
+    hmap_swap(&old->uuids.uuids, &uuids.uuids);
+    uuidset_destroy(&uuids);
+    COVERAGE_INC(lr_lb_incremental);
+    build_vips(t, r, &build);
+    uuidset_destroy(&build);
+    return true;
+}
+
 bool
 lr_lb_handle_changes(struct ls_model *m, struct rdb *nb_db,
                      struct lflow_table *t, const struct uuidset *changed,
                      const char **reason)
 {
-    /* A group on a router that gained or lost a member: a full pass. */
+    size_t n_routers = m->lr ? m->lr->n_routers : 0;
+    bool *renew = xcalloc(MAX(n_routers, 1), sizeof *renew);
+
+    /* The routers with a group that gained or lost a member: their sets
+     * are brought up to date whole (update_members()). */
     const struct nb_load_balancer_group *g;
     NB_LOAD_BALANCER_GROUP_FOR_EACH_TRACKED (g, nb_db) {
-        for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+        for (size_t i = 0; i < n_routers; i++) {
             const struct nb_logical_router *nb = m->lr->routers[i].nb;
             for (size_t j = 0; j < nb->n_load_balancer_group; j++) {
                 if (uuid_equals(&nb->load_balancer_group[j]->header_.uuid,
                                 &g->header_.uuid)) {
-                    *reason = "a Load_Balancer_Group on a router";
-                    return false;
+                    renew[i] = true;
                 }
             }
         }
     }
+    for (size_t i = 0; i < n_routers; i++) {
+        if (renew[i] && !update_members(m, t, &m->lr->routers[i], changed)) {
+            *reason = "a Load_Balancer_Group on a router (its VIPs)";
+            free(renew);
+            return false;
+        }
+    }
 
-    /* Only VIPs and backends changed (a load balancer still on the
-     * routers it was on: a router's own change is a full pass). */
+    /* On the other routers, only VIPs and backends changed (a load
+     * balancer still on the routers it was on: a router's own change is a
+     * full pass). */
     const struct uuidset_node *un;
     UUIDSET_FOR_EACH (un, changed) {
+        bool elsewhere = false;
+        for (size_t i = 0; !elsewhere && i < n_routers; i++) {
+            const struct lr_lb_set *ls = m->lr->routers[i].lb;
+            elsewhere = (!renew[i] && ls
+                         && uuidset_contains(&ls->uuids, &un->uuid));
+        }
+        if (!elsewhere) {
+            continue;
+        }
         const struct nb_load_balancer *nb
             = nb_load_balancer_get_for_uuid(nb_db, &un->uuid);
         uint64_t other = ~((UINT64_C(1) << NB_LOAD_BALANCER_COL_VIPS)
@@ -1053,22 +1301,24 @@ lr_lb_handle_changes(struct ls_model *m, struct rdb *nb_db,
             || rdb_row_is_new(&nb->header_)
             || rdb_row_updated_columns(&nb->header_) & other) {
             *reason = "a Load_Balancer on a router";
+            free(renew);
             return false;
         }
         if (nb->n_health_check) {
             /* Its Service_Monitor rows follow its backends
              * (northd/lb-health.h): a full pass. */
             *reason = "a Load_Balancer with health checks on a router";
+            free(renew);
             return false;
         }
     }
 
-    for (size_t i = 0; m->lr && i < m->lr->n_routers; i++) {
+    for (size_t i = 0; i < n_routers; i++) {
         struct lr_router *r = &m->lr->routers[i];
         struct lr_lb_set *ls = r->lb;
         bool touched = false;
         UUIDSET_FOR_EACH (un, changed) {
-            if (ls && uuidset_contains(&ls->uuids, &un->uuid)) {
+            if (!renew[i] && ls && uuidset_contains(&ls->uuids, &un->uuid)) {
                 touched = true;
                 break;
             }
@@ -1076,7 +1326,7 @@ lr_lb_handle_changes(struct ls_model *m, struct rdb *nb_db,
         if (!touched) {
             continue;
         }
-        char *before = vip_signature(r, &ls->vips4, &ls->vips6);
+        char *before = vip_signature(m, r, &ls->vips4, &ls->vips6);
         bool ok = true;
         for (size_t j = 0; ok && j < ls->n_lbs; j++) {
             struct lr_lb *lb = &ls->lbs[j];
@@ -1091,7 +1341,7 @@ lr_lb_handle_changes(struct ls_model *m, struct rdb *nb_db,
             struct shash vips4 = SHASH_INITIALIZER(&vips4);
             struct shash vips6 = SHASH_INITIALIZER(&vips6);
             compute_vips(r, &vips4, &vips6);
-            char *after = vip_signature(r, &vips4, &vips6);
+            char *after = vip_signature(m, r, &vips4, &vips6);
             ok = !strcmp(before, after);
             free(after);
             shash_destroy(&vips4);
@@ -1102,11 +1352,13 @@ lr_lb_handle_changes(struct ls_model *m, struct rdb *nb_db,
             /* A VIP to report, or VIP addresses that other flows, the
              * address sets or nat_addresses show. */
             *reason = "a Load_Balancer on a router (its VIPs)";
+            free(renew);
             return false;
         }
         COVERAGE_INC(lr_lb_incremental);
         build_vips(t, r, changed);
     }
+    free(renew);
     return true;
 }
 

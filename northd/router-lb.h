@@ -13,9 +13,12 @@
  * "_rtr_lb_<tunnel key>_ip4"/"_ip6", as stock names them) and the switches'
  * requests for them sent to the router.
  *
- * A change to a router's load balancers, or to a load balancer or group a
- * router has (at the last full pass or now), is a full recompute
- * (lr_lb_on_routers()).  docs/routers.md, "Load balancers on routers". */
+ * A change to a router's own load balancer columns is a full recompute; a
+ * change to a load balancer or group a router has (at the last full pass
+ * or now, lr_lb_on_routers()) is followed load balancer by load balancer
+ * while the VIP addresses other flows show stay the same
+ * (lr_lb_handle_changes()).  docs/routers.md, "Load balancers on
+ * routers". */
 #ifndef NORTHD_ROUTER_LB_H
 #define NORTHD_ROUTER_LB_H 1
 
@@ -80,9 +83,11 @@ struct ds;
 bool lr_lb_put_vips(const struct lr_router *r, struct ds *s);
 
 /* Follows a change to the load balancers 'changed' (NB UUIDs), which are
- * on routers: if only their VIPs' backends or ports changed (the VIP
+ * on routers, and to the members of the routers' groups: if only their
+ * VIPs or backends changed, or they joined or left a group (the VIP
  * addresses that other flows, the address sets and nat_addresses show
- * are the same), rebuilds their VIPs' flows in 't' and returns true;
+ * are the same), rebuilds or drops their VIPs' flows in 't' and returns
+ * true;
  * otherwise returns false with '*reason', for a full recompute (then 'm''s
  * routers may be half updated: the recompute rebuilds them). */
 struct lflow_table;
