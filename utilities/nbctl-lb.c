@@ -407,16 +407,56 @@ pre_ls_lb(struct ctl_context *ctx)
     }
 }
 
+/* Whether 'lb' is among the 'n' load balancers 'lbs'. */
 static bool
-ls_has_lb(const struct nbrec_logical_switch *ls,
-          const struct nbrec_load_balancer *lb)
+lbs_contain(struct nbrec_load_balancer *const *lbs, size_t n,
+            const struct nbrec_load_balancer *lb)
 {
-    for (size_t i = 0; i < ls->n_load_balancer; i++) {
-        if (ls->load_balancer[i] == lb) {
+    for (size_t i = 0; i < n; i++) {
+        if (lbs[i] == lb) {
             return true;
         }
     }
     return false;
+}
+
+static bool
+ls_has_lb(const struct nbrec_logical_switch *ls,
+          const struct nbrec_load_balancer *lb)
+{
+    return lbs_contain(ls->load_balancer, ls->n_load_balancer, lb);
+}
+
+/* ls-lb-del and lr-lb-del: detaches from 'owner' (a switch or a router
+ * whose 'col' holds its 'n' load balancers 'lbs') the load balancer
+ * ctx->argv[2], or all of them; 'kind' names the owner's kind in the
+ * error for one it does not have. */
+static void
+lb_detach(struct ctl_context *ctx, const struct ovsdb_idl_row *owner,
+          const struct ovsdb_idl_column *col,
+          struct nbrec_load_balancer *const *lbs, size_t n,
+          const char *kind)
+{
+    if (ctx->argc == 2) {
+        /* A copy: each deletion may rewrite the owner's array. */
+        struct nbrec_load_balancer **copy = xmemdup(lbs, n * sizeof *copy);
+        for (size_t i = 0; i < n; i++) {
+            nbctl_ref_update(owner, col, &copy[i]->header_, false);
+        }
+        free(copy);
+        return;
+    }
+    const struct nbrec_load_balancer *lb
+        = lb_by_name_or_uuid(ctx, ctx->argv[2], true);
+    if (!lb) {
+        return;
+    }
+    if (lbs_contain(lbs, n, lb)) {
+        nbctl_ref_update(owner, col, &lb->header_, false);
+    } else if (!shash_find(&ctx->options, "--if-exists")) {
+        ctl_error(ctx, "load balancer %s is not part of any logical %s.",
+                  ctx->argv[2], kind);
+    }
 }
 
 static void
@@ -458,31 +498,9 @@ cmd_ls_lb_del(struct ctl_context *ctx)
         if (nbctl_cond_uuids(ctx, &nbrec_table_load_balancer, uuids)) {
             return;
         }
-        /* A copy: each deletion may rewrite the switch's array. */
-        size_t n = ls->n_load_balancer;
-        struct nbrec_load_balancer **lbs
-            = xmemdup(ls->load_balancer, n * sizeof *lbs);
-        for (size_t i = 0; i < n; i++) {
-            nbctl_ref_update(&ls->header_,
-                             &nbrec_logical_switch_col_load_balancer,
-                             &lbs[i]->header_, false);
-        }
-        free(lbs);
-        return;
     }
-    const struct nbrec_load_balancer *lb
-        = lb_by_name_or_uuid(ctx, ctx->argv[2], true);
-    if (!lb) {
-        return;
-    }
-    if (ls_has_lb(ls, lb)) {
-        nbctl_ref_update(&ls->header_,
-                         &nbrec_logical_switch_col_load_balancer,
-                         &lb->header_, false);
-    } else if (!shash_find(&ctx->options, "--if-exists")) {
-        ctl_error(ctx, "load balancer %s is not part of any logical switch.",
-                  ctx->argv[2]);
-    }
+    lb_detach(ctx, &ls->header_, &nbrec_logical_switch_col_load_balancer,
+              ls->load_balancer, ls->n_load_balancer, "switch");
 }
 
 static void
@@ -522,12 +540,7 @@ static bool
 lr_has_lb(const struct nbrec_logical_router *lr,
           const struct nbrec_load_balancer *lb)
 {
-    for (size_t i = 0; i < lr->n_load_balancer; i++) {
-        if (lr->load_balancer[i] == lb) {
-            return true;
-        }
-    }
-    return false;
+    return lbs_contain(lr->load_balancer, lr->n_load_balancer, lb);
 }
 
 static void
@@ -562,31 +575,8 @@ cmd_lr_lb_del(struct ctl_context *ctx)
     if (!lr) {
         return;
     }
-    if (ctx->argc == 2) {
-        size_t n = lr->n_load_balancer;
-        struct nbrec_load_balancer **lbs
-            = xmemdup(lr->load_balancer, n * sizeof *lbs);
-        for (size_t i = 0; i < n; i++) {
-            nbctl_ref_update(&lr->header_,
-                             &nbrec_logical_router_col_load_balancer,
-                             &lbs[i]->header_, false);
-        }
-        free(lbs);
-        return;
-    }
-    const struct nbrec_load_balancer *lb
-        = lb_by_name_or_uuid(ctx, ctx->argv[2], true);
-    if (!lb) {
-        return;
-    }
-    if (lr_has_lb(lr, lb)) {
-        nbctl_ref_update(&lr->header_,
-                         &nbrec_logical_router_col_load_balancer,
-                         &lb->header_, false);
-    } else if (!shash_find(&ctx->options, "--if-exists")) {
-        ctl_error(ctx, "load balancer %s is not part of any logical router.",
-                  ctx->argv[2]);
-    }
+    lb_detach(ctx, &lr->header_, &nbrec_logical_router_col_load_balancer,
+              lr->load_balancer, lr->n_load_balancer, "router");
 }
 
 static void
