@@ -644,69 +644,35 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
     if (!r->chassis && !dgp) {
         return;
     }
-    if (opt && !strcmp(opt, "router") && dgp) {
-        /* With distributed gateway ports: a floating IP's entry each,
-         * where its VIF is; the others in one, on the gateway chassis if
-         * 'p' is a gateway port (the port's own addresses: the entry of
-         * lr_gw_port_garp()). */
+    if (opt && !strcmp(opt, "router")) {
+        /* One entry for the router's NAT addresses but the port's own
+         * (which another entry has: the one below, or lr_gw_port_garp()'s),
+         * as many times as rows name them, as stock writes it.  With
+         * distributed gateway ports: the compiled rows only, with several
+         * gateway ports those of 'p' only, a floating IP an entry of its
+         * own where its VIF is, the entry on the gateway chassis if 'p' is
+         * a gateway port. */
         struct ds s = DS_EMPTY_INITIALIZER;
         ds_put_cstr(&s, p->mac_s);
         bool any = false;
         const struct lr_nat_set *ns = r->nat;
         for (size_t i = 0; ns && i < ns->n_nats; i++) {
             const struct lr_nat *nat = &ns->nats[i];
-            if (nat->v6 || !nat->compiled) {
+            if (nat->v6 || (dgp && !nat->compiled)) {
                 continue;
             }
-            /* With several gateway ports, those of 'p' only (stock). */
-            const struct lr_port *gp = nat_dgp(r, nat);
-            if (!gp || (r->n_dgps > 1 && gp != p)) {
-                continue;
-            }
-            if (nat->distributed) {
-                char *e = xasprintf("%s %s is_chassis_resident(\"%s\")",
-                                    nat->nb->external_mac, nat->ext_s,
-                                    nat->nb->logical_port);
-                svec_add_nocopy(out, e);
-                continue;
-            }
-            bool own = false;
-            for (size_t j = 0; j < p->n_ip4; j++) {
-                if (!strcmp(p->ip4[j].addr_s, nat->ext_s)) {
-                    own = true;
-                    break;
+            if (dgp) {
+                const struct lr_port *gp = nat_dgp(r, nat);
+                if (!gp || (r->n_dgps > 1 && gp != p)) {
+                    continue;
                 }
-            }
-            if (!own) {            /* (Repeats and all, as stock.) */
-                ds_put_format(&s, " %s", nat->ext_s);
-                any = true;
-            }
-        }
-        if (!smap_get_bool(lsp_options, "exclude-lb-vips-from-garp",
-                           false)) {
-            /* And its load balancers' VIPs (router-lb.c). */
-            any = lr_lb_put_vips(r, &s) || any;
-        }
-        if (any) {
-            if (p->dgp) {
-                ds_put_format(&s, " is_chassis_resident(%s)",
-                              p->dgp->cr_qname);
-            }
-            svec_add(out, ds_cstr(&s));
-        }
-        ds_destroy(&s);
-    } else if (opt && !strcmp(opt, "router")) {
-        /* One entry for the router's NAT addresses (but the port's own,
-         * which the entry below has), as many times as rows name them, as
-         * stock writes it. */
-        struct ds s = DS_EMPTY_INITIALIZER;
-        ds_put_cstr(&s, p->mac_s);
-        bool any = false;
-        const struct lr_nat_set *ns = r->nat;
-        for (size_t i = 0; ns && i < ns->n_nats; i++) {
-            const struct lr_nat *nat = &ns->nats[i];
-            if (nat->v6) {
-                continue;
+                if (nat->distributed) {
+                    char *e = xasprintf("%s %s is_chassis_resident(\"%s\")",
+                                        nat->nb->external_mac, nat->ext_s,
+                                        nat->nb->logical_port);
+                    svec_add_nocopy(out, e);
+                    continue;
+                }
             }
             bool own = false;
             for (size_t j = 0; j < p->n_ip4; j++) {
@@ -726,6 +692,10 @@ lr_nat_addresses(const struct lr_port *p, const struct smap *lsp_options,
             any = lr_lb_put_vips(r, &s) || any;
         }
         if (any) {
+            if (dgp && p->dgp) {
+                ds_put_format(&s, " is_chassis_resident(%s)",
+                              p->dgp->cr_qname);
+            }
             svec_add(out, ds_cstr(&s));
         }
         ds_destroy(&s);
